@@ -1,0 +1,53 @@
+// attn-viz run: one variant on one sentence (or pair).
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "options.h"
+#include "report.h"
+
+namespace attnviz::cli {
+
+action setup_run(CLI::App& app) {
+  auto flags = std::make_shared<run_flags>();
+  auto* cmd = app.add_subcommand("run", "Run one attention variant on a sentence and draw it");
+  cmd->footer(R"(
+The pipeline: tokens -> embeddings X -> [--project: Q = X W_Q^T, K = X W_K^T, V = X W_V^T]
+  -> stage 1 score e_ij -> stage 2 align a_ij -> stage 3 context c_i.
+Without --project, self-attention uses the raw embeddings (q = k = v = x), so the map shows
+how similar the words' vectors are.
+
+Examples:
+  attn-viz run --text "the cat sat on the floor because it was tired" --png cat.png
+  attn-viz run --text "..." --score additive --json a.json --params-out a.safetensors
+  attn-viz run --source "paris is the capital of france" --target "what is the capital ?" \
+               --score general --png cross.png
+  attn-viz run --text "..." --context hard --hard argmax        (prints the table)
+
+Without --json/--png/--params-out the weights are printed as a table.
+Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.)");
+  add_input_flags(*cmd, *flags);
+  add_variant_flags(*cmd, *flags);
+  auto& c = flags->config;
+  cmd->add_option("--json", c.json_out, "Write scores, weights and context as JSON")->group("Output");
+  cmd->add_option("--png", c.png_out, "Write the weights heatmap as PNG")->group("Output");
+  cmd->add_option("--params-out", c.params_out,
+                  "Write every parameter the run used (safetensors), to reproduce or check it")
+      ->group("Output");
+  cmd->add_option("--cell", c.cell, "Heatmap cell size in pixels [default: 20-48, by token count]")
+      ->check(CLI::Range(1, 256))
+      ->group("Output");
+
+  return [flags] {
+    const run_report report = run_job(resolve(*flags));
+    print_warnings(report.warnings);
+    if (report.written.empty())
+      print_weights_table(report.result);
+    else
+      print_written(report.written);
+    return 0;
+  };
+}
+
+}  // namespace attnviz::cli

@@ -1,0 +1,17 @@
+// One subcommand per file: setup_<cmd> declares its flags on the parent app and returns the
+// action to run after parsing (which calls lib/ and reports; it never computes attention).
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace attnviz::cli {
+
+using action = std::function<int()>;
+
+action setup_run(CLI::App& app);
+action setup_list(CLI::App& app);
+action setup_demo(CLI::App& app);
+
+}  // namespace attnviz::cli

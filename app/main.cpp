@@ -1,0 +1,42 @@
+// attn-viz: wires the subcommands, parses, and turns errors into one message and an exit code.
+#include <cstdio>
+#include <exception>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "attnviz/version.h"
+#include "commands.h"
+#include "error.h"
+
+int main(int argc, char** argv) {
+  using namespace attnviz;
+  CLI::App app{"attn-viz: see what an attention mechanism does to a sentence.\n"
+               "Every variant runs through three stages - score e_ij, align a_ij, context c_i - "
+               "and is drawn as a heatmap (PNG) and written as data (JSON)."};
+  app.set_version_flag("--version", fmt::format("attn-viz {}", version));
+  app.require_subcommand(1);
+  app.footer("Start with:  attn-viz demo      then  attn-viz run --help  and  attn-viz list");
+  const cli::action actions[] = {cli::setup_run(app), cli::setup_list(app), cli::setup_demo(app)};
+  const char* names[] = {"run", "list", "demo"};
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  try {
+    for (std::size_t i = 0; i < std::size(actions); ++i)
+      if (app.got_subcommand(names[i])) return actions[i]();
+    return 2;
+  } catch (const input_error& e) {
+    fmt::print(stderr, "attn-viz: error: {}\n", e.what());
+    return 2;
+  } catch (const usage_error& e) {
+    fmt::print(stderr, "attn-viz: error: {}\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "attn-viz: internal error: {}\n", e.what());
+    return 1;
+  }
+}

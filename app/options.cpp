@@ -1,0 +1,105 @@
+#include "options.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "attention/registry.h"
+#include "error.h"
+#include "jobs/demo_job.h"
+
+namespace attnviz::cli {
+namespace {
+
+template <class Entries>
+std::string names_of(const Entries& entries) {
+  std::vector<std::string_view> names;
+  for (const auto& e : entries) names.push_back(e.info.name);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+}  // namespace
+
+void add_input_flags(CLI::App& cmd, run_flags& f) {
+  auto& c = f.config;
+  cmd.add_option("--text", c.text,
+                 "Sentence for self-attention (queries = keys = values = its tokens)")
+      ->group("Input");
+  cmd.add_option("--tokens", c.tokens,
+                 "Pre-tokenised sentence, space-separated, taken as is (instead of --text)")
+      ->group("Input");
+  cmd.add_option("--source", c.source, "Source sentence for cross attention: keys and values")
+      ->group("Input");
+  cmd.add_option("--target", c.target, "Target sentence for cross attention: queries")
+      ->group("Input");
+  cmd.add_flag("--keep-case", c.keep_case,
+               "Keep upper case in tokens (look-up still falls back to lower case)")
+      ->group("Input");
+  cmd.add_option("--embeddings,-e", c.embeddings,
+                 "Word vectors: GloVe / word2vec text / fastText .vec "
+                 "[default: the bundled samples/glove.6B.50d.sample.txt]")
+      ->group("Input");
+  cmd.add_option("--oov", f.oov,
+                 "Tokens not in the vocabulary: hash (deterministic vector per token, scaled like "
+                 "the file's), zero, or error")
+      ->check(CLI::IsMember({"hash", "zero", "error"}))
+      ->capture_default_str()
+      ->group("Input");
+}
+
+void add_variant_flags(CLI::App& cmd, run_flags& f) {
+  auto& s = f.config.spec;
+  cmd.add_option("--score,-s", s.score,
+                 fmt::format("Stage 1, e_ij = score(q_i, k_j): {} (aliases such as bahdanau, "
+                             "luong-general work; see 'attn-viz list')",
+                             names_of(score_registry())))
+      ->capture_default_str()
+      ->group("Variant");
+  cmd.add_option("--align,-a", s.align,
+                 fmt::format("Stage 2, a_i = align(e_i): {}", names_of(align_registry())))
+      ->capture_default_str()
+      ->group("Variant");
+  cmd.add_option("--context,-c", s.context,
+                 fmt::format("Stage 3, c_i = context(a_i, V): {}", names_of(context_registry())))
+      ->capture_default_str()
+      ->group("Variant");
+  cmd.add_option("--temperature,-t", s.temperature,
+                 "Softmax temperature tau > 0: below 1 sharpens, above 1 flattens")
+      ->capture_default_str()
+      ->group("Variant");
+  cmd.add_option("--hard", f.hard,
+                 "Hard context: sample j* from a_i with --seed, or take the argmax")
+      ->check(CLI::IsMember({"sample", "argmax"}))
+      ->capture_default_str()
+      ->group("Variant");
+  cmd.add_option("--sharpen", s.sharpen, "Cosine score's sharpening factor beta")
+      ->capture_default_str()
+      ->group("Variant");
+  cmd.add_flag("--project", s.project,
+               "Apply learned projections W_Q, W_K, W_V before scoring (seeded or --params)")
+      ->group("Variant");
+  cmd.add_option("--dk", s.d_k, "Projection size d_k = d_v with --project [default: d_model]")
+      ->check(CLI::Range(1, 65536))
+      ->group("Variant");
+  cmd.add_option("--da", s.d_a, "Hidden size d_a of additive / concat scores [default: d_k]")
+      ->check(CLI::Range(1, 65536))
+      ->group("Variant");
+  cmd.add_option("--seed", s.seed,
+                 "Seed for every parameter (Xavier-uniform, biases 0) and for hard sampling")
+      ->capture_default_str()
+      ->group("Parameters");
+  cmd.add_option("--params", f.config.params_in,
+                 "Load parameters from a safetensors file instead of seeding them "
+                 "(names: score.W, score.W_q, score.W_k, score.v, score.b, q_proj.weight, "
+                 "…, or in_proj_weight)")
+      ->group("Parameters");
+}
+
+run_config resolve(const run_flags& f) {
+  run_config c = f.config;
+  c.oov = f.oov == "zero" ? oov_policy::zero : f.oov == "error" ? oov_policy::error : oov_policy::hash;
+  c.spec.hard = f.hard == "argmax" ? hard_mode::argmax : hard_mode::sample;
+  if (c.embeddings.empty()) c.embeddings = find_samples_dir() + "/glove.6B.50d.sample.txt";
+  return c;
+}
+
+}  // namespace attnviz::cli

@@ -1,0 +1,188 @@
+#include "attention/registry.h"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "error.h"
+
+namespace attnviz {
+
+const std::vector<score_entry>& score_registry() {
+  static const std::vector<score_entry> entries = {
+      {{"dot",
+        {"luong-dot"},
+        "dot product of query and key",
+        "e_ij = q_i . k_j",
+        "none (needs d_q = d_k)",
+        "Luong, Pham, Manning 2015, Effective Approaches to Attention-based Neural Machine "
+        "Translation"},
+       score_dot,
+       false},
+      {{"scaled_dot",
+        {"transformer", "sdp"},
+        "dot product scaled by 1/sqrt(d_k), keeps softmax out of saturation",
+        "e_ij = q_i . k_j / sqrt(d_k)",
+        "none (needs d_q = d_k)",
+        "Vaswani et al. 2017, Attention Is All You Need"},
+       score_scaled_dot,
+       false},
+      {{"general",
+        {"bilinear", "multiplicative", "luong-general"},
+        "bilinear form with a learned matrix",
+        "e_ij = q_i^T W k_j",
+        "score.W [d_q, d_k]",
+        "Luong, Pham, Manning 2015"},
+       score_general,
+       true},
+      {{"additive",
+        {"bahdanau"},
+        "one-hidden-layer MLP on the sum of projected query and key",
+        "e_ij = v^T tanh(W_q q_i + W_k k_j + b)",
+        "score.W_q [d_a, d_q], score.W_k [d_a, d_k], score.v [d_a], score.b [d_a]",
+        "Bahdanau, Cho, Bengio 2015, Neural Machine Translation by Jointly Learning to Align "
+        "and Translate"},
+       score_additive,
+       true},
+      {{"concat",
+        {"luong-concat", "mlp"},
+        "MLP on the concatenation [q_i ; k_j]; equals additive with W = [W_q W_k], b = 0",
+        "e_ij = v^T tanh(W [q_i ; k_j])",
+        "score.W [d_a, d_q + d_k], score.v [d_a]",
+        "Luong, Pham, Manning 2015"},
+       score_concat,
+       true},
+      {{"cosine",
+        {"content", "ntm"},
+        "cosine similarity, times a sharpening factor beta (--sharpen)",
+        "e_ij = beta * q_i . k_j / (|q_i| |k_j|)",
+        "none (needs d_q = d_k)",
+        "Graves, Wayne, Danihelka 2014, Neural Turing Machines"},
+       score_cosine,
+       false},
+      {{"location",
+        {"luong-location"},
+        "scores key positions from the query alone, blind to key content",
+        "e_i = W q_i  (e_ij = row j of W applied to q_i)",
+        "score.W [n_max, d_q], n_max >= n_k",
+        "Luong, Pham, Manning 2015"},
+       score_location,
+       true},
+  };
+  return entries;
+}
+
+const std::vector<align_entry>& align_registry() {
+  static const std::vector<align_entry> entries = {
+      {{"softmax",
+        {"global"},
+        "normalised exponentials of the scores, with temperature tau (--temperature)",
+        "a_ij = exp((e_ij - max_k e_ik)/tau) / sum_k exp((e_ik - max_k e_ik)/tau)",
+        "none",
+        "Bahdanau, Cho, Bengio 2015"},
+       align_softmax,
+       true},
+      {{"hardmax",
+        {"argmax", "one-hot"},
+        "all weight on the best-scoring key (the first one on ties)",
+        "a_ij = 1 if j = argmax_k e_ik (first on ties), else 0",
+        "none",
+        "TensorFlow seq2seq hardmax"},
+       align_hardmax,
+       false},
+  };
+  return entries;
+}
+
+const std::vector<context_entry>& context_registry() {
+  static const std::vector<context_entry> entries = {
+      {{"soft",
+        {"deterministic", "weighted-sum"},
+        "weighted average of the values",
+        "c_i = sum_j a_ij v_j",
+        "none",
+        "Bahdanau, Cho, Bengio 2015; Xu et al. 2015, Show, Attend and Tell"},
+       context_soft},
+      {{"hard",
+        {"stochastic"},
+        "one value, sampled from a_i (seeded) or the argmax with --hard argmax",
+        "c_i = v_{j*}, j* ~ a_i  (or j* = argmax_j a_ij)",
+        "none (uses --seed when sampling)",
+        "Xu et al. 2015, Show, Attend and Tell"},
+       context_hard},
+  };
+  return entries;
+}
+
+namespace {
+
+std::string normalise(std::string_view s) {
+  std::string out;
+  for (char c : s) out.push_back(c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  return out;
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+template <class Entry>
+const Entry& find_in(const std::vector<Entry>& entries, std::string_view name, stage s) {
+  const std::string key = normalise(name);
+  for (const auto& e : entries) {
+    if (normalise(e.info.name) == key) return e;
+    for (auto alias : e.info.aliases)
+      if (normalise(alias) == key) return e;
+  }
+  std::vector<std::string_view> names;
+  std::string_view nearest;
+  std::size_t best = std::numeric_limits<std::size_t>::max();
+  for (const auto& e : entries) {
+    names.push_back(e.info.name);
+    std::vector<std::string_view> candidates = e.info.aliases;
+    candidates.push_back(e.info.name);
+    for (auto c : candidates) {
+      const std::size_t d = edit_distance(key, normalise(c));
+      if (d < best) best = d, nearest = e.info.name;
+    }
+  }
+  std::string hint = best <= std::max<std::size_t>(2, key.size() / 3)
+                         ? fmt::format(" Did you mean '{}'?", nearest)
+                         : std::string();
+  throw usage_error(fmt::format("unknown {} function '{}'.{} Known: {} (see 'attn-viz list')",
+                                stage_name(s), name, hint, fmt::join(names, ", ")));
+}
+
+}  // namespace
+
+const score_entry& find_score(std::string_view name) {
+  return find_in(score_registry(), name, stage::score);
+}
+const align_entry& find_align(std::string_view name) {
+  return find_in(align_registry(), name, stage::align);
+}
+const context_entry& find_context(std::string_view name) {
+  return find_in(context_registry(), name, stage::context);
+}
+
+std::string_view stage_name(stage s) {
+  switch (s) {
+    case stage::score: return "score";
+    case stage::align: return "align";
+    case stage::context: return "context";
+  }
+  return "?";
+}
+
+}  // namespace attnviz

@@ -1,0 +1,54 @@
+// The one registry of attention variants: every stage function with its name, aliases,
+// formula, parameters and paper. `list`, `run`, `demo`, the tests and (later) `compare`,
+// `explain` and the benchmarks all read these tables; there is no second list.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attention/align.h"
+#include "attention/context.h"
+#include "attention/score.h"
+
+namespace attnviz {
+
+enum class stage { score, align, context };
+
+struct variant_info {
+  std::string_view name;                  // canonical, snake_case
+  std::vector<std::string_view> aliases;  // also accepted on the command line
+  std::string_view summary;               // one line
+  std::string_view formula;               // plain-text formula
+  std::string_view parameters;            // weights-file names and shapes, or "none"
+  std::string_view paper;                 // citation
+};
+
+struct score_entry {
+  variant_info info;
+  score_fn fn;
+  bool has_parameters;  // learned tensors under score.*
+};
+struct align_entry {
+  variant_info info;
+  align_fn fn;
+  bool uses_temperature;
+};
+struct context_entry {
+  variant_info info;
+  context_fn fn;
+};
+
+const std::vector<score_entry>& score_registry();
+const std::vector<align_entry>& align_registry();
+const std::vector<context_entry>& context_registry();
+
+// Look-up by name or alias; case-insensitive, '-' and '_' are the same.
+// An unknown name is a usage_error listing the registered names and the nearest one.
+const score_entry& find_score(std::string_view name);
+const align_entry& find_align(std::string_view name);
+const context_entry& find_context(std::string_view name);
+
+std::string_view stage_name(stage s);
+
+}  // namespace attnviz

@@ -1,0 +1,157 @@
+#include "attention/score.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "error.h"
+
+namespace attnviz {
+namespace {
+
+void require_same_dims(const score_inputs& in, const char* name) {
+  if (in.queries.cols() != in.keys.cols())
+    throw usage_error(fmt::format("score '{}' needs queries and keys of the same size, got d_q = "
+                                  "{} and d_k = {}",
+                                  name, in.queries.cols(), in.keys.cols()));
+}
+
+std::size_t hidden_size(const score_inputs& in) { return in.d_a ? in.d_a : in.keys.cols(); }
+
+}  // namespace
+
+// ---- dot / scaled_dot --------------------------------------------------------------------------
+
+matrix score_dot(const score_inputs& in) {
+  require_same_dims(in, "dot");
+  return matmul_nt(in.queries, in.keys);
+}
+
+matrix score_scaled_dot(const score_inputs& in) {
+  require_same_dims(in, "scaled_dot");
+  matrix e = matmul_nt(in.queries, in.keys);
+  const double scale = 1.0 / std::sqrt(static_cast<double>(in.keys.cols()));
+  for (std::size_t i = 0; i < e.size(); ++i)
+    e.data()[i] = static_cast<float>(e.data()[i] * scale);
+  return e;
+}
+
+// ---- general: q_iᵀ W k_j ------------------------------------------------------------------------
+// pass 1: R = Q W (n_q × d_k); pass 2: E = R Kᵀ.
+
+matrix general_scores(const matrix& q, const matrix& k, const matrix& w) {
+  return matmul_nt(matmul_nn(q, w), k);
+}
+
+matrix score_general(const score_inputs& in) {
+  const matrix w = in.params.require_matrix("score.W", in.queries.cols(), in.keys.cols());
+  return general_scores(in.queries, in.keys, w);
+}
+
+// ---- additive (Bahdanau): vᵀ tanh(W_q q_i + W_k k_j + b) --------------------------------------
+// pass 1: P = Q W_qᵀ (n_q × d_a), R = K W_kᵀ (n_k × d_a), once each;
+// pass 2: e_ij = Σ_a v_a tanh(P_ia + R_ja + b_a)  — O(n_q n_k d_a), no n_q×n_k×d_a tensor.
+
+matrix additive_scores(const matrix& q, const matrix& k, const matrix& w_q, const matrix& w_k,
+                       const std::vector<float>& v, const std::vector<float>& b) {
+  const matrix p = matmul_nt(q, w_q);
+  const matrix r = matmul_nt(k, w_k);
+  const std::size_t n_q = q.rows(), n_k = k.rows(), d_a = v.size();
+  matrix e(n_q, n_k);
+#pragma omp parallel for schedule(static) if (n_q * n_k * d_a > 100000)
+  for (std::ptrdiff_t ii = 0; ii < static_cast<std::ptrdiff_t>(n_q); ++ii) {
+    const auto i = static_cast<std::size_t>(ii);
+    for (std::size_t j = 0; j < n_k; ++j) {
+      double s = 0.0;
+      for (std::size_t a = 0; a < d_a; ++a)
+        s += v[a] * std::tanh(static_cast<double>(p(i, a)) + r(j, a) + b[a]);
+      e(i, j) = static_cast<float>(s);
+    }
+  }
+  return e;
+}
+
+matrix score_additive(const score_inputs& in) {
+  const std::size_t d_a = hidden_size(in);
+  const matrix w_q = in.params.require_matrix("score.W_q", d_a, in.queries.cols());
+  const matrix w_k = in.params.require_matrix("score.W_k", d_a, in.keys.cols());
+  const auto v = in.params.require_vector("score.v", d_a);
+  const auto b = in.params.require_vector("score.b", d_a, param_init::zeros);
+  return additive_scores(in.queries, in.keys, w_q, w_k, v, b);
+}
+
+// ---- concat (Luong): vᵀ tanh(W [q_i ; k_j]) ----------------------------------------------------
+// The plain definition: build [q_i ; k_j] (d_q + d_k) for every pair and apply W to it.
+// (additive_scores with W = [W_q W_k] and b = 0 computes the same; the tests check it.)
+
+matrix concat_scores(const matrix& q, const matrix& k, const matrix& w,
+                     const std::vector<float>& v) {
+  const std::size_t n_q = q.rows(), n_k = k.rows(), d_q = q.cols(), d_k = k.cols();
+  const std::size_t d_a = v.size();
+  if (w.rows() != d_a || w.cols() != d_q + d_k)
+    throw std::logic_error("concat_scores: W must be [d_a, d_q + d_k]");
+  matrix e(n_q, n_k);
+#pragma omp parallel for schedule(static) if (n_q * n_k * d_a * (d_q + d_k) > 100000)
+  for (std::ptrdiff_t ii = 0; ii < static_cast<std::ptrdiff_t>(n_q); ++ii) {
+    const auto i = static_cast<std::size_t>(ii);
+    std::vector<float> qk(d_q + d_k);
+    for (std::size_t j = 0; j < n_k; ++j) {
+      std::copy(q.row(i), q.row(i) + d_q, qk.begin());
+      std::copy(k.row(j), k.row(j) + d_k, qk.begin() + static_cast<std::ptrdiff_t>(d_q));
+      double s = 0.0;
+      for (std::size_t a = 0; a < d_a; ++a) s += v[a] * std::tanh(dot(w.row(a), qk.data(), d_q + d_k));
+      e(i, j) = static_cast<float>(s);
+    }
+  }
+  return e;
+}
+
+matrix score_concat(const score_inputs& in) {
+  const std::size_t d_a = hidden_size(in);
+  const matrix w = in.params.require_matrix("score.W", d_a, in.queries.cols() + in.keys.cols());
+  const auto v = in.params.require_vector("score.v", d_a);
+  return concat_scores(in.queries, in.keys, w, v);
+}
+
+// ---- cosine (content-based, NTM) --------------------------------------------------------------
+
+matrix cosine_scores(const matrix& q, const matrix& k, double sharpen) {
+  if (q.cols() != k.cols()) throw std::logic_error("cosine_scores: d_q != d_k");
+  std::vector<double> kn(k.rows());
+  for (std::size_t j = 0; j < k.rows(); ++j) kn[j] = l2_norm(k.row(j), k.cols());
+  matrix e(q.rows(), k.rows());
+  for (std::size_t i = 0; i < q.rows(); ++i) {
+    const double qn = l2_norm(q.row(i), q.cols());
+    for (std::size_t j = 0; j < k.rows(); ++j) {
+      const double denom = qn * kn[j];
+      double c = denom > 0.0 ? dot(q.row(i), k.row(j), q.cols()) / denom : 0.0;
+      c = std::fmax(-1.0, std::fmin(1.0, c));  // rounding can step just outside [-1, 1]
+      e(i, j) = static_cast<float>(sharpen * c);
+    }
+  }
+  return e;
+}
+
+matrix score_cosine(const score_inputs& in) {
+  require_same_dims(in, "cosine");
+  return cosine_scores(in.queries, in.keys, in.sharpen);
+}
+
+// ---- location (Luong): e_i = W q_i, one score per position -------------------------------------
+
+matrix location_scores(const matrix& q, std::size_t n_k, const matrix& w) {
+  if (w.rows() < n_k || w.cols() != q.cols())
+    throw std::logic_error("location_scores: W must be [n_max >= n_k, d_q]");
+  const matrix all = matmul_nt(q, w);  // n_q × n_max
+  return all.columns(0, n_k);
+}
+
+matrix score_location(const score_inputs& in) {
+  const std::size_t n_k = in.keys.rows(), d_q = in.queries.cols();
+  const auto& t = in.params.require_rows_at_least("score.W", n_k, d_q, n_k);
+  const matrix w(static_cast<std::size_t>(t.shape[0]), d_q, t.values);
+  return location_scores(in.queries, n_k, w);
+}
+
+}  // namespace attnviz

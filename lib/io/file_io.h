@@ -1,0 +1,38 @@
+// Reading inputs with clear errors, and writing outputs so that a failed run leaves nothing.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace attnviz {
+
+// Whole file as bytes. Throws input_error for a missing file, a directory, or a read error.
+std::string read_whole_file(const std::string& path);
+
+// Checks that `path` names a readable regular file (or a FIFO/stdin-like stream is refused
+// with a clear message); throws input_error otherwise.
+void require_regular_file(const std::string& path);
+
+// A set of output files written all-or-nothing:
+//   add() only records bytes; commit() first checks every destination folder, then writes each
+//   file to a temporary name beside its destination, and only when all are written renames
+//   them into place. On any failure the temporaries are removed and existing files are left
+//   untouched. Returns the destination paths in the order added.
+class output_batch {
+public:
+  void add(std::string path, std::string bytes);
+  bool empty() const noexcept { return files_.empty(); }
+  std::vector<std::string> commit();
+
+private:
+  struct pending {
+    std::string path;
+    std::string bytes;
+  };
+  std::vector<pending> files_;
+};
+
+// Fails early (before any work) when an output's folder is missing or not writable.
+void check_output_path(const std::string& path, const std::string& flag);
+
+}  // namespace attnviz

@@ -1,0 +1,129 @@
+#include "jobs/demo_job.h"
+
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "attention/registry.h"
+#include "attnviz/version.h"
+#include "error.h"
+#include "io/file_io.h"
+#include "jobs/run_job.h"
+
+namespace attnviz {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr const char* embeddings_name = "glove.6B.50d.sample.txt";
+
+std::vector<std::string> data_lines(const std::string& path) {
+  std::vector<std::string> out;
+  std::istringstream in(read_whole_file(path));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || line[0] == '#') continue;
+    out.push_back(line);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string slug(const std::string& text) {
+  std::string out;
+  for (char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c) && c < 0x80)
+      out.push_back(static_cast<char>(std::tolower(c)));
+    else if (!out.empty() && out.back() != '-')
+      out.push_back('-');
+    if (out.size() >= 40) break;
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out.empty() ? "sentence" : out;
+}
+
+std::string find_samples_dir() {
+  auto has_samples = [](const fs::path& p) {
+    std::error_code ec;
+    return fs::is_regular_file(p / embeddings_name, ec);
+  };
+  if (const char* env = std::getenv("ATTNVIZ_SAMPLES"); env && *env) return env;
+  for (const char* candidate : {default_samples_dir, installed_samples_dir})
+    if (has_samples(candidate)) return candidate;
+  throw usage_error(fmt::format("cannot find the samples folder (looked in {} and {}); "
+                                "give it with --samples DIR",
+                                default_samples_dir, installed_samples_dir));
+}
+
+demo_report run_demo(const demo_config& config,
+                     const std::function<void(std::size_t, std::size_t, const std::string&)>& progress) {
+  const fs::path samples(config.samples_dir);
+  const fs::path out_dir(config.out_dir);
+  const auto sentences = data_lines((samples / "sentences.txt").string());
+  const auto pairs = data_lines((samples / "pairs.tsv").string());
+  if (sentences.empty()) throw input_error((samples / "sentences.txt").string(), "has no sentences");
+
+  std::error_code ec;
+  if (!fs::is_directory(out_dir, ec)) {
+    const fs::path parent = out_dir.parent_path().empty() ? "." : out_dir.parent_path();
+    if (!fs::is_directory(parent, ec))
+      throw usage_error(fmt::format("--out-dir {}: folder '{}' does not exist", out_dir.string(),
+                                    parent.string()));
+    fs::create_directory(out_dir, ec);
+    if (ec)
+      throw usage_error(fmt::format("--out-dir {}: cannot create it: {}", out_dir.string(),
+                                    ec.message()));
+  }
+
+  run_config base;
+  base.embeddings = (samples / embeddings_name).string();
+  base.spec.seed = config.seed;
+
+  std::vector<std::pair<std::string, run_config>> jobs;
+  const std::string first = fmt::format("01-{}", slug(sentences[0]));
+  for (const auto& s : score_registry()) {
+    run_config c = base;
+    c.text = sentences[0];
+    c.spec.score = std::string(s.info.name);
+    jobs.emplace_back(fmt::format("{}-{}", first, s.info.name), c);
+  }
+  for (std::size_t i = 1; i < sentences.size(); ++i) {
+    run_config c = base;
+    c.text = sentences[i];
+    jobs.emplace_back(fmt::format("{:02}-{}-scaled_dot", i + 1, slug(sentences[i])), c);
+  }
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const auto tab = pairs[i].find('\t');
+    if (tab == std::string::npos)
+      throw input_error((samples / "pairs.tsv").string(), i + 1, "expected source<TAB>target");
+    for (const char* score : {"scaled_dot", "additive"}) {
+      run_config c = base;
+      c.source = pairs[i].substr(0, tab);
+      c.target = pairs[i].substr(tab + 1);
+      c.spec.score = score;
+      jobs.emplace_back(fmt::format("cross-{:02}-{}-{}", i + 1, slug(c.target), score), c);
+    }
+  }
+
+  demo_report report;
+  for (std::size_t n = 0; n < jobs.size(); ++n) {
+    auto& [name, c] = jobs[n];
+    if (progress) progress(n, jobs.size(), name);
+    c.png_out = (out_dir / (name + ".png")).string();
+    c.json_out = (out_dir / (name + ".json")).string();
+    if (find_score(c.spec.score).has_parameters)
+      c.params_out = (out_dir / (name + ".safetensors")).string();
+    run_report r = run_job(c);
+    report.written.insert(report.written.end(), r.written.begin(), r.written.end());
+    for (auto& w : r.warnings) report.warnings.push_back(fmt::format("{}: {}", name, w));
+  }
+  if (progress) progress(jobs.size(), jobs.size(), "");
+  return report;
+}
+
+}  // namespace attnviz

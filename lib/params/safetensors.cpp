@@ -1,0 +1,200 @@
+#include "params/safetensors.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "error.h"
+#include "io/file_io.h"
+
+namespace attnviz {
+namespace {
+
+using json = nlohmann::json;
+
+std::uint64_t read_u64_le(const unsigned char* p) {
+  std::uint64_t v = 0;
+  for (int b = 7; b >= 0; --b) v = (v << 8) | p[b];
+  return v;
+}
+
+float half_to_float(std::uint16_t h) {
+  const int sign = (h >> 15) & 1;
+  const int exp = (h >> 10) & 0x1f;
+  const int frac = h & 0x3ff;
+  double v;
+  if (exp == 0)
+    v = std::ldexp(frac, -24);
+  else if (exp == 31)
+    v = frac ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
+  else
+    v = std::ldexp(frac + 1024, exp - 25);
+  return static_cast<float>(sign ? -v : v);
+}
+
+float bf16_to_float(std::uint16_t h) {
+  const std::uint32_t bits = static_cast<std::uint32_t>(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+std::size_t dtype_size(const std::string& dtype) {
+  if (dtype == "F32") return 4;
+  if (dtype == "F64") return 8;
+  if (dtype == "F16" || dtype == "BF16") return 2;
+  return 0;
+}
+
+}  // namespace
+
+std::string shape_string(const std::vector<std::int64_t>& shape) {
+  return fmt::format("[{}]", fmt::join(shape, ", "));
+}
+
+safetensors_file parse_safetensors(const std::string& bytes, const std::string& source) {
+  if (bytes.size() < 8)
+    throw input_error(source, fmt::format("not a safetensors file: {} bytes, expected at least 8 "
+                                          "(a little-endian u64 header length)",
+                                          bytes.size()));
+  const auto* raw = reinterpret_cast<const unsigned char*>(bytes.data());
+  const std::uint64_t header_len = read_u64_le(raw);
+  if (header_len > bytes.size() - 8)
+    throw input_error::at_offset(source, 0,
+                                 fmt::format("safetensors header length {} is larger than the "
+                                             "{} bytes that follow it",
+                                             header_len, bytes.size() - 8));
+  json header;
+  try {
+    header = json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<std::ptrdiff_t>(header_len));
+  } catch (const json::parse_error& e) {
+    throw input_error::at_offset(source, 8 + e.byte - 1,
+                                 "safetensors header is not valid JSON (expected an object of "
+                                 "tensor entries)");
+  }
+  if (!header.is_object())
+    throw input_error::at_offset(source, 8, "safetensors header must be a JSON object");
+
+  const std::uint64_t data_start = 8 + header_len;
+  const std::uint64_t data_len = bytes.size() - data_start;
+  safetensors_file out;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
+  for (const auto& [name, entry] : header.items()) {
+    if (name == "__metadata__") {
+      if (!entry.is_object())
+        throw input_error(source, "safetensors __metadata__ must be an object of strings");
+      for (const auto& [k, v] : entry.items())
+        if (v.is_string()) out.metadata[k] = v.get<std::string>();
+      continue;
+    }
+    auto bad = [&](const std::string& what) {
+      return input_error(source, fmt::format("tensor '{}': {}", name, what));
+    };
+    if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") ||
+        !entry.contains("data_offsets"))
+      throw bad("expected an object with dtype, shape and data_offsets");
+    if (!entry["dtype"].is_string()) throw bad("dtype must be a string");
+    const std::string dtype = entry["dtype"].get<std::string>();
+    const std::size_t esize = dtype_size(dtype);
+    if (esize == 0)
+      throw bad(fmt::format("dtype {} is not supported (expected F32, F64, F16 or BF16)", dtype));
+    tensor_data t;
+    std::uint64_t count = 1;
+    if (!entry["shape"].is_array()) throw bad("shape must be an array of sizes");
+    for (const auto& d : entry["shape"]) {
+      if (!d.is_number_unsigned()) throw bad("shape must hold non-negative integers");
+      const auto dim = d.get<std::uint64_t>();
+      if (dim > (1ull << 40) || (dim && count > (1ull << 40) / dim))
+        throw bad("shape is too large");
+      count *= dim;
+      t.shape.push_back(static_cast<std::int64_t>(dim));
+    }
+    const auto& offs = entry["data_offsets"];
+    if (!offs.is_array() || offs.size() != 2 || !offs[0].is_number_unsigned() ||
+        !offs[1].is_number_unsigned())
+      throw bad("data_offsets must be [begin, end]");
+    const auto begin = offs[0].get<std::uint64_t>();
+    const auto end = offs[1].get<std::uint64_t>();
+    if (begin > end || end > data_len)
+      throw bad(fmt::format("data_offsets [{}, {}] fall outside the {} data bytes", begin, end,
+                            data_len));
+    if (end - begin != count * esize)
+      throw bad(fmt::format("shape {} of {} needs {} bytes but data_offsets span {}",
+                            shape_string(t.shape), dtype, count * esize, end - begin));
+    ranges.emplace_back(begin, end);
+    t.values.resize(count);
+    const unsigned char* p = raw + data_start + begin;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      float v;
+      if (dtype == "F32") {
+        std::uint32_t bits = 0;
+        for (int b = 3; b >= 0; --b) bits = (bits << 8) | p[i * 4 + b];
+        std::memcpy(&v, &bits, 4);
+      } else if (dtype == "F64") {
+        std::uint64_t bits = read_u64_le(p + i * 8);
+        double d;
+        std::memcpy(&d, &bits, 8);
+        v = static_cast<float>(d);
+      } else {
+        const auto h = static_cast<std::uint16_t>(p[i * 2] | (p[i * 2 + 1] << 8));
+        v = dtype == "F16" ? half_to_float(h) : bf16_to_float(h);
+      }
+      if (!std::isfinite(v))
+        throw bad(fmt::format("element {} is {} (expected a finite number)", i, v));
+      t.values[i] = v;
+    }
+    out.tensors.emplace(name, std::move(t));
+  }
+  std::sort(ranges.begin(), ranges.end());
+  for (std::size_t i = 1; i < ranges.size(); ++i)
+    if (ranges[i].first < ranges[i - 1].second)
+      throw input_error(source, fmt::format("two tensors overlap in the data section at bytes "
+                                            "[{}, {})",
+                                            ranges[i].first, ranges[i - 1].second));
+  return out;
+}
+
+safetensors_file read_safetensors(const std::string& path) {
+  return parse_safetensors(read_whole_file(path), path);
+}
+
+std::string serialize_safetensors(const std::vector<std::pair<std::string, tensor_data>>& tensors,
+                                  const std::map<std::string, std::string>& metadata) {
+  // Build the header by hand so key order is the order given (deterministic bytes).
+  std::string header = "{";
+  if (!metadata.empty()) header += "\"__metadata__\":" + json(metadata).dump() + ",";
+  std::uint64_t offset = 0;
+  bool first = true;
+  for (const auto& [name, t] : tensors) {
+    const std::uint64_t nbytes = t.values.size() * 4;
+    if (!first) header += ",";
+    first = false;
+    header += json(name).dump() + ":{\"dtype\":\"F32\",\"shape\":" + json(t.shape).dump() +
+              ",\"data_offsets\":[" + std::to_string(offset) + "," +
+              std::to_string(offset + nbytes) + "]}";
+    offset += nbytes;
+  }
+  header += "}";
+  while (header.size() % 8 != 0) header += ' ';
+
+  std::string out;
+  out.reserve(8 + header.size() + offset);
+  std::uint64_t len = header.size();
+  for (int b = 0; b < 8; ++b) out.push_back(static_cast<char>((len >> (8 * b)) & 0xff));
+  out += header;
+  for (const auto& entry : tensors) {
+    for (float v : entry.second.values) {
+      std::uint32_t bits;
+      std::memcpy(&bits, &v, 4);
+      for (int b = 0; b < 4; ++b) out.push_back(static_cast<char>((bits >> (8 * b)) & 0xff));
+    }
+  }
+  return out;
+}
+
+}  // namespace attnviz

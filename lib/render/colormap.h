@@ -1,0 +1,37 @@
+// Colormaps as 256-entry tables (assets/colormaps/*.csv, compiled in).
+// at(t) maps t in [0, 1] to entry floor(t · 256) (clamped), like matplotlib's ListedColormap.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnviz {
+
+struct rgb {
+  std::uint8_t r = 0, g = 0, b = 0;
+  bool operator==(const rgb& o) const noexcept { return r == o.r && g == o.g && b == o.b; }
+};
+
+class colormap {
+public:
+  // Parses "r,g,b" lines of floats in [0, 1] ('#' starts a comment line).
+  colormap(std::string name, std::string_view csv);
+  static const colormap& viridis();
+
+  const std::string& name() const noexcept { return name_; }
+  std::size_t size() const noexcept { return table_.size(); }
+  rgb entry(std::size_t i) const { return table_.at(i); }
+  rgb at(double t) const noexcept;
+
+private:
+  std::string name_;
+  std::vector<rgb> table_;
+};
+
+// Relative luminance (sRGB, ITU-R BT.709 weights on linearised channels), in [0, 1].
+double luminance(rgb c) noexcept;
+
+}  // namespace attnviz

@@ -1,0 +1,66 @@
+#include "tensor.h"
+
+#include <cassert>
+#include <cmath>
+#include <stdexcept>
+
+namespace attnviz {
+
+matrix::matrix(std::size_t rows, std::size_t cols, std::vector<float> data)
+    : rows_(rows), cols_(cols), data_(std::move(data)) {
+  if (data_.size() != rows_ * cols_) throw std::logic_error("matrix: data size != rows*cols");
+}
+
+matrix matrix::columns(std::size_t first, std::size_t count) const {
+  assert(first + count <= cols_);
+  matrix out(rows_, count);
+  for (std::size_t r = 0; r < rows_; ++r)
+    for (std::size_t c = 0; c < count; ++c) out(r, c) = (*this)(r, first + c);
+  return out;
+}
+
+double dot(const float* a, const float* b, std::size_t n) noexcept {
+  double s = 0.0;
+  for (std::size_t t = 0; t < n; ++t) s += static_cast<double>(a[t]) * b[t];
+  return s;
+}
+
+double l2_norm(const float* a, std::size_t n) noexcept { return std::sqrt(dot(a, a, n)); }
+
+matrix matmul_nt(const matrix& a, const matrix& b) {
+  if (a.cols() != b.cols()) throw std::logic_error("matmul_nt: inner sizes differ");
+  matrix c(a.rows(), b.rows());
+  const auto m = static_cast<std::ptrdiff_t>(a.rows());
+  // Rows of C are independent: the result is the same for any thread count.
+#pragma omp parallel for schedule(static) if (a.rows() * b.rows() * a.cols() > 100000)
+  for (std::ptrdiff_t ii = 0; ii < m; ++ii) {
+    const auto i = static_cast<std::size_t>(ii);
+    for (std::size_t j = 0; j < b.rows(); ++j)
+      c(i, j) = static_cast<float>(dot(a.row(i), b.row(j), a.cols()));
+  }
+  return c;
+}
+
+matrix matmul_nn(const matrix& a, const matrix& b) {
+  if (a.cols() != b.rows()) throw std::logic_error("matmul_nn: inner sizes differ");
+  matrix c(a.rows(), b.cols());
+  std::vector<double> acc(b.cols());
+  for (std::size_t i = 0; i < a.rows(); ++i) {
+    std::fill(acc.begin(), acc.end(), 0.0);
+    for (std::size_t t = 0; t < a.cols(); ++t) {
+      const double a_it = a(i, t);
+      const float* b_t = b.row(t);
+      for (std::size_t j = 0; j < b.cols(); ++j) acc[j] += a_it * b_t[j];
+    }
+    for (std::size_t j = 0; j < b.cols(); ++j) c(i, j) = static_cast<float>(acc[j]);
+  }
+  return c;
+}
+
+void add_row_bias(matrix& m, const std::vector<float>& bias) {
+  if (bias.size() != m.cols()) throw std::logic_error("add_row_bias: size mismatch");
+  for (std::size_t r = 0; r < m.rows(); ++r)
+    for (std::size_t c = 0; c < m.cols(); ++c) m(r, c) += bias[c];
+}
+
+}  // namespace attnviz

@@ -1,0 +1,54 @@
+// A small row-major float matrix and the few reference kernels the pipeline needs.
+//
+// Shape letters used across lib/: n_q queries, n_k keys, d (model / embedding size),
+// d_k (query-key size), d_v (value size), d_a (hidden size of additive / concat scores).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace attnviz {
+
+class matrix {
+public:
+  matrix() = default;
+  matrix(std::size_t rows, std::size_t cols, float fill = 0.0f)
+      : rows_(rows), cols_(cols), data_(rows * cols, fill) {}
+  matrix(std::size_t rows, std::size_t cols, std::vector<float> data);
+
+  std::size_t rows() const noexcept { return rows_; }
+  std::size_t cols() const noexcept { return cols_; }
+  std::size_t size() const noexcept { return data_.size(); }
+  bool empty() const noexcept { return data_.empty(); }
+
+  float& operator()(std::size_t r, std::size_t c) noexcept { return data_[r * cols_ + c]; }
+  float operator()(std::size_t r, std::size_t c) const noexcept { return data_[r * cols_ + c]; }
+  float* row(std::size_t r) noexcept { return data_.data() + r * cols_; }
+  const float* row(std::size_t r) const noexcept { return data_.data() + r * cols_; }
+  float* data() noexcept { return data_.data(); }
+  const float* data() const noexcept { return data_.data(); }
+  const std::vector<float>& values() const noexcept { return data_; }
+
+  // Columns [first, first + count) as a new matrix.
+  matrix columns(std::size_t first, std::size_t count) const;
+
+private:
+  std::size_t rows_ = 0;
+  std::size_t cols_ = 0;
+  std::vector<float> data_;
+};
+
+// Reference kernels: plain loops, accumulated in double, rounded once to float.
+//
+// matmul_nt: A (m×k), B (n×k) -> C (m×n),  C_ij = Σ_t A_it B_jt      (C = A Bᵀ)
+//   used for scores Q Kᵀ and for projections X Wᵀ with W in torch.nn.Linear layout [out, in].
+matrix matmul_nt(const matrix& a, const matrix& b);
+// matmul_nn: A (m×k), B (k×n) -> C (m×n),  C_ij = Σ_t A_it B_tj      (C = A B)
+matrix matmul_nn(const matrix& a, const matrix& b);
+// Adds bias (length = cols) to every row.
+void add_row_bias(matrix& m, const std::vector<float>& bias);
+
+double dot(const float* a, const float* b, std::size_t n) noexcept;
+double l2_norm(const float* a, std::size_t n) noexcept;
+
+}  // namespace attnviz

@@ -1,0 +1,30 @@
+// UTF-8 decoding and the few Unicode character classes the tokenizer needs.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnviz {
+
+// Code points of `text`. Invalid UTF-8 (bad lead or continuation bytes, overlong forms,
+// surrogates, > U+10FFFF, truncated sequences) is an input_error naming `source` and the
+// byte offset.
+std::u32string decode_utf8(std::string_view text, const std::string& source);
+// Same, but invalid sequences become U+FFFD instead of an error (for display).
+std::u32string decode_utf8_lossy(std::string_view text);
+
+void append_utf8(std::string& out, char32_t cp);
+std::string encode_utf8(std::u32string_view cps);
+
+bool is_space(char32_t cp) noexcept;        // separators, incl. NBSP, ideographic space
+bool is_control(char32_t cp) noexcept;      // C0/C1 controls, zero-width marks, BOM
+bool is_punctuation(char32_t cp) noexcept;  // ASCII, Latin-1, General, CJK and fullwidth punct.
+bool is_cjk(char32_t cp) noexcept;          // ideographs and kana: one token per character
+bool is_digit(char32_t cp) noexcept;        // ASCII 0-9
+bool is_letter_like(char32_t cp) noexcept;  // anything that is none of the above
+
+// Simple lower-casing: ASCII, Latin-1, Latin Extended-A, Greek and Cyrillic capitals.
+char32_t to_lower(char32_t cp) noexcept;
+
+}  // namespace attnviz
