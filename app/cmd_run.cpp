@@ -30,10 +30,13 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.)");
   add_input_flags(*cmd, *flags);
   add_variant_flags(*cmd, *flags);
   auto& c = flags->config;
-  cmd->add_option("--json", c.json_out, "Write scores, weights and context as JSON")->group("Output");
-  cmd->add_option("--png", c.png_out, "Write the weights heatmap as PNG")->group("Output");
+  cmd->add_option("--json", c.json_out, "Write scores, weights and context as JSON")
+      ->type_name("FILE")->group("Output");
+  cmd->add_option("--png", c.png_out, "Write the weights heatmap as PNG")
+      ->type_name("FILE")->group("Output");
   cmd->add_option("--params-out", c.params_out,
                   "Write every parameter the run used (safetensors), to reproduce or check it")
+      ->type_name("FILE")
       ->group("Output");
   cmd->add_option("--cell", c.cell, "Heatmap cell size in pixels [default: 20-48, by token count]")
       ->check(CLI::Range(1, 256))

@@ -22,8 +22,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    fmt::print(stderr, "attn-viz: error: {} (see 'attn-viz --help')\n", e.what());
+    return 2;
   }
   try {
     for (std::size_t i = 0; i < std::size(actions); ++i)

@@ -37,6 +37,7 @@ void add_input_flags(CLI::App& cmd, run_flags& f) {
   cmd.add_option("--embeddings,-e", c.embeddings,
                  "Word vectors: GloVe / word2vec text / fastText .vec "
                  "[default: the bundled samples/glove.6B.50d.sample.txt]")
+      ->type_name("FILE")
       ->group("Input");
   cmd.add_option("--oov", f.oov,
                  "Tokens not in the vocabulary: hash (deterministic vector per token, scaled like "
@@ -91,6 +92,7 @@ void add_variant_flags(CLI::App& cmd, run_flags& f) {
                  "Load parameters from a safetensors file instead of seeding them "
                  "(names: score.W, score.W_q, score.W_k, score.v, score.b, q_proj.weight, "
                  "…, or in_proj_weight)")
+      ->type_name("FILE")
       ->group("Parameters");
 }
 

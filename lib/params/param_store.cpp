@@ -30,9 +30,13 @@ param_store param_store::seeded(std::uint64_t seed) {
 }
 
 param_store param_store::from_file(const std::string& path) {
+  return from_tensors(read_safetensors(path), path);
+}
+
+param_store param_store::from_tensors(safetensors_file tensors, std::string source) {
   param_store s;
-  s.loaded_ = read_safetensors(path);
-  s.source_ = path;
+  s.loaded_ = std::move(tensors);
+  s.source_ = std::move(source);
   return s;
 }
 

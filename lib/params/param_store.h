@@ -27,6 +27,8 @@ class param_store {
 public:
   static param_store seeded(std::uint64_t seed);
   static param_store from_file(const std::string& path);
+  // Parameters already in memory (as if read from a file named `source`).
+  static param_store from_tensors(safetensors_file tensors, std::string source);
 
   // The tensor `name` with exactly `shape`. From a file: a missing tensor or a different
   // shape is an input_error naming the tensor and the shape expected. Seeded: initialised.

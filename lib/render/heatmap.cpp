@@ -166,9 +166,9 @@ canvas render_heatmap(const heatmap_spec& spec) {
   img.draw_text(margin, L.grid_y + (n_rows * L.cell + font.text_width(row_axis)) / 2, row_axis,
                 muted, font, text_direction::upward);
 
-  // colour bar: top = vmax, bottom = vmin; one colour per pixel row
+  // colour bar: top row = vmax, bottom row = vmin; one colour per pixel row
   for (int y = 0; y < L.bar_h; ++y) {
-    const double t = 1.0 - (y + 0.5) / L.bar_h;
+    const double t = 1.0 - static_cast<double>(y) / (L.bar_h - 1);
     img.fill_rect(L.bar_x, L.bar_y + y, L.bar_w, 1, cmap.at(t));
   }
   img.stroke_rect(L.bar_x - 1, L.bar_y - 1, L.bar_w + 2, L.bar_h + 2, 1, muted);

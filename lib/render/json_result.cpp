@@ -30,32 +30,44 @@ ojson rows(const matrix& m) {
   return out;
 }
 
-// Indented JSON, but every array of plain numbers on one line: a 40×40 matrix stays 40 lines.
+// Indented JSON, but every array of plain values (numbers, strings) on one line: a 40×40
+// matrix stays 40 lines and token lists stay readable.
 std::string pretty(const ojson& doc) {
   const std::string in = doc.dump(1);
+  // End of the string literal starting at in[i] == '"' (index of the closing quote).
+  auto string_end = [&](std::size_t i) {
+    for (++i; i < in.size() && in[i] != '"'; ++i)
+      if (in[i] == '\\') ++i;
+    return i;
+  };
   std::string out;
   out.reserve(in.size());
-  bool in_string = false;
   for (std::size_t i = 0; i < in.size(); ++i) {
-    if (in_string) {
-      if (in[i] == '\\') out.push_back(in[i++]);
-      else if (in[i] == '"') in_string = false;
-    } else if (in[i] == '"') {
-      in_string = true;
-    } else if (in[i] == '[') {
+    if (in[i] == '"') {
+      const std::size_t e = string_end(i);
+      out.append(in, i, e - i + 1);
+      i = e;
+      continue;
+    }
+    if (in[i] == '[') {
       std::size_t j = i + 1;
       bool leaf = true;
-      while (j < in.size() && in[j] != ']') {
-        if (in[j] == '[' || in[j] == '{' || in[j] == '"') leaf = false;
-        ++j;
+      for (; j < in.size() && in[j] != ']' && leaf; ++j) {
+        if (in[j] == '"') j = string_end(j);
+        else if (in[j] == '[' || in[j] == '{') leaf = false;
       }
-      if (leaf && j < in.size()) {
+      if (leaf && j < in.size()) {  // in[j] == ']'
         out.push_back('[');
-        for (std::size_t k = i + 1; k < j; ++k)
-          if (in[k] != ' ' && in[k] != '\n') {
+        for (std::size_t k = i + 1; k < j; ++k) {
+          if (in[k] == '"') {
+            const std::size_t e = string_end(k);
+            out.append(in, k, e - k + 1);
+            k = e;
+          } else if (in[k] != ' ' && in[k] != '\n') {
             out.push_back(in[k]);
             if (in[k] == ',') out.push_back(' ');
           }
+        }
         out.push_back(']');
         i = j;
         continue;

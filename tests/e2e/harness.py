@@ -1,0 +1,71 @@
+"""Shared plumbing for the end-to-end tests: arguments, running the CLI, a tiny test runner."""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import traceback
+
+SKIP = 77  # ctest SKIP_RETURN_CODE
+
+
+def parse_args():
+    p = argparse.ArgumentParser()
+    p.add_argument("--exe", required=True)
+    p.add_argument("--samples", required=True)
+    p.add_argument("--data", required=True)
+    p.add_argument("--shared", required=True)
+    return p.parse_args()
+
+
+class Env:
+    def __init__(self, args):
+        self.exe = args.exe
+        self.samples = args.samples
+        self.data = args.data
+        self.shared = args.shared
+        self.embeddings = os.path.join(args.samples, "glove.6B.50d.sample.txt")
+        self.tmp = tempfile.mkdtemp(prefix="attnviz-e2e-")
+
+    def path(self, name):
+        return os.path.join(self.tmp, name)
+
+    def run(self, *argv, expect=0):
+        """Runs attn-viz; checks the exit code; returns (stdout, stderr) as text."""
+        proc = subprocess.run([self.exe, *argv], capture_output=True, stdin=subprocess.DEVNULL)
+        out = proc.stdout.decode("utf-8", "replace")
+        err = proc.stderr.decode("utf-8", "replace")
+        if expect is not None and proc.returncode != expect:
+            raise AssertionError(
+                f"exit {proc.returncode}, expected {expect}: {argv}\nstdout:\n{out}\nstderr:\n{err}")
+        return out, err
+
+    def cleanup(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def run_tests(tests, env):
+    """Runs every test(env); prints a line each and the closing 'N passed, N failed' line."""
+    passed = failed = 0
+    for test in tests:
+        try:
+            test(env)
+            passed += 1
+            print(f"PASS {test.__name__}")
+        except Exception:  # noqa: BLE001 - report every failure and go on
+            failed += 1
+            print(f"FAIL {test.__name__}")
+            traceback.print_exc(file=sys.stdout)
+    env.cleanup()
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+def png_size(path):
+    """Width and height from the IHDR chunk, after checking the PNG signature."""
+    with open(path, "rb") as f:
+        head = f.read(24)
+    assert head[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    assert head[12:16] == b"IHDR"
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")

@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""End-to-end tests of the attn-viz command line: outputs, determinism, errors, demo."""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Env, parse_args, png_size, run_tests  # noqa: E402
+
+SENTENCE = "the cat sat on the floor because it was tired"
+SCORES = ["dot", "scaled_dot", "general", "additive", "concat", "cosine", "location"]
+
+
+def decode_png(path):
+    """Decodes with PIL when Debian's python3-pil is there: an independent decoder."""
+    try:
+        from PIL import Image
+    except ImportError:
+        return None
+    with Image.open(path) as im:
+        im.load()
+        return im.size, im.mode
+
+
+def test_help_and_version(env):
+    out, _ = env.run("--help")
+    for word in ("run", "list", "demo"):
+        assert word in out
+    out, _ = env.run("run", "--help")
+    for flag in ("--text", "--score", "--align", "--context", "--temperature", "--params-out",
+                 "--oov", "--project", "Examples"):
+        assert flag in out, flag
+    out, _ = env.run("--version")
+    assert out.startswith("attn-viz ")
+    env.run(expect=2)  # no subcommand
+
+
+def test_list_shows_every_variant(env):
+    out, _ = env.run("list")
+    for name in SCORES + ["softmax", "hardmax", "soft", "hard", "bahdanau", "Vaswani"]:
+        assert name in out, name
+    out, _ = env.run("list", "align")
+    assert "softmax" in out and "dot" not in out
+
+
+def test_run_writes_json_png_and_params(env):
+    for score in SCORES:
+        j, p, w = env.path(f"{score}.json"), env.path(f"{score}.png"), env.path(f"{score}.st")
+        out, _ = env.run("run", "--text", SENTENCE, "--embeddings", env.embeddings, "--score", score,
+                         "--png", p, "--json", j, "--params-out", w)
+        assert f"wrote {j}" in out and f"wrote {p}" in out and f"wrote {w}" in out
+        doc = json.load(open(j, encoding="utf-8"))
+        n = len(SENTENCE.split())
+        assert doc["query_tokens"] == SENTENCE.split()
+        assert doc["variant"]["score"] == score
+        head = doc["heads"][0]
+        assert len(head["scores"]) == n and all(len(r) == n for r in head["scores"])
+        assert len(head["weights"]) == n and all(len(r) == n for r in head["weights"])
+        assert len(head["context"]) == n and all(len(r) == 50 for r in head["context"])
+        for row in head["weights"]:
+            assert abs(sum(row) - 1.0) < 1e-6
+        width, height = png_size(p)
+        assert 300 < width < 2000 and 300 < height < 2000, (width, height)
+        decoded = decode_png(p)
+        if decoded is not None:
+            assert decoded == ((width, height), "RGB"), decoded
+
+
+def test_png_size_follows_token_count_and_cell(env):
+    sizes = []
+    words = [f"w{k:02}" for k in range(20)]
+    for text in (" ".join(words[:19]), " ".join(words)):
+        p = env.path("size.png")
+        env.run("run", "--tokens", text, "--embeddings", env.embeddings, "--cell", "30", "--png", p)
+        sizes.append(png_size(p))
+    assert sizes[1][0] - sizes[0][0] == 30, sizes
+    assert sizes[1][1] - sizes[0][1] == 30, sizes
+
+
+def test_same_inputs_same_bytes(env):
+    outputs = []
+    for k in range(2):
+        files = [env.path(f"det{k}.{ext}") for ext in ("json", "png", "st")]
+        env.run("run", "--text", SENTENCE, "--embeddings", env.embeddings, "--score", "additive",
+                "--context", "hard", "--seed", "7", "--json", files[0], "--png", files[1],
+                "--params-out", files[2])
+        outputs.append([open(f, "rb").read() for f in files])
+    assert outputs[0] == outputs[1]
+    other = env.path("seed8.st")
+    env.run("run", "--text", SENTENCE, "--embeddings", env.embeddings, "--score", "additive",
+            "--seed", "8", "--params-out", other)
+    assert open(other, "rb").read() != outputs[0][2]
+
+
+def test_params_round_trip(env):
+    st, a, b = env.path("rt.st"), env.path("rt-a.json"), env.path("rt-b.json")
+    env.run("run", "--text", SENTENCE, "--embeddings", env.embeddings, "--score", "concat",
+            "--project", "--seed", "3", "--params-out", st, "--json", a)
+    env.run("run", "--text", SENTENCE, "--embeddings", env.embeddings, "--score", "concat",
+            "--project", "--params", st, "--json", b)
+    ja, jb = json.load(open(a)), json.load(open(b))
+    assert ja["heads"] == jb["heads"]
+    assert jb["parameters"] == st
+
+
+def test_cross_attention(env):
+    j = env.path("cross.json")
+    env.run("run", "--source", "paris is the capital of france", "--target",
+            "what is the capital ?", "--embeddings", env.embeddings, "--json", j)
+    doc = json.load(open(j))
+    assert doc["structure"] == "cross"
+    assert doc["query_tokens"] == ["what", "is", "the", "capital", "?"]
+    assert doc["key_tokens"] == ["paris", "is", "the", "capital", "of", "france"]
+    w = doc["heads"][0]["weights"]
+    assert len(w) == 5 and len(w[0]) == 6
+    # "capital" attends most to "capital" in raw GloVe space
+    assert max(range(6), key=lambda k: w[3][k]) == 3
+
+
+def test_table_when_no_output(env):
+    out, _ = env.run("run", "--text", "the cat sat", "--embeddings", env.embeddings,
+                     "--context", "hard", "--hard", "argmax")
+    assert "the" in out and "->" in out
+
+
+def test_oov_policies(env):
+    _, err = env.run("run", "--text", "the qwzxv cat", "--embeddings", env.embeddings)
+    assert "qwzxv" in err and "warning" in err
+    _, err = env.run("run", "--text", "the qwzxv cat zzyzx", "--embeddings", env.embeddings,
+                     "--oov", "error", expect=2)
+    assert "qwzxv, zzyzx" in err and "Traceback" not in err
+
+
+def test_bad_inputs_exit_2_and_leave_no_file(env):
+    bad = os.path.join(env.data, "bad")
+    existing = env.path("existing.json")
+    with open(existing, "w") as f:
+        f.write("keep me")
+    cases = [
+        (["--embeddings", os.path.join(bad, "ragged.txt")], "ragged.txt:2: 2 values, expected 3"),
+        (["--embeddings", os.path.join(bad, "not-a-number.txt")], "not-a-number.txt:2: value 2 'abc' is not a number"),
+        (["--embeddings", os.path.join(bad, "nan.txt")], "nan.txt:2: value 2 is NaN"),
+        (["--embeddings", os.path.join(bad, "dimension-change.txt")], "dimension-change.txt:3: 4 values, expected 3"),
+        (["--embeddings", env.path("does-not-exist.txt")], "does-not-exist.txt: cannot open"),
+        (["--embeddings", env.tmp], "is a folder"),
+        (["--score", "adittive"], "Did you mean 'additive'?"),
+        (["--align", "sofmax"], "Did you mean 'softmax'?"),
+        (["--temperature", "0"], "--temperature must be a positive number"),
+        (["--oov", "maybe"], "--oov"),
+        (["--params", os.path.join(bad, "header-too-long.safetensors"), "--score", "general"], "header length 256 is larger"),
+        (["--params", env.path("nothing.safetensors")], "nothing.safetensors: cannot open"),
+        (["--png", env.path("no-such-folder/a.png")], "does not exist"),
+    ]
+    for extra, message in cases:
+        args = ["run", "--text", SENTENCE] + (["--embeddings", env.embeddings] if "--embeddings" not in extra else [])
+        args += extra + ["--json", existing]
+        if "--png" not in extra:
+            args += ["--png", env.path("never.png")]
+        _, err = env.run(*args, expect=2)
+        assert message in err, (extra, err)
+        assert err.count("\n") == 1 and "Traceback" not in err and "terminate" not in err, err
+        assert open(existing).read() == "keep me", extra
+        assert not os.path.exists(env.path("never.png")), extra
+    leftovers = [f for f in os.listdir(env.tmp) if ".tmp-" in f]
+    assert not leftovers, leftovers
+
+
+def test_params_file_missing_tensor(env):
+    st = env.path("dot-only.st")
+    env.run("run", "--text", SENTENCE, "--embeddings", env.embeddings, "--score", "general",
+            "--params-out", st)
+    _, err = env.run("run", "--text", SENTENCE, "--embeddings", env.embeddings, "--score",
+                     "additive", "--params", st, "--json", env.path("x.json"), expect=2)
+    assert "missing tensor 'score.W_q' (expected shape [50, 50])" in err, err
+    assert not os.path.exists(env.path("x.json"))
+
+
+def test_invalid_utf8_and_empty_text(env):
+    proc_err = env.run("run", b"--text", b"caf\xe9", "--embeddings", env.embeddings, expect=2)[1]
+    assert "--text (byte 3): invalid UTF-8" in proc_err, proc_err
+    _, err = env.run("run", "--text", " ,,, ", "--embeddings", env.embeddings, "--json",
+                     env.path("p.json"))
+    # punctuation is tokens; only whitespace is empty
+    _, err = env.run("run", "--text", "   ", "--embeddings", env.embeddings, expect=2)
+    assert "no tokens" in err or "nothing to attend" in err, err
+
+
+def test_demo_writes_heatmaps_and_prints_paths(env):
+    out_dir = env.path("demo")
+    out, err = env.run("demo", "--out-dir", out_dir, "--samples", env.samples)
+    assert "warning" not in err, err  # the sample embeddings cover every sample token
+    written = [line[len("wrote "):] for line in out.splitlines() if line.startswith("wrote ")]
+    pngs = [p for p in written if p.endswith(".png")]
+    assert len(pngs) >= 7 + 3 + 2, written
+    for p in written:
+        assert os.path.isfile(p), p
+    for p in pngs:
+        png_size(p)
+    names = "\n".join(written)
+    for score in SCORES:
+        assert f"-{score}.png" in names, score
+    assert "cross-" in names
+
+
+def main():
+    env = Env(parse_args())
+    tests = [v for k, v in sorted(globals().items()) if k.startswith("test_")]
+    return run_tests(tests, env)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

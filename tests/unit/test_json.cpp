@@ -1,0 +1,48 @@
+#include <nlohmann/json.hpp>
+
+#include <doctest/doctest.h>
+
+#include "attention/pipeline.h"
+#include "helpers.h"
+#include "render/json_result.h"
+
+using namespace attnviz;
+using attnviz::testing::mat;
+
+TEST_CASE("JSON result: the contract's fields, shapes and exact float values") {
+  attention_input in;
+  in.query_tokens = in.key_tokens = {"a", "b", "c"};
+  in.queries = in.keys = in.values = mat(3, 2, {0.1f, 0, 0, 0.2f, 0.3f, 0.3f});
+  attention_spec spec;
+  spec.score = "cosine";
+  spec.context = "hard";
+  spec.hard = hard_mode::argmax;
+  auto p = param_store::seeded(0);
+  const auto r = run_attention(in, spec, p);
+  const std::string text = result_to_json(r, {"attn-viz test", "e.txt", "--seed 0", {"c"}, "hash"});
+  const auto j = nlohmann::json::parse(text);
+  CHECK(j["query_tokens"] == nlohmann::json({"a", "b", "c"}));
+  CHECK(j["key_tokens"] == nlohmann::json({"a", "b", "c"}));
+  CHECK(j["variant"]["score"] == "cosine");
+  CHECK(j["variant"]["align"] == "softmax");
+  CHECK(j["variant"]["context"] == "hard");
+  CHECK(j["variant"]["hard"] == "argmax");
+  CHECK(j["oov_tokens"] == nlohmann::json({"c"}));
+  REQUIRE(j["heads"].size() == 1);
+  const auto& h = j["heads"][0];
+  CHECK(h["scores"].size() == 3);
+  CHECK(h["scores"][0].size() == 3);
+  CHECK(h["weights"][2].size() == 3);
+  CHECK(h["context"][0].size() == 2);
+  CHECK(h["chosen_keys"].size() == 3);
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t k = 0; k < 3; ++k) {
+      CHECK(h["weights"][i][k].get<float>() == r.heads[0].weights(i, k));
+      CHECK(h["scores"][i][k].get<float>() == r.heads[0].scores(i, k));
+    }
+  // shortest float32 text: 0.1f is written "0.1", not 0.10000000149011612
+  CHECK(text.find("0.10000000149") == std::string::npos);
+  CHECK(text.find("[0.1, 0.0]") != std::string::npos);
+  CHECK(text.find(R"("query_tokens": ["a", "b", "c"])") != std::string::npos);
+  CHECK(text == result_to_json(r, {"attn-viz test", "e.txt", "--seed 0", {"c"}, "hash"}));
+}

@@ -1,0 +1,145 @@
+#include <doctest/doctest.h>
+
+#include "helpers.h"
+#include "render/canvas.h"
+#include "render/colormap.h"
+#include "render/font.h"
+#include "render/heatmap.h"
+#include "text/utf8.h"
+
+using namespace attnviz;
+using attnviz::testing::mat;
+
+namespace {
+
+std::uint32_t be32(const std::string& s, std::size_t at) {
+  return (static_cast<std::uint32_t>(static_cast<unsigned char>(s[at])) << 24) |
+         (static_cast<std::uint32_t>(static_cast<unsigned char>(s[at + 1])) << 16) |
+         (static_cast<std::uint32_t>(static_cast<unsigned char>(s[at + 2])) << 8) |
+         static_cast<std::uint32_t>(static_cast<unsigned char>(s[at + 3]));
+}
+
+bool has_ink(const canvas& img, int x0, int y0, int w, int h) {
+  for (int y = y0; y < y0 + h; ++y)
+    for (int x = x0; x < x0 + w; ++x)
+      if (!(img.get(x, y) == rgb{255, 255, 255})) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("viridis: 256 entries from the published table, ends as in matplotlib") {
+  const colormap& v = colormap::viridis();
+  CHECK(v.size() == 256);
+  CHECK(v.entry(0) == rgb{68, 1, 84});      // (0.267004, 0.004874, 0.329415) × 255
+  CHECK(v.entry(255) == rgb{253, 231, 37}); // (0.993248, 0.906157, 0.143936) × 255
+  CHECK(v.at(0.0) == v.entry(0));
+  CHECK(v.at(1.0) == v.entry(255));
+  CHECK(v.at(0.5) == v.entry(128));
+  CHECK(luminance(v.entry(255)) > luminance(v.entry(0)));  // perceptually ordered dark to light
+}
+
+TEST_CASE("unifont: narrow Latin, wide CJK, a fallback for what it lacks") {
+  const bitmap_font& f = bitmap_font::unifont();
+  CHECK(f.size() > 50000);
+  CHECK(f.get(U'A').width == 8);
+  CHECK(f.get(U'机').width == 16);
+  CHECK(f.get(U'ж').width == 8);
+  CHECK(f.text_width(U"ab机") == 32);
+  CHECK_FALSE(f.has(0x10400));         // outside the BMP subset
+  CHECK(f.get(0x10400).width > 0);     // drawn as U+FFFD, never a crash
+  CHECK(fit_text(U"short", 80, f) == U"short");
+  const auto cut = fit_text(U"internationalisation", 80, f);
+  CHECK(cut.back() == U'…');
+  CHECK(f.text_width(cut) <= 80);
+}
+
+TEST_CASE("value range and ticks are round numbers") {
+  CHECK(value_range(mat(1, 3, {0.1f, 0.17f, 0.05f})) == std::pair<double, double>{0.0, 0.2});
+  CHECK(value_range(mat(1, 2, {0.3f, 0.9f})) == std::pair<double, double>{0.0, 1.0});
+  CHECK(value_range(mat(1, 2, {-3.0f, 7.0f})) == std::pair<double, double>{-5.0, 10.0});
+  CHECK(nice_ticks(0.0, 1.0) == std::vector<double>{0, 0.2, 0.4, 0.6000000000000001, 0.8, 1.0});
+  CHECK(nice_ticks(0.0, 0.25).size() == 6);
+}
+
+TEST_CASE("heatmap: size follows from token count and cell; cells carry their colormap colour") {
+  const matrix w = mat(3, 4, {0.1f, 0.2f, 0.3f, 0.4f, 1, 0, 0, 0, 0.25f, 0.25f, 0.25f, 0.25f});
+  heatmap_spec spec;
+  spec.values = &w;
+  spec.row_labels = {"the", "cat", "sat"};
+  spec.col_labels = {"a", "b", "c", "dd"};
+  spec.title = "title";
+  spec.cell = 30;
+  const heatmap_layout L = layout_heatmap(spec);
+  const canvas img = render_heatmap(spec);
+  CHECK(img.width() == L.width);
+  CHECK(img.height() == L.height);
+  CHECK(L.cell == 30);
+  CHECK(L.vmin == 0.0);
+  CHECK(L.vmax == 1.0);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j) {
+      const rgb want = colormap::viridis().at(w(static_cast<std::size_t>(i), static_cast<std::size_t>(j)));
+      CHECK(img.get(L.grid_x + j * 30 + 15, L.grid_y + i * 30 + 15) == want);
+      CHECK(img.get(L.grid_x + j * 30 + 1, L.grid_y + i * 30 + 28) == want);
+    }
+  // one more token column widens the image by exactly one cell
+  matrix w5(3, 5, 0.2f);
+  w5(0, 0) = 1.0f;  // same colour range, same tick labels
+  heatmap_spec wider = spec;
+  wider.values = &w5;
+  wider.col_labels.push_back("e");
+  CHECK(layout_heatmap(wider).width == L.width + 30);
+  // colour bar: vmax at the top, vmin at the bottom
+  CHECK(img.get(L.bar_x + L.bar_w / 2, L.bar_y) == colormap::viridis().entry(255));
+  CHECK(img.get(L.bar_x + L.bar_w / 2, L.bar_y + L.bar_h - 1) == colormap::viridis().entry(0));
+  // tick labels right of the bar, row labels left of the grid, column labels below it
+  CHECK(has_ink(img, L.bar_x + L.bar_w + 4, L.bar_y - 8, 40, L.bar_h + 16));
+  for (int i = 0; i < 3; ++i) CHECK(has_ink(img, L.grid_x - 40, L.grid_y + i * 30, 36, 30));
+  for (int j = 0; j < 4; ++j) CHECK(has_ink(img, L.grid_x + j * 30, L.grid_y + 90 + 2, 30, 20));
+  CHECK(has_ink(img, 0, 0, L.width, 30));  // title
+}
+
+TEST_CASE("auto cell size keeps 5 to 40 tokens legible") {
+  for (std::size_t n : {5u, 12u, 40u}) {
+    const matrix w(n, n, 1.0f / static_cast<float>(n));
+    heatmap_spec spec;
+    spec.values = &w;
+    const auto L = layout_heatmap(spec);
+    CHECK(L.cell >= 18);  // a 16 px glyph fits in every row and column
+    CHECK(L.cell <= 48);
+  }
+}
+
+TEST_CASE("non-ASCII labels render: CJK, accents, controls, invalid UTF-8, over-long tokens") {
+  const matrix w(4, 4, 0.25f);
+  heatmap_spec spec;
+  spec.values = &w;
+  spec.row_labels = {"机器", "café", "bad\xff", "a\x01" "b"};
+  spec.col_labels = {"学习", "ΣΩ", std::string(200, 'x'), ""};
+  const canvas img = render_heatmap(spec);
+  const auto L = layout_heatmap(spec);
+  CHECK(img.width() == L.width);
+  CHECK(L.grid_x < 16 + 16 + 8 + L.max_label_px + 6 + 1);  // the long label was cut
+  const std::string png = encode_png(img);
+  CHECK(png.substr(1, 3) == "PNG");
+  CHECK(be32(png, 16) == static_cast<std::uint32_t>(img.width()));
+  CHECK(be32(png, 20) == static_cast<std::uint32_t>(img.height()));
+  CHECK(png == encode_png(render_heatmap(spec)));  // deterministic bytes
+}
+
+TEST_CASE("text drawing: horizontal and upward text cover the same pixel count") {
+  canvas a(64, 64, {255, 255, 255}), b(64, 64, {255, 255, 255});
+  a.draw_text(0, 0, U"Hi", {0, 0, 0}, bitmap_font::unifont());
+  b.draw_text(0, 63, U"Hi", {0, 0, 0}, bitmap_font::unifont(), text_direction::upward);
+  int na = 0, nb = 0;
+  for (int y = 0; y < 64; ++y)
+    for (int x = 0; x < 64; ++x) {
+      na += a.get(x, y) == rgb{0, 0, 0};
+      nb += b.get(x, y) == rgb{0, 0, 0};
+      // pixel (u, v) of the text lands at (v, 63 - u) when rotated
+      if (x < 16 && y < 16) CHECK((a.get(x, y) == rgb{0, 0, 0}) == (b.get(y, 63 - x) == rgb{0, 0, 0}));
+    }
+  CHECK(na > 10);
+  CHECK(na == nb);
+}

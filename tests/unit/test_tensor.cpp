@@ -1,0 +1,34 @@
+#include <doctest/doctest.h>
+
+#include "helpers.h"
+#include "tensor.h"
+
+using namespace attnviz;
+using attnviz::testing::check_close;
+using attnviz::testing::mat;
+
+TEST_CASE("matmul_nt multiplies by the transpose (hand-worked 2x3)") {
+  // A = [[1,2],[3,4]], B = [[1,0],[0,1],[1,1]] -> A Bᵀ = [[1,2,3],[3,4,7]]
+  const matrix c = matmul_nt(mat(2, 2, {1, 2, 3, 4}), mat(3, 2, {1, 0, 0, 1, 1, 1}));
+  CHECK(c.rows() == 2);
+  CHECK(c.cols() == 3);
+  check_close(c, {1, 2, 3, 3, 4, 7});
+}
+
+TEST_CASE("matmul_nn multiplies (hand-worked 2x3 by 3x2)") {
+  // [[1,2,3],[4,5,6]] · [[1,0],[0,1],[1,1]] = [[4,5],[10,11]]
+  const matrix c = matmul_nn(mat(2, 3, {1, 2, 3, 4, 5, 6}), mat(3, 2, {1, 0, 0, 1, 1, 1}));
+  check_close(c, {4, 5, 10, 11});
+}
+
+TEST_CASE("columns, bias, dot and norm") {
+  const matrix m = mat(2, 3, {1, 2, 3, 4, 5, 6});
+  check_close(m.columns(1, 2), {2, 3, 5, 6});
+  matrix b = m;
+  add_row_bias(b, {1, 0, -1});
+  check_close(b, {2, 2, 2, 5, 5, 5});
+  const float x[] = {3, 4};
+  CHECK(l2_norm(x, 2) == doctest::Approx(5.0));
+  CHECK(dot(x, x, 2) == doctest::Approx(25.0));
+  CHECK_THROWS(matmul_nt(mat(1, 2, {1, 2}), mat(1, 3, {1, 2, 3})));
+}
