@@ -166,19 +166,17 @@ safetensors_file read_safetensors(const std::string& path) {
 std::string serialize_safetensors(const std::vector<std::pair<std::string, tensor_data>>& tensors,
                                   const std::map<std::string, std::string>& metadata) {
   // Build the header by hand so key order is the order given (deterministic bytes).
-  std::string header = "{";
-  if (!metadata.empty()) header += "\"__metadata__\":" + json(metadata).dump() + ",";
+  std::vector<std::string> entries;
+  if (!metadata.empty()) entries.push_back("\"__metadata__\":" + json(metadata).dump());
   std::uint64_t offset = 0;
-  bool first = true;
   for (const auto& [name, t] : tensors) {
     const std::uint64_t nbytes = t.values.size() * 4;
-    if (!first) header += ",";
-    first = false;
-    header += json(name).dump() + ":{\"dtype\":\"F32\",\"shape\":" + json(t.shape).dump() +
-              ",\"data_offsets\":[" + std::to_string(offset) + "," +
-              std::to_string(offset + nbytes) + "]}";
+    entries.push_back(json(name).dump() + ":{\"dtype\":\"F32\",\"shape\":" + json(t.shape).dump() +
+                      ",\"data_offsets\":[" + std::to_string(offset) + "," +
+                      std::to_string(offset + nbytes) + "]}");
     offset += nbytes;
   }
+  std::string header = "{" + fmt::format("{}", fmt::join(entries, ","));
   header += "}";
   while (header.size() % 8 != 0) header += ' ';
 

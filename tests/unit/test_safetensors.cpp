@@ -70,6 +70,14 @@ TEST_CASE("round trip: serialise then parse gives the same tensors; bytes are st
   CHECK(f.metadata.at("seed") == "7");
 }
 
+TEST_CASE("a file with metadata and no tensors is valid JSON") {
+  const std::string bytes = serialize_safetensors({}, {{"seed", "1"}});
+  const auto f = parse_safetensors(bytes, "x");
+  CHECK(f.tensors.empty());
+  CHECK(f.metadata.at("seed") == "1");
+  CHECK(parse_safetensors(serialize_safetensors({}), "y").tensors.empty());
+}
+
 TEST_CASE("broken files are input errors that say what is wrong") {
   CHECK(error_of("abc") == "w.safetensors: not a safetensors file: 3 bytes, expected at least 8 (a little-endian u64 header length)");
   CHECK(error_of(handmade("{}", "").substr(0, 8) + "x").find("header length 2 is larger") != std::string::npos);
