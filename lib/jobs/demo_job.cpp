@@ -41,9 +41,12 @@ std::string slug(const std::string& text) {
       out.push_back(static_cast<char>(std::tolower(c)));
     else if (!out.empty() && out.back() != '-')
       out.push_back('-');
-    if (out.size() >= 40) break;
   }
   while (!out.empty() && out.back() == '-') out.pop_back();
+  if (out.size() > 40) {  // cut at a word boundary
+    const auto dash = out.rfind('-', 40);
+    out.resize(dash != std::string::npos && dash > 0 ? dash : 40);
+  }
   return out.empty() ? "sentence" : out;
 }
 

@@ -126,10 +126,14 @@ run_report run_job(const run_config& c) {
     spec.row_labels = report.result.query_tokens;
     spec.col_labels = report.result.key_tokens;
     spec.title = variant_title(report.result);
-    spec.subtitle = fmt::format("weights a_ij · {} queries × {} keys · {} · params {}",
-                                h.weights.rows(), h.weights.cols(),
-                                std::filesystem::path(c.embeddings).filename().string(),
-                                params.source());
+    spec.subtitle = fmt::format("weights a_ij · {} queries × {} keys · {}", h.weights.rows(),
+                                h.weights.cols(),
+                                std::filesystem::path(c.embeddings).filename().string());
+    if (!params.used().empty())
+      spec.subtitle += fmt::format(" · parameters {}",
+                                   params.from_file()
+                                       ? std::filesystem::path(params.source()).filename().string()
+                                       : params.source());
     spec.row_axis = tok.structure == attention_structure::cross ? "queries (target)" : "queries";
     spec.col_axis = tok.structure == attention_structure::cross ? "keys (source)" : "keys";
     spec.cell = c.cell;

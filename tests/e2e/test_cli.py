@@ -2,6 +2,7 @@
 """End-to-end tests of the attn-viz command line: outputs, determinism, errors, demo."""
 import json
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -41,6 +42,15 @@ def test_list_shows_every_variant(env):
         assert name in out, name
     out, _ = env.run("list", "align")
     assert "softmax" in out and "dot" not in out
+
+
+def test_readme_table_lists_every_registered_variant(env):
+    out, _ = env.run("list")
+    names = re.findall(r"^  (\S+)", out, flags=re.M)
+    assert len(names) >= 11, names
+    readme = open(os.path.join(os.path.dirname(env.samples), "README.md"), encoding="utf-8").read()
+    for name in names:
+        assert f"| `{name}`" in readme, f"README's variant table misses {name}"
 
 
 def test_run_writes_json_png_and_params(env):
