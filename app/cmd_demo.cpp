@@ -1,7 +1,7 @@
 // attn-viz demo: the main job on the bundled samples; prints where the heatmaps went.
-#include <memory>
-
 #include <fmt/format.h>
+
+#include <memory>
 
 #include "commands.h"
 #include "jobs/demo_job.h"
@@ -31,13 +31,14 @@ for each figure, a PNG heatmap and its JSON (plus the parameters of seeded varia
     demo_config c = *config;
     if (c.samples_dir.empty()) c.samples_dir = find_samples_dir();
     const bool tty = stderr_is_terminal();
-    const auto report = run_demo(c, [tty](std::size_t done, std::size_t total, const std::string& name) {
-      if (!tty) return;
-      const std::size_t width = 30, filled = total ? width * done / total : width;
-      fmt::print(stderr, "\r[{}{}] {}/{} {:<48.48}", std::string(filled, '#'),
-                 std::string(width - filled, '.'), done, total, name);
-      if (done == total) fmt::print(stderr, "\n");
-    });
+    const auto report =
+        run_demo(c, [tty](std::size_t done, std::size_t total, const std::string& name) {
+          if (!tty) return;
+          const std::size_t width = 30, filled = total ? width * done / total : width;
+          fmt::print(stderr, "\r[{}{}] {}/{} {:<48.48}", std::string(filled, '#'),
+                     std::string(width - filled, '.'), done, total, name);
+          if (done == total) fmt::print(stderr, "\n");
+        });
     print_warnings(report.warnings);
     print_written(report.written);
     fmt::print("{} files in {}/ (open the .png files to see the heatmaps)\n", report.written.size(),

@@ -1,8 +1,8 @@
 // attn-viz list: every registered variant with its formula, aliases, parameters and paper.
-#include <memory>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <memory>
 
 #include "attention/registry.h"
 #include "commands.h"
@@ -35,7 +35,8 @@ action setup_list(CLI::App& app) {
   return [which] {
     const std::string& w = *which;
     if (w == "all" || w == "score")
-      print_stage("Stage 1 - score functions  e_ij = score(q_i, k_j)   (--score)", score_registry());
+      print_stage("Stage 1 - score functions  e_ij = score(q_i, k_j)   (--score)",
+                  score_registry());
     if (w == "all" || w == "align")
       print_stage("Stage 2 - alignment functions  a_i = align(e_i)   (--align)", align_registry());
     if (w == "all" || w == "context")

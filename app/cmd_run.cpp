@@ -1,7 +1,7 @@
 // attn-viz run: one variant on one sentence (or pair).
-#include <memory>
-
 #include <fmt/format.h>
+
+#include <memory>
 
 #include "commands.h"
 #include "options.h"
@@ -31,9 +31,11 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.)");
   add_variant_flags(*cmd, *flags);
   auto& c = flags->config;
   cmd->add_option("--json", c.json_out, "Write scores, weights and context as JSON")
-      ->type_name("FILE")->group("Output");
+      ->type_name("FILE")
+      ->group("Output");
   cmd->add_option("--png", c.png_out, "Write the weights heatmap as PNG")
-      ->type_name("FILE")->group("Output");
+      ->type_name("FILE")
+      ->group("Output");
   cmd->add_option("--params-out", c.params_out,
                   "Write every parameter the run used (safetensors), to reproduce or check it")
       ->type_name("FILE")

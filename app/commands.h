@@ -2,9 +2,8 @@
 // action to run after parsing (which calls lib/ and reports; it never computes attention).
 #pragma once
 
-#include <functional>
-
 #include <CLI/CLI.hpp>
+#include <functional>
 
 namespace attnviz::cli {
 

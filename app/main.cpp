@@ -1,9 +1,9 @@
 // attn-viz: wires the subcommands, parses, and turns errors into one message and an exit code.
-#include <cstdio>
-#include <exception>
+#include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
+#include <cstdio>
+#include <exception>
 
 #include "attnviz/version.h"
 #include "commands.h"
@@ -11,9 +11,10 @@
 
 int main(int argc, char** argv) {
   using namespace attnviz;
-  CLI::App app{"attn-viz: see what an attention mechanism does to a sentence.\n"
-               "Every variant runs through three stages - score e_ij, align a_ij, context c_i - "
-               "and is drawn as a heatmap (PNG) and written as data (JSON)."};
+  CLI::App app{
+      "attn-viz: see what an attention mechanism does to a sentence.\n"
+      "Every variant runs through three stages - score e_ij, align a_ij, context c_i - "
+      "and is drawn as a heatmap (PNG) and written as data (JSON)."};
   app.set_version_flag("--version", fmt::format("attn-viz {}", version));
   app.require_subcommand(1);
   app.footer("Start with:  attn-viz demo      then  attn-viz run --help  and  attn-viz list");

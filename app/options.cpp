@@ -98,7 +98,9 @@ void add_variant_flags(CLI::App& cmd, run_flags& f) {
 
 run_config resolve(const run_flags& f) {
   run_config c = f.config;
-  c.oov = f.oov == "zero" ? oov_policy::zero : f.oov == "error" ? oov_policy::error : oov_policy::hash;
+  c.oov = f.oov == "zero"    ? oov_policy::zero
+          : f.oov == "error" ? oov_policy::error
+                             : oov_policy::hash;
   c.spec.hard = f.hard == "argmax" ? hard_mode::argmax : hard_mode::sample;
   if (c.embeddings.empty()) c.embeddings = find_samples_dir() + "/glove.6B.50d.sample.txt";
   return c;

@@ -1,9 +1,8 @@
 // Flags shared by the subcommands that run attention (run now; compare and explain later).
 #pragma once
 
-#include <string>
-
 #include <CLI/CLI.hpp>
+#include <string>
 
 #include "jobs/run_job.h"
 

@@ -1,11 +1,10 @@
 #include "report.h"
 
-#include <algorithm>
-#include <cstdio>
-
+#include <fmt/format.h>
 #include <unistd.h>
 
-#include <fmt/format.h>
+#include <algorithm>
+#include <cstdio>
 
 #include "jobs/run_job.h"
 #include "text/utf8.h"
@@ -41,7 +40,9 @@ std::string clip(const std::string& s, std::size_t max_cols) {
 
 }  // namespace
 
-bool stderr_is_terminal() { return ::isatty(STDERR_FILENO) != 0; }
+bool stderr_is_terminal() {
+  return ::isatty(STDERR_FILENO) != 0;
+}
 
 void print_warnings(const std::vector<std::string>& warnings) {
   for (const auto& w : warnings) fmt::print(stderr, "attn-viz: warning: {}\n", w);
@@ -68,7 +69,9 @@ void print_weights_table(const attention_result& r) {
     fmt::print("{}", pad_left(qs[i], row_w));
     for (std::size_t j = 0; j < n_k; ++j) fmt::print(" {:6.3f}", h.weights(i, j));
     if (!h.chosen_keys.empty())
-      fmt::print("   -> {}", h.chosen_keys[i] >= 0 ? r.key_tokens[static_cast<std::size_t>(h.chosen_keys[i])] : "(none)");
+      fmt::print("   -> {}", h.chosen_keys[i] >= 0
+                                 ? r.key_tokens[static_cast<std::size_t>(h.chosen_keys[i])]
+                                 : "(none)");
     fmt::print("\n");
   }
 }

@@ -13,7 +13,7 @@ namespace attnviz {
 // Bad input data: names the file (or "--text" etc.), the line or byte offset when known,
 // and what was expected. what() is the full, user-facing message.
 class input_error : public std::runtime_error {
-public:
+ public:
   input_error(std::string source, std::string message);
   input_error(std::string source, std::uint64_t line, std::string message);
 
@@ -22,7 +22,7 @@ public:
   const std::string& source() const noexcept { return source_; }
   std::optional<std::uint64_t> line() const noexcept { return line_; }
 
-private:
+ private:
   input_error(std::string source, std::optional<std::uint64_t> line, std::string where,
               std::string message);
   std::string source_;
@@ -31,7 +31,7 @@ private:
 
 // A bad option or combination of options.
 class usage_error : public std::runtime_error {
-public:
+ public:
   using std::runtime_error::runtime_error;
 };
 

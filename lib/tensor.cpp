@@ -25,7 +25,9 @@ double dot(const float* a, const float* b, std::size_t n) noexcept {
   return s;
 }
 
-double l2_norm(const float* a, std::size_t n) noexcept { return std::sqrt(dot(a, a, n)); }
+double l2_norm(const float* a, std::size_t n) noexcept {
+  return std::sqrt(dot(a, a, n));
+}
 
 matrix matmul_nt(const matrix& a, const matrix& b) {
   if (a.cols() != b.cols()) throw std::logic_error("matmul_nt: inner sizes differ");

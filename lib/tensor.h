@@ -10,7 +10,7 @@
 namespace attnviz {
 
 class matrix {
-public:
+ public:
   matrix() = default;
   matrix(std::size_t rows, std::size_t cols, float fill = 0.0f)
       : rows_(rows), cols_(cols), data_(rows * cols, fill) {}
@@ -32,7 +32,7 @@ public:
   // Columns [first, first + count) as a new matrix.
   matrix columns(std::size_t first, std::size_t count) const;
 
-private:
+ private:
   std::size_t rows_ = 0;
   std::size_t cols_ = 0;
   std::vector<float> data_;

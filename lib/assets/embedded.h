@@ -6,7 +6,7 @@
 
 namespace attnviz {
 
-std::string_view asset_unifont_hex();   // assets/unifont/unifont-15.0.01-bmp.hex
-std::string_view asset_viridis_csv();   // assets/colormaps/viridis.csv
+std::string_view asset_unifont_hex();  // assets/unifont/unifont-15.0.01-bmp.hex
+std::string_view asset_viridis_csv();  // assets/colormaps/viridis.csv
 
 }  // namespace attnviz

@@ -38,7 +38,8 @@ matrix align_hardmax(const matrix& scores, const align_options&) {
     const float* e = scores.row(i);
     std::size_t best = scores.cols();
     for (std::size_t j = 0; j < scores.cols(); ++j)
-      if (e[j] != -std::numeric_limits<float>::infinity() && (best == scores.cols() || e[j] > e[best]))
+      if (e[j] != -std::numeric_limits<float>::infinity() &&
+          (best == scores.cols() || e[j] > e[best]))
         best = j;
     if (best < scores.cols()) a(i, best) = 1.0f;
   }

@@ -18,8 +18,8 @@ struct context_options {
 };
 
 struct context_output {
-  matrix context;            // C: n_q × d_v
-  std::vector<int> chosen;   // hard: j* per query (-1 for an all-zero row); soft: empty
+  matrix context;           // C: n_q × d_v
+  std::vector<int> chosen;  // hard: j* per query (-1 for an all-zero row); soft: empty
 };
 
 using context_fn = context_output (*)(const matrix& weights, const matrix& values,

@@ -1,10 +1,10 @@
 #include "attention/pipeline.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <limits>
 #include <optional>
-
-#include <fmt/format.h>
 
 #include "attention/registry.h"
 #include "error.h"
@@ -13,7 +13,7 @@ namespace attnviz {
 namespace {
 
 struct projection {
-  matrix weight;                   // [out, in]
+  matrix weight;  // [out, in]
   std::optional<std::vector<float>> bias;
 };
 
@@ -23,16 +23,18 @@ std::vector<projection> projections(param_store& params, std::size_t d, std::siz
   std::vector<projection> out(3);
   if (params.file_has("in_proj_weight")) {
     if (d_k != d)
-      throw usage_error(fmt::format("in_proj_weight packs projections of size d = {}; --dk {} "
-                                    "does not match",
-                                    d, d_k));
+      throw usage_error(
+          fmt::format("in_proj_weight packs projections of size d = {}; --dk {} "
+                      "does not match",
+                      d, d_k));
     const matrix packed = params.require_matrix("in_proj_weight", 3 * d, d);
     const auto bias = params.optional_vector("in_proj_bias", 3 * d);
     for (std::size_t p = 0; p < 3; ++p) {
       std::vector<float> rows(packed.data() + p * d * d, packed.data() + (p + 1) * d * d);
       out[p].weight = matrix(d, d, std::move(rows));
-      if (bias) out[p].bias = std::vector<float>(bias->begin() + static_cast<std::ptrdiff_t>(p * d),
-                                                 bias->begin() + static_cast<std::ptrdiff_t>((p + 1) * d));
+      if (bias)
+        out[p].bias = std::vector<float>(bias->begin() + static_cast<std::ptrdiff_t>(p * d),
+                                         bias->begin() + static_cast<std::ptrdiff_t>((p + 1) * d));
     }
     return out;
   }
@@ -68,10 +70,9 @@ attention_result run_attention(const attention_input& input, const attention_spe
   const align_entry& align = find_align(spec.align);
   const context_entry& context = find_context(spec.context);
   if (!(spec.temperature > 0.0) || !std::isfinite(spec.temperature))
-    throw usage_error(fmt::format("--temperature must be a positive number, got {}",
-                                  spec.temperature));
-  if (!std::isfinite(spec.sharpen))
-    throw usage_error("--sharpen must be a finite number");
+    throw usage_error(
+        fmt::format("--temperature must be a positive number, got {}", spec.temperature));
+  if (!std::isfinite(spec.sharpen)) throw usage_error("--sharpen must be a finite number");
   if (input.query_tokens.empty() || input.key_tokens.empty())
     throw usage_error("nothing to attend: the sentence has no tokens");
 

@@ -28,10 +28,10 @@ struct attention_spec {
   double temperature = 1.0;
   hard_mode hard = hard_mode::sample;
   bool project = false;
-  std::size_t d_k = 0;      // projection size (0: d); also d_v
-  std::size_t d_a = 0;      // additive / concat hidden size (0: d_k)
-  double sharpen = 1.0;     // cosine β
-  std::uint64_t seed = 0;   // hard-context sampling (parameters come from the param_store)
+  std::size_t d_k = 0;     // projection size (0: d); also d_v
+  std::size_t d_a = 0;     // additive / concat hidden size (0: d_k)
+  double sharpen = 1.0;    // cosine β
+  std::uint64_t seed = 0;  // hard-context sampling (parameters come from the param_store)
 };
 
 struct attention_input {
@@ -44,11 +44,11 @@ struct attention_input {
 };
 
 struct head_result {
-  matrix scores;                 // E: n_q × n_k, before masking
-  matrix weights;                // A: n_q × n_k
-  matrix context;                // C: n_q × d_v
-  std::vector<int> chosen_keys;  // hard context only: j* per query (-1: none)
-  std::vector<bool> masked_rows; // rows with every key masked (zero weights and context)
+  matrix scores;                  // E: n_q × n_k, before masking
+  matrix weights;                 // A: n_q × n_k
+  matrix context;                 // C: n_q × d_v
+  std::vector<int> chosen_keys;   // hard context only: j* per query (-1: none)
+  std::vector<bool> masked_rows;  // rows with every key masked (zero weights and context)
 };
 
 struct attention_result {

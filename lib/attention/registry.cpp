@@ -1,11 +1,11 @@
 #include "attention/registry.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cctype>
 #include <limits>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "error.h"
 
@@ -121,7 +121,8 @@ namespace {
 
 std::string normalise(std::string_view s) {
   std::string out;
-  for (char c : s) out.push_back(c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  for (char c : s)
+    out.push_back(c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   return out;
 }
 
@@ -131,7 +132,8 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   for (std::size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      cur[j] =
+          std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
     std::swap(prev, cur);
   }
   return prev[b.size()];
@@ -178,9 +180,12 @@ const context_entry& find_context(std::string_view name) {
 
 std::string_view stage_name(stage s) {
   switch (s) {
-    case stage::score: return "score";
-    case stage::align: return "align";
-    case stage::context: return "context";
+    case stage::score:
+      return "score";
+    case stage::align:
+      return "align";
+    case stage::context:
+      return "context";
   }
   return "?";
 }

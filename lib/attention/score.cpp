@@ -1,9 +1,9 @@
 #include "attention/score.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 #include "error.h"
 
@@ -12,12 +12,15 @@ namespace {
 
 void require_same_dims(const score_inputs& in, const char* name) {
   if (in.queries.cols() != in.keys.cols())
-    throw usage_error(fmt::format("score '{}' needs queries and keys of the same size, got d_q = "
-                                  "{} and d_k = {}",
-                                  name, in.queries.cols(), in.keys.cols()));
+    throw usage_error(
+        fmt::format("score '{}' needs queries and keys of the same size, got d_q = "
+                    "{} and d_k = {}",
+                    name, in.queries.cols(), in.keys.cols()));
 }
 
-std::size_t hidden_size(const score_inputs& in) { return in.d_a ? in.d_a : in.keys.cols(); }
+std::size_t hidden_size(const score_inputs& in) {
+  return in.d_a ? in.d_a : in.keys.cols();
+}
 
 }  // namespace
 
@@ -32,8 +35,7 @@ matrix score_scaled_dot(const score_inputs& in) {
   require_same_dims(in, "scaled_dot");
   matrix e = matmul_nt(in.queries, in.keys);
   const double scale = 1.0 / std::sqrt(static_cast<double>(in.keys.cols()));
-  for (std::size_t i = 0; i < e.size(); ++i)
-    e.data()[i] = static_cast<float>(e.data()[i] * scale);
+  for (std::size_t i = 0; i < e.size(); ++i) e.data()[i] = static_cast<float>(e.data()[i] * scale);
   return e;
 }
 
@@ -100,7 +102,8 @@ matrix concat_scores(const matrix& q, const matrix& k, const matrix& w,
       std::copy(q.row(i), q.row(i) + d_q, qk.begin());
       std::copy(k.row(j), k.row(j) + d_k, qk.begin() + static_cast<std::ptrdiff_t>(d_q));
       double s = 0.0;
-      for (std::size_t a = 0; a < d_a; ++a) s += v[a] * std::tanh(dot(w.row(a), qk.data(), d_q + d_k));
+      for (std::size_t a = 0; a < d_a; ++a)
+        s += v[a] * std::tanh(dot(w.row(a), qk.data(), d_q + d_k));
       e(i, j) = static_cast<float>(s);
     }
   }

@@ -18,8 +18,8 @@ struct score_inputs {
   const matrix& queries;  // Q: n_q × d_q
   const matrix& keys;     // K: n_k × d_k
   param_store& params;
-  std::size_t d_a = 0;    // hidden size of additive / concat; 0 means d_k
-  double sharpen = 1.0;   // cosine's β
+  std::size_t d_a = 0;   // hidden size of additive / concat; 0 means d_k
+  double sharpen = 1.0;  // cosine's β
 };
 
 using score_fn = matrix (*)(const score_inputs&);
@@ -45,7 +45,8 @@ matrix score_location(const score_inputs& in);
 matrix general_scores(const matrix& q, const matrix& k, const matrix& w);
 matrix additive_scores(const matrix& q, const matrix& k, const matrix& w_q, const matrix& w_k,
                        const std::vector<float>& v, const std::vector<float>& b);
-matrix concat_scores(const matrix& q, const matrix& k, const matrix& w, const std::vector<float>& v);
+matrix concat_scores(const matrix& q, const matrix& k, const matrix& w,
+                     const std::vector<float>& v);
 matrix cosine_scores(const matrix& q, const matrix& k, double sharpen);
 matrix location_scores(const matrix& q, std::size_t n_k, const matrix& w);
 

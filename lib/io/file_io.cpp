@@ -1,17 +1,16 @@
 #include "io/file_io.h"
 
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <fmt/format.h>
 
 #include "error.h"
 
@@ -99,14 +98,19 @@ std::vector<std::string> output_batch::commit() {
         ::close(fd);
         throw;
       }
-      ::fchmod(fd, 0644 & ~[] { mode_t m = ::umask(0); ::umask(m); return m; }());
+      ::fchmod(
+          fd, 0644 & ~[] {
+            mode_t m = ::umask(0);
+            ::umask(m);
+            return m;
+          }());
       if (::close(fd) != 0)
         throw input_error(f.path, fmt::format("cannot write: {}", std::strerror(errno)));
     }
     for (std::size_t i = 0; i < files_.size(); ++i) {
       if (std::rename(temps[i].c_str(), files_[i].path.c_str()) != 0)
-        throw input_error(files_[i].path, fmt::format("cannot rename into place: {}",
-                                                      std::strerror(errno)));
+        throw input_error(files_[i].path,
+                          fmt::format("cannot rename into place: {}", std::strerror(errno)));
     }
   } catch (...) {
     cleanup();

@@ -19,12 +19,12 @@ void require_regular_file(const std::string& path);
 //   them into place. On any failure the temporaries are removed and existing files are left
 //   untouched. Returns the destination paths in the order added.
 class output_batch {
-public:
+ public:
   void add(std::string path, std::string bytes);
   bool empty() const noexcept { return files_.empty(); }
   std::vector<std::string> commit();
 
-private:
+ private:
   struct pending {
     std::string path;
     std::string bytes;

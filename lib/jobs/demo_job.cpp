@@ -1,11 +1,11 @@
 #include "jobs/demo_job.h"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "attention/registry.h"
 #include "attnviz/version.h"
@@ -58,18 +58,21 @@ std::string find_samples_dir() {
   if (const char* env = std::getenv("ATTNVIZ_SAMPLES"); env && *env) return env;
   for (const char* candidate : {default_samples_dir, installed_samples_dir})
     if (has_samples(candidate)) return candidate;
-  throw usage_error(fmt::format("cannot find the samples folder (looked in {} and {}); "
-                                "give it with --samples DIR",
-                                default_samples_dir, installed_samples_dir));
+  throw usage_error(
+      fmt::format("cannot find the samples folder (looked in {} and {}); "
+                  "give it with --samples DIR",
+                  default_samples_dir, installed_samples_dir));
 }
 
-demo_report run_demo(const demo_config& config,
-                     const std::function<void(std::size_t, std::size_t, const std::string&)>& progress) {
+demo_report run_demo(
+    const demo_config& config,
+    const std::function<void(std::size_t, std::size_t, const std::string&)>& progress) {
   const fs::path samples(config.samples_dir);
   const fs::path out_dir(config.out_dir);
   const auto sentences = data_lines((samples / "sentences.txt").string());
   const auto pairs = data_lines((samples / "pairs.tsv").string());
-  if (sentences.empty()) throw input_error((samples / "sentences.txt").string(), "has no sentences");
+  if (sentences.empty())
+    throw input_error((samples / "sentences.txt").string(), "has no sentences");
 
   std::error_code ec;
   if (!fs::is_directory(out_dir, ec)) {
@@ -79,8 +82,8 @@ demo_report run_demo(const demo_config& config,
                                     parent.string()));
     fs::create_directory(out_dir, ec);
     if (ec)
-      throw usage_error(fmt::format("--out-dir {}: cannot create it: {}", out_dir.string(),
-                                    ec.message()));
+      throw usage_error(
+          fmt::format("--out-dir {}: cannot create it: {}", out_dir.string(), ec.message()));
   }
 
   run_config base;

@@ -29,8 +29,9 @@ struct demo_report {
 };
 
 // `progress(done, total, label)` is called before each figure.
-demo_report run_demo(const demo_config& config,
-                     const std::function<void(std::size_t, std::size_t, const std::string&)>& progress = {});
+demo_report run_demo(
+    const demo_config& config,
+    const std::function<void(std::size_t, std::size_t, const std::string&)>& progress = {});
 
 // Where the samples are when --samples is not given: $ATTNVIZ_SAMPLES, the source tree's
 // samples/ (a build tree), then the installed share/attn-viz/samples.

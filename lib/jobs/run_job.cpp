@@ -1,10 +1,10 @@
 #include "jobs/run_job.h"
 
-#include <algorithm>
-#include <filesystem>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <algorithm>
+#include <filesystem>
 
 #include "attnviz/version.h"
 #include "error.h"
@@ -28,8 +28,7 @@ tokenized tokenize_inputs(const run_config& c) {
   const int given = !c.text.empty() + !c.tokens.empty() + (!c.source.empty() || !c.target.empty());
   if (given == 0)
     throw usage_error("nothing to attend: give --text, --tokens, or --source with --target");
-  if (given > 1)
-    throw usage_error("give only one of --text, --tokens, or --source/--target");
+  if (given > 1) throw usage_error("give only one of --text, --tokens, or --source/--target");
   tokenized t;
   const tokenizer_options opts{c.keep_case};
   if (!c.text.empty()) {
@@ -56,9 +55,12 @@ tokenized tokenize_inputs(const run_config& c) {
 
 std::string_view oov_policy_name(oov_policy p) {
   switch (p) {
-    case oov_policy::hash: return "hash";
-    case oov_policy::zero: return "zero";
-    case oov_policy::error: return "error";
+    case oov_policy::hash:
+      return "hash";
+    case oov_policy::zero:
+      return "zero";
+    case oov_policy::error:
+      return "error";
   }
   return "?";
 }
@@ -83,9 +85,8 @@ run_report run_job(const run_config& c) {
   const embedding_table table = read_embeddings(c.embeddings, wanted);
 
   const embedded_tokens q = embed_tokens(tok.queries, table, c.oov);
-  const embedded_tokens k = tok.structure == attention_structure::self
-                                ? q
-                                : embed_tokens(tok.keys, table, c.oov);
+  const embedded_tokens k =
+      tok.structure == attention_structure::self ? q : embed_tokens(tok.keys, table, c.oov);
   std::vector<std::string> oov = q.oov_tokens;
   for (const auto& t : k.oov_tokens)
     if (std::find(oov.begin(), oov.end(), t) == oov.end()) oov.push_back(t);
@@ -98,16 +99,17 @@ run_report run_job(const run_config& c) {
   input.keys = k.vectors;
   input.values = k.vectors;
 
-  param_store params = c.params_in.empty() ? param_store::seeded(c.spec.seed)
-                                           : param_store::from_file(c.params_in);
+  param_store params =
+      c.params_in.empty() ? param_store::seeded(c.spec.seed) : param_store::from_file(c.params_in);
   run_report report;
   report.result = run_attention(input, c.spec, params);
 
   if (!oov.empty())
     report.warnings.push_back(fmt::format(
         "{} token(s) not in {}: {} ({})", oov.size(), c.embeddings, fmt::join(oov, ", "),
-        c.oov == oov_policy::hash ? "given deterministic hash vectors; --oov zero or --oov error to change"
-                                  : "given zero vectors"));
+        c.oov == oov_policy::hash
+            ? "given deterministic hash vectors; --oov zero or --oov error to change"
+            : "given zero vectors"));
   if (const auto unused = params.unused_file_tensors(); !unused.empty())
     report.warnings.push_back(fmt::format("{}: tensors not used by this variant: {}", c.params_in,
                                           fmt::join(unused, ", ")));
@@ -126,9 +128,9 @@ run_report run_job(const run_config& c) {
     spec.row_labels = report.result.query_tokens;
     spec.col_labels = report.result.key_tokens;
     spec.title = variant_title(report.result);
-    spec.subtitle = fmt::format("weights a_ij · {} queries × {} keys · {}", h.weights.rows(),
-                                h.weights.cols(),
-                                std::filesystem::path(c.embeddings).filename().string());
+    spec.subtitle =
+        fmt::format("weights a_ij · {} queries × {} keys · {}", h.weights.rows(), h.weights.cols(),
+                    std::filesystem::path(c.embeddings).filename().string());
     if (!params.used().empty())
       spec.subtitle += fmt::format(" · parameters {}",
                                    params.from_file()

@@ -30,7 +30,7 @@ struct run_config {
   std::string json_out;
   std::string png_out;
   std::string params_out;
-  int cell = 0;           // heatmap cell size in pixels; 0: auto
+  int cell = 0;  // heatmap cell size in pixels; 0: auto
 };
 
 struct run_report {

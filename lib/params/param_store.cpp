@@ -1,8 +1,8 @@
 #include "params/param_store.h"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "error.h"
 #include "params/rng.h"
@@ -69,8 +69,7 @@ const tensor_data& param_store::require(const std::string& name,
                                              shape_string(shape)));
     if (it->second.shape != shape)
       throw input_error(source_, fmt::format("tensor '{}' has shape {}, expected {}", name,
-                                             shape_string(it->second.shape),
-                                             shape_string(shape)));
+                                             shape_string(it->second.shape), shape_string(shape)));
     return record(name, it->second);
   }
   tensor_data t;
@@ -87,8 +86,8 @@ const tensor_data& param_store::require(const std::string& name,
 
 matrix param_store::require_matrix(const std::string& name, std::size_t rows, std::size_t cols,
                                    param_init init) {
-  const auto& t = require(
-      name, {static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols)}, init);
+  const auto& t =
+      require(name, {static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols)}, init);
   return matrix(rows, cols, t.values);
 }
 
@@ -103,9 +102,8 @@ std::optional<std::vector<float>> param_store::optional_vector(const std::string
   return require_vector(name, n, param_init::zeros);
 }
 
-const tensor_data& param_store::require_rows_at_least(const std::string& name,
-                                                      std::size_t min_rows, std::size_t cols,
-                                                      std::size_t seeded_rows) {
+const tensor_data& param_store::require_rows_at_least(const std::string& name, std::size_t min_rows,
+                                                      std::size_t cols, std::size_t seeded_rows) {
   if (const auto* t = find_used(name)) return *t;
   if (loaded_) {
     auto it = loaded_->tensors.find(name);

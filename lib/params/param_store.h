@@ -24,7 +24,7 @@ namespace attnviz {
 enum class param_init { xavier_uniform, zeros };
 
 class param_store {
-public:
+ public:
   static param_store seeded(std::uint64_t seed);
   static param_store from_file(const std::string& path);
   // Parameters already in memory (as if read from a file named `source`).
@@ -60,7 +60,7 @@ public:
   // --params-out bytes: every used tensor plus metadata saying where they came from.
   std::string serialize_used() const;
 
-private:
+ private:
   param_store() = default;
   const tensor_data& record(const std::string& name, tensor_data t);
   const tensor_data* find_used(const std::string& name) const;

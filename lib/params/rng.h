@@ -21,7 +21,7 @@ constexpr std::uint64_t fnv1a64(std::string_view s) noexcept {
 
 // SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, and every 64-bit state is valid.
 class splitmix64 {
-public:
+ public:
   explicit constexpr splitmix64(std::uint64_t state) noexcept : state_(state) {}
   splitmix64(std::uint64_t seed, std::string_view stream) noexcept
       : state_(seed ^ fnv1a64(stream)) {}
@@ -37,7 +37,7 @@ public:
   // Uniform in [-a, a).
   double uniform(double a) noexcept { return (2.0 * uniform() - 1.0) * a; }
 
-private:
+ private:
   std::uint64_t state_;
 };
 

@@ -1,12 +1,12 @@
 #include "params/safetensors.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "error.h"
@@ -71,7 +71,8 @@ safetensors_file parse_safetensors(const std::string& bytes, const std::string& 
                                              header_len, bytes.size() - 8));
   json header;
   try {
-    header = json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<std::ptrdiff_t>(header_len));
+    header =
+        json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<std::ptrdiff_t>(header_len));
   } catch (const json::parse_error& e) {
     throw input_error::at_offset(source, 8 + e.byte - 1,
                                  "safetensors header is not valid JSON (expected an object of "

@@ -4,8 +4,7 @@
 
 namespace attnviz {
 
-canvas::canvas(int width, int height, rgb background)
-    : width_(width), height_(height) {
+canvas::canvas(int width, int height, rgb background) : width_(width), height_(height) {
   if (width <= 0 || height <= 0) throw std::logic_error("canvas: empty size");
   pixels_.resize(static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * 3);
   for (std::size_t i = 0; i < pixels_.size(); i += 3) {
@@ -17,13 +16,17 @@ canvas::canvas(int width, int height, rgb background)
 
 rgb canvas::get(int x, int y) const {
   if (x < 0 || y < 0 || x >= width_ || y >= height_) throw std::out_of_range("canvas::get");
-  const std::size_t i = (static_cast<std::size_t>(y) * static_cast<std::size_t>(width_) + static_cast<std::size_t>(x)) * 3;
+  const std::size_t i = (static_cast<std::size_t>(y) * static_cast<std::size_t>(width_) +
+                         static_cast<std::size_t>(x)) *
+                        3;
   return {pixels_[i], pixels_[i + 1], pixels_[i + 2]};
 }
 
 void canvas::set(int x, int y, rgb c) {
   if (x < 0 || y < 0 || x >= width_ || y >= height_) return;
-  const std::size_t i = (static_cast<std::size_t>(y) * static_cast<std::size_t>(width_) + static_cast<std::size_t>(x)) * 3;
+  const std::size_t i = (static_cast<std::size_t>(y) * static_cast<std::size_t>(width_) +
+                         static_cast<std::size_t>(x)) *
+                        3;
   pixels_[i] = c.r;
   pixels_[i + 1] = c.g;
   pixels_[i + 2] = c.b;

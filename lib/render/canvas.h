@@ -18,7 +18,7 @@ enum class text_direction {
 };
 
 class canvas {
-public:
+ public:
   canvas(int width, int height, rgb background);
 
   int width() const noexcept { return width_; }
@@ -32,7 +32,7 @@ public:
                 text_direction dir = text_direction::horizontal, int scale = 1);
   const std::vector<std::uint8_t>& pixels() const noexcept { return pixels_; }
 
-private:
+ private:
   int width_, height_;
   std::vector<std::uint8_t> pixels_;  // row-major RGB
 };

@@ -16,7 +16,7 @@ struct rgb {
 };
 
 class colormap {
-public:
+ public:
   // Parses "r,g,b" lines of floats in [0, 1] ('#' starts a comment line).
   colormap(std::string name, std::string_view csv);
   static const colormap& viridis();
@@ -26,7 +26,7 @@ public:
   rgb entry(std::size_t i) const { return table_.at(i); }
   rgb at(double t) const noexcept;
 
-private:
+ private:
   std::string name_;
   std::vector<rgb> table_;
 };

@@ -12,13 +12,15 @@
 namespace attnviz {
 
 struct glyph {
-  int width = 8;                       // 8 or 16 pixels
+  int width = 8;                         // 8 or 16 pixels
   std::array<std::uint16_t, 16> rows{};  // bit 15 = leftmost pixel
-  bool pixel(int x, int y) const noexcept { return (rows[static_cast<std::size_t>(y)] >> (15 - x)) & 1u; }
+  bool pixel(int x, int y) const noexcept {
+    return (rows[static_cast<std::size_t>(y)] >> (15 - x)) & 1u;
+  }
 };
 
 class bitmap_font {
-public:
+ public:
   static constexpr int height = 16;
   static const bitmap_font& unifont();
 
@@ -30,7 +32,7 @@ public:
   int text_width(std::u32string_view text) const;  // pixels at scale 1
   std::size_t size() const noexcept { return glyphs_.size(); }
 
-private:
+ private:
   std::unordered_map<char32_t, glyph> glyphs_;
   glyph fallback_;
 };

@@ -1,9 +1,9 @@
 #include "render/heatmap.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "text/utf8.h"
 
@@ -41,7 +41,8 @@ std::u32string label_text(const std::string& s, const bitmap_font& font) {
 }
 
 int auto_cell(std::size_t n) {
-  const int c = static_cast<int>(std::lround(720.0 / static_cast<double>(std::max<std::size_t>(n, 1))));
+  const int c =
+      static_cast<int>(std::lround(720.0 / static_cast<double>(std::max<std::size_t>(n, 1))));
   return std::clamp(c, 20, 48);
 }
 
@@ -90,10 +91,13 @@ heatmap_layout layout_heatmap(const heatmap_spec& spec) {
   L.ticks = nice_ticks(L.vmin, L.vmax);
 
   int row_label_w = 0, col_label_w = 0;
-  for (const auto& s : spec.row_labels) row_label_w = std::max(row_label_w, font.text_width(label_text(s, font)));
-  for (const auto& s : spec.col_labels) col_label_w = std::max(col_label_w, font.text_width(label_text(s, font)));
+  for (const auto& s : spec.row_labels)
+    row_label_w = std::max(row_label_w, font.text_width(label_text(s, font)));
+  for (const auto& s : spec.col_labels)
+    col_label_w = std::max(col_label_w, font.text_width(label_text(s, font)));
   int tick_w = 0;
-  for (double t : L.ticks) tick_w = std::max(tick_w, font.text_width(decode_utf8_lossy(tick_label(t))));
+  for (double t : L.ticks)
+    tick_w = std::max(tick_w, font.text_width(decode_utf8_lossy(tick_label(t))));
 
   const int grid_w = L.cell * static_cast<int>(m.cols());
   const int grid_h = L.cell * static_cast<int>(m.rows());
@@ -125,7 +129,8 @@ canvas render_heatmap(const heatmap_spec& spec) {
 
   // title and subtitle
   img.draw_text(margin, margin, decode_utf8_lossy(spec.title), ink, font);
-  img.draw_text(margin, margin + bitmap_font::height + 4, decode_utf8_lossy(spec.subtitle), muted, font);
+  img.draw_text(margin, margin + bitmap_font::height + 4, decode_utf8_lossy(spec.subtitle), muted,
+                font);
 
   // cells
   for (int i = 0; i < n_rows; ++i)
@@ -153,12 +158,14 @@ canvas render_heatmap(const heatmap_spec& spec) {
   const int grid_bottom = L.grid_y + n_rows * L.cell;
   for (int j = 0; j < n_cols && j < static_cast<int>(spec.col_labels.size()); ++j) {
     const auto t = label_text(spec.col_labels[static_cast<std::size_t>(j)], font);
-    img.draw_text(L.grid_x + j * L.cell + text_off, grid_bottom + label_gap + font.text_width(t) - 1,
-                  t, ink, font, text_direction::upward);
+    img.draw_text(L.grid_x + j * L.cell + text_off,
+                  grid_bottom + label_gap + font.text_width(t) - 1, t, ink, font,
+                  text_direction::upward);
   }
   // axis names
   int col_label_w = 0;
-  for (const auto& s : spec.col_labels) col_label_w = std::max(col_label_w, font.text_width(label_text(s, font)));
+  for (const auto& s : spec.col_labels)
+    col_label_w = std::max(col_label_w, font.text_width(label_text(s, font)));
   const auto col_axis = decode_utf8_lossy(spec.col_axis);
   img.draw_text(L.grid_x + (n_cols * L.cell - font.text_width(col_axis)) / 2,
                 grid_bottom + label_gap + col_label_w + 8, col_axis, muted, font);

@@ -1,9 +1,9 @@
 #include "render/json_result.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdlib>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "attention/registry.h"
@@ -53,8 +53,10 @@ std::string pretty(const ojson& doc) {
       std::size_t j = i + 1;
       bool leaf = true;
       for (; j < in.size() && in[j] != ']' && leaf; ++j) {
-        if (in[j] == '"') j = string_end(j);
-        else if (in[j] == '[' || in[j] == '{') leaf = false;
+        if (in[j] == '"')
+          j = string_end(j);
+        else if (in[j] == '[' || in[j] == '{')
+          leaf = false;
       }
       if (leaf && j < in.size()) {  // in[j] == ']'
         out.push_back('[');

@@ -15,9 +15,9 @@
 namespace attnviz {
 
 struct result_metadata {
-  std::string tool;                      // "attn-viz <version>"
-  std::string embeddings;                // file the vectors came from
-  std::string parameters;                // "--seed N" or the weights file
+  std::string tool;        // "attn-viz <version>"
+  std::string embeddings;  // file the vectors came from
+  std::string parameters;  // "--seed N" or the weights file
   std::vector<std::string> oov_tokens;
   std::string oov_policy;
 };

@@ -1,5 +1,7 @@
 #include "text/embeddings.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -7,8 +9,6 @@
 #include <memory>
 #include <optional>
 #include <string_view>
-
-#include <fmt/format.h>
 
 #include "error.h"
 #include "io/file_io.h"
@@ -19,7 +19,9 @@ namespace {
 
 constexpr std::size_t norm_sample_rows = 1000;
 
-bool is_sep(char c) { return c == ' ' || c == '\t'; }
+bool is_sep(char c) {
+  return c == ' ' || c == '\t';
+}
 
 bool is_number_char(char c) {
   return (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E';
@@ -30,7 +32,7 @@ std::string_view preview(std::string_view field) {
 }
 
 class text_reader {
-public:
+ public:
   text_reader(const std::string& path, const std::unordered_set<std::string>& wanted)
       : path_(path), wanted_(wanted) {
     table_.source = path;
@@ -69,13 +71,14 @@ public:
       throw input_error(path_, header_ ? "has a header but no vectors"
                                        : "is empty: expected rows of 'token v1 v2 ...'");
     if (header_count_ && *header_count_ != table_.rows)
-      throw input_error(path_, 1, fmt::format("header says {} rows but the file has {}",
-                                              *header_count_, table_.rows));
+      throw input_error(
+          path_, 1,
+          fmt::format("header says {} rows but the file has {}", *header_count_, table_.rows));
     table_.mean_norm = sampled_ ? norm_sum_ / static_cast<double>(sampled_) : 0.0;
     return std::move(table_);
   }
 
-private:
+ private:
   void line(std::string_view s) {
     ++line_no_;
     if (!s.empty() && s.back() == '\r') s.remove_suffix(1);
@@ -87,7 +90,8 @@ private:
     std::size_t p = 0;
     while (p < s.size() && !is_sep(s[p])) ++p;
     const std::string_view token = s.substr(0, p);
-    const bool keep = wanted_.count(std::string(token)) && !table_.vectors.count(std::string(token));
+    const bool keep =
+        wanted_.count(std::string(token)) && !table_.vectors.count(std::string(token));
     const bool sample = sampled_ < norm_sample_rows;
     fields_.clear();
     while (p < s.size()) {
@@ -144,10 +148,10 @@ private:
       return;
     }
     if (n != table_.dim)
-      throw input_error(path_, line_no_,
-                        fmt::format("{} values, expected {} (the dimension set by {} {})", n,
-                                    table_.dim, header_ && dim_line_ == 1 ? "the header on line" : "line",
-                                    dim_line_));
+      throw input_error(
+          path_, line_no_,
+          fmt::format("{} values, expected {} (the dimension set by {} {})", n, table_.dim,
+                      header_ && dim_line_ == 1 ? "the header on line" : "line", dim_line_));
   }
 
   [[noreturn]] void not_a_number(std::string_view field, std::size_t k) {
@@ -161,14 +165,14 @@ private:
     if (*b == '+') ++b;
     auto r = std::from_chars(b, field.data() + field.size(), v);
     if (r.ec == std::errc::result_out_of_range)
-      throw input_error(path_, line_no_,
-                        fmt::format("value {} '{}' is outside the float range", k + 1,
-                                    preview(field)));
+      throw input_error(
+          path_, line_no_,
+          fmt::format("value {} '{}' is outside the float range", k + 1, preview(field)));
     if (r.ec != std::errc() || r.ptr != field.data() + field.size()) not_a_number(field, k);
     if (!std::isfinite(v))
-      throw input_error(path_, line_no_,
-                        fmt::format("value {} is {}; expected a finite number", k + 1,
-                                    preview(field)));
+      throw input_error(
+          path_, line_no_,
+          fmt::format("value {} is {}; expected a finite number", k + 1, preview(field)));
     return v;
   }
 

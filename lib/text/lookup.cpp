@@ -1,10 +1,10 @@
 #include "text/lookup.h"
 
-#include <algorithm>
-#include <cmath>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
 
 #include "error.h"
 #include "params/rng.h"

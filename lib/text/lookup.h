@@ -21,7 +21,7 @@ namespace attnviz {
 enum class oov_policy { hash, zero, error };
 
 struct embedded_tokens {
-  matrix vectors;                      // n × dim, row i = token i
+  matrix vectors;                       // n × dim, row i = token i
   std::vector<std::string> oov_tokens;  // distinct OOV tokens, in order of first appearance
 };
 

@@ -5,10 +5,12 @@
 namespace attnviz {
 namespace {
 
-bool is_apostrophe(char32_t cp) { return cp == U'\'' || cp == 0x2019; }
+bool is_apostrophe(char32_t cp) {
+  return cp == U'\'' || cp == 0x2019;
+}
 
 class token_builder {
-public:
+ public:
   explicit token_builder(bool keep_case) : keep_case_(keep_case) {}
   void push(char32_t cp) { current_.push_back(keep_case_ ? cp : to_lower(cp)); }
   void flush() {
@@ -26,7 +28,7 @@ public:
     return std::move(tokens_);
   }
 
-private:
+ private:
   bool keep_case_;
   std::u32string current_;
   std::vector<std::string> tokens_;
@@ -54,8 +56,9 @@ std::vector<std::string> tokenize(std::string_view text, const tokenizer_options
                !out.current().empty()) {
       // Clitic: "don't" -> "do" "n't" when the word ends in n; otherwise "it" "'s".
       std::u32string& cur = out.current();
-      const bool nt = (next == U't' || next == U'T') && (cur.back() == U'n' || cur.back() == U'N') &&
-                      cur.size() > 1 && !(i + 2 < n && is_letter_like(cps[i + 2]));
+      const bool nt = (next == U't' || next == U'T') &&
+                      (cur.back() == U'n' || cur.back() == U'N') && cur.size() > 1 &&
+                      !(i + 2 < n && is_letter_like(cps[i + 2]));
       char32_t carried = 0;
       if (nt) {
         carried = cur.back();

@@ -95,14 +95,14 @@ bool is_space(char32_t cp) noexcept {
 }
 
 bool is_control(char32_t cp) noexcept {
-  return cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || (cp >= 0x200b && cp <= 0x200f) ||
-         cp == 0xfeff || (cp >= 0x2060 && cp <= 0x2064);
+  return cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || (cp >= 0x200b && cp <= 0x200f) || cp == 0xfeff ||
+         (cp >= 0x2060 && cp <= 0x2064);
 }
 
 bool is_punctuation(char32_t cp) noexcept {
   if (cp < 0x80)
-    return (cp >= 0x21 && cp <= 0x2f) || (cp >= 0x3a && cp <= 0x40) ||
-           (cp >= 0x5b && cp <= 0x60) || (cp >= 0x7b && cp <= 0x7e);
+    return (cp >= 0x21 && cp <= 0x2f) || (cp >= 0x3a && cp <= 0x40) || (cp >= 0x5b && cp <= 0x60) ||
+           (cp >= 0x7b && cp <= 0x7e);
   if (cp >= 0xa1 && cp <= 0xbf)  // Latin-1 symbols, minus ª ² ³ µ ¹ º ¼ ½ ¾
     return !(cp == 0xaa || cp == 0xb2 || cp == 0xb3 || cp == 0xb5 || cp == 0xb9 || cp == 0xba ||
              (cp >= 0xbc && cp <= 0xbe));
@@ -124,7 +124,9 @@ bool is_cjk(char32_t cp) noexcept {
          (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0x20000 && cp <= 0x3134f);
 }
 
-bool is_digit(char32_t cp) noexcept { return cp >= U'0' && cp <= U'9'; }
+bool is_digit(char32_t cp) noexcept {
+  return cp >= U'0' && cp <= U'9';
+}
 
 bool is_letter_like(char32_t cp) noexcept {
   return !is_space(cp) && !is_control(cp) && !is_punctuation(cp) && !is_cjk(cp);

@@ -62,6 +62,13 @@ def run_tests(tests, env):
     return 1 if failed else 0
 
 
+def main(namespace):
+    """Runs every test_* function of a test module (pass its globals())."""
+    env = Env(parse_args())
+    tests = [v for k, v in sorted(namespace.items()) if k.startswith("test_")]
+    return run_tests(tests, env)
+
+
 def png_size(path):
     """Width and height from the IHDR chunk, after checking the PNG signature."""
     with open(path, "rb") as f:

@@ -6,7 +6,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Env, parse_args, png_size, run_tests  # noqa: E402
+from harness import main, png_size  # noqa: E402
 
 SENTENCE = "the cat sat on the floor because it was tired"
 SCORES = ["dot", "scaled_dot", "general", "additive", "concat", "cosine", "location"]
@@ -212,11 +212,5 @@ def test_demo_writes_heatmaps_and_prints_paths(env):
     assert "cross-" in names
 
 
-def main():
-    env = Env(parse_args())
-    tests = [v for k, v in sorted(globals().items()) if k.startswith("test_")]
-    return run_tests(tests, env)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(globals()))

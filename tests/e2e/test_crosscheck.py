@@ -12,7 +12,7 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import SKIP, Env, parse_args, run_tests  # noqa: E402
+from harness import SKIP, main  # noqa: E402
 
 try:
     import numpy as np
@@ -165,11 +165,5 @@ def test_full_glove_file_when_available(env):
                                  "--score", "concat", "--da", "12"], embeddings=glove)
 
 
-def main():
-    env = Env(parse_args())
-    tests = [v for k, v in sorted(globals().items()) if k.startswith("test_")]
-    return run_tests(tests, env)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(globals()))

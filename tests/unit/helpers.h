@@ -1,13 +1,13 @@
 // Small helpers shared by the unit tests.
 #pragma once
 
+#include <doctest/doctest.h>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
-
-#include <doctest/doctest.h>
 
 #include "tensor.h"
 
@@ -22,13 +22,14 @@ inline void check_close(const matrix& got, const std::vector<double>& want, doub
   REQUIRE(got.size() == want.size());
   for (std::size_t i = 0; i < want.size(); ++i) {
     INFO("entry " << i << " (row " << i / std::max<std::size_t>(got.cols(), 1) << ")");
-    CHECK(std::fabs(static_cast<double>(got.data()[i]) - want[i]) <= tol * std::max(1.0, std::fabs(want[i])));
+    CHECK(std::fabs(static_cast<double>(got.data()[i]) - want[i]) <=
+          tol * std::max(1.0, std::fabs(want[i])));
   }
 }
 
 // A temporary folder removed at scope exit.
 class temp_dir {
-public:
+ public:
   temp_dir() {
     std::string tmpl = (std::filesystem::temp_directory_path() / "attnviz-test-XXXXXX").string();
     path_ = ::mkdtemp(tmpl.data());
@@ -45,7 +46,7 @@ public:
   std::string path(const std::string& name) const { return (path_ / name).string(); }
   const std::filesystem::path& dir() const { return path_; }
 
-private:
+ private:
   std::filesystem::path path_;
 };
 

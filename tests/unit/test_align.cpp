@@ -1,9 +1,9 @@
 // Stage 2 on hand-worked rows, extreme scores, and the contract every align function keeps.
+#include <doctest/doctest.h>
+
 #include <cmath>
 #include <limits>
 #include <random>
-
-#include <doctest/doctest.h>
 
 #include "attention/align.h"
 #include "attention/registry.h"
@@ -51,7 +51,8 @@ TEST_CASE("softmax: -inf is weight 0; a fully masked row is all zeros; +inf shar
 }
 
 TEST_CASE("hardmax is one-hot at the first maximum") {
-  const matrix a = align_hardmax(mat(3, 4, {1, 3, 3, 2, -1e30f, -1e30f, -1e30f, -1e30f, -inf, -inf, -inf, -inf}), {});
+  const matrix a = align_hardmax(
+      mat(3, 4, {1, 3, 3, 2, -1e30f, -1e30f, -1e30f, -1e30f, -inf, -inf, -inf, -inf}), {});
   check_close(a, {0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0});
 }
 
@@ -65,8 +66,8 @@ TEST_CASE("every registered align function keeps the contract on random and extr
     cases.push_back(m);
   }
   cases.push_back(mat(2, 4, {1e30f, -1e30f, 1e30f, 0, 5, 5, 5, 5}));  // extremes, ties
-  cases.push_back(mat(1, 3, {-inf, -inf, -inf}));                      // fully masked
-  cases.push_back(mat(1, 3, {-inf, 2, -inf}));                         // partly masked
+  cases.push_back(mat(1, 3, {-inf, -inf, -inf}));                     // fully masked
+  cases.push_back(mat(1, 3, {-inf, 2, -inf}));                        // partly masked
   for (const auto& entry : align_registry()) {
     for (double tau : {0.05, 1.0, 20.0}) {
       for (const auto& e : cases) {

@@ -1,6 +1,6 @@
-#include <filesystem>
-
 #include <doctest/doctest.h>
+
+#include <filesystem>
 
 #include "attention/registry.h"
 #include "error.h"
@@ -34,9 +34,9 @@ TEST_CASE("demo on the bundled samples: every score function, PNG and JSON for e
   CHECK(pngs >= score_registry().size() + 2);
   CHECK(calls == pngs + 1);
   for (const auto& s : score_registry())
-    CHECK(std::filesystem::exists(std::filesystem::path(out) /
-                                  ("01-the-cat-sat-on-the-floor-because-it-was-" +
-                                   std::string(s.info.name) + ".png")));
+    CHECK(std::filesystem::exists(
+        std::filesystem::path(out) /
+        ("01-the-cat-sat-on-the-floor-because-it-was-" + std::string(s.info.name) + ".png")));
 }
 
 TEST_CASE("demo refuses an output folder whose parent is missing") {

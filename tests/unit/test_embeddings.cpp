@@ -1,7 +1,7 @@
+#include <doctest/doctest.h>
+
 #include <cmath>
 #include <fstream>
-
-#include <doctest/doctest.h>
 
 #include "error.h"
 #include "helpers.h"
@@ -11,7 +11,8 @@ using namespace attnviz;
 using attnviz::testing::temp_dir;
 
 namespace {
-std::string error_of(const std::string& path, const std::unordered_set<std::string>& wanted = {"a"}) {
+std::string error_of(const std::string& path,
+                     const std::unordered_set<std::string>& wanted = {"a"}) {
   try {
     read_embeddings(path, wanted);
   } catch (const input_error& e) {
@@ -38,7 +39,9 @@ TEST_CASE("GloVe rows: only the wanted tokens are kept, every row is counted") {
 
 TEST_CASE("word2vec / fastText header, BOM, CRLF, tabs and blank lines are accepted") {
   temp_dir d;
-  const auto p = d.file("w.vec", "\xEF\xBB\xBF" "2 2\r\nx 1 2\r\n\r\ny\t3  4 \r\n");
+  const auto p = d.file("w.vec",
+                        "\xEF\xBB\xBF"
+                        "2 2\r\nx 1 2\r\n\r\ny\t3  4 \r\n");
   const auto t = read_embeddings(p, {"x", "y"});
   CHECK(t.dim == 2);
   CHECK(t.rows == 2);
@@ -88,7 +91,8 @@ TEST_CASE("rows far from the first are checked too (shape and characters)") {
 }
 
 TEST_CASE("the bundled sample file is real GloVe 50d") {
-  const auto t = read_embeddings(std::string(ATTNVIZ_SAMPLES) + "/glove.6B.50d.sample.txt", {"the", "cat"});
+  const auto t =
+      read_embeddings(std::string(ATTNVIZ_SAMPLES) + "/glove.6B.50d.sample.txt", {"the", "cat"});
   CHECK(t.dim == 50);
   CHECK(t.rows > 1000);
   REQUIRE(t.find("the"));

@@ -1,8 +1,8 @@
+#include <doctest/doctest.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include <doctest/doctest.h>
 
 #include "error.h"
 #include "helpers.h"
@@ -20,7 +20,8 @@ std::string slurp(const std::string& p) {
   return s.str();
 }
 std::size_t entries(const fs::path& d) {
-  return static_cast<std::size_t>(std::distance(fs::directory_iterator(d), fs::directory_iterator()));
+  return static_cast<std::size_t>(
+      std::distance(fs::directory_iterator(d), fs::directory_iterator()));
 }
 }  // namespace
 
@@ -47,7 +48,8 @@ TEST_CASE("a failing batch leaves no file and keeps existing ones untouched") {
 
 TEST_CASE("check_output_path explains what is wrong") {
   temp_dir d;
-  CHECK_THROWS_WITH(check_output_path(d.path("nope/x.png"), "--png"), doctest::Contains("does not exist"));
+  CHECK_THROWS_WITH(check_output_path(d.path("nope/x.png"), "--png"),
+                    doctest::Contains("does not exist"));
   CHECK_THROWS_WITH(check_output_path(d.dir().string(), "--png"), doctest::Contains("is a folder"));
   CHECK_NOTHROW(check_output_path(d.path("x.png"), "--png"));
 }

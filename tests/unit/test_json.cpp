@@ -1,6 +1,6 @@
-#include <nlohmann/json.hpp>
-
 #include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
 
 #include "attention/pipeline.h"
 #include "helpers.h"

@@ -1,6 +1,6 @@
-#include <cmath>
-
 #include <doctest/doctest.h>
+
+#include <cmath>
 
 #include "error.h"
 #include "helpers.h"

@@ -1,6 +1,6 @@
-#include <cmath>
-
 #include <doctest/doctest.h>
+
+#include <cmath>
 
 #include "error.h"
 #include "helpers.h"
@@ -38,9 +38,11 @@ TEST_CASE("from a file: missing or wrongly shaped tensors are named with the exp
   f.tensors["score.W"] = {{2, 3}, {1, 2, 3, 4, 5, 6}};
   auto p = param_store::from_tensors(f, "w.safetensors");
   CHECK(p.require_matrix("score.W", 2, 3)(1, 2) == 6.0f);
-  CHECK_THROWS_WITH_AS(p.require_vector("score.v", 3), "w.safetensors: missing tensor 'score.v' (expected shape [3])", input_error);
+  CHECK_THROWS_WITH_AS(p.require_vector("score.v", 3),
+                       "w.safetensors: missing tensor 'score.v' (expected shape [3])", input_error);
   auto q = param_store::from_tensors(f, "w.safetensors");
-  CHECK_THROWS_WITH(q.require_matrix("score.W", 3, 2), "w.safetensors: tensor 'score.W' has shape [2, 3], expected [3, 2]");
+  CHECK_THROWS_WITH(q.require_matrix("score.W", 3, 2),
+                    "w.safetensors: tensor 'score.W' has shape [2, 3], expected [3, 2]");
 }
 
 TEST_CASE("used tensors are written back in order of use and read back equal") {

@@ -1,6 +1,6 @@
-#include <cmath>
-
 #include <doctest/doctest.h>
+
+#include <cmath>
 
 #include "attention/pipeline.h"
 #include "error.h"
@@ -62,9 +62,9 @@ TEST_CASE("raw self-attention with dot: weights = softmax(X X^T), context = A X"
 }
 
 TEST_CASE("--project applies W_Q, W_K, W_V (torch.nn.Linear layout) and biases") {
-  auto p = store({{"q_proj.weight", {{1, 2}, {2, 0}}},      // q = 2 x_0
-                  {"k_proj.weight", {{1, 2}, {0, 1}}},      // k = x_1
-                  {"v_proj.weight", {{1, 2}, {1, 1}}},      // v = x_0 + x_1
+  auto p = store({{"q_proj.weight", {{1, 2}, {2, 0}}},  // q = 2 x_0
+                  {"k_proj.weight", {{1, 2}, {0, 1}}},  // k = x_1
+                  {"v_proj.weight", {{1, 2}, {1, 1}}},  // v = x_0 + x_1
                   {"v_proj.bias", {{1}, {10}}}});
   attention_spec spec;
   spec.score = "dot";
@@ -88,7 +88,8 @@ TEST_CASE("packed in_proj_weight gives the same result as separate projections")
   auto separate = store({{"q_proj.weight", {{2, 2}, wq}},
                          {"k_proj.weight", {{2, 2}, wk}},
                          {"v_proj.weight", {{2, 2}, wv}}});
-  auto mha = store({{"in_proj_weight", {{6, 2}, packed}}, {"in_proj_bias", {{6}, {0, 0, 0, 0, 1, 1}}}});
+  auto mha =
+      store({{"in_proj_weight", {{6, 2}, packed}}, {"in_proj_bias", {{6}, {0, 0, 0, 0, 1, 1}}}});
   attention_spec spec;
   spec.project = true;
   const auto a = run_attention(self_input(X), spec, separate);
@@ -102,9 +103,9 @@ TEST_CASE("a missing or misshapen projection names the tensor and the shape expe
   attention_spec spec;
   spec.project = true;
   auto missing = store({{"q_proj.weight", {{2, 2}, {1, 0, 0, 1}}}});
-  CHECK_THROWS_WITH_AS(run_attention(self_input(X), spec, missing),
-                       "weights.safetensors: missing tensor 'k_proj.weight' (expected shape [2, 2])",
-                       input_error);
+  CHECK_THROWS_WITH_AS(
+      run_attention(self_input(X), spec, missing),
+      "weights.safetensors: missing tensor 'k_proj.weight' (expected shape [2, 2])", input_error);
   auto wrong = store({{"q_proj.weight", {{2, 3}, {1, 0, 0, 1, 0, 0}}}});
   CHECK_THROWS_WITH(run_attention(self_input(X), spec, wrong),
                     doctest::Contains("tensor 'q_proj.weight' has shape [2, 3], expected [2, 2]"));

@@ -1,6 +1,6 @@
-#include <set>
-
 #include <doctest/doctest.h>
+
+#include <set>
 
 #include "attention/registry.h"
 #include "error.h"

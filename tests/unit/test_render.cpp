@@ -31,8 +31,8 @@ bool has_ink(const canvas& img, int x0, int y0, int w, int h) {
 TEST_CASE("viridis: 256 entries from the published table, ends as in matplotlib") {
   const colormap& v = colormap::viridis();
   CHECK(v.size() == 256);
-  CHECK(v.entry(0) == rgb{68, 1, 84});      // (0.267004, 0.004874, 0.329415) × 255
-  CHECK(v.entry(255) == rgb{253, 231, 37}); // (0.993248, 0.906157, 0.143936) × 255
+  CHECK(v.entry(0) == rgb{68, 1, 84});       // (0.267004, 0.004874, 0.329415) × 255
+  CHECK(v.entry(255) == rgb{253, 231, 37});  // (0.993248, 0.906157, 0.143936) × 255
   CHECK(v.at(0.0) == v.entry(0));
   CHECK(v.at(1.0) == v.entry(255));
   CHECK(v.at(0.5) == v.entry(128));
@@ -46,8 +46,8 @@ TEST_CASE("unifont: narrow Latin, wide CJK, a fallback for what it lacks") {
   CHECK(f.get(U'机').width == 16);
   CHECK(f.get(U'ж').width == 8);
   CHECK(f.text_width(U"ab机") == 32);
-  CHECK_FALSE(f.has(0x10400));         // outside the BMP subset
-  CHECK(f.get(0x10400).width > 0);     // drawn as U+FFFD, never a crash
+  CHECK_FALSE(f.has(0x10400));      // outside the BMP subset
+  CHECK(f.get(0x10400).width > 0);  // drawn as U+FFFD, never a crash
   CHECK(fit_text(U"short", 80, f) == U"short");
   const auto cut = fit_text(U"internationalisation", 80, f);
   CHECK(cut.back() == U'…');
@@ -79,7 +79,8 @@ TEST_CASE("heatmap: size follows from token count and cell; cells carry their co
   CHECK(L.vmax == 1.0);
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 4; ++j) {
-      const rgb want = colormap::viridis().at(w(static_cast<std::size_t>(i), static_cast<std::size_t>(j)));
+      const rgb want =
+          colormap::viridis().at(w(static_cast<std::size_t>(i), static_cast<std::size_t>(j)));
       CHECK(img.get(L.grid_x + j * 30 + 15, L.grid_y + i * 30 + 15) == want);
       CHECK(img.get(L.grid_x + j * 30 + 1, L.grid_y + i * 30 + 28) == want);
     }
@@ -115,7 +116,9 @@ TEST_CASE("non-ASCII labels render: CJK, accents, controls, invalid UTF-8, over-
   const matrix w(4, 4, 0.25f);
   heatmap_spec spec;
   spec.values = &w;
-  spec.row_labels = {"机器", "café", "bad\xff", "a\x01" "b"};
+  spec.row_labels = {"机器", "café", "bad\xff",
+                     "a\x01"
+                     "b"};
   spec.col_labels = {"学习", "ΣΩ", std::string(200, 'x'), ""};
   const canvas img = render_heatmap(spec);
   const auto L = layout_heatmap(spec);
@@ -138,7 +141,8 @@ TEST_CASE("text drawing: horizontal and upward text cover the same pixel count")
       na += a.get(x, y) == rgb{0, 0, 0};
       nb += b.get(x, y) == rgb{0, 0, 0};
       // pixel (u, v) of the text lands at (v, 63 - u) when rotated
-      if (x < 16 && y < 16) CHECK((a.get(x, y) == rgb{0, 0, 0}) == (b.get(y, 63 - x) == rgb{0, 0, 0}));
+      if (x < 16 && y < 16)
+        CHECK((a.get(x, y) == rgb{0, 0, 0}) == (b.get(y, 63 - x) == rgb{0, 0, 0}));
     }
   CHECK(na > 10);
   CHECK(na == nb);

@@ -1,7 +1,7 @@
+#include <doctest/doctest.h>
+
 #include <cstring>
 #include <limits>
-
-#include <doctest/doctest.h>
 
 #include "error.h"
 #include "params/safetensors.h"
@@ -40,13 +40,13 @@ std::string error_of(const std::string& bytes) {
 }  // namespace
 
 TEST_CASE("reads a hand-made file with F32, F16 and BF16 tensors and metadata") {
-  const std::string header =
-      R"({"a":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]},)"
-      R"("h":{"dtype":"F16","shape":[2],"data_offsets":[16,20]},)"
-      R"("b":{"dtype":"BF16","shape":[1],"data_offsets":[20,22]},)"
-      R"("__metadata__":{"format":"pt"}})";
+  const std::string header = R"({"a":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]},)"
+                             R"("h":{"dtype":"F16","shape":[2],"data_offsets":[16,20]},)"
+                             R"("b":{"dtype":"BF16","shape":[1],"data_offsets":[20,22]},)"
+                             R"("__metadata__":{"format":"pt"}})";
   // F16 0x3C00 = 1.0, 0xC000 = -2.0; BF16 0x3FC0 = 1.5
-  const std::string data = f32({1, 2, 3, 4}) + std::string("\x00\x3c\x00\xc0", 4) + std::string("\xc0\x3f", 2);
+  const std::string data =
+      f32({1, 2, 3, 4}) + std::string("\x00\x3c\x00\xc0", 4) + std::string("\xc0\x3f", 2);
   const auto f = parse_safetensors(handmade(header, data), "w.safetensors");
   CHECK(f.tensors.at("a").shape == std::vector<std::int64_t>{2, 2});
   CHECK(f.tensors.at("a").values == std::vector<float>{1, 2, 3, 4});
@@ -79,15 +79,25 @@ TEST_CASE("a file with metadata and no tensors is valid JSON") {
 }
 
 TEST_CASE("broken files are input errors that say what is wrong") {
-  CHECK(error_of("abc") == "w.safetensors: not a safetensors file: 3 bytes, expected at least 8 (a little-endian u64 header length)");
-  CHECK(error_of(handmade("{}", "").substr(0, 8) + "x").find("header length 2 is larger") != std::string::npos);
+  CHECK(error_of("abc") ==
+        "w.safetensors: not a safetensors file: 3 bytes, expected at least 8 (a little-endian u64 "
+        "header length)");
+  CHECK(error_of(handmade("{}", "").substr(0, 8) + "x").find("header length 2 is larger") !=
+        std::string::npos);
   CHECK(error_of(handmade("{nope", "")).find("header is not valid JSON") != std::string::npos);
   CHECK(error_of(handmade(R"({"a":{"dtype":"I8","shape":[1],"data_offsets":[0,1]}})", "x")) ==
         "w.safetensors: tensor 'a': dtype I8 is not supported (expected F32, F64, F16 or BF16)");
   CHECK(error_of(handmade(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,4]}})", f32({1}))) ==
         "w.safetensors: tensor 'a': shape [2] of F32 needs 8 bytes but data_offsets span 4");
-  CHECK(error_of(handmade(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,8]}})", f32({1}))).find("outside") != std::string::npos);
-  CHECK(error_of(handmade(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", f32({1}))).find("overlap") != std::string::npos);
+  CHECK(error_of(handmade(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,8]}})", f32({1})))
+            .find("outside") != std::string::npos);
+  CHECK(
+      error_of(
+          handmade(
+              R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})",
+              f32({1})))
+          .find("overlap") != std::string::npos);
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  CHECK(error_of(handmade(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", f32({nan}))).find("expected a finite number") != std::string::npos);
+  CHECK(error_of(handmade(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", f32({nan})))
+            .find("expected a finite number") != std::string::npos);
 }

@@ -1,8 +1,8 @@
 // Every score function on a hand-worked 2×3 case, plus the identities of VARIANTS.md.
+#include <doctest/doctest.h>
+
 #include <cmath>
 #include <random>
-
-#include <doctest/doctest.h>
 
 #include "attention/registry.h"
 #include "attention/score.h"
@@ -18,7 +18,9 @@ namespace {
 const matrix Q = mat(2, 2, {1, 2, 0, 1});
 const matrix K = mat(3, 2, {1, 0, 0, 1, 1, 1});
 
-tensor_data t(std::vector<std::int64_t> shape, std::vector<float> v) { return {shape, v}; }
+tensor_data t(std::vector<std::int64_t> shape, std::vector<float> v) {
+  return {shape, v};
+}
 
 param_store store(std::map<std::string, tensor_data> tensors) {
   safetensors_file f;
@@ -88,7 +90,8 @@ TEST_CASE("location: e_i = W q_i, blind to key content") {
   // Changing the keys' content changes nothing.
   const matrix other_keys = mat(3, 2, {5, 5, -3, 2, 0, 0});
   auto p2 = store({{"score.W", t({4, 2}, {1, 0, 0, 1, 1, -1, 9, 9})}});
-  check_close(find_score("location").fn(score_inputs{Q, other_keys, p2, 0, 1.0}), {1, 2, -1, 0, 1, -1});
+  check_close(find_score("location").fn(score_inputs{Q, other_keys, p2, 0, 1.0}),
+              {1, 2, -1, 0, 1, -1});
 }
 
 TEST_CASE("location: W with fewer rows than keys is an error naming the tensor") {
@@ -125,8 +128,8 @@ TEST_CASE("identity: scaled_dot = dot / sqrt(d_k) on random inputs") {
 
 TEST_CASE("cosine stays in [-1, 1]; a zero vector scores 0, not NaN") {
   matrix q = random_matrix(6, 4, 8), k = random_matrix(5, 4, 9);
-  for (std::size_t c = 0; c < 4; ++c) q(0, c) = 0.0f;             // zero query
-  for (std::size_t c = 0; c < 4; ++c) k(1, c) = 3.0f * q(2, c);   // parallel to query 2
+  for (std::size_t c = 0; c < 4; ++c) q(0, c) = 0.0f;            // zero query
+  for (std::size_t c = 0; c < 4; ++c) k(1, c) = 3.0f * q(2, c);  // parallel to query 2
   const matrix e = cosine_scores(q, k, 1.0);
   for (float x : e.values()) {
     CHECK(x >= -1.0f);
@@ -141,7 +144,8 @@ TEST_CASE("dot-family scores refuse queries and keys of different sizes") {
   const matrix q = random_matrix(2, 3, 1), k = random_matrix(2, 4, 2);
   auto p = param_store::seeded(0);
   for (const char* name : {"dot", "scaled_dot", "cosine"})
-    CHECK_THROWS_WITH(find_score(name).fn(score_inputs{q, k, p, 0, 1.0}), doctest::Contains("d_q = 3"));
+    CHECK_THROWS_WITH(find_score(name).fn(score_inputs{q, k, p, 0, 1.0}),
+                      doctest::Contains("d_q = 3"));
   // general handles d_q != d_k with W [d_q, d_k]
   CHECK(find_score("general").fn(score_inputs{q, k, p, 0, 1.0}).cols() == 2);
 }

@@ -8,7 +8,9 @@ using namespace attnviz;
 using v = std::vector<std::string>;
 
 namespace {
-v tok(const std::string& s, bool keep_case = false) { return tokenize(s, {keep_case}, "--text"); }
+v tok(const std::string& s, bool keep_case = false) {
+  return tokenize(s, {keep_case}, "--text");
+}
 }  // namespace
 
 TEST_CASE("whitespace and punctuation split; words are lower-cased") {
@@ -37,7 +39,9 @@ TEST_CASE("UTF-8 aware: every CJK character is a token, accents and other script
 }
 
 TEST_CASE("control characters separate and never appear in tokens") {
-  CHECK(tok("a\x01" "b\x7f" "c") == v{"a", "b", "c"});
+  CHECK(tok("a\x01"
+            "b\x7f"
+            "c") == v{"a", "b", "c"});
   CHECK(tok("zero\u200bwidth") == v{"zero", "width"});
   CHECK(tok(" \t\r\n").empty());
   CHECK(tok("").empty());
@@ -45,14 +49,16 @@ TEST_CASE("control characters separate and never appear in tokens") {
 
 TEST_CASE("invalid UTF-8 is an input error with the byte offset") {
   CHECK_THROWS_AS(tok("ok \xff bad"), input_error);
-  CHECK_THROWS_WITH(tok("ok \xff bad"), "--text (byte 3): invalid UTF-8 (byte 0xff); expected UTF-8 text");
-  CHECK_THROWS(tok("\xe6\x9c"));            // truncated 3-byte sequence
-  CHECK_THROWS(tok("\xc0\xaf"));            // overlong '/'
-  CHECK_THROWS(tok("\xed\xa0\x80"));        // surrogate
+  CHECK_THROWS_WITH(tok("ok \xff bad"),
+                    "--text (byte 3): invalid UTF-8 (byte 0xff); expected UTF-8 text");
+  CHECK_THROWS(tok("\xe6\x9c"));      // truncated 3-byte sequence
+  CHECK_THROWS(tok("\xc0\xaf"));      // overlong '/'
+  CHECK_THROWS(tok("\xed\xa0\x80"));  // surrogate
 }
 
 TEST_CASE("--tokens keeps the given tokens as they are") {
-  CHECK(split_pretokenized("The  cat's ##ing 机器", "--tokens") == v{"The", "cat's", "##ing", "机器"});
+  CHECK(split_pretokenized("The  cat's ##ing 机器", "--tokens") ==
+        v{"The", "cat's", "##ing", "机器"});
 }
 
 TEST_CASE("lower_case follows the tokenizer's rules") {
