@@ -31,9 +31,11 @@ class Env:
     def path(self, name):
         return os.path.join(self.tmp, name)
 
-    def run(self, *argv, expect=0):
+    def run(self, *argv, expect=0, extra_env=None):
         """Runs attn-viz; checks the exit code; returns (stdout, stderr) as text."""
-        proc = subprocess.run([self.exe, *argv], capture_output=True, stdin=subprocess.DEVNULL)
+        env = dict(os.environ, **(extra_env or {}))
+        proc = subprocess.run([self.exe, *argv], capture_output=True, stdin=subprocess.DEVNULL,
+                              env=env)
         out = proc.stdout.decode("utf-8", "replace")
         err = proc.stderr.decode("utf-8", "replace")
         if expect is not None and proc.returncode != expect:

@@ -102,6 +102,20 @@ def test_same_inputs_same_bytes(env):
     assert open(other, "rb").read() != outputs[0][2]
 
 
+def test_one_and_two_threads_give_identical_bytes(env):
+    # 64 tokens: the additive and matrix-product loops run in parallel (rows are independent,
+    # so the bytes must not depend on the thread count).
+    text = " ".join(["the cat sat on the floor because it was tired"] * 7)[:-1] + " end"
+    outputs = []
+    for threads in ("1", "2"):
+        j = env.path(f"threads{threads}.json")
+        env.run("run", "--text", text, "--embeddings", env.embeddings, "--score", "additive",
+                "--project", "--json", j, extra_env={"OMP_NUM_THREADS": threads})
+        outputs.append(open(j, "rb").read())
+    assert len(json.loads(outputs[0])["query_tokens"]) > 60
+    assert outputs[0] == outputs[1]
+
+
 def test_params_round_trip(env):
     st, a, b = env.path("rt.st"), env.path("rt-a.json"), env.path("rt-b.json")
     env.run("run", "--text", SENTENCE, "--embeddings", env.embeddings, "--score", "concat",
