@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "error.h"
+#include "names.h"
 
 namespace attnviz {
 
@@ -119,51 +120,23 @@ const std::vector<context_entry>& context_registry() {
 
 namespace {
 
-std::string normalise(std::string_view s) {
-  std::string out;
-  for (char c : s)
-    out.push_back(c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  return out;
-}
-
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j)
-      cur[j] =
-          std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
 template <class Entry>
 const Entry& find_in(const std::vector<Entry>& entries, std::string_view name, stage s) {
-  const std::string key = normalise(name);
+  const std::string key = normalise_name(name);
   for (const auto& e : entries) {
-    if (normalise(e.info.name) == key) return e;
+    if (normalise_name(e.info.name) == key) return e;
     for (auto alias : e.info.aliases)
-      if (normalise(alias) == key) return e;
+      if (normalise_name(alias) == key) return e;
   }
-  std::vector<std::string_view> names;
-  std::string_view nearest;
-  std::size_t best = std::numeric_limits<std::size_t>::max();
+  std::vector<std::string_view> known;
+  std::vector<std::pair<std::string_view, std::string_view>> candidates;
   for (const auto& e : entries) {
-    names.push_back(e.info.name);
-    std::vector<std::string_view> candidates = e.info.aliases;
-    candidates.push_back(e.info.name);
-    for (auto c : candidates) {
-      const std::size_t d = edit_distance(key, normalise(c));
-      if (d < best) best = d, nearest = e.info.name;
-    }
+    known.push_back(e.info.name);
+    candidates.emplace_back(e.info.name, e.info.name);
+    for (auto alias : e.info.aliases) candidates.emplace_back(alias, e.info.name);
   }
-  std::string hint = best <= std::max<std::size_t>(2, key.size() / 3)
-                         ? fmt::format(" Did you mean '{}'?", nearest)
-                         : std::string();
-  throw usage_error(fmt::format("unknown {} function '{}'.{} Known: {} (see 'attn-viz list')",
-                                stage_name(s), name, hint, fmt::join(names, ", ")));
+  throw_unknown_name(fmt::format("{} function", stage_name(s)), name, known, candidates,
+                     "'attn-viz list'");
 }
 
 }  // namespace

@@ -4,7 +4,13 @@
 #include <stdexcept>
 #include <string>
 
+#include <map>
+#include <mutex>
+
+#include <fmt/format.h>
+
 #include "assets/embedded.h"
+#include "names.h"
 
 namespace attnviz {
 
@@ -31,9 +37,39 @@ colormap::colormap(std::string name, std::string_view csv) : name_(std::move(nam
   if (table_.empty()) throw std::runtime_error("colormap " + name_ + ": empty table");
 }
 
-const colormap& colormap::viridis() {
-  static const colormap cmap("viridis", asset_viridis_csv());
-  return cmap;
+const std::vector<colormap_info>& colormap_registry() {
+  static const std::vector<colormap_info> entries = {
+      {"viridis", colormap_kind::sequential, "perceptually uniform, dark blue to yellow (default)"},
+      {"magma", colormap_kind::sequential, "perceptually uniform, black to light yellow"},
+      {"inferno", colormap_kind::sequential, "perceptually uniform, black to pale yellow"},
+      {"plasma", colormap_kind::sequential, "perceptually uniform, blue to yellow"},
+      {"cividis", colormap_kind::sequential, "perceptually uniform, readable with colour-vision deficiency"},
+      {"gray", colormap_kind::sequential, "black to white"},
+      {"rdbu", colormap_kind::diverging, "blue (negative), white (0), red (positive): for scores"},
+  };
+  return entries;
+}
+
+const colormap& colormap::viridis() { return by_name("viridis"); }
+
+const colormap& colormap::by_name(std::string_view name) {
+  static std::map<std::string, colormap> cache;
+  static std::mutex lock;
+  const std::string key = normalise_name(name);
+  std::lock_guard<std::mutex> guard(lock);
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  for (const auto& info : colormap_registry())
+    if (info.name == key) {
+      const std::string_view csv = embedded_asset(fmt::format("colormap/{}", key));
+      return cache.emplace(key, colormap(key, csv)).first->second;
+    }
+  std::vector<std::string_view> known;
+  std::vector<std::pair<std::string_view, std::string_view>> candidates;
+  for (const auto& info : colormap_registry()) {
+    known.push_back(info.name);
+    candidates.emplace_back(info.name, info.name);
+  }
+  throw_unknown_name("colormap", name, known, candidates);
 }
 
 rgb colormap::at(double t) const noexcept {

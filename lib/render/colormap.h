@@ -15,11 +15,24 @@ struct rgb {
   bool operator==(const rgb& o) const noexcept { return r == o.r && g == o.g && b == o.b; }
 };
 
+enum class colormap_kind { sequential, diverging };
+
+struct colormap_info {
+  std::string_view name;
+  colormap_kind kind;
+  std::string_view description;
+};
+
+// Every colormap attn-viz ships (assets/colormaps/<name>.csv), in the order --help lists them.
+const std::vector<colormap_info>& colormap_registry();
+
 class colormap {
  public:
   // Parses "r,g,b" lines of floats in [0, 1] ('#' starts a comment line).
   colormap(std::string name, std::string_view csv);
   static const colormap& viridis();
+  // A registered colormap by name (parsed once); unknown names are a usage_error.
+  static const colormap& by_name(std::string_view name);
 
   const std::string& name() const noexcept { return name_; }
   std::size_t size() const noexcept { return table_.size(); }

@@ -58,7 +58,7 @@ bitmap_font::bitmap_font(std::string_view hex) {
 }
 
 const bitmap_font& bitmap_font::unifont() {
-  static const bitmap_font font(asset_unifont_hex());
+  static const bitmap_font font(embedded_asset("unifont"));
   return font;
 }
 
