@@ -1,26 +1,31 @@
 // A labelled heatmap: rows = queries, columns = keys, every label on both axes (column labels
-// rotated), a colour bar with value ticks, a title, axis names.
+// rotated), optional value annotations, a colour bar with value ticks, a title, axis names.
 //
-//   ┌──────────────────────────────────────────────┐
-//   │ title                                         │
-//   │ subtitle                                      │
-//   │ q ┌label┐┌───────── cells ─────────┐  ┌bar┐ tick
-//   │ u │ row ││                         │  │   │ tick
-//   │ e │     ││                         │  │   │
-//   │   └─────┘└─────────────────────────┘  └───┘
-//   │          rotated column labels
-//   │                  keys
-//   └──────────────────────────────────────────────┘
+//   ┌───────────────────────────────────────────────┐
+//   │ title                                          │
+//   │ subtitle                                       │
+//   │ q ┌label┐┌──────── cells ────────┐  ┌bar┐ tick │
+//   │ u │ row ││ 0.12  0.40  ...       │  │   │ tick │
+//   │   └─────┘└───────────────────────┘  └───┘      │
+//   │           rotated column labels                │
+//   │                   keys                         │
+//   └───────────────────────────────────────────────┘
+//
+// Every size is measured before anything is placed, so labels, colour bar and title never
+// overlap. Text scales with the cell: scale s = max(1, cell / 40) (16·s px glyphs).
+// heatmap_figure() lays it out once; rasterize() / to_svg() draw it.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "render/canvas.h"
 #include "render/colormap.h"
+#include "render/figure.h"
 #include "tensor.h"
 
 namespace attnviz {
+
+enum class annotate_mode { automatic, on, off };
 
 struct heatmap_spec {
   const matrix* values = nullptr;       // n_rows × n_cols
@@ -31,29 +36,44 @@ struct heatmap_spec {
   std::string row_axis = "queries";
   std::string col_axis = "keys";
   double vmin = 0.0;
-  double vmax = 0.0;                    // vmax <= vmin: auto (see value_range)
-  int cell = 0;                         // pixels per cell; 0: auto
+  double vmax = 0.0;      // vmax <= vmin: automatic (see value_range)
+  bool centered = false;  // automatic range symmetric around 0 (diverging colormaps)
+  int cell = 0;           // pixels per cell; 0: automatic (20-48 by token count)
   const colormap* cmap = nullptr;       // nullptr: viridis
-  std::vector<int> marked_col_per_row;  // optional: outline cell (i, marked[i]) (hard context)
+  std::vector<int> marked_col_per_row;  // outline cell (i, marked[i]) (hard context's j*)
+  annotate_mode annotate = annotate_mode::automatic;  // automatic: when every value fits
+  bool colorbar = true;
 };
 
 struct heatmap_layout {
   int width = 0, height = 0;
   int cell = 0;
+  int scale = 1;          // text scale
+  int label_every = 1;    // draw every k-th row/column label (k > 1 only for tiny cells)
   int grid_x = 0, grid_y = 0;  // top-left of cell (0, 0)
   int bar_x = 0, bar_y = 0, bar_w = 0, bar_h = 0;
-  int max_label_px = 0;  // labels longer than this are cut with '…'
+  int max_label_px = 0;   // labels longer than this are cut with '…'
   double vmin = 0.0, vmax = 1.0;
   std::vector<double> ticks;
+  int annotate_decimals = -1;  // -1: no annotations
 };
 
-// [vmin, vmax] for the colour scale: lower bound min(0, min value); upper bound the
-// smallest of 1, 2, 2.5, 5 × 10^k at or above the largest value (weights: at most 1).
-std::pair<double, double> value_range(const matrix& values);
+// [vmin, vmax] for the colour scale. Sequential: lower bound min(0, min value), upper bound
+// the smallest of 1, 2, 2.5, 5 × 10^k at or above the largest value. Centered: [-m, m] with m
+// that round number at or above max |value|.
+std::pair<double, double> value_range(const matrix& values, bool centered = false);
 // Tick values: multiples of a 1/2/2.5/5 × 10^k step, at most 6.
 std::vector<double> nice_ticks(double vmin, double vmax);
+// Text scale for a cell size.
+int text_scale(int cell);
 
 heatmap_layout layout_heatmap(const heatmap_spec& spec);
-canvas render_heatmap(const heatmap_spec& spec);
+figure heatmap_figure(const heatmap_spec& spec);
+canvas render_heatmap(const heatmap_spec& spec);  // rasterize(heatmap_figure(spec))
+
+// A colour bar of h pixels at (x, y) with ticks and labels right of it; returns its full width.
+int colorbar_width(double vmin, double vmax, int scale);
+void draw_colorbar(figure& fig, int x, int y, int h, const colormap& cmap, double vmin,
+                   double vmax, int scale);
 
 }  // namespace attnviz

@@ -1,0 +1,115 @@
+#include "render/figure.h"
+
+#include <fmt/format.h>
+
+#include "render/font.h"
+#include "text/utf8.h"
+
+namespace attnviz {
+
+void figure::rect(int x, int y, int w, int h, rgb fill) {
+  fig_item it;
+  it.what = fig_item::kind::rect;
+  it.x = x, it.y = y, it.w = w, it.h = h, it.color = fill;
+  items_.push_back(std::move(it));
+}
+
+void figure::frame(int x, int y, int w, int h, int thickness, rgb color) {
+  fig_item it;
+  it.what = fig_item::kind::frame;
+  it.x = x, it.y = y, it.w = w, it.h = h, it.thickness = thickness, it.color = color;
+  items_.push_back(std::move(it));
+}
+
+void figure::text(int x, int y, std::u32string s, rgb color, int scale, text_direction dir) {
+  fig_item it;
+  it.what = fig_item::kind::text;
+  it.x = x, it.y = y, it.color = color, it.scale = scale, it.dir = dir;
+  it.text = std::move(s);
+  items_.push_back(std::move(it));
+}
+
+void figure::append(const figure& other, int dx, int dy) {
+  for (fig_item it : other.items_) {
+    it.x += dx;
+    it.y += dy;
+    items_.push_back(std::move(it));
+  }
+}
+
+canvas rasterize(const figure& fig) {
+  canvas img(fig.width(), fig.height(), fig.background());
+  const bitmap_font& font = bitmap_font::unifont();
+  for (const auto& it : fig.items()) {
+    switch (it.what) {
+      case fig_item::kind::rect: img.fill_rect(it.x, it.y, it.w, it.h, it.color); break;
+      case fig_item::kind::frame: img.stroke_rect(it.x, it.y, it.w, it.h, it.thickness, it.color); break;
+      case fig_item::kind::text: img.draw_text(it.x, it.y, it.text, it.color, font, it.dir, it.scale); break;
+    }
+  }
+  return img;
+}
+
+namespace {
+
+std::string hex(rgb c) { return fmt::format("#{:02x}{:02x}{:02x}", c.r, c.g, c.b); }
+
+std::string xml_escape(std::u32string_view text) {
+  std::string out;
+  for (char32_t cp : text) {
+    switch (cp) {
+      case U'&': out += "&amp;"; break;
+      case U'<': out += "&lt;"; break;
+      case U'>': out += "&gt;"; break;
+      case U'"': out += "&quot;"; break;
+      default:
+        // XML 1.0 forbids most controls and U+FFFE/U+FFFF: show them as U+FFFD
+        if ((cp < 0x20 && cp != 0x9 && cp != 0xa && cp != 0xd) || cp == 0xfffe || cp == 0xffff)
+          cp = 0xfffd;
+        append_utf8(out, cp);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string to_svg(const figure& fig) {
+  const bitmap_font& font = bitmap_font::unifont();
+  std::string out = fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"{0}\" height=\"{1}\" "
+      "viewBox=\"0 0 {0} {1}\" shape-rendering=\"crispEdges\">\n"
+      "<rect width=\"{0}\" height=\"{1}\" fill=\"{2}\"/>\n"
+      "<g font-family=\"Unifont, 'DejaVu Sans Mono', monospace\" xml:space=\"preserve\">\n",
+      fig.width(), fig.height(), hex(fig.background()));
+  for (const auto& it : fig.items()) {
+    if (it.what == fig_item::kind::rect) {
+      out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>\n", it.x,
+                         it.y, it.w, it.h, hex(it.color));
+    } else if (it.what == fig_item::kind::frame) {
+      const double half = it.thickness / 2.0;
+      out += fmt::format(
+          "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"{}\" "
+          "stroke-width=\"{}\"/>\n",
+          it.x + half, it.y + half, it.w - it.thickness, it.h - it.thickness, hex(it.color),
+          it.thickness);
+    } else if (!it.text.empty()) {
+      const int size = bitmap_font::height * it.scale;
+      const int width = font.text_width(it.text) * it.scale;
+      const int baseline = it.y + 14 * it.scale;  // Unifont: 14 px ascent, 2 px descent
+      const std::string rotate =
+          it.dir == text_direction::upward
+              ? fmt::format(" transform=\"rotate(-90 {} {})\"", it.x, it.y)
+              : std::string();
+      out += fmt::format(
+          "<text x=\"{}\" y=\"{}\" font-size=\"{}\" fill=\"{}\" textLength=\"{}\" "
+          "lengthAdjust=\"spacingAndGlyphs\"{}>{}</text>\n",
+          it.x, baseline, size, hex(it.color), width, rotate, xml_escape(it.text));
+    }
+  }
+  out += "</g>\n</svg>\n";
+  return out;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,56 @@
+// A figure as a list of drawing items, so one layout feeds every backend: rasterize() for PNG,
+// to_svg() for SVG (text stays text). Coordinates are pixels, origin top-left.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "render/canvas.h"
+#include "render/colormap.h"
+
+namespace attnviz {
+
+// One drawing item. rect: filled box; frame: outline `thickness` pixels inside the box;
+// text: Unifont text at integer `scale` (see text_direction for what (x, y) means).
+struct fig_item {
+  enum class kind { rect, frame, text };
+  kind what = kind::rect;
+  int x = 0, y = 0, w = 0, h = 0;
+  int thickness = 1;
+  rgb color;
+  std::u32string text;
+  int scale = 1;
+  text_direction dir = text_direction::horizontal;
+};
+
+class figure {
+ public:
+  figure(int width, int height, rgb background = {255, 255, 255})
+      : width_(width), height_(height), background_(background) {}
+
+  int width() const noexcept { return width_; }
+  int height() const noexcept { return height_; }
+  rgb background() const noexcept { return background_; }
+  const std::vector<fig_item>& items() const noexcept { return items_; }
+
+  void rect(int x, int y, int w, int h, rgb fill);
+  void frame(int x, int y, int w, int h, int thickness, rgb color);
+  void text(int x, int y, std::u32string s, rgb color, int scale = 1,
+            text_direction dir = text_direction::horizontal);
+  // Every item of `other`, moved by (dx, dy).
+  void append(const figure& other, int dx, int dy);
+
+ private:
+  int width_, height_;
+  rgb background_;
+  std::vector<fig_item> items_;
+};
+
+canvas rasterize(const figure& fig);
+
+// SVG 1.1: rectangles as <rect>, text as <text> in the Unifont metrics (textLength pins each
+// label to the width the layout gave it, so nothing overlaps whatever font the viewer uses).
+// Same figure => same bytes.
+std::string to_svg(const figure& fig);
+
+}  // namespace attnviz
