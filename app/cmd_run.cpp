@@ -4,13 +4,14 @@
 #include <memory>
 
 #include "commands.h"
+#include "jobs/run_job.h"
 #include "options.h"
 #include "report.h"
 
 namespace attnviz::cli {
 
 action setup_run(CLI::App& app) {
-  auto flags = std::make_shared<run_flags>();
+  auto flags = std::make_shared<common_flags>();
   auto* cmd = app.add_subcommand("run", "Run one attention variant on a sentence and draw it");
   cmd->footer(R"(
 The pipeline: tokens -> embeddings X -> [--project: Q = X W_Q^T, K = X W_K^T, V = X W_V^T]
@@ -29,23 +30,30 @@ Without --json/--png/--params-out the weights are printed as a table.
 Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.)");
   add_input_flags(*cmd, *flags);
   add_variant_flags(*cmd, *flags);
-  auto& c = flags->config;
-  cmd->add_option("--json", c.json_out, "Write scores, weights and context as JSON")
+  add_view_flags(*cmd, *flags);
+  auto outputs = std::make_shared<run_config>();
+  cmd->add_option("--json", outputs->json_out, "Write scores, weights and context as JSON")
       ->type_name("FILE")
       ->group("Output");
-  cmd->add_option("--png", c.png_out, "Write the weights heatmap as PNG")
+  cmd->add_option("--png", outputs->png_out, "Write the heatmap as PNG")
       ->type_name("FILE")
       ->group("Output");
-  cmd->add_option("--params-out", c.params_out,
+  cmd->add_option("--svg", outputs->svg_out,
+                  "Write the same heatmap as SVG (text stays text: crisp at any zoom)")
+      ->type_name("FILE")
+      ->group("Output");
+  cmd->add_option("--params-out", outputs->params_out,
                   "Write every parameter the run used (safetensors), to reproduce or check it")
       ->type_name("FILE")
       ->group("Output");
-  cmd->add_option("--cell", c.cell, "Heatmap cell size in pixels [default: 20-48, by token count]")
-      ->check(CLI::Range(1, 256))
-      ->group("Output");
 
-  return [flags] {
-    const run_report report = run_job(resolve(*flags));
+  return [flags, outputs] {
+    run_config c = *outputs;
+    c.input = resolve_input(*flags);
+    c.spec = resolve_spec(*flags);
+    c.params_in = flags->params_in;
+    c.view = resolve_view(*flags);
+    const run_report report = run_job(c);
     print_warnings(report.warnings);
     if (report.written.empty())
       print_weights_table(report.result);

@@ -6,6 +6,7 @@
 #include "attention/registry.h"
 #include "error.h"
 #include "jobs/demo_job.h"
+#include "render/colormap.h"
 
 namespace attnviz::cli {
 namespace {
@@ -19,8 +20,8 @@ std::string names_of(const Entries& entries) {
 
 }  // namespace
 
-void add_input_flags(CLI::App& cmd, run_flags& f) {
-  auto& c = f.config;
+void add_input_flags(CLI::App& cmd, common_flags& f) {
+  auto& c = f.input;
   cmd.add_option("--text", c.text,
                  "Sentence for self-attention (queries = keys = values = its tokens)")
       ->group("Input");
@@ -47,8 +48,8 @@ void add_input_flags(CLI::App& cmd, run_flags& f) {
       ->group("Input");
 }
 
-void add_variant_flags(CLI::App& cmd, run_flags& f) {
-  auto& s = f.config.spec;
+void add_variant_flags(CLI::App& cmd, common_flags& f) {
+  auto& s = f.spec;
   cmd.add_option("--score,-s", s.score,
                  fmt::format("Stage 1, e_ij = score(q_i, k_j): {} (aliases such as bahdanau, "
                              "luong-general work; see 'attn-viz list')",
@@ -88,7 +89,7 @@ void add_variant_flags(CLI::App& cmd, run_flags& f) {
                  "Seed for every parameter (Xavier-uniform, biases 0) and for hard sampling")
       ->capture_default_str()
       ->group("Parameters");
-  cmd.add_option("--params", f.config.params_in,
+  cmd.add_option("--params", f.params_in,
                  "Load parameters from a safetensors file instead of seeding them "
                  "(names: score.W, score.W_q, score.W_k, score.v, score.b, q_proj.weight, "
                  "…, or in_proj_weight)")
@@ -96,14 +97,51 @@ void add_variant_flags(CLI::App& cmd, run_flags& f) {
       ->group("Parameters");
 }
 
-run_config resolve(const run_flags& f) {
-  run_config c = f.config;
-  c.oov = f.oov == "zero"    ? oov_policy::zero
-          : f.oov == "error" ? oov_policy::error
-                             : oov_policy::hash;
-  c.spec.hard = f.hard == "argmax" ? hard_mode::argmax : hard_mode::sample;
+void add_view_flags(CLI::App& cmd, common_flags& f) {
+  std::vector<std::string> names;
+  for (const auto& c : colormap_registry()) names.emplace_back(c.name);
+  cmd.add_option("--show", f.show,
+                 "Matrix to draw: weights a_ij (sequential colours) or scores e_ij (before "
+                 "alignment; diverging colours centred on 0)")
+      ->check(CLI::IsMember({"weights", "scores"}))
+      ->capture_default_str()
+      ->group("Figure");
+  cmd.add_option("--cmap", f.cmap,
+                 fmt::format("Colormap: {} [default: viridis for weights, rdbu for scores]",
+                             fmt::join(names, ", ")))
+      ->group("Figure");
+  cmd.add_option("--annotate", f.annotate,
+                 "Write each cell's value in it: auto (when every value fits its cell), on, off")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str()
+      ->group("Figure");
+  cmd.add_option("--cell", f.cell,
+                 "Cell size in pixels; labels grow with it (2x from 80 px) [default: 20-48 by "
+                 "token count]")
+      ->check(CLI::Range(1, 256))
+      ->group("Figure");
+}
+
+input_config resolve_input(const common_flags& f) {
+  input_config c = f.input;
+  c.oov = f.oov == "zero" ? oov_policy::zero : f.oov == "error" ? oov_policy::error : oov_policy::hash;
   if (c.embeddings.empty()) c.embeddings = find_samples_dir() + "/glove.6B.50d.sample.txt";
   return c;
+}
+
+attention_spec resolve_spec(const common_flags& f) {
+  attention_spec s = f.spec;
+  s.hard = f.hard == "argmax" ? hard_mode::argmax : hard_mode::sample;
+  return s;
+}
+
+view_options resolve_view(const common_flags& f) {
+  view_options v;
+  v.show = parse_shown_matrix(f.show);
+  v.annotate = parse_annotate_mode(f.annotate);
+  v.cmap = f.cmap;
+  v.cell = f.cell;
+  return v;
 }
 
 }  // namespace attnviz::cli

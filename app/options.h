@@ -1,24 +1,38 @@
-// Flags shared by the subcommands that run attention (run now; compare and explain later).
+// Flags shared by the subcommands that run attention (run, compare).
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <string>
 
-#include "jobs/run_job.h"
+#include <CLI/CLI.hpp>
+
+#include "attention/pipeline.h"
+#include "jobs/inputs.h"
+#include "render/views.h"
 
 namespace attnviz::cli {
 
-struct run_flags {
-  run_config config;
+struct common_flags {
+  input_config input;
   std::string oov = "hash";
+  attention_spec spec;
   std::string hard = "sample";
+  std::string params_in;
+  int cell = 0;
+  std::string cmap;
+  std::string show = "weights";
+  std::string annotate = "auto";
 };
 
 // --text --tokens --source --target --keep-case --embeddings --oov
-void add_input_flags(CLI::App& cmd, run_flags& flags);
+void add_input_flags(CLI::App& cmd, common_flags& flags);
 // --score --align --context --temperature --hard --sharpen --project --dk --da --seed --params
-void add_variant_flags(CLI::App& cmd, run_flags& flags);
-// Turns the string flags into the config (after parsing); fills the default embeddings file.
-run_config resolve(const run_flags& flags);
+void add_variant_flags(CLI::App& cmd, common_flags& flags);
+// --show --cmap --annotate --cell
+void add_view_flags(CLI::App& cmd, common_flags& flags);
+
+// After parsing: the string flags as lib types; the bundled embeddings when none was given.
+input_config resolve_input(const common_flags& flags);
+attention_spec resolve_spec(const common_flags& flags);
+view_options resolve_view(const common_flags& flags);
 
 }  // namespace attnviz::cli

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "jobs/run_job.h"
+#include "render/views.h"
 #include "text/utf8.h"
 
 namespace attnviz::cli {

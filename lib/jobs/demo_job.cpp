@@ -87,20 +87,20 @@ demo_report run_demo(
   }
 
   run_config base;
-  base.embeddings = (samples / embeddings_name).string();
+  base.input.embeddings = (samples / embeddings_name).string();
   base.spec.seed = config.seed;
 
   std::vector<std::pair<std::string, run_config>> jobs;
   const std::string first = fmt::format("01-{}", slug(sentences[0]));
   for (const auto& s : score_registry()) {
     run_config c = base;
-    c.text = sentences[0];
+    c.input.text = sentences[0];
     c.spec.score = std::string(s.info.name);
     jobs.emplace_back(fmt::format("{}-{}", first, s.info.name), c);
   }
   for (std::size_t i = 1; i < sentences.size(); ++i) {
     run_config c = base;
-    c.text = sentences[i];
+    c.input.text = sentences[i];
     jobs.emplace_back(fmt::format("{:02}-{}-scaled_dot", i + 1, slug(sentences[i])), c);
   }
   for (std::size_t i = 0; i < pairs.size(); ++i) {
@@ -109,10 +109,10 @@ demo_report run_demo(
       throw input_error((samples / "pairs.tsv").string(), i + 1, "expected source<TAB>target");
     for (const char* score : {"scaled_dot", "additive"}) {
       run_config c = base;
-      c.source = pairs[i].substr(0, tab);
-      c.target = pairs[i].substr(tab + 1);
+      c.input.source = pairs[i].substr(0, tab);
+      c.input.target = pairs[i].substr(tab + 1);
       c.spec.score = score;
-      jobs.emplace_back(fmt::format("cross-{:02}-{}-{}", i + 1, slug(c.target), score), c);
+      jobs.emplace_back(fmt::format("cross-{:02}-{}-{}", i + 1, slug(c.input.target), score), c);
     }
   }
 

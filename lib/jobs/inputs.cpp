@@ -1,0 +1,95 @@
+#include "jobs/inputs.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "error.h"
+#include "text/embeddings.h"
+#include "text/tokenizer.h"
+
+namespace attnviz {
+namespace {
+
+struct tokenized {
+  attention_structure structure = attention_structure::self;
+  std::vector<std::string> queries;
+  std::vector<std::string> keys;
+};
+
+tokenized tokenize_inputs(const input_config& c) {
+  const int given = !c.text.empty() + !c.tokens.empty() + (!c.source.empty() || !c.target.empty());
+  if (given == 0)
+    throw usage_error("nothing to attend: give --text, --tokens, or --source with --target");
+  if (given > 1) throw usage_error("give only one of --text, --tokens, or --source/--target");
+  tokenized t;
+  const tokenizer_options opts{c.keep_case};
+  if (!c.text.empty()) {
+    t.queries = tokenize(c.text, opts, "--text");
+    if (t.queries.empty()) throw input_error("--text", "has no tokens (only spaces or controls)");
+    t.keys = t.queries;
+  } else if (!c.tokens.empty()) {
+    t.queries = split_pretokenized(c.tokens, "--tokens");
+    if (t.queries.empty()) throw input_error("--tokens", "has no tokens");
+    t.keys = t.queries;
+  } else {
+    if (c.source.empty() || c.target.empty())
+      throw usage_error("cross attention needs both --source and --target");
+    t.structure = attention_structure::cross;
+    t.keys = tokenize(c.source, opts, "--source");
+    t.queries = tokenize(c.target, opts, "--target");
+    if (t.keys.empty()) throw input_error("--source", "has no tokens");
+    if (t.queries.empty()) throw input_error("--target", "has no tokens");
+  }
+  return t;
+}
+
+}  // namespace
+
+std::string_view oov_policy_name(oov_policy p) {
+  switch (p) {
+    case oov_policy::hash: return "hash";
+    case oov_policy::zero: return "zero";
+    case oov_policy::error: return "error";
+  }
+  return "?";
+}
+
+prepared_input prepare_input(const input_config& c) {
+  if (c.embeddings.empty()) throw usage_error("--embeddings FILE is required");
+  const tokenized tok = tokenize_inputs(c);
+  std::unordered_set<std::string> wanted;
+  add_wanted(wanted, tok.queries);
+  add_wanted(wanted, tok.keys);
+  const embedding_table table = read_embeddings(c.embeddings, wanted);
+
+  const embedded_tokens q = embed_tokens(tok.queries, table, c.oov);
+  const embedded_tokens k =
+      tok.structure == attention_structure::self ? q : embed_tokens(tok.keys, table, c.oov);
+  prepared_input out;
+  out.oov_tokens = q.oov_tokens;
+  for (const auto& t : k.oov_tokens)
+    if (std::find(out.oov_tokens.begin(), out.oov_tokens.end(), t) == out.oov_tokens.end())
+      out.oov_tokens.push_back(t);
+  out.input.structure = tok.structure;
+  out.input.query_tokens = tok.queries;
+  out.input.key_tokens = tok.keys;
+  out.input.queries = q.vectors;
+  out.input.keys = k.vectors;
+  out.input.values = k.vectors;
+  out.embeddings_name = std::filesystem::path(c.embeddings).filename().string();
+  return out;
+}
+
+std::string oov_warning(const prepared_input& in, const input_config& c) {
+  if (in.oov_tokens.empty()) return {};
+  return fmt::format("{} token(s) not in {}: {} ({})", in.oov_tokens.size(), c.embeddings,
+                     fmt::join(in.oov_tokens, ", "),
+                     c.oov == oov_policy::hash
+                         ? "given deterministic hash vectors; --oov zero or --oov error to change"
+                         : "given zero vectors");
+}
+
+}  // namespace attnviz
