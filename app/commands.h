@@ -12,5 +12,6 @@ using action = std::function<int()>;
 action setup_run(CLI::App& app);
 action setup_list(CLI::App& app);
 action setup_demo(CLI::App& app);
+action setup_compare(CLI::App& app);
 
 }  // namespace attnviz::cli

@@ -80,9 +80,7 @@ std::string pretty(const ojson& doc) {
   return out;
 }
 
-}  // namespace
-
-std::string result_to_json(const attention_result& r, const result_metadata& meta) {
+ojson variant_json(const attention_result& r) {
   const attention_spec& s = r.spec;
   ojson variant;
   variant["score"] = s.score;
@@ -99,18 +97,10 @@ std::string result_to_json(const attention_result& r, const result_metadata& met
   variant["heads"] = r.heads.size();
   variant["masks"] = ojson::array();
   variant["positional"] = "none";
+  return variant;
+}
 
-  ojson doc;
-  doc["tool"] = meta.tool;
-  doc["structure"] = structure_name(r.structure);
-  doc["variant"] = std::move(variant);
-  doc["seed"] = s.seed;
-  doc["parameters"] = meta.parameters;
-  doc["embeddings"] = meta.embeddings;
-  doc["oov_policy"] = meta.oov_policy;
-  doc["oov_tokens"] = meta.oov_tokens;
-  doc["query_tokens"] = r.query_tokens;
-  doc["key_tokens"] = r.key_tokens;
+ojson heads_json(const attention_result& r) {
   ojson heads = ojson::array();
   for (const auto& h : r.heads) {
     ojson jh;
@@ -124,7 +114,76 @@ std::string result_to_json(const attention_result& r, const result_metadata& met
     jh["masked_rows"] = std::move(masked);
     heads.push_back(std::move(jh));
   }
-  doc["heads"] = std::move(heads);
+  return heads;
+}
+
+void add_inputs(ojson& doc, const attention_result& r, const result_metadata& meta) {
+  doc["tool"] = meta.tool;
+  doc["structure"] = structure_name(r.structure);
+}
+
+void add_sources(ojson& doc, const attention_result& r, const result_metadata& meta) {
+  doc["seed"] = r.spec.seed;
+  doc["parameters"] = meta.parameters;
+  doc["embeddings"] = meta.embeddings;
+  doc["oov_policy"] = meta.oov_policy;
+  doc["oov_tokens"] = meta.oov_tokens;
+  doc["query_tokens"] = r.query_tokens;
+  doc["key_tokens"] = r.key_tokens;
+}
+
+}  // namespace
+
+std::string result_to_json(const attention_result& r, const result_metadata& meta) {
+  ojson doc;
+  add_inputs(doc, r, meta);
+  doc["variant"] = variant_json(r);
+  add_sources(doc, r, meta);
+  doc["heads"] = heads_json(r);
+  return pretty(doc) + "\n";
+}
+
+std::string comparison_to_json(
+    const std::vector<std::pair<std::string, const attention_result*>>& variants,
+    const comparison& metrics, const result_metadata& meta) {
+  const attention_result& first = *variants.at(0).second;
+  ojson doc;
+  add_inputs(doc, first, meta);
+  add_sources(doc, first, meta);
+  doc["definitions"] = {
+      {"mean_entropy_bits", "mean over query rows of -sum_j a_ij log2 a_ij"},
+      {"mean_max_weight", "mean over query rows of max_j a_ij"},
+      {"mean_js_divergence_bits",
+       "mean over rows of JS(p, q) = KL(p||m)/2 + KL(q||m)/2, m = (p + q)/2, log base 2"},
+      {"top_key_agreement", "share of rows whose first argmax_j is the same"},
+      {"mean_spearman",
+       "mean over rows of Spearman's rank correlation (ties get mean ranks); rows where either "
+       "is constant are left out, spearman_rows counts the others"},
+      {"rows", "rows whose weights are all zero (every key masked) are left out of every mean"}};
+  ojson list = ojson::array();
+  for (std::size_t k = 0; k < variants.size(); ++k) {
+    const attention_result& r = *variants[k].second;
+    ojson v;
+    v["label"] = variants[k].first;
+    v["variant"] = variant_json(r);
+    v["mean_entropy_bits"] = metrics.variants.at(k).mean_entropy_bits;
+    v["mean_max_weight"] = metrics.variants.at(k).mean_max_weight;
+    v["heads"] = heads_json(r);
+    list.push_back(std::move(v));
+  }
+  doc["variants"] = std::move(list);
+  ojson pairs = ojson::array();
+  for (const auto& p : metrics.pairs) {
+    ojson jp;
+    jp["a"] = variants.at(p.a).first;
+    jp["b"] = variants.at(p.b).first;
+    jp["mean_js_divergence_bits"] = p.mean_js_divergence_bits;
+    jp["top_key_agreement"] = p.top_key_agreement;
+    jp["mean_spearman"] = p.mean_spearman ? ojson(*p.mean_spearman) : ojson(nullptr);
+    jp["spearman_rows"] = p.spearman_rows;
+    pairs.push_back(std::move(jp));
+  }
+  doc["pairs"] = std::move(pairs);
   return pretty(doc) + "\n";
 }
 

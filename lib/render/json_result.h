@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/compare_metrics.h"
 #include "attention/pipeline.h"
 
 namespace attnviz {
@@ -23,5 +24,11 @@ struct result_metadata {
 };
 
 std::string result_to_json(const attention_result& result, const result_metadata& meta);
+
+// compare's JSON: the shared inputs once, then every variant (label, variant, per-variant
+// metrics, heads as in result_to_json) and every pair's metrics, with their definitions.
+std::string comparison_to_json(
+    const std::vector<std::pair<std::string, const attention_result*>>& variants,
+    const comparison& metrics, const result_metadata& meta);
 
 }  // namespace attnviz

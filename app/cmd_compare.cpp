@@ -1,0 +1,84 @@
+// attn-viz compare: several variants of one input, side by side, with the numbers.
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "jobs/compare_job.h"
+#include "options.h"
+#include "report.h"
+
+namespace attnviz::cli {
+
+action setup_compare(CLI::App& app) {
+  auto flags = std::make_shared<common_flags>();
+  auto config = std::make_shared<compare_config>();
+  auto scale = std::make_shared<std::string>("shared");
+  auto* cmd = app.add_subcommand(
+      "compare", "Run several score / align / context functions on one input, side by side");
+  cmd->footer(R"(
+Every combination of the --scores, --aligns and --contexts lists is one variant (one panel).
+Printed and stored in --json, over the query rows (rows with every key masked left out):
+  entropy      H(a_i) = -sum_j a_ij log2 a_ij, in bits (0: one key; log2 n_k: uniform)
+  max weight   max_j a_ij
+  JS           Jensen-Shannon divergence of two variants' rows, log base 2, in [0, 1]:
+               JS(p, q) = KL(p||m)/2 + KL(q||m)/2 with m = (p + q)/2
+  top-1 agree  share of queries whose highest-weight key is the same in both
+  Spearman     rank correlation of the two rows (tied weights share their mean rank; rows
+               where either is constant are left out)
+
+Examples:
+  attn-viz compare --text "the cat sat on the floor because it was tired" \
+      --scores dot,scaled_dot,general,additive,concat,cosine --png grid.png --json cmp.json
+  attn-viz compare --text "..." --scores all --show scores --scale panel --svg grid.svg
+  attn-viz compare --text "..." --score additive --aligns softmax,hardmax --png align.png)");
+  add_input_flags(*cmd, *flags);
+  add_variant_flags(*cmd, *flags);
+  add_view_flags(*cmd, *flags);
+  cmd->add_option("--scores", config->scores,
+                  "Score functions to compare, comma-separated, or 'all' [default: --score]")
+      ->delimiter(',')
+      ->group("Compare");
+  cmd->add_option("--aligns", config->aligns,
+                  "Alignment functions to compare, comma-separated [default: --align]")
+      ->delimiter(',')
+      ->group("Compare");
+  cmd->add_option("--contexts", config->contexts,
+                  "Context functions to compare, comma-separated [default: --context]")
+      ->delimiter(',')
+      ->group("Compare");
+  cmd->add_option("--cols", config->cols, "Panels per row [default: about square]")
+      ->check(CLI::Range(1, 64))
+      ->group("Compare");
+  cmd->add_option("--scale", *scale,
+                  "Colour scale: shared (one colour bar, same range in every panel) or panel")
+      ->check(CLI::IsMember({"shared", "panel"}))
+      ->capture_default_str()
+      ->group("Compare");
+  cmd->add_option("--json", config->json_out, "Write every variant's numbers and the metrics")
+      ->type_name("FILE")
+      ->group("Output");
+  cmd->add_option("--png", config->png_out, "Write the grid of heatmaps as PNG")
+      ->type_name("FILE")
+      ->group("Output");
+  cmd->add_option("--svg", config->svg_out, "Write the grid as SVG (text stays text)")
+      ->type_name("FILE")
+      ->group("Output");
+
+  return [flags, config, scale] {
+    compare_config c = *config;
+    c.input = resolve_input(*flags);
+    c.base = resolve_spec(*flags);
+    c.params_in = flags->params_in;
+    c.view = resolve_view(*flags);
+    c.scale = *scale == "panel" ? scale_mode::panel : scale_mode::shared;
+    const compare_report report = run_compare(c);
+    print_warnings(report.warnings);
+    fmt::print("{}", format_comparison(report));
+    if (!report.written.empty()) fmt::print("\n");
+    print_written(report.written);
+    return 0;
+  };
+}
+
+}  // namespace attnviz::cli

@@ -1,0 +1,131 @@
+#include "jobs/compare_job.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "attention/registry.h"
+#include "attnviz/version.h"
+#include "error.h"
+#include "io/file_io.h"
+#include "params/param_store.h"
+#include "render/json_result.h"
+
+namespace attnviz {
+namespace {
+
+// Canonical names, in the order given, without repeats; "all" is every registered one.
+template <class Entries, class Find>
+std::vector<std::string> expand(const std::vector<std::string>& given, const std::string& fallback,
+                                const Entries& registry, Find find) {
+  std::vector<std::string> out;
+  auto add = [&](std::string_view name) {
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.emplace_back(name);
+  };
+  if (given.empty()) add(find(fallback).info.name);
+  for (const auto& g : given) {
+    if (g == "all")
+      for (const auto& e : registry) add(e.info.name);
+    else
+      add(find(g).info.name);
+  }
+  return out;
+}
+
+}  // namespace
+
+compare_report run_compare(const compare_config& c) {
+  if (!c.json_out.empty()) check_output_path(c.json_out, "--json");
+  if (!c.png_out.empty()) check_output_path(c.png_out, "--png");
+  if (!c.svg_out.empty()) check_output_path(c.svg_out, "--svg");
+  if (c.cols < 0) throw usage_error("--cols must be at least 1");
+  colormap::by_name(c.view.cmap.empty() ? "viridis" : c.view.cmap);
+
+  const auto scores = expand(c.scores, c.base.score, score_registry(), find_score);
+  const auto aligns = expand(c.aligns, c.base.align, align_registry(), find_align);
+  const auto contexts = expand(c.contexts, c.base.context, context_registry(), find_context);
+  const std::size_t n = scores.size() * aligns.size() * contexts.size();
+  if (n < 2)
+    throw usage_error("compare needs at least two variants: give several names to --scores, "
+                      "--aligns or --contexts (or --scores all)");
+  if (n > 64) throw usage_error(fmt::format("{} variants is more than compare draws (64)", n));
+
+  const prepared_input in = prepare_input(c.input);
+  compare_report report;
+  if (auto w = oov_warning(in, c.input); !w.empty()) report.warnings.push_back(std::move(w));
+  for (const auto& s : scores)
+    for (const auto& a : aligns)
+      for (const auto& x : contexts) {
+        attention_spec spec = c.base;
+        spec.score = s, spec.align = a, spec.context = x;
+        // each variant gets its own store: general and location both name a score.W
+        param_store params = c.params_in.empty() ? param_store::seeded(spec.seed)
+                                                 : param_store::from_file(c.params_in);
+        std::vector<std::string> parts;
+        if (scores.size() > 1) parts.push_back(s);
+        if (aligns.size() > 1) parts.push_back(a);
+        if (contexts.size() > 1) parts.push_back(x);
+        report.variants.push_back({fmt::format("{}", fmt::join(parts, " · ")),
+                                   run_attention(in.input, spec, params)});
+      }
+  std::vector<const matrix*> weights;
+  for (const auto& v : report.variants) weights.push_back(&v.result.heads.front().weights);
+  report.metrics = compare_weights(weights);
+
+  output_batch out;
+  if (!c.png_out.empty() || !c.svg_out.empty()) {
+    grid_spec grid;
+    for (const auto& v : report.variants) {
+      heatmap_spec panel = make_heatmap(v.result, 0, c.view);
+      panel.title = v.label;
+      panel.subtitle.clear();
+      grid.panels.push_back(std::move(panel));
+    }
+    const attention_result& first = report.variants.front().result;
+    grid.title = fmt::format("{}-attention{} · {} variants · {}", structure_name(first.structure),
+                             first.spec.project ? " (projected)" : "", n,
+                             shown_matrix_name(c.view.show));
+    grid.subtitle = fmt::format("score: {} · align: {} · context: {} · {}",
+                                fmt::join(scores, ", "), fmt::join(aligns, ", "),
+                                fmt::join(contexts, ", "), in.embeddings_name);
+    grid.cols = c.cols;
+    grid.scale = c.scale;
+    const figure fig = grid_figure(grid);
+    if (!c.png_out.empty()) out.add(c.png_out, encode_png(rasterize(fig)));
+    if (!c.svg_out.empty()) out.add(c.svg_out, to_svg(fig));
+  }
+  if (!c.json_out.empty()) {
+    std::vector<std::pair<std::string, const attention_result*>> results;
+    for (const auto& v : report.variants) results.emplace_back(v.label, &v.result);
+    const result_metadata meta{fmt::format("attn-viz {}", version), in.embeddings_name,
+                               c.params_in.empty() ? fmt::format("--seed {}", c.base.seed) : c.params_in,
+                               in.oov_tokens, std::string(oov_policy_name(c.input.oov))};
+    out.add(c.json_out, comparison_to_json(results, report.metrics, meta));
+  }
+  report.written = out.commit();
+  return report;
+}
+
+std::string format_comparison(const compare_report& r) {
+  std::size_t w = 7;
+  for (const auto& v : r.variants) w = std::max(w, v.label.size());
+  std::string s = fmt::format("{:<{}}  {:>14}  {:>15}\n", "variant", w, "entropy (bits)",
+                              "max weight");
+  for (std::size_t k = 0; k < r.variants.size(); ++k)
+    s += fmt::format("{:<{}}  {:>14.4f}  {:>15.4f}\n", r.variants[k].label, w,
+                     r.metrics.variants[k].mean_entropy_bits, r.metrics.variants[k].mean_max_weight);
+  s += fmt::format("\n{:<{}}  {:<{}}  {:>12}  {:>12}  {:>10}\n", "variant a", w, "variant b", w,
+                   "JS (bits)", "top-1 agree", "Spearman");
+  for (const auto& p : r.metrics.pairs)
+    s += fmt::format("{:<{}}  {:<{}}  {:>12.4f}  {:>12.3f}  {:>10}\n", r.variants[p.a].label, w,
+                     r.variants[p.b].label, w, p.mean_js_divergence_bits, p.top_key_agreement,
+                     p.mean_spearman ? fmt::format("{:.4f}", *p.mean_spearman) : "n/a");
+  s += "\nmeans over query rows; entropy and JS in bits (log2); top-1 agree: share of queries "
+       "whose highest-weight key is the same; Spearman: rank correlation of the two rows "
+       "(rows with all-equal weights left out)\n";
+  return s;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,91 @@
+#include "render/grid.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "render/font.h"
+#include "text/utf8.h"
+
+namespace attnviz {
+namespace {
+constexpr int margin = 16;
+constexpr int bar_gap = 24;
+constexpr rgb ink{34, 34, 34};
+constexpr rgb muted{102, 102, 102};
+}  // namespace
+
+int auto_grid_cols(std::size_t n) {
+  if (n <= 1) return 1;
+  const auto c = static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(n))));
+  auto empty = [n](std::size_t cols) { return (n + cols - 1) / cols * cols - n; };
+  return static_cast<int>(empty(c + 1) < empty(c) ? c + 1 : c);
+}
+
+figure grid_figure(const grid_spec& spec) {
+  if (spec.panels.empty()) throw std::logic_error("grid_figure: no panels");
+  std::vector<heatmap_spec> panels = spec.panels;
+  const colormap& cmap = panels[0].cmap ? *panels[0].cmap : colormap::viridis();
+
+  // shared scale: one range for all, no colour bar in the panels
+  double vmin = 0.0, vmax = 0.0;
+  if (spec.scale == scale_mode::shared) {
+    for (std::size_t k = 0; k < panels.size(); ++k) {
+      const auto [lo, hi] = panels[k].vmax > panels[k].vmin
+                                ? std::pair{panels[k].vmin, panels[k].vmax}
+                                : value_range(*panels[k].values, panels[k].centered);
+      vmin = k == 0 ? lo : std::min(vmin, lo);
+      vmax = k == 0 ? hi : std::max(vmax, hi);
+    }
+    for (auto& p : panels) {
+      p.vmin = vmin;
+      p.vmax = vmax;
+      p.colorbar = false;
+    }
+  }
+
+  std::vector<figure> figs;
+  std::vector<heatmap_layout> layouts;
+  int cell_w = 0, cell_h = 0;
+  for (const auto& p : panels) {
+    layouts.push_back(layout_heatmap(p));
+    figs.push_back(heatmap_figure(p));
+    cell_w = std::max(cell_w, figs.back().width());
+    cell_h = std::max(cell_h, figs.back().height());
+  }
+  const int n = static_cast<int>(panels.size());
+  const int cols = std::clamp(spec.cols > 0 ? spec.cols : auto_grid_cols(panels.size()), 1, n);
+  const int rows = (n + cols - 1) / cols;
+
+  const bitmap_font& font = bitmap_font::unifont();
+  const int s = layouts[0].scale, glyph_h = bitmap_font::height * s;
+  const int title_h = (spec.title.empty() ? 0 : glyph_h + 4) + (spec.subtitle.empty() ? 0 : glyph_h) + 4;
+  const int top = margin + title_h;
+  int width = cols * cell_w;
+  int bar_x = 0, bar_y = 0, bar_h = 0;
+  if (spec.scale == scale_mode::shared) {
+    bar_x = width + bar_gap - margin;
+    bar_y = top + layouts[0].grid_y;
+    bar_h = (rows - 1) * cell_h + layouts[0].cell * static_cast<int>(panels[0].values->rows());
+    bar_h = std::max(bar_h, 120);
+    width = bar_x + colorbar_width(vmin, vmax, s) + margin;
+  }
+  const int title_w = std::max(font.text_width(decode_utf8_lossy(spec.title)),
+                               font.text_width(decode_utf8_lossy(spec.subtitle))) * s;
+  width = std::max(width, 2 * margin + title_w);
+  const int height = std::max(top + rows * cell_h, bar_y + bar_h + glyph_h / 2 + margin);
+
+  figure fig(width, height);
+  int y = margin;
+  if (!spec.title.empty()) {
+    fig.text(margin, y, decode_utf8_lossy(spec.title), ink, s);
+    y += glyph_h + 4;
+  }
+  if (!spec.subtitle.empty()) fig.text(margin, y, decode_utf8_lossy(spec.subtitle), muted, s);
+  for (int k = 0; k < n; ++k)
+    fig.append(figs[static_cast<std::size_t>(k)], (k % cols) * cell_w, top + (k / cols) * cell_h);
+  if (spec.scale == scale_mode::shared) draw_colorbar(fig, bar_x, bar_y, bar_h, cmap, vmin, vmax, s);
+  return fig;
+}
+
+}  // namespace attnviz
