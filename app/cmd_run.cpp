@@ -26,12 +26,17 @@ Examples:
                --score general --png cross.png
   attn-viz run --text "..." --context hard --hard argmax        (prints the table)
 
-Without --json/--png/--params-out the weights are printed as a table.
+Without --json/--png/--svg/--params-out the weights are printed as a table.
 Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.)");
   add_input_flags(*cmd, *flags);
   add_variant_flags(*cmd, *flags);
   add_view_flags(*cmd, *flags);
   auto outputs = std::make_shared<run_config>();
+  auto term = std::make_shared<bool>(false);
+  cmd->add_flag("--term", *term,
+                "Draw the heatmap in the terminal (24-bit or 256 colours; plain numbers when "
+                "not a terminal or NO_COLOR is set)")
+      ->group("Output");
   cmd->add_option("--json", outputs->json_out, "Write scores, weights and context as JSON")
       ->type_name("FILE")
       ->group("Output");
@@ -47,7 +52,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.)");
       ->type_name("FILE")
       ->group("Output");
 
-  return [flags, outputs] {
+  return [flags, outputs, term] {
     run_config c = *outputs;
     c.input = resolve_input(*flags);
     c.spec = resolve_spec(*flags);
@@ -55,10 +60,8 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.)");
     c.view = resolve_view(*flags);
     const run_report report = run_job(c);
     print_warnings(report.warnings);
-    if (report.written.empty())
-      print_weights_table(report.result);
-    else
-      print_written(report.written);
+    if (*term || report.written.empty()) print_terminal_view(report.result, c.view, *term);
+    print_written(report.written);
     return 0;
   };
 }

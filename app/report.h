@@ -5,13 +5,16 @@
 #include <vector>
 
 #include "attention/pipeline.h"
+#include "render/views.h"
 
 namespace attnviz::cli {
 
 void print_warnings(const std::vector<std::string>& warnings);
 void print_written(const std::vector<std::string>& paths);
-// The weights as a text table (rows = queries), with the chosen key for hard context.
-void print_weights_table(const attention_result& result);
+// The heatmap in the terminal: colours when stdout is a terminal and NO_COLOR is unset
+// (24-bit with COLORTERM=truecolor, else 256), else the values as a table; `colour = false`
+// always prints the table.
+void print_terminal_view(const attention_result& result, const view_options& view, bool colour);
 bool stderr_is_terminal();
 
 }  // namespace attnviz::cli

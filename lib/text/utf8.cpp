@@ -132,6 +132,23 @@ bool is_letter_like(char32_t cp) noexcept {
   return !is_space(cp) && !is_control(cp) && !is_punctuation(cp) && !is_cjk(cp);
 }
 
+int display_width(char32_t cp) noexcept {
+  if (is_control(cp)) return 0;
+  if (cp >= 0x0300 && cp <= 0x036f) return 0;  // combining diacritical marks
+  if (is_cjk(cp) || (cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0x303e) ||
+      (cp >= 0x3041 && cp <= 0x33ff) || (cp >= 0xac00 && cp <= 0xd7a3) ||
+      (cp >= 0xfe30 && cp <= 0xfe4f) || (cp >= 0xff00 && cp <= 0xff60) ||
+      (cp >= 0xffe0 && cp <= 0xffe6))
+    return 2;
+  return 1;
+}
+
+int display_width(std::string_view utf8) {
+  int w = 0;
+  for (char32_t cp : decode_utf8_lossy(utf8)) w += display_width(cp);
+  return w;
+}
+
 char32_t to_lower(char32_t cp) noexcept {
   if (cp >= U'A' && cp <= U'Z') return cp + 32;
   if (cp < 0xc0) return cp;

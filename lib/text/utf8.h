@@ -24,6 +24,11 @@ bool is_cjk(char32_t cp) noexcept;          // ideographs and kana: one token pe
 bool is_digit(char32_t cp) noexcept;        // ASCII 0-9
 bool is_letter_like(char32_t cp) noexcept;  // anything that is none of the above
 
+// Terminal columns a code point takes: 2 for CJK, Hangul and fullwidth forms, 0 for controls
+// and zero-width marks, 1 otherwise.
+int display_width(char32_t cp) noexcept;
+int display_width(std::string_view utf8);
+
 // Simple lower-casing: ASCII, Latin-1, Latin Extended-A, Greek and Cyrillic capitals.
 char32_t to_lower(char32_t cp) noexcept;
 
