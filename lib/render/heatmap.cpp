@@ -51,9 +51,10 @@ std::string annotation(double v, int decimals) {
   return s;
 }
 
-// Most decimals (2, 1, 0) whose every annotation fits in the cell; -1 when none does.
-int fitting_decimals(const matrix& m, int cell, int scale) {
-  for (int d = 2; d >= 0; --d) {
+// Most decimals (from 2 down to min_decimals) whose every annotation fits in the cell; -1 when
+// none does.
+int fitting_decimals(const matrix& m, int cell, int scale, int min_decimals) {
+  for (int d = 2; d >= min_decimals; --d) {
     std::size_t widest = 0;
     for (std::size_t i = 0; i < m.size(); ++i)
       widest = std::max(widest, annotation(m.data()[i], d).size());
@@ -148,7 +149,9 @@ heatmap_layout layout_heatmap(const heatmap_spec& spec) {
   }
   L.ticks = nice_ticks(L.vmin, L.vmax);
   if (spec.annotate != annotate_mode::off) {
-    L.annotate_decimals = fitting_decimals(m, L.cell, s);
+    // automatic: 2 or 1 decimals, or nothing; on: as many as fit, at least the integer part
+    L.annotate_decimals =
+        fitting_decimals(m, L.cell, s, spec.annotate == annotate_mode::on ? 0 : 1);
     if (spec.annotate == annotate_mode::on && L.annotate_decimals < 0) L.annotate_decimals = 0;
   }
 

@@ -147,3 +147,68 @@ TEST_CASE("text drawing: horizontal and upward text cover the same pixel count")
   CHECK(na > 10);
   CHECK(na == nb);
 }
+
+TEST_CASE("annotations: on when every value fits its cell, in a colour that contrasts") {
+  const matrix w = mat(2, 2, {0.0f, 1.0f, 0.5f, 0.25f});
+  heatmap_spec spec;
+  spec.values = &w;
+  spec.row_labels = {"a", "b"};
+  spec.col_labels = {"x", "y"};
+  spec.cell = 48;
+  CHECK(layout_heatmap(spec).annotate_decimals == 2);  // "0.25" is 32 px + 4 <= 48
+  spec.cell = 30;
+  CHECK(layout_heatmap(spec).annotate_decimals == 1);  // "0.2" fits, "0.25" does not
+  spec.cell = 20;
+  CHECK(layout_heatmap(spec).annotate_decimals == -1);
+  spec.annotate = annotate_mode::on;
+  CHECK(layout_heatmap(spec).annotate_decimals == 0);
+  spec.annotate = annotate_mode::off;
+  spec.cell = 48;
+  CHECK(layout_heatmap(spec).annotate_decimals == -1);
+  spec.annotate = annotate_mode::automatic;
+  const figure fig = heatmap_figure(spec);
+  int dark_text = 0, light_text = 0;
+  for (const auto& it : fig.items()) {
+    if (it.what != fig_item::kind::text) continue;
+    if (it.text == U"0.00") CHECK(it.color == rgb{255, 255, 255});  // on dark viridis(0)
+    if (it.text == U"1.00") CHECK(it.color == rgb{0, 0, 0});        // on yellow viridis(1)
+    dark_text += it.text == U"1.00";
+    light_text += it.text == U"0.00";
+  }
+  CHECK(dark_text == 1);
+  CHECK(light_text == 1);
+}
+
+TEST_CASE("labels and text grow with the cell; tiny cells label every k-th row") {
+  const matrix w(4, 4, 0.25f);
+  heatmap_spec spec;
+  spec.values = &w;
+  spec.row_labels = spec.col_labels = {"a", "b", "c", "d"};
+  spec.cell = 40;
+  CHECK(layout_heatmap(spec).scale == 1);
+  spec.cell = 80;
+  CHECK(layout_heatmap(spec).scale == 2);
+  spec.cell = 8;
+  CHECK(layout_heatmap(spec).label_every == 2);
+}
+
+TEST_CASE("scores: a centred range for diverging colormaps") {
+  CHECK(value_range(mat(1, 3, {-0.3f, 2.2f, 1.0f}), true) == std::pair<double, double>{-2.5, 2.5});
+}
+
+TEST_CASE("SVG: text as text, escaped, rotated column labels, same figure same bytes") {
+  const matrix w(2, 2, 0.5f);
+  heatmap_spec spec;
+  spec.values = &w;
+  spec.row_labels = {"<a&b>", "机器"};
+  spec.col_labels = {"x", "\"q\""};
+  spec.title = "t";
+  const std::string svg = to_svg(heatmap_figure(spec));
+  CHECK(svg.rfind("<?xml", 0) == 0);
+  CHECK(svg.find(">&lt;a&amp;b&gt;</text>") != std::string::npos);
+  CHECK(svg.find(">机器</text>") != std::string::npos);
+  CHECK(svg.find(">&quot;q&quot;</text>") != std::string::npos);
+  CHECK(svg.find("transform=\"rotate(-90") != std::string::npos);
+  CHECK(svg.find("textLength=") != std::string::npos);
+  CHECK(svg == to_svg(heatmap_figure(spec)));
+}
