@@ -19,7 +19,8 @@ Reads samples/sentences.txt, samples/pairs.tsv and samples/glove.6B.50d.sample.t
 for each figure, a PNG heatmap and its JSON (plus the parameters of seeded variants):
   - the first sentence under every score function,
   - the other sentences with scaled_dot,
-  - each source/target pair as cross attention (scaled_dot and additive).)");
+  - each source/target pair as cross attention (scaled_dot and additive),
+  - a compare grid of every score function on the first sentence.)");
   cmd->add_option("--out-dir,-o", config->out_dir, "Folder for the figures (created if missing)")
       ->capture_default_str();
   cmd->add_option("--samples", config->samples_dir,

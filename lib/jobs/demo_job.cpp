@@ -11,6 +11,7 @@
 #include "attnviz/version.h"
 #include "error.h"
 #include "io/file_io.h"
+#include "jobs/compare_job.h"
 #include "jobs/run_job.h"
 
 namespace attnviz {
@@ -117,9 +118,10 @@ demo_report run_demo(
   }
 
   demo_report report;
+  const std::size_t total = jobs.size() + 1;
   for (std::size_t n = 0; n < jobs.size(); ++n) {
     auto& [name, c] = jobs[n];
-    if (progress) progress(n, jobs.size(), name);
+    if (progress) progress(n, total, name);
     c.png_out = (out_dir / (name + ".png")).string();
     c.json_out = (out_dir / (name + ".json")).string();
     if (find_score(c.spec.score).has_parameters)
@@ -128,7 +130,19 @@ demo_report run_demo(
     report.written.insert(report.written.end(), r.written.begin(), r.written.end());
     for (auto& w : r.warnings) report.warnings.push_back(fmt::format("{}: {}", name, w));
   }
-  if (progress) progress(jobs.size(), jobs.size(), "");
+  // every score function side by side, with the comparison table
+  compare_config cmp;
+  cmp.input = base.input;
+  cmp.input.text = sentences[0];
+  cmp.base = base.spec;
+  cmp.scores = {"all"};
+  const std::string name = fmt::format("compare-{}", first);
+  if (progress) progress(jobs.size(), total, name);
+  cmp.png_out = (out_dir / (name + ".png")).string();
+  cmp.json_out = (out_dir / (name + ".json")).string();
+  const compare_report r = run_compare(cmp);
+  report.written.insert(report.written.end(), r.written.begin(), r.written.end());
+  if (progress) progress(total, total, "");
   return report;
 }
 

@@ -7,7 +7,7 @@
 // Writes into out_dir: the first sentence under every registered score function (the
 // comparison users ask for first), every other sentence with scaled_dot, and every pair as
 // cross attention with scaled_dot and additive — each as PNG + JSON — plus the parameters
-// the seeded variants used.
+// the seeded variants used, and a compare grid of every score function on the first sentence.
 #pragma once
 
 #include <cstdint>
