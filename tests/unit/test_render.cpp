@@ -212,3 +212,49 @@ TEST_CASE("SVG: text as text, escaped, rotated column labels, same figure same b
   CHECK(svg.find("textLength=") != std::string::npos);
   CHECK(svg == to_svg(heatmap_figure(spec)));
 }
+
+namespace {
+struct box {
+  int x0, y0, x1, y1;  // half-open
+  bool overlaps(const box& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
+};
+box text_box(const fig_item& t) {
+  const int w = bitmap_font::unifont().text_width(t.text) * t.scale;
+  const int h = bitmap_font::height * t.scale;
+  if (t.dir == text_direction::horizontal) return {t.x, t.y, t.x + w, t.y + h};
+  return {t.x, t.y - w + 1, t.x + h, t.y + 1};
+}
+}  // namespace
+
+TEST_CASE("layout never overlaps: labels, ticks, titles and axis names stay apart, inside") {
+  for (int cell : {8, 20, 33, 48, 90}) {
+    const matrix w(12, 9, 0.1f);
+    heatmap_spec spec;
+    spec.values = &w;
+    spec.row_labels = {"the", "机器学习很有趣", "a", "internationalisation-and-more", "ΣΩ", "x",
+                       "y", "z", "Straße", "café", "l", "m"};
+    spec.col_labels = {"q", "学", "a-very-long-column-label-indeed", "é", "w", "e", "r", "t", "y"};
+    spec.title = "a title that is long enough to matter for the layout of the figure";
+    spec.subtitle = "subtitle";
+    spec.cell = cell;
+    spec.annotate = annotate_mode::off;
+    const heatmap_layout L = layout_heatmap(spec);
+    const figure fig = heatmap_figure(spec);
+    const box grid{L.grid_x, L.grid_y, L.grid_x + 9 * L.cell, L.grid_y + 12 * L.cell};
+    const box bar{L.bar_x, L.bar_y, L.bar_x + L.bar_w, L.bar_y + L.bar_h};
+    std::vector<box> texts;
+    for (const auto& it : fig.items())
+      if (it.what == fig_item::kind::text) texts.push_back(text_box(it));
+    INFO("cell " << cell);
+    for (std::size_t a = 0; a < texts.size(); ++a) {
+      CHECK_FALSE(texts[a].overlaps(grid));
+      CHECK_FALSE(texts[a].overlaps(bar));
+      CHECK(texts[a].x0 >= 0);
+      CHECK(texts[a].y0 >= 0);
+      CHECK(texts[a].x1 <= fig.width());
+      CHECK(texts[a].y1 <= fig.height());
+      for (std::size_t b = a + 1; b < texts.size(); ++b) CHECK_FALSE(texts[a].overlaps(texts[b]));
+    }
+    CHECK_FALSE(grid.overlaps(bar));
+  }
+}
