@@ -1,7 +1,7 @@
 // attn-viz compare: several variants of one input, side by side, with the numbers.
-#include <memory>
-
 #include <fmt/format.h>
+
+#include <memory>
 
 #include "commands.h"
 #include "jobs/compare_job.h"
@@ -55,15 +55,8 @@ Examples:
       ->check(CLI::IsMember({"shared", "panel"}))
       ->capture_default_str()
       ->group("Compare");
-  cmd->add_option("--json", config->json_out, "Write every variant's numbers and the metrics")
-      ->type_name("FILE")
-      ->group("Output");
-  cmd->add_option("--png", config->png_out, "Write the grid of heatmaps as PNG")
-      ->type_name("FILE")
-      ->group("Output");
-  cmd->add_option("--svg", config->svg_out, "Write the grid as SVG (text stays text)")
-      ->type_name("FILE")
-      ->group("Output");
+  add_figure_outputs(*cmd, config->json_out, config->png_out, config->svg_out,
+                     "Write every variant's numbers and the metrics as JSON");
 
   return [flags, config, scale] {
     compare_config c = *config;

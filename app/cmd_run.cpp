@@ -37,16 +37,8 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.)");
                 "Draw the heatmap in the terminal (24-bit or 256 colours; plain numbers when "
                 "not a terminal or NO_COLOR is set)")
       ->group("Output");
-  cmd->add_option("--json", outputs->json_out, "Write scores, weights and context as JSON")
-      ->type_name("FILE")
-      ->group("Output");
-  cmd->add_option("--png", outputs->png_out, "Write the heatmap as PNG")
-      ->type_name("FILE")
-      ->group("Output");
-  cmd->add_option("--svg", outputs->svg_out,
-                  "Write the same heatmap as SVG (text stays text: crisp at any zoom)")
-      ->type_name("FILE")
-      ->group("Output");
+  add_figure_outputs(*cmd, outputs->json_out, outputs->png_out, outputs->svg_out,
+                     "Write scores, weights and context as JSON");
   cmd->add_option("--params-out", outputs->params_out,
                   "Write every parameter the run used (safetensors), to reproduce or check it")
       ->type_name("FILE")

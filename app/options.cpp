@@ -122,9 +122,20 @@ void add_view_flags(CLI::App& cmd, common_flags& f) {
       ->group("Figure");
 }
 
+void add_figure_outputs(CLI::App& cmd, std::string& json, std::string& png, std::string& svg,
+                        const char* json_help) {
+  cmd.add_option("--json", json, json_help)->type_name("FILE")->group("Output");
+  cmd.add_option("--png", png, "Write the figure as PNG")->type_name("FILE")->group("Output");
+  cmd.add_option("--svg", svg, "Write the same figure as SVG (text stays text: crisp at any zoom)")
+      ->type_name("FILE")
+      ->group("Output");
+}
+
 input_config resolve_input(const common_flags& f) {
   input_config c = f.input;
-  c.oov = f.oov == "zero" ? oov_policy::zero : f.oov == "error" ? oov_policy::error : oov_policy::hash;
+  c.oov = f.oov == "zero"    ? oov_policy::zero
+          : f.oov == "error" ? oov_policy::error
+                             : oov_policy::hash;
   if (c.embeddings.empty()) c.embeddings = find_samples_dir() + "/glove.6B.50d.sample.txt";
   return c;
 }

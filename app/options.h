@@ -1,9 +1,8 @@
 // Flags shared by the subcommands that run attention (run, compare).
 #pragma once
 
-#include <string>
-
 #include <CLI/CLI.hpp>
+#include <string>
 
 #include "attention/pipeline.h"
 #include "jobs/inputs.h"
@@ -29,6 +28,10 @@ void add_input_flags(CLI::App& cmd, common_flags& flags);
 void add_variant_flags(CLI::App& cmd, common_flags& flags);
 // --show --cmap --annotate --cell
 void add_view_flags(CLI::App& cmd, common_flags& flags);
+
+// --json --png --svg into the given strings (group "Output").
+void add_figure_outputs(CLI::App& cmd, std::string& json, std::string& png, std::string& svg,
+                        const char* json_help);
 
 // After parsing: the string flags as lib types; the bundled embeddings when none was given.
 input_config resolve_input(const common_flags& flags);

@@ -23,10 +23,10 @@ void print_written(const std::vector<std::string>& paths) {
 
 void print_terminal_view(const attention_result& result, const view_options& view, bool colour) {
   const heatmap_spec spec = make_heatmap(result, 0, view);
-  const term_colors mode = colour ? detect_term_colors(::isatty(STDOUT_FILENO) != 0,
-                                                       std::getenv("NO_COLOR"),
-                                                       std::getenv("COLORTERM"))
-                                  : term_colors::none;
+  const term_colors mode =
+      colour ? detect_term_colors(::isatty(STDOUT_FILENO) != 0, std::getenv("NO_COLOR"),
+                                  std::getenv("COLORTERM"))
+             : term_colors::none;
   fmt::print("{}", render_terminal(spec, mode));
 }
 

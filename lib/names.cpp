@@ -1,11 +1,11 @@
 #include "names.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cctype>
 #include <limits>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "error.h"
 
@@ -24,16 +24,17 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   for (std::size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      cur[j] =
+          std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
     std::swap(prev, cur);
   }
   return prev[b.size()];
 }
 
-void throw_unknown_name(std::string_view what, std::string_view name,
-                        const std::vector<std::string_view>& known,
-                        const std::vector<std::pair<std::string_view, std::string_view>>& candidates,
-                        std::string_view see_also) {
+void throw_unknown_name(
+    std::string_view what, std::string_view name, const std::vector<std::string_view>& known,
+    const std::vector<std::pair<std::string_view, std::string_view>>& candidates,
+    std::string_view see_also) {
   const std::string key = normalise_name(name);
   std::string_view nearest;
   std::size_t best = std::numeric_limits<std::size_t>::max();

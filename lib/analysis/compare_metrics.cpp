@@ -16,7 +16,8 @@ bool all_zero(const float* p, std::size_t n) {
 std::vector<double> ranks(const float* p, std::size_t n) {
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return p[a] < p[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return p[a] < p[b]; });
   std::vector<double> r(n);
   for (std::size_t i = 0; i < n;) {
     std::size_t j = i;
@@ -85,7 +86,9 @@ comparison compare_weights(const std::vector<const matrix*>& weights) {
       m.mean_max_weight += *std::max_element(w->row(i), w->row(i) + n_k);
       ++rows;
     }
-    if (rows) m.mean_entropy_bits /= static_cast<double>(rows), m.mean_max_weight /= static_cast<double>(rows);
+    if (rows)
+      m.mean_entropy_bits /= static_cast<double>(rows),
+          m.mean_max_weight /= static_cast<double>(rows);
     out.variants.push_back(m);
   }
   for (std::size_t a = 0; a < weights.size(); ++a)

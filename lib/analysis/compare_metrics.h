@@ -31,7 +31,7 @@ struct variant_metrics {
 };
 
 struct pair_metrics {
-  std::size_t a = 0, b = 0;             // indices into the compared list
+  std::size_t a = 0, b = 0;  // indices into the compared list
   double mean_js_divergence_bits = 0.0;
   double top_key_agreement = 0.0;       // share of rows, in [0, 1]
   std::optional<double> mean_spearman;  // nothing when no row pair was defined

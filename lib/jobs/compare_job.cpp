@@ -1,9 +1,9 @@
 #include "jobs/compare_job.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "attention/registry.h"
@@ -48,8 +48,9 @@ compare_report run_compare(const compare_config& c) {
   const auto contexts = expand(c.contexts, c.base.context, context_registry(), find_context);
   const std::size_t n = scores.size() * aligns.size() * contexts.size();
   if (n < 2)
-    throw usage_error("compare needs at least two variants: give several names to --scores, "
-                      "--aligns or --contexts (or --scores all)");
+    throw usage_error(
+        "compare needs at least two variants: give several names to --scores, "
+        "--aligns or --contexts (or --scores all)");
   if (n > 64) throw usage_error(fmt::format("{} variants is more than compare draws (64)", n));
 
   const prepared_input in = prepare_input(c.input);
@@ -67,8 +68,8 @@ compare_report run_compare(const compare_config& c) {
         if (scores.size() > 1) parts.push_back(s);
         if (aligns.size() > 1) parts.push_back(a);
         if (contexts.size() > 1) parts.push_back(x);
-        report.variants.push_back({fmt::format("{}", fmt::join(parts, " · ")),
-                                   run_attention(in.input, spec, params)});
+        report.variants.push_back(
+            {fmt::format("{}", fmt::join(parts, " · ")), run_attention(in.input, spec, params)});
       }
   std::vector<const matrix*> weights;
   for (const auto& v : report.variants) weights.push_back(&v.result.heads.front().weights);
@@ -84,12 +85,12 @@ compare_report run_compare(const compare_config& c) {
       grid.panels.push_back(std::move(panel));
     }
     const attention_result& first = report.variants.front().result;
-    grid.title = fmt::format("{}-attention{} · {} variants · {}", structure_name(first.structure),
-                             first.spec.project ? " (projected)" : "", n,
-                             shown_matrix_name(c.view.show));
-    grid.subtitle = fmt::format("score: {} · align: {} · context: {} · {}",
-                                fmt::join(scores, ", "), fmt::join(aligns, ", "),
-                                fmt::join(contexts, ", "), in.embeddings_name);
+    grid.title =
+        fmt::format("{}-attention{} · {} variants · {}", structure_name(first.structure),
+                    first.spec.project ? " (projected)" : "", n, shown_matrix_name(c.view.show));
+    grid.subtitle =
+        fmt::format("score: {} · align: {} · context: {} · {}", fmt::join(scores, ", "),
+                    fmt::join(aligns, ", "), fmt::join(contexts, ", "), in.embeddings_name);
     grid.cols = c.cols;
     grid.scale = c.scale;
     const figure fig = grid_figure(grid);
@@ -99,9 +100,10 @@ compare_report run_compare(const compare_config& c) {
   if (!c.json_out.empty()) {
     std::vector<std::pair<std::string, const attention_result*>> results;
     for (const auto& v : report.variants) results.emplace_back(v.label, &v.result);
-    const result_metadata meta{fmt::format("attn-viz {}", version), in.embeddings_name,
-                               c.params_in.empty() ? fmt::format("--seed {}", c.base.seed) : c.params_in,
-                               in.oov_tokens, std::string(oov_policy_name(c.input.oov))};
+    const result_metadata meta{
+        fmt::format("attn-viz {}", version), in.embeddings_name,
+        c.params_in.empty() ? fmt::format("--seed {}", c.base.seed) : c.params_in, in.oov_tokens,
+        std::string(oov_policy_name(c.input.oov))};
     out.add(c.json_out, comparison_to_json(results, report.metrics, meta));
   }
   report.written = out.commit();
@@ -111,11 +113,12 @@ compare_report run_compare(const compare_config& c) {
 std::string format_comparison(const compare_report& r) {
   std::size_t w = 7;
   for (const auto& v : r.variants) w = std::max(w, v.label.size());
-  std::string s = fmt::format("{:<{}}  {:>14}  {:>15}\n", "variant", w, "entropy (bits)",
-                              "max weight");
+  std::string s =
+      fmt::format("{:<{}}  {:>14}  {:>15}\n", "variant", w, "entropy (bits)", "max weight");
   for (std::size_t k = 0; k < r.variants.size(); ++k)
-    s += fmt::format("{:<{}}  {:>14.4f}  {:>15.4f}\n", r.variants[k].label, w,
-                     r.metrics.variants[k].mean_entropy_bits, r.metrics.variants[k].mean_max_weight);
+    s +=
+        fmt::format("{:<{}}  {:>14.4f}  {:>15.4f}\n", r.variants[k].label, w,
+                    r.metrics.variants[k].mean_entropy_bits, r.metrics.variants[k].mean_max_weight);
   s += fmt::format("\n{:<{}}  {:<{}}  {:>12}  {:>12}  {:>10}\n", "variant a", w, "variant b", w,
                    "JS (bits)", "top-1 agree", "Spearman");
   for (const auto& p : r.metrics.pairs)

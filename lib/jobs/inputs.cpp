@@ -1,10 +1,10 @@
 #include "jobs/inputs.h"
 
-#include <algorithm>
-#include <filesystem>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <algorithm>
+#include <filesystem>
 
 #include "error.h"
 #include "text/embeddings.h"
@@ -50,9 +50,12 @@ tokenized tokenize_inputs(const input_config& c) {
 
 std::string_view oov_policy_name(oov_policy p) {
   switch (p) {
-    case oov_policy::hash: return "hash";
-    case oov_policy::zero: return "zero";
-    case oov_policy::error: return "error";
+    case oov_policy::hash:
+      return "hash";
+    case oov_policy::zero:
+      return "zero";
+    case oov_policy::error:
+      return "error";
   }
   return "?";
 }

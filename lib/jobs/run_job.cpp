@@ -1,9 +1,9 @@
 #include "jobs/run_job.h"
 
-#include <filesystem>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <filesystem>
 
 #include "attnviz/version.h"
 #include "error.h"
@@ -24,8 +24,8 @@ run_report run_job(const run_config& c) {
   colormap::by_name(c.view.cmap.empty() ? "viridis" : c.view.cmap);  // unknown names fail early
 
   const prepared_input in = prepare_input(c.input);
-  param_store params = c.params_in.empty() ? param_store::seeded(c.spec.seed)
-                                           : param_store::from_file(c.params_in);
+  param_store params =
+      c.params_in.empty() ? param_store::seeded(c.spec.seed) : param_store::from_file(c.params_in);
   run_report report;
   report.result = run_attention(in.input, c.spec, params);
 
@@ -45,10 +45,10 @@ run_report run_job(const run_config& c) {
     heatmap_spec spec = make_heatmap(report.result, 0, c.view);
     spec.subtitle += fmt::format(" · {}", in.embeddings_name);
     if (!params.used().empty())
-      spec.subtitle += fmt::format(
-          " · parameters {}", params.from_file()
-                                  ? std::filesystem::path(params.source()).filename().string()
-                                  : params.source());
+      spec.subtitle += fmt::format(" · parameters {}",
+                                   params.from_file()
+                                       ? std::filesystem::path(params.source()).filename().string()
+                                       : params.source());
     const figure fig = heatmap_figure(spec);
     if (!c.png_out.empty()) out.add(c.png_out, encode_png(rasterize(fig)));
     if (!c.svg_out.empty()) out.add(c.svg_out, to_svg(fig));

@@ -1,13 +1,12 @@
 #include "render/colormap.h"
 
-#include <cmath>
-#include <stdexcept>
-#include <string>
+#include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 #include <mutex>
-
-#include <fmt/format.h>
+#include <stdexcept>
+#include <string>
 
 #include "assets/embedded.h"
 #include "names.h"
@@ -43,14 +42,17 @@ const std::vector<colormap_info>& colormap_registry() {
       {"magma", colormap_kind::sequential, "perceptually uniform, black to light yellow"},
       {"inferno", colormap_kind::sequential, "perceptually uniform, black to pale yellow"},
       {"plasma", colormap_kind::sequential, "perceptually uniform, blue to yellow"},
-      {"cividis", colormap_kind::sequential, "perceptually uniform, readable with colour-vision deficiency"},
+      {"cividis", colormap_kind::sequential,
+       "perceptually uniform, readable with colour-vision deficiency"},
       {"gray", colormap_kind::sequential, "black to white"},
       {"rdbu", colormap_kind::diverging, "blue (negative), white (0), red (positive): for scores"},
   };
   return entries;
 }
 
-const colormap& colormap::viridis() { return by_name("viridis"); }
+const colormap& colormap::viridis() {
+  return by_name("viridis");
+}
 
 const colormap& colormap::by_name(std::string_view name) {
   static std::map<std::string, colormap> cache;

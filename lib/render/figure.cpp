@@ -42,9 +42,15 @@ canvas rasterize(const figure& fig) {
   const bitmap_font& font = bitmap_font::unifont();
   for (const auto& it : fig.items()) {
     switch (it.what) {
-      case fig_item::kind::rect: img.fill_rect(it.x, it.y, it.w, it.h, it.color); break;
-      case fig_item::kind::frame: img.stroke_rect(it.x, it.y, it.w, it.h, it.thickness, it.color); break;
-      case fig_item::kind::text: img.draw_text(it.x, it.y, it.text, it.color, font, it.dir, it.scale); break;
+      case fig_item::kind::rect:
+        img.fill_rect(it.x, it.y, it.w, it.h, it.color);
+        break;
+      case fig_item::kind::frame:
+        img.stroke_rect(it.x, it.y, it.w, it.h, it.thickness, it.color);
+        break;
+      case fig_item::kind::text:
+        img.draw_text(it.x, it.y, it.text, it.color, font, it.dir, it.scale);
+        break;
     }
   }
   return img;
@@ -52,16 +58,26 @@ canvas rasterize(const figure& fig) {
 
 namespace {
 
-std::string hex(rgb c) { return fmt::format("#{:02x}{:02x}{:02x}", c.r, c.g, c.b); }
+std::string hex(rgb c) {
+  return fmt::format("#{:02x}{:02x}{:02x}", c.r, c.g, c.b);
+}
 
 std::string xml_escape(std::u32string_view text) {
   std::string out;
   for (char32_t cp : text) {
     switch (cp) {
-      case U'&': out += "&amp;"; break;
-      case U'<': out += "&lt;"; break;
-      case U'>': out += "&gt;"; break;
-      case U'"': out += "&quot;"; break;
+      case U'&':
+        out += "&amp;";
+        break;
+      case U'<':
+        out += "&lt;";
+        break;
+      case U'>':
+        out += "&gt;";
+        break;
+      case U'"':
+        out += "&quot;";
+        break;
       default:
         // XML 1.0 forbids most controls and U+FFFE/U+FFFF: show them as U+FFFD
         if ((cp < 0x20 && cp != 0x9 && cp != 0xa && cp != 0xd) || cp == 0xfffe || cp == 0xffff)
@@ -98,10 +114,9 @@ std::string to_svg(const figure& fig) {
       const int size = bitmap_font::height * it.scale;
       const int width = font.text_width(it.text) * it.scale;
       const int baseline = it.y + 14 * it.scale;  // Unifont: 14 px ascent, 2 px descent
-      const std::string rotate =
-          it.dir == text_direction::upward
-              ? fmt::format(" transform=\"rotate(-90 {} {})\"", it.x, it.y)
-              : std::string();
+      const std::string rotate = it.dir == text_direction::upward
+                                     ? fmt::format(" transform=\"rotate(-90 {} {})\"", it.x, it.y)
+                                     : std::string();
       out += fmt::format(
           "<text x=\"{}\" y=\"{}\" font-size=\"{}\" fill=\"{}\" textLength=\"{}\" "
           "lengthAdjust=\"spacingAndGlyphs\"{}>{}</text>\n",

@@ -5,14 +5,11 @@
 #include <stdexcept>
 
 #include "render/font.h"
-#include "text/utf8.h"
 
 namespace attnviz {
 namespace {
-constexpr int margin = 16;
+constexpr int margin = figure_margin;
 constexpr int bar_gap = 24;
-constexpr rgb ink{34, 34, 34};
-constexpr rgb muted{102, 102, 102};
 }  // namespace
 
 int auto_grid_cols(std::size_t n) {
@@ -57,10 +54,8 @@ figure grid_figure(const grid_spec& spec) {
   const int cols = std::clamp(spec.cols > 0 ? spec.cols : auto_grid_cols(panels.size()), 1, n);
   const int rows = (n + cols - 1) / cols;
 
-  const bitmap_font& font = bitmap_font::unifont();
   const int s = layouts[0].scale, glyph_h = bitmap_font::height * s;
-  const int title_h = (spec.title.empty() ? 0 : glyph_h + 4) + (spec.subtitle.empty() ? 0 : glyph_h) + 4;
-  const int top = margin + title_h;
+  const int top = margin + title_block_height(spec.title, spec.subtitle, s) + 4;
   int width = cols * cell_w;
   int bar_x = 0, bar_y = 0, bar_h = 0;
   if (spec.scale == scale_mode::shared) {
@@ -70,21 +65,15 @@ figure grid_figure(const grid_spec& spec) {
     bar_h = std::max(bar_h, 120);
     width = bar_x + colorbar_width(vmin, vmax, s) + margin;
   }
-  const int title_w = std::max(font.text_width(decode_utf8_lossy(spec.title)),
-                               font.text_width(decode_utf8_lossy(spec.subtitle))) * s;
-  width = std::max(width, 2 * margin + title_w);
+  width = std::max(width, 2 * margin + title_block_width(spec.title, spec.subtitle, s));
   const int height = std::max(top + rows * cell_h, bar_y + bar_h + glyph_h / 2 + margin);
 
   figure fig(width, height);
-  int y = margin;
-  if (!spec.title.empty()) {
-    fig.text(margin, y, decode_utf8_lossy(spec.title), ink, s);
-    y += glyph_h + 4;
-  }
-  if (!spec.subtitle.empty()) fig.text(margin, y, decode_utf8_lossy(spec.subtitle), muted, s);
+  draw_title_block(fig, spec.title, spec.subtitle, s);
   for (int k = 0; k < n; ++k)
     fig.append(figs[static_cast<std::size_t>(k)], (k % cols) * cell_w, top + (k / cols) * cell_h);
-  if (spec.scale == scale_mode::shared) draw_colorbar(fig, bar_x, bar_y, bar_h, cmap, vmin, vmax, s);
+  if (spec.scale == scale_mode::shared)
+    draw_colorbar(fig, bar_x, bar_y, bar_h, cmap, vmin, vmax, s);
   return fig;
 }
 

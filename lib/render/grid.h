@@ -16,7 +16,7 @@ struct grid_spec {
   std::vector<heatmap_spec> panels;  // each with its own title (the variant or head)
   std::string title;
   std::string subtitle;
-  int cols = 0;                      // 0: automatic
+  int cols = 0;  // 0: automatic
   scale_mode scale = scale_mode::shared;
 };
 

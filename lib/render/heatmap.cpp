@@ -1,9 +1,9 @@
 #include "render/heatmap.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "render/font.h"
 #include "text/utf8.h"
@@ -11,7 +11,7 @@
 namespace attnviz {
 namespace {
 
-constexpr int margin = 16;
+constexpr int margin = figure_margin;
 constexpr int label_gap = 6;
 constexpr int bar_gap = 24;
 constexpr int bar_width = 18;
@@ -41,7 +41,8 @@ std::u32string label_text(const std::string& s, const bitmap_font& font) {
 }
 
 int auto_cell(std::size_t n) {
-  const int c = static_cast<int>(std::lround(720.0 / static_cast<double>(std::max<std::size_t>(n, 1))));
+  const int c =
+      static_cast<int>(std::lround(720.0 / static_cast<double>(std::max<std::size_t>(n, 1))));
   return std::clamp(c, 20, 48);
 }
 
@@ -97,7 +98,31 @@ std::vector<double> nice_ticks(double vmin, double vmax) {
   return ticks;
 }
 
-int text_scale(int cell) { return std::max(1, cell / 40); }
+int text_scale(int cell) {
+  return std::max(1, cell / 40);
+}
+
+int title_block_height(const std::string& title, const std::string& subtitle, int scale) {
+  const int glyph_h = bitmap_font::height * scale;
+  return (title.empty() ? 0 : glyph_h + 4) + (subtitle.empty() ? 0 : glyph_h);
+}
+
+int title_block_width(const std::string& title, const std::string& subtitle, int scale) {
+  const bitmap_font& font = bitmap_font::unifont();
+  return std::max(font.text_width(decode_utf8_lossy(title)),
+                  font.text_width(decode_utf8_lossy(subtitle))) *
+         scale;
+}
+
+void draw_title_block(figure& fig, const std::string& title, const std::string& subtitle,
+                      int scale) {
+  int y = margin;
+  if (!title.empty()) {
+    fig.text(margin, y, decode_utf8_lossy(title), ink, scale);
+    y += bitmap_font::height * scale + 4;
+  }
+  if (!subtitle.empty()) fig.text(margin, y, decode_utf8_lossy(subtitle), muted, scale);
+}
 
 int colorbar_width(double vmin, double vmax, int scale) {
   const bitmap_font& font = bitmap_font::unifont();
@@ -107,8 +132,8 @@ int colorbar_width(double vmin, double vmax, int scale) {
   return bar_width * scale + tick_len + 4 + tick_w;
 }
 
-void draw_colorbar(figure& fig, int x, int y, int h, const colormap& cmap, double vmin,
-                   double vmax, int scale) {
+void draw_colorbar(figure& fig, int x, int y, int h, const colormap& cmap, double vmin, double vmax,
+                   int scale) {
   const int w = bar_width * scale;
   const double span = vmax - vmin;
   // top row = vmax, bottom row = vmin; runs of one colour become one rectangle
@@ -163,7 +188,7 @@ heatmap_layout layout_heatmap(const heatmap_spec& spec) {
 
   const int grid_w = L.cell * static_cast<int>(m.cols());
   const int grid_h = L.cell * static_cast<int>(m.rows());
-  const int title_h = (spec.title.empty() ? 0 : glyph_h + 4) + (spec.subtitle.empty() ? 0 : glyph_h) + 12;
+  const int title_h = title_block_height(spec.title, spec.subtitle, s) + 12;
   L.grid_x = margin + glyph_h + 8 + row_label_w + label_gap;
   L.grid_y = margin + title_h;
   int right = L.grid_x + grid_w + margin;
@@ -174,9 +199,7 @@ heatmap_layout layout_heatmap(const heatmap_spec& spec) {
     L.bar_h = std::max(grid_h, 120);
     right = L.bar_x + colorbar_width(L.vmin, L.vmax, s) + margin;
   }
-  const int title_w = std::max(font.text_width(decode_utf8_lossy(spec.title)),
-                               font.text_width(decode_utf8_lossy(spec.subtitle))) * s;
-  L.width = std::max(right, margin + title_w + margin);
+  L.width = std::max(right, margin + title_block_width(spec.title, spec.subtitle, s) + margin);
   const int below_grid = L.grid_y + grid_h + label_gap + col_label_w + 8 + glyph_h;
   L.height = std::max(below_grid, L.bar_y + L.bar_h + glyph_h / 2) + margin;
   return L;
@@ -193,13 +216,7 @@ figure heatmap_figure(const heatmap_spec& spec) {
   const double span = L.vmax - L.vmin;
   auto colour_of = [&](double v) { return cmap.at(span > 0 ? (v - L.vmin) / span : 0.0); };
 
-  // title and subtitle
-  int y = margin;
-  if (!spec.title.empty()) {
-    fig.text(margin, y, decode_utf8_lossy(spec.title), ink, s);
-    y += glyph_h + 4;
-  }
-  if (!spec.subtitle.empty()) fig.text(margin, y, decode_utf8_lossy(spec.subtitle), muted, s);
+  draw_title_block(fig, spec.title, spec.subtitle, s);
 
   // cells, then annotations in a colour that contrasts with each cell
   for (int i = 0; i < n_rows; ++i)
@@ -255,6 +272,8 @@ figure heatmap_figure(const heatmap_spec& spec) {
   return fig;
 }
 
-canvas render_heatmap(const heatmap_spec& spec) { return rasterize(heatmap_figure(spec)); }
+canvas render_heatmap(const heatmap_spec& spec) {
+  return rasterize(heatmap_figure(spec));
+}
 
 }  // namespace attnviz

@@ -36,9 +36,9 @@ struct heatmap_spec {
   std::string row_axis = "queries";
   std::string col_axis = "keys";
   double vmin = 0.0;
-  double vmax = 0.0;      // vmax <= vmin: automatic (see value_range)
-  bool centered = false;  // automatic range symmetric around 0 (diverging colormaps)
-  int cell = 0;           // pixels per cell; 0: automatic (20-48 by token count)
+  double vmax = 0.0;                    // vmax <= vmin: automatic (see value_range)
+  bool centered = false;                // automatic range symmetric around 0 (diverging colormaps)
+  int cell = 0;                         // pixels per cell; 0: automatic (20-48 by token count)
   const colormap* cmap = nullptr;       // nullptr: viridis
   std::vector<int> marked_col_per_row;  // outline cell (i, marked[i]) (hard context's j*)
   annotate_mode annotate = annotate_mode::automatic;  // automatic: 2 or 1 decimals when all fit
@@ -48,11 +48,11 @@ struct heatmap_spec {
 struct heatmap_layout {
   int width = 0, height = 0;
   int cell = 0;
-  int scale = 1;          // text scale
-  int label_every = 1;    // draw every k-th row/column label (k > 1 only for tiny cells)
+  int scale = 1;               // text scale
+  int label_every = 1;         // draw every k-th row/column label (k > 1 only for tiny cells)
   int grid_x = 0, grid_y = 0;  // top-left of cell (0, 0)
   int bar_x = 0, bar_y = 0, bar_w = 0, bar_h = 0;
-  int max_label_px = 0;   // labels longer than this are cut with '…'
+  int max_label_px = 0;  // labels longer than this are cut with '…'
   double vmin = 0.0, vmax = 1.0;
   std::vector<double> ticks;
   int annotate_decimals = -1;  // -1: no annotations
@@ -71,9 +71,17 @@ heatmap_layout layout_heatmap(const heatmap_spec& spec);
 figure heatmap_figure(const heatmap_spec& spec);
 canvas render_heatmap(const heatmap_spec& spec);  // rasterize(heatmap_figure(spec))
 
+// Title (ink) and subtitle (grey) at the top-left margin of a figure; empty lines take no room.
+// title_block_height is the height they take, title_block_width the width (without margins).
+int title_block_height(const std::string& title, const std::string& subtitle, int scale);
+int title_block_width(const std::string& title, const std::string& subtitle, int scale);
+void draw_title_block(figure& fig, const std::string& title, const std::string& subtitle,
+                      int scale);
+constexpr int figure_margin = 16;
+
 // A colour bar of h pixels at (x, y) with ticks and labels right of it; returns its full width.
 int colorbar_width(double vmin, double vmax, int scale);
-void draw_colorbar(figure& fig, int x, int y, int h, const colormap& cmap, double vmin,
-                   double vmax, int scale);
+void draw_colorbar(figure& fig, int x, int y, int h, const colormap& cmap, double vmin, double vmax,
+                   int scale);
 
 }  // namespace attnviz

@@ -1,10 +1,10 @@
 #include "render/terminal.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-
-#include <fmt/format.h>
 
 #include "text/utf8.h"
 
@@ -34,8 +34,9 @@ std::string pad_left(const std::string& s, int cols) {
 
 std::u32string printable(const std::string& s) {
   std::u32string cps = decode_utf8_lossy(s);
-  cps.erase(std::remove_if(cps.begin(), cps.end(), [](char32_t c) { return display_width(c) == 0; }),
-            cps.end());
+  cps.erase(
+      std::remove_if(cps.begin(), cps.end(), [](char32_t c) { return display_width(c) == 0; }),
+      cps.end());
   return cps;
 }
 
@@ -55,7 +56,8 @@ std::string plain_table(const heatmap_spec& spec) {
   for (const auto& t : spec.col_labels) cols.push_back(clip(t, 7));
   for (const auto& r : rows) row_w = std::max(row_w, display_width(r));
   out += std::string(static_cast<std::size_t>(row_w), ' ');
-  for (std::size_t j = 0; j < m.cols(); ++j) out += " " + pad_left(j < cols.size() ? cols[j] : "", 7);
+  for (std::size_t j = 0; j < m.cols(); ++j)
+    out += " " + pad_left(j < cols.size() ? cols[j] : "", 7);
   out += "\n";
   for (std::size_t i = 0; i < m.rows(); ++i) {
     out += pad_left(i < rows.size() ? rows[i] : "", row_w);
@@ -75,7 +77,8 @@ std::string plain_table(const heatmap_spec& spec) {
 
 term_colors detect_term_colors(bool is_tty, const char* no_color, const char* colorterm) {
   if (!is_tty || (no_color && *no_color)) return term_colors::none;
-  if (colorterm && (std::strcmp(colorterm, "truecolor") == 0 || std::strcmp(colorterm, "24bit") == 0))
+  if (colorterm &&
+      (std::strcmp(colorterm, "truecolor") == 0 || std::strcmp(colorterm, "24bit") == 0))
     return term_colors::truecolor;
   return term_colors::palette256;
 }
@@ -105,8 +108,8 @@ std::string render_terminal(const heatmap_spec& spec, term_colors mode) {
   if (mode == term_colors::none) return plain_table(spec);
   const matrix& m = *spec.values;
   const colormap& cmap = spec.cmap ? *spec.cmap : colormap::viridis();
-  const auto [vmin, vmax] = spec.vmax > spec.vmin ? std::pair{spec.vmin, spec.vmax}
-                                                  : value_range(m, spec.centered);
+  const auto [vmin, vmax] =
+      spec.vmax > spec.vmin ? std::pair{spec.vmin, spec.vmax} : value_range(m, spec.centered);
   const double span = vmax - vmin;
   auto colour_of = [&](double v) { return cmap.at(span > 0 ? (v - vmin) / span : 0.0); };
 
@@ -143,8 +146,8 @@ std::string render_terminal(const heatmap_spec& spec, term_colors mode) {
   for (std::size_t i = 0; i < m.rows(); ++i) {
     out += pad_left(i < rows.size() ? rows[i] : "", row_w) + " ";
     for (std::size_t j = 0; j < m.cols(); ++j) {
-      const bool marked = i < spec.marked_col_per_row.size() &&
-                          spec.marked_col_per_row[i] == static_cast<int>(j);
+      const bool marked =
+          i < spec.marked_col_per_row.size() && spec.marked_col_per_row[i] == static_cast<int>(j);
       out += background(colour_of(m(i, j)), mode) + (marked ? "<>" : "  ");
     }
     out += std::string(reset) + "\n";

@@ -15,7 +15,7 @@ struct view_options {
   shown_matrix show = shown_matrix::weights;
   std::string cmap;  // empty: viridis for weights, rdbu (diverging, centred on 0) for scores
   annotate_mode annotate = annotate_mode::automatic;
-  int cell = 0;      // 0: automatic
+  int cell = 0;  // 0: automatic
 };
 
 // Parses "weights" / "scores" and "auto" / "on" / "off" (usage_error otherwise).

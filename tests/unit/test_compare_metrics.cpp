@@ -1,7 +1,7 @@
 // compare's numbers on hand-made rows whose answers are known in closed form.
-#include <cmath>
-
 #include <doctest/doctest.h>
+
+#include <cmath>
 
 #include "analysis/compare_metrics.h"
 #include "helpers.h"
@@ -28,7 +28,8 @@ TEST_CASE("JS divergence: 0 for equal rows, 1 bit for disjoint supports, a worke
   CHECK(js_divergence_bits(p, r, 2) == doctest::Approx(js_divergence_bits(r, p, 2)));
 }
 
-TEST_CASE("Spearman: +1 for the same order, -1 reversed, ties share ranks, constant rows undefined") {
+TEST_CASE(
+    "Spearman: +1 for the same order, -1 reversed, ties share ranks, constant rows undefined") {
   const float a[] = {0.1f, 0.2f, 0.3f, 0.4f}, b[] = {0.01f, 0.02f, 0.5f, 0.9f};
   const float rev[] = {0.4f, 0.3f, 0.2f, 0.1f}, flat[] = {0.25f, 0.25f, 0.25f, 0.25f};
   CHECK(*spearman_rho(a, b, 4) == doctest::Approx(1.0));

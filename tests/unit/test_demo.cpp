@@ -33,7 +33,8 @@ TEST_CASE("demo on the bundled samples: every score function, PNG and JSON for e
   CHECK(pngs == jsons);
   CHECK(pngs >= score_registry().size() + 2);
   CHECK(calls == pngs + 1);
-  CHECK(std::filesystem::exists(std::filesystem::path(out) / "compare-01-the-cat-sat-on-the-floor-because-it-was.png"));
+  CHECK(std::filesystem::exists(std::filesystem::path(out) /
+                                "compare-01-the-cat-sat-on-the-floor-because-it-was.png"));
   for (const auto& s : score_registry())
     CHECK(std::filesystem::exists(
         std::filesystem::path(out) /

@@ -231,8 +231,12 @@ TEST_CASE("layout never overlaps: labels, ticks, titles and axis names stay apar
     const matrix w(12, 9, 0.1f);
     heatmap_spec spec;
     spec.values = &w;
-    spec.row_labels = {"the", "机器学习很有趣", "a", "internationalisation-and-more", "ΣΩ", "x",
-                       "y", "z", "Straße", "café", "l", "m"};
+    spec.row_labels = {"the",    "机器学习很有趣",
+                       "a",      "internationalisation-and-more",
+                       "ΣΩ",     "x",
+                       "y",      "z",
+                       "Straße", "café",
+                       "l",      "m"};
     spec.col_labels = {"q", "学", "a-very-long-column-label-indeed", "é", "w", "e", "r", "t", "y"};
     spec.title = "a title that is long enough to matter for the layout of the figure";
     spec.subtitle = "subtitle";
