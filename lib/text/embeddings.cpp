@@ -18,6 +18,8 @@ namespace attnviz {
 namespace {
 
 constexpr std::size_t norm_sample_rows = 1000;
+// A row of 1M float values is about 10 MiB of text; anything past 64 MiB is not a word vector.
+constexpr std::size_t max_line_bytes = 64u << 20;
 
 bool is_sep(char c) {
   return c == ' ' || c == '\t';
@@ -38,35 +40,59 @@ class text_reader {
     table_.source = path;
   }
 
-  embedding_table run() {
+  // Streams the file once in 1 MiB chunks.
+  embedding_table run_file() {
     require_regular_file(path_);
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path_.c_str(), "rb"), std::fclose);
     if (!f) throw input_error(path_, fmt::format("cannot open: {}", std::strerror(errno)));
-    std::string carry;
     std::vector<char> buf(1 << 20);
     for (;;) {
       const std::size_t n = std::fread(buf.data(), 1, buf.size(), f.get());
       if (n == 0) break;
-      std::string_view chunk(buf.data(), n);
-      std::size_t start = 0;
-      for (;;) {
-        const auto nl = chunk.find('\n', start);
-        if (nl == std::string_view::npos) {
-          carry.append(chunk.substr(start));
-          break;
-        }
-        if (carry.empty()) {
-          line(chunk.substr(start, nl - start));
-        } else {
-          carry.append(chunk.substr(start, nl - start));
-          line(carry);
-          carry.clear();
-        }
-        start = nl + 1;
-      }
+      feed(std::string_view(buf.data(), n));
     }
     if (std::ferror(f.get())) throw input_error(path_, "read error");
-    if (!carry.empty()) line(carry);
+    return finish();
+  }
+
+  embedding_table run_bytes(std::string_view bytes) {
+    feed(bytes);
+    return finish();
+  }
+
+ private:
+  // Splits a chunk into lines; a line cut by the chunk's end waits in carry_.
+  void feed(std::string_view chunk) {
+    std::size_t start = 0;
+    for (;;) {
+      const auto nl = chunk.find('\n', start);
+      if (nl == std::string_view::npos) {
+        carry_.append(chunk.substr(start));
+        check_line_length(carry_.size());
+        return;
+      }
+      if (carry_.empty()) {
+        check_line_length(nl - start);
+        line(chunk.substr(start, nl - start));
+      } else {
+        carry_.append(chunk.substr(start, nl - start));
+        check_line_length(carry_.size());
+        line(carry_);
+        carry_.clear();
+      }
+      start = nl + 1;
+    }
+  }
+
+  void check_line_length(std::size_t n) const {
+    if (n > max_line_bytes)
+      throw input_error(path_, line_no_ + 1,
+                        fmt::format("line longer than {} MiB; is this an embedding file?",
+                                    max_line_bytes >> 20));
+  }
+
+  embedding_table finish() {
+    if (!carry_.empty()) line(carry_);
     if (table_.dim == 0 || table_.rows == 0)
       throw input_error(path_, header_ ? "has a header but no vectors"
                                        : "is empty: expected rows of 'token v1 v2 ...'");
@@ -78,7 +104,6 @@ class text_reader {
     return std::move(table_);
   }
 
- private:
   void line(std::string_view s) {
     ++line_no_;
     if (!s.empty() && s.back() == '\r') s.remove_suffix(1);
@@ -90,6 +115,7 @@ class text_reader {
     std::size_t p = 0;
     while (p < s.size() && !is_sep(s[p])) ++p;
     const std::string_view token = s.substr(0, p);
+    check_utf8(token);
     const bool keep =
         wanted_.count(std::string(token)) && !table_.vectors.count(std::string(token));
     const bool sample = sampled_ < norm_sample_rows;
@@ -111,10 +137,7 @@ class text_reader {
         norm_sum_ += std::sqrt(ss);
         ++sampled_;
       }
-      if (keep) {
-        decode_utf8(token, fmt::format("{}:{}", path_, line_no_));
-        table_.vectors.emplace(std::string(token), values_);
-      }
+      if (keep) table_.vectors.emplace(std::string(token), values_);
     } else {
       for (std::size_t k = 0; k < fields_.size(); ++k)
         for (char c : fields_[k])
@@ -137,6 +160,18 @@ class text_reader {
     table_.dim = static_cast<std::size_t>(b);
     dim_line_ = 1;
     return true;
+  }
+
+  void check_utf8(std::string_view token) {
+    for (unsigned char c : token)
+      if (c >= 0x80) {  // only tokens with non-ASCII bytes need the full check
+        try {
+          decode_utf8(token, path_);
+        } catch (const input_error&) {
+          throw input_error(path_, line_no_, "the token is not valid UTF-8");
+        }
+        return;
+      }
   }
 
   void check_dim(std::size_t n) {
@@ -178,6 +213,7 @@ class text_reader {
 
   const std::string& path_;
   const std::unordered_set<std::string>& wanted_;
+  std::string carry_;
   embedding_table table_;
   std::uint64_t line_no_ = 0;
   std::uint64_t dim_line_ = 0;
@@ -198,7 +234,12 @@ const std::vector<float>* embedding_table::find(const std::string& token) const 
 
 embedding_table read_embeddings(const std::string& path,
                                 const std::unordered_set<std::string>& wanted) {
-  return text_reader(path, wanted).run();
+  return text_reader(path, wanted).run_file();
+}
+
+embedding_table parse_embeddings(std::string_view bytes, const std::string& source,
+                                 const std::unordered_set<std::string>& wanted) {
+  return text_reader(source, wanted).run_bytes(bytes);
 }
 
 }  // namespace attnviz

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -32,7 +33,11 @@ struct embedding_table {
 // Throws input_error naming the file and line for: a missing/unreadable file, an empty file,
 // a row with the wrong number of values (ragged, or a dimension that changes mid-file),
 // a value that is not a number, NaN/Inf or out of float range, invalid UTF-8 in a token.
+// Also: a line longer than 64 MiB, a token that is not valid UTF-8, a folder or FIFO.
 embedding_table read_embeddings(const std::string& path,
                                 const std::unordered_set<std::string>& wanted);
+// The same rules on bytes in memory; `source` names them in errors.
+embedding_table parse_embeddings(std::string_view bytes, const std::string& source,
+                                 const std::unordered_set<std::string>& wanted);
 
 }  // namespace attnviz
