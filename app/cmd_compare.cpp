@@ -64,6 +64,7 @@ Examples:
     c.base = resolve_spec(*flags);
     c.params_in = flags->params_in;
     c.view = resolve_view(*flags);
+    c.max_memory = resolve_max_memory(*flags);
     c.scale = *scale == "panel" ? scale_mode::panel : scale_mode::shared;
     const compare_report report = run_compare(c);
     print_warnings(report.warnings);

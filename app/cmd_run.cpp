@@ -50,6 +50,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.)");
     c.spec = resolve_spec(*flags);
     c.params_in = flags->params_in;
     c.view = resolve_view(*flags);
+    c.max_memory = resolve_max_memory(*flags);
     const run_report report = run_job(c);
     print_warnings(report.warnings);
     if (*term || report.written.empty()) print_terminal_view(report.result, c.view, *term);

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <new>
 
 #include "attnviz/version.h"
 #include "commands.h"
@@ -37,6 +38,11 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const usage_error& e) {
     fmt::print(stderr, "attn-viz: error: {}\n", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr,
+               "attn-viz: error: out of memory: the run needs more than this machine has; use "
+               "fewer tokens or a lower --max-memory so the size check stops it first\n");
     return 2;
   } catch (const std::exception& e) {
     fmt::print(stderr, "attn-viz: internal error: {}\n", e.what());

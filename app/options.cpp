@@ -1,11 +1,15 @@
 #include "options.h"
 
+#include <iostream>
+#include <iterator>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "attention/registry.h"
 #include "error.h"
 #include "jobs/demo_job.h"
+#include "jobs/memory_guard.h"
 #include "render/colormap.h"
 
 namespace attnviz::cli {
@@ -23,7 +27,8 @@ std::string names_of(const Entries& entries) {
 void add_input_flags(CLI::App& cmd, common_flags& f) {
   auto& c = f.input;
   cmd.add_option("--text", c.text,
-                 "Sentence for self-attention (queries = keys = values = its tokens)")
+                 "Sentence for self-attention (queries = keys = values = its tokens); - reads "
+                 "standard input")
       ->group("Input");
   cmd.add_option("--tokens", c.tokens,
                  "Pre-tokenised sentence, space-separated, taken as is (instead of --text)")
@@ -44,6 +49,11 @@ void add_input_flags(CLI::App& cmd, common_flags& f) {
                  "Tokens not in the vocabulary: hash (deterministic vector per token, scaled like "
                  "the file's), zero, or error")
       ->check(CLI::IsMember({"hash", "zero", "error"}))
+      ->capture_default_str()
+      ->group("Input");
+  cmd.add_option("--max-memory", f.max_memory,
+                 "Stop before starting when the run would need more memory than this "
+                 "(estimated from the token counts; e.g. 512M, 16G)")
       ->capture_default_str()
       ->group("Input");
 }
@@ -131,8 +141,24 @@ void add_figure_outputs(CLI::App& cmd, std::string& json, std::string& png, std:
       ->group("Output");
 }
 
+std::uint64_t resolve_max_memory(const common_flags& f) {
+  return parse_size(f.max_memory, "--max-memory");
+}
+
+namespace {
+
+std::string read_stdin() {
+  std::string all((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+  return all;
+}
+
+}  // namespace
+
 input_config resolve_input(const common_flags& f) {
   input_config c = f.input;
+  // "-" reads the sentence from standard input (for long texts; argv holds 128 KiB at most)
+  for (std::string* s : {&c.text, &c.tokens, &c.source, &c.target})
+    if (*s == "-") *s = read_stdin();
   c.oov = f.oov == "zero"    ? oov_policy::zero
           : f.oov == "error" ? oov_policy::error
                              : oov_policy::hash;

@@ -20,6 +20,7 @@ struct common_flags {
   std::string cmap;
   std::string show = "weights";
   std::string annotate = "auto";
+  std::string max_memory = "8G";
 };
 
 // --text --tokens --source --target --keep-case --embeddings --oov
@@ -37,5 +38,6 @@ void add_figure_outputs(CLI::App& cmd, std::string& json, std::string& png, std:
 input_config resolve_input(const common_flags& flags);
 attention_spec resolve_spec(const common_flags& flags);
 view_options resolve_view(const common_flags& flags);
+std::uint64_t resolve_max_memory(const common_flags& flags);
 
 }  // namespace attnviz::cli

@@ -54,6 +54,15 @@ compare_report run_compare(const compare_config& c) {
   if (n > 64) throw usage_error(fmt::format("{} variants is more than compare draws (64)", n));
 
   const prepared_input in = prepare_input(c.input);
+  run_size size;
+  size.n_q = in.input.query_tokens.size();
+  size.n_k = in.input.key_tokens.size();
+  size.d_v = c.base.project && c.base.d_k ? c.base.d_k : in.input.values.cols();
+  size.variants = n;
+  size.json = !c.json_out.empty();
+  size.image = !c.png_out.empty() || !c.svg_out.empty();
+  size.cell = c.view.cell;
+  check_memory(size, c.max_memory);
   compare_report report;
   if (auto w = oov_warning(in, c.input); !w.empty()) report.warnings.push_back(std::move(w));
   for (const auto& s : scores)

@@ -9,6 +9,7 @@
 #include "analysis/compare_metrics.h"
 #include "attention/pipeline.h"
 #include "jobs/inputs.h"
+#include "jobs/memory_guard.h"
 #include "render/grid.h"
 #include "render/views.h"
 
@@ -25,6 +26,7 @@ struct compare_config {
   view_options view;
   int cols = 0;
   scale_mode scale = scale_mode::shared;
+  std::uint64_t max_memory = default_memory_limit;
 };
 
 struct compared_variant {

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <unordered_set>
 #include <filesystem>
 
 #include "error.h"
@@ -73,9 +74,9 @@ prepared_input prepare_input(const input_config& c) {
       tok.structure == attention_structure::self ? q : embed_tokens(tok.keys, table, c.oov);
   prepared_input out;
   out.oov_tokens = q.oov_tokens;
+  std::unordered_set<std::string> seen(q.oov_tokens.begin(), q.oov_tokens.end());
   for (const auto& t : k.oov_tokens)
-    if (std::find(out.oov_tokens.begin(), out.oov_tokens.end(), t) == out.oov_tokens.end())
-      out.oov_tokens.push_back(t);
+    if (seen.insert(t).second) out.oov_tokens.push_back(t);
   out.input.structure = tok.structure;
   out.input.query_tokens = tok.queries;
   out.input.key_tokens = tok.keys;
@@ -89,7 +90,7 @@ prepared_input prepare_input(const input_config& c) {
 std::string oov_warning(const prepared_input& in, const input_config& c) {
   if (in.oov_tokens.empty()) return {};
   return fmt::format("{} token(s) not in {}: {} ({})", in.oov_tokens.size(), c.embeddings,
-                     fmt::join(in.oov_tokens, ", "),
+                     list_tokens(in.oov_tokens),
                      c.oov == oov_policy::hash
                          ? "given deterministic hash vectors; --oov zero or --oov error to change"
                          : "given zero vectors");

@@ -24,6 +24,14 @@ run_report run_job(const run_config& c) {
   colormap::by_name(c.view.cmap.empty() ? "viridis" : c.view.cmap);  // unknown names fail early
 
   const prepared_input in = prepare_input(c.input);
+  run_size size;
+  size.n_q = in.input.query_tokens.size();
+  size.n_k = in.input.key_tokens.size();
+  size.d_v = c.spec.project && c.spec.d_k ? c.spec.d_k : in.input.values.cols();
+  size.json = !c.json_out.empty();
+  size.image = !c.png_out.empty() || !c.svg_out.empty();
+  size.cell = c.view.cell;
+  check_memory(size, c.max_memory);
   param_store params =
       c.params_in.empty() ? param_store::seeded(c.spec.seed) : param_store::from_file(c.params_in);
   run_report report;

@@ -11,6 +11,7 @@
 
 #include "attention/pipeline.h"
 #include "jobs/inputs.h"
+#include "jobs/memory_guard.h"
 #include "render/views.h"
 
 namespace attnviz {
@@ -25,6 +26,7 @@ struct run_config {
   std::string svg_out;
   std::string params_out;
   view_options view;
+  std::uint64_t max_memory = default_memory_limit;
 };
 
 struct run_report {

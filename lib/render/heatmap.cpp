@@ -40,11 +40,6 @@ std::u32string label_text(const std::string& s, const bitmap_font& font) {
   return fit_text(cps, label_max_cells * 8, font);
 }
 
-int auto_cell(std::size_t n) {
-  const int c =
-      static_cast<int>(std::lround(720.0 / static_cast<double>(std::max<std::size_t>(n, 1))));
-  return std::clamp(c, 20, 48);
-}
 
 std::string annotation(double v, int decimals) {
   std::string s = fmt::format("{:.{}f}", v, decimals);
@@ -96,6 +91,12 @@ std::vector<double> nice_ticks(double vmin, double vmax) {
   const double first = std::ceil(vmin / step - 1e-9) * step;
   for (double t = first; t <= vmax + step * 1e-9; t += step) ticks.push_back(t);
   return ticks;
+}
+
+int default_cell(std::size_t n) {
+  const double tokens = static_cast<double>(std::max<std::size_t>(n, 1));
+  if (tokens * 20 > 8000) return std::max(1, static_cast<int>(8000 / tokens));  // huge inputs
+  return std::clamp(static_cast<int>(std::lround(720.0 / tokens)), 20, 48);
 }
 
 int text_scale(int cell) {
@@ -161,7 +162,7 @@ heatmap_layout layout_heatmap(const heatmap_spec& spec) {
   const bitmap_font& font = bitmap_font::unifont();
   const matrix& m = *spec.values;
   heatmap_layout L;
-  L.cell = spec.cell > 0 ? spec.cell : auto_cell(std::max(m.rows(), m.cols()));
+  L.cell = spec.cell > 0 ? spec.cell : default_cell(std::max(m.rows(), m.cols()));
   L.scale = text_scale(L.cell);
   const int s = L.scale, glyph_h = bitmap_font::height * s;
   L.label_every = std::max(1, (glyph_h + L.cell - 1) / L.cell);

@@ -64,6 +64,9 @@ struct heatmap_layout {
 std::pair<double, double> value_range(const matrix& values, bool centered = false);
 // Tick values: multiples of a 1/2/2.5/5 × 10^k step, at most 6.
 std::vector<double> nice_ticks(double vmin, double vmax);
+// Automatic cell size for n tokens: 720/n clamped to 20-48 px (5-40 tokens stay legible);
+// past 400 tokens, 8000/n (at least 1) so the image stays about 8000 px wide.
+int default_cell(std::size_t n);
 // Text scale for a cell size.
 int text_scale(int cell);
 

@@ -19,6 +19,13 @@ void add_wanted(std::unordered_set<std::string>& wanted, const std::vector<std::
   }
 }
 
+std::string list_tokens(const std::vector<std::string>& tokens, std::size_t limit) {
+  if (tokens.size() <= limit) return fmt::format("{}", fmt::join(tokens, ", "));
+  return fmt::format("{} … and {} more",
+                     fmt::join(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(limit), ", "),
+                     tokens.size() - limit);
+}
+
 std::vector<float> oov_hash_vector(const std::string& token, std::size_t dim, double norm) {
   splitmix64 rng(fnv1a64(token));
   std::vector<double> v(dim);
@@ -37,6 +44,7 @@ embedded_tokens embed_tokens(const std::vector<std::string>& tokens, const embed
                              oov_policy policy) {
   embedded_tokens out;
   out.vectors = matrix(tokens.size(), table.dim);
+  std::unordered_set<std::string> seen_oov;
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     const std::vector<float>* v = table.find(tokens[i]);
     if (!v) v = table.find(lower_case(tokens[i]));
@@ -44,8 +52,7 @@ embedded_tokens embed_tokens(const std::vector<std::string>& tokens, const embed
       std::copy(v->begin(), v->end(), out.vectors.row(i));
       continue;
     }
-    if (std::find(out.oov_tokens.begin(), out.oov_tokens.end(), tokens[i]) == out.oov_tokens.end())
-      out.oov_tokens.push_back(tokens[i]);
+    if (seen_oov.insert(tokens[i]).second) out.oov_tokens.push_back(tokens[i]);
     if (policy == oov_policy::hash) {
       const auto h = oov_hash_vector(tokens[i], table.dim, table.mean_norm);
       std::copy(h.begin(), h.end(), out.vectors.row(i));
@@ -55,7 +62,7 @@ embedded_tokens embed_tokens(const std::vector<std::string>& tokens, const embed
     throw input_error(table.source,
                       fmt::format("{} token(s) not in the vocabulary: {} (use --oov hash or "
                                   "--oov zero to go on)",
-                                  out.oov_tokens.size(), fmt::join(out.oov_tokens, ", ")));
+                                  out.oov_tokens.size(), list_tokens(out.oov_tokens)));
   return out;
 }
 

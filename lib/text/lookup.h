@@ -31,6 +31,9 @@ void add_wanted(std::unordered_set<std::string>& wanted, const std::vector<std::
 embedded_tokens embed_tokens(const std::vector<std::string>& tokens, const embedding_table& table,
                              oov_policy policy);
 
+// "a, b, c" — at most `limit` tokens, then "… and N more".
+std::string list_tokens(const std::vector<std::string>& tokens, std::size_t limit = 30);
+
 std::vector<float> oov_hash_vector(const std::string& token, std::size_t dim, double norm);
 
 }  // namespace attnviz

@@ -1,0 +1,70 @@
+#include "jobs/memory_guard.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "error.h"
+#include "render/heatmap.h"
+
+namespace attnviz {
+
+std::uint64_t estimate_bytes(const run_size& s) {
+  const double numbers = static_cast<double>(s.variants) * static_cast<double>(s.heads) *
+                         (2.0 * static_cast<double>(s.n_q) * static_cast<double>(s.n_k) +
+                          static_cast<double>(s.n_q) * static_cast<double>(s.d_v));
+  double bytes = numbers * 4.0;
+  if (s.json) bytes += numbers * 16.0;
+  if (s.image) {
+    const double cell = s.cell > 0 ? s.cell : default_cell(std::max(s.n_q, s.n_k));
+    bytes += static_cast<double>(s.variants) * (static_cast<double>(s.n_k) * cell + 400.0) *
+             (static_cast<double>(s.n_q) * cell + 400.0) * 3.0 * 2.0;
+  }
+  return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
+}
+
+void check_memory(const run_size& s, std::uint64_t limit) {
+  const std::uint64_t need = estimate_bytes(s);
+  if (need <= limit) return;
+  throw usage_error(fmt::format(
+      "this run would need about {} ({} queries × {} keys{}{}{}), more than the limit of {}. "
+      "Use fewer tokens, leave out --json/--png/--svg, or raise the limit with --max-memory",
+      format_bytes(need), s.n_q, s.n_k, s.heads > 1 ? fmt::format(" × {} heads", s.heads) : "",
+      s.variants > 1 ? fmt::format(" × {} variants", s.variants) : "",
+      s.image ? " with a heatmap" : "", format_bytes(limit)));
+}
+
+std::uint64_t parse_size(std::string_view text, std::string_view flag) {
+  std::string t;
+  for (char c : text)
+    if (!std::isspace(static_cast<unsigned char>(c))) t.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+  double value = 0.0;
+  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
+  std::string_view unit(end, static_cast<std::size_t>(t.data() + t.size() - end));
+  double mult = 1.0;
+  if (!unit.empty()) {
+    const std::string_view units = "KMGT";
+    const auto k = units.find(unit[0]);
+    if (k != std::string_view::npos) {
+      mult = std::pow(1024.0, static_cast<double>(k + 1));
+      unit.remove_prefix(1);
+    }
+    if (unit == "IB" || unit == "B") unit = {};
+  }
+  if (ec != std::errc() || !unit.empty() || !(value > 0.0) || value * mult >= 1.8e19)
+    throw usage_error(fmt::format("{} '{}': expected a size such as 512M, 8G or 1.5G", flag, text));
+  return static_cast<std::uint64_t>(value * mult);
+}
+
+std::string format_bytes(std::uint64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024.0 && u < 6) v /= 1024.0, ++u;
+  return u == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", v, units[u]);
+}
+
+}  // namespace attnviz

@@ -1,0 +1,36 @@
+// Before the pipeline allocates anything that grows with n_q × n_k: estimate the memory the run
+// will need and stop with a clear message past a limit, instead of being killed by the OS.
+//
+// Estimate (bytes), for V variants, H heads, n_q queries, n_k keys, d_v value size:
+//   matrices   V · H · (2 · n_q · n_k + n_q · d_v) · 4          scores, weights, context
+//   JSON       V · H · (2 · n_q · n_k + n_q · d_v) · 16         about 16 bytes per number
+//   image      V · (n_k · cell + 400) · (n_q · cell + 400) · 3  RGB raster (+ as much to encode)
+// The default limit is 8 GiB (--max-memory).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace attnviz {
+
+inline constexpr std::uint64_t default_memory_limit = 8ull << 30;
+
+struct run_size {
+  std::uint64_t n_q = 0, n_k = 0, d_v = 0;
+  std::uint64_t heads = 1, variants = 1;
+  bool json = false;
+  bool image = false;
+  int cell = 0;  // 0: default_cell
+};
+
+std::uint64_t estimate_bytes(const run_size& size);
+
+// Throws usage_error saying how much the run would take and what to do instead.
+void check_memory(const run_size& size, std::uint64_t limit);
+
+// "512M", "8G", "1.5G", "1000000" (bytes; K, M, G, T are powers of 1024; an optional B or iB).
+std::uint64_t parse_size(std::string_view text, std::string_view flag);
+std::string format_bytes(std::uint64_t bytes);
+
+}  // namespace attnviz
