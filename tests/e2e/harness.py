@@ -31,11 +31,13 @@ class Env:
     def path(self, name):
         return os.path.join(self.tmp, name)
 
-    def run(self, *argv, expect=0, extra_env=None):
-        """Runs attn-viz; checks the exit code; returns (stdout, stderr) as text."""
+    def run(self, *argv, expect=0, extra_env=None, stdin=None, with_code=False):
+        """Runs attn-viz; checks the exit code (unless expect is None; the code is kept in
+        last_code); returns (stdout, stderr) as text."""
         env = dict(os.environ, **(extra_env or {}))
-        proc = subprocess.run([self.exe, *argv], capture_output=True, stdin=subprocess.DEVNULL,
-                              env=env)
+        feed = {"input": stdin.encode("utf-8")} if stdin is not None else {"stdin": subprocess.DEVNULL}
+        proc = subprocess.run([self.exe, *argv], capture_output=True, env=env, timeout=300, **feed)
+        self.last_code = proc.returncode
         out = proc.stdout.decode("utf-8", "replace")
         err = proc.stderr.decode("utf-8", "replace")
         if expect is not None and proc.returncode != expect:
