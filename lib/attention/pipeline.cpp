@@ -52,10 +52,15 @@ matrix apply(const projection& p, const matrix& x) {
   return y;
 }
 
-void check_finite(const matrix& m, const char* what) {
+// Scores come from finite inputs and parameters; an infinite or NaN one means they overflowed
+// float (|e| > 3.4e38), which no alignment can turn into meaningful weights.
+void check_finite(const matrix& m, const char* what, const param_store& params) {
   for (std::size_t i = 0; i < m.size(); ++i)
-    if (std::isnan(m.data()[i]))
-      throw input_error(what, "a value overflowed to NaN: the inputs or parameters are too large");
+    if (!std::isfinite(m.data()[i]))
+      throw input_error(params.source(),
+                        fmt::format("the {} overflowed the float range: the inputs or parameters "
+                                    "are too large",
+                                    what));
 }
 
 }  // namespace
@@ -99,7 +104,7 @@ attention_result run_attention(const attention_input& input, const attention_spe
 
   head_result head;
   head.scores = score.fn(score_inputs{q, k, params, spec.d_a, spec.sharpen});
-  check_finite(head.scores, "scores");
+  check_finite(head.scores, "scores", params);
   head.weights = align.fn(head.scores, align_options{spec.temperature});
   head.masked_rows.assign(head.scores.rows(), false);
   for (std::size_t i = 0; i < head.scores.rows(); ++i) {
@@ -110,6 +115,7 @@ attention_result run_attention(const attention_input& input, const attention_spe
   }
   auto ctx = context.fn(head.weights, v, context_options{spec.hard, spec.seed});
   head.context = std::move(ctx.context);
+  check_finite(head.context, "context", params);
   head.chosen_keys = std::move(ctx.chosen);
   result.heads.push_back(std::move(head));
   return result;

@@ -77,6 +77,9 @@ safetensors_file parse_safetensors(const std::string& bytes, const std::string& 
     throw input_error::at_offset(source, 8 + e.byte - 1,
                                  "safetensors header is not valid JSON (expected an object of "
                                  "tensor entries)");
+  } catch (const json::exception& e) {  // e.g. a number too large for any type
+    throw input_error::at_offset(source, 8,
+                                 fmt::format("safetensors header cannot be read: {}", e.what()));
   }
   if (!header.is_object())
     throw input_error::at_offset(source, 8, "safetensors header must be a JSON object");
@@ -85,7 +88,9 @@ safetensors_file parse_safetensors(const std::string& bytes, const std::string& 
   const std::uint64_t data_len = bytes.size() - data_start;
   safetensors_file out;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
-  for (const auto& [name, entry] : header.items()) {
+  for (const auto& item : header.items()) {
+    const std::string& name = item.key();
+    const json& entry = item.value();
     if (name == "__metadata__") {
       if (!entry.is_object())
         throw input_error(source, "safetensors __metadata__ must be an object of strings");

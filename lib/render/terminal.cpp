@@ -108,8 +108,9 @@ std::string render_terminal(const heatmap_spec& spec, term_colors mode) {
   if (mode == term_colors::none) return plain_table(spec);
   const matrix& m = *spec.values;
   const colormap& cmap = spec.cmap ? *spec.cmap : colormap::viridis();
-  const auto [vmin, vmax] =
+  const auto range =
       spec.vmax > spec.vmin ? std::pair{spec.vmin, spec.vmax} : value_range(m, spec.centered);
+  const double vmin = range.first, vmax = range.second;
   const double span = vmax - vmin;
   auto colour_of = [&](double v) { return cmap.at(span > 0 ? (v - vmin) / span : 0.0); };
 

@@ -155,3 +155,12 @@ TEST_CASE("same seed, same result; hard context reports the chosen keys") {
     CHECK(a.heads[0].context(i, 1) == X(j, 1));
   }
 }
+
+TEST_CASE("parameters so large that scores overflow are an input error, never inf or NaN") {
+  auto p = store({{"score.W", {{2, 2}, {1e30f, 0, 0, 1e30f}}}});
+  attention_spec spec;
+  spec.score = "general";
+  const matrix big = mat(3, 2, {1e10f, 0, 0, 1e10f, 1e10f, 1e10f});
+  CHECK_THROWS_WITH_AS(run_attention(self_input(big), spec, p),
+                       doctest::Contains("weights.safetensors: the scores overflowed"), input_error);
+}
