@@ -83,6 +83,18 @@ void add_variant_flags(CLI::App& cmd, common_flags& f) {
       ->check(CLI::IsMember({"sample", "argmax"}))
       ->capture_default_str()
       ->group("Variant");
+  cmd.add_option("--window", s.window,
+                 "Half-width D of the window of local-m and local-p alignments (keys with "
+                 "|j - p_i| <= D)")
+      ->check(CLI::Range(1, 1 << 20))
+      ->group("Variant");
+  cmd.add_option("--mask", f.masks,
+                 "Hide keys before alignment, comma-separated: causal (j <= i), window:R "
+                 "(|i-j| <= R), dilated:K (|i-j| mod K = 0); masked weights are exactly 0")
+      ->group("Variant");
+  cmd.add_option("--pad-keys", f.pad_keys, "Key positions to mask as padding (0-based), e.g. 7,8")
+      ->delimiter(',')
+      ->group("Variant");
   cmd.add_option("--sharpen", s.sharpen, "Cosine score's sharpening factor beta")
       ->capture_default_str()
       ->group("Variant");
@@ -169,6 +181,8 @@ input_config resolve_input(const common_flags& f) {
 attention_spec resolve_spec(const common_flags& f) {
   attention_spec s = f.spec;
   s.hard = f.hard == "argmax" ? hard_mode::argmax : hard_mode::sample;
+  s.masks.rules = parse_masks(f.masks);
+  s.masks.pad_keys = f.pad_keys;
   return s;
 }
 

@@ -21,6 +21,8 @@ struct common_flags {
   std::string show = "weights";
   std::string annotate = "auto";
   std::string max_memory = "8G";
+  std::string masks;
+  std::vector<std::size_t> pad_keys;
 };
 
 // --text --tokens --source --target --keep-case --embeddings --oov

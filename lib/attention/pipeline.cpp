@@ -105,12 +105,17 @@ attention_result run_attention(const attention_input& input, const attention_spe
   head_result head;
   head.scores = score.fn(score_inputs{q, k, params, spec.d_a, spec.sharpen});
   check_finite(head.scores, "scores", params);
-  head.weights = align.fn(head.scores, align_options{spec.temperature});
-  head.masked_rows.assign(head.scores.rows(), false);
-  for (std::size_t i = 0; i < head.scores.rows(); ++i) {
+  const matrix visible = apply_masks(head.scores, spec.masks);
+  head.weights = align.fn(visible, align_options{spec.temperature, spec.window, &q, &params});
+  head.masked_rows.assign(visible.rows(), false);
+  if (!spec.masks.empty()) head.masked.assign(visible.size(), false);
+  for (std::size_t i = 0; i < visible.rows(); ++i) {
     bool all_masked = true;
-    for (std::size_t j = 0; j < head.scores.cols() && all_masked; ++j)
-      all_masked = head.scores(i, j) == -std::numeric_limits<float>::infinity();
+    for (std::size_t j = 0; j < visible.cols(); ++j) {
+      const bool m = visible(i, j) == -std::numeric_limits<float>::infinity();
+      if (m) head.masked[i * visible.cols() + j] = true;
+      all_masked = all_masked && m;
+    }
     head.masked_rows[i] = all_masked;
   }
   auto ctx = context.fn(head.weights, v, context_options{spec.hard, spec.seed});

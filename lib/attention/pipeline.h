@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "attention/context.h"
+#include "attention/mask.h"
 #include "params/param_store.h"
 #include "tensor.h"
 
@@ -31,6 +32,8 @@ struct attention_spec {
   std::size_t d_k = 0;     // projection size (0: d); also d_v
   std::size_t d_a = 0;     // additive / concat hidden size (0: d_k)
   double sharpen = 1.0;    // cosine β
+  std::size_t window = 0;  // local-m / local-p half-width D
+  mask_set masks;          // applied to the scores before alignment
   std::uint64_t seed = 0;  // hard-context sampling (parameters come from the param_store)
 };
 
@@ -49,6 +52,7 @@ struct head_result {
   matrix context;                 // C: n_q × d_v
   std::vector<int> chosen_keys;   // hard context only: j* per query (-1: none)
   std::vector<bool> masked_rows;  // rows with every key masked (zero weights and context)
+  std::vector<bool> masked;       // n_q·n_k row-major: true where a mask hid the key (empty: none)
 };
 
 struct attention_result {

@@ -19,6 +19,7 @@ constexpr int tick_len = 4;
 constexpr int label_max_cells = 20;  // narrow characters
 constexpr rgb ink{34, 34, 34};
 constexpr rgb muted{102, 102, 102};
+constexpr rgb masked_grey{224, 224, 224};
 
 double nice_at_or_above(double x) {
   if (x <= 0.0) return 1.0;
@@ -220,14 +221,20 @@ figure heatmap_figure(const heatmap_spec& spec) {
   draw_title_block(fig, spec.title, spec.subtitle, s);
 
   // cells, then annotations in a colour that contrasts with each cell
+  auto hidden = [&](int i, int j) {
+    const auto k = static_cast<std::size_t>(i) * m.cols() + static_cast<std::size_t>(j);
+    return k < spec.hidden.size() && spec.hidden[k];
+  };
   for (int i = 0; i < n_rows; ++i)
     for (int j = 0; j < n_cols; ++j) {
       const double v = m(static_cast<std::size_t>(i), static_cast<std::size_t>(j));
-      fig.rect(L.grid_x + j * L.cell, L.grid_y + i * L.cell, L.cell, L.cell, colour_of(v));
+      fig.rect(L.grid_x + j * L.cell, L.grid_y + i * L.cell, L.cell, L.cell,
+               hidden(i, j) ? masked_grey : colour_of(v));
     }
   if (L.annotate_decimals >= 0)
     for (int i = 0; i < n_rows; ++i)
       for (int j = 0; j < n_cols; ++j) {
+        if (hidden(i, j)) continue;
         const double v = m(static_cast<std::size_t>(i), static_cast<std::size_t>(j));
         const std::u32string t = decode_utf8_lossy(annotation(v, L.annotate_decimals));
         const rgb on = luminance(colour_of(v)) > 0.4 ? rgb{0, 0, 0} : rgb{255, 255, 255};

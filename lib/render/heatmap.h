@@ -41,6 +41,7 @@ struct heatmap_spec {
   int cell = 0;                         // pixels per cell; 0: automatic (20-48 by token count)
   const colormap* cmap = nullptr;       // nullptr: viridis
   std::vector<int> marked_col_per_row;  // outline cell (i, marked[i]) (hard context's j*)
+  std::vector<bool> hidden;  // n_rows·n_cols row-major: masked cells, drawn light grey, no value
   annotate_mode annotate = annotate_mode::automatic;  // automatic: 2 or 1 decimals when all fit
   bool colorbar = true;
 };

@@ -95,7 +95,8 @@ ojson variant_json(const attention_result& r) {
   variant["d_k"] = r.d_k;
   variant["d_v"] = r.d_v;
   variant["heads"] = r.heads.size();
-  variant["masks"] = ojson::array();
+  variant["masks"] = s.masks.describe();
+  if (s.align == "local-m" || s.align == "local-p") variant["window"] = s.window;
   variant["positional"] = "none";
   return variant;
 }

@@ -1,6 +1,7 @@
 #include "render/views.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "error.h"
 
@@ -24,8 +25,11 @@ std::string_view shown_matrix_name(shown_matrix m) {
 }
 
 std::string variant_short_title(const attention_result& r) {
-  return fmt::format("score: {} · align: {} · context: {}", r.spec.score, r.spec.align,
-                     r.spec.context);
+  std::string t = fmt::format("score: {} · align: {} · context: {}", r.spec.score, r.spec.align,
+                              r.spec.context);
+  if (const auto masks = r.spec.masks.describe(); !masks.empty())
+    t += fmt::format(" · mask: {}", fmt::join(masks, ", "));
+  return t;
 }
 
 std::string variant_title(const attention_result& r) {
@@ -53,6 +57,7 @@ heatmap_spec make_heatmap(const attention_result& r, std::size_t head, const vie
   for (const auto& info : colormap_registry())
     if (info.name == spec.cmap->name()) spec.centered = info.kind == colormap_kind::diverging;
   if (!scores) spec.marked_col_per_row = h.chosen_keys;
+  spec.hidden = h.masked;
   return spec;
 }
 

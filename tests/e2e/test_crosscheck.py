@@ -74,10 +74,62 @@ def score(name, q, k, p, sharpen):
     raise ValueError(name)
 
 
-def align(name, e, tau):
+def bisect_threshold(f, lo, hi):
+    """theta with f(theta) = 1 for a decreasing f, by bisection (independent of any sort)."""
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if f(mid) > 1:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def sparse_rows(z, power, scale):
+    out = np.zeros_like(z)
+    for i, row in enumerate(z):
+        live = np.isfinite(row)
+        if not live.any():
+            continue
+        x = row[live] * scale
+        theta = bisect_threshold(lambda t: (np.maximum(x - t, 0) ** power).sum(), x.min() - 2, x.max())
+        out[i, live] = np.maximum(x - theta, 0) ** power
+    return out
+
+
+def window_rows(e, centres, window, tau, shape):
+    a = np.zeros_like(e)
+    for i, p in enumerate(centres):
+        j = np.arange(e.shape[1])
+        inside = (np.abs(j - p) <= window + 1e-9) & np.isfinite(e[i])
+        if not inside.any():
+            continue
+        z = np.where(inside, np.exp((e[i] - e[i][inside].max()) / tau), 0.0) * shape(j, p)
+        a[i] = z / z.sum()
+    return a
+
+
+def align(name, e, tau, v=None, q=None, p=None):
+    if name == "sparsemax":
+        return sparse_rows(e / tau, 1, 1.0)
+    if name == "entmax15":
+        return sparse_rows(e / tau, 2, 0.5)
+    if name in ("local-m", "local-p"):
+        n_q, n_k = e.shape
+        if name == "local-m":
+            centres = [i if n_q == n_k else round(i * (n_k - 1) / (n_q - 1)) for i in range(n_q)]
+            return window_rows(e, centres, v["window"], tau, lambda j, c: 1.0)
+        centres = n_k / (1 + np.exp(-(np.tanh(q @ p["align.W_p"].T) @ p["align.v_p"])))
+        sigma = v["window"] / 2
+        return window_rows(e, centres, v["window"], tau,
+                           lambda j, c: np.exp(-((j - c) ** 2) / (2 * sigma ** 2)))
     if name == "softmax":
-        z = np.exp((e - e.max(axis=1, keepdims=True)) / tau)
-        return z / z.sum(axis=1, keepdims=True)
+        out = np.zeros_like(e)
+        for i, row in enumerate(e):
+            if np.isfinite(row).any():
+                z = np.exp((row - row[np.isfinite(row)].max()) / tau)
+                out[i] = z / z.sum()
+        return out
     if name == "hardmax":
         a = np.zeros_like(e)
         a[np.arange(len(e)), e.argmax(axis=1)] = 1.0
@@ -112,10 +164,26 @@ def check_case(env, name, args, embeddings=None):
     head = doc["heads"][0]
     e = score(v["score"], q, k, p, v.get("sharpen", 1.0))
     worst = close(f"{name} scores", head["scores"], e)
-    a = align(v["align"], e, v.get("temperature", 1.0))
+    masked = e.copy()
+    n_q, n_k = e.shape
+    for m in v["masks"]:
+        i, j = np.meshgrid(np.arange(n_q), np.arange(n_k), indexing="ij")
+        if m == "causal":
+            masked[j > i] = -np.inf
+        elif m.startswith("window:"):
+            masked[np.abs(i - j) > int(m[7:])] = -np.inf
+        elif m.startswith("dilated:"):
+            masked[np.abs(i - j) % int(m[8:]) != 0] = -np.inf
+        elif m.startswith("pad:"):
+            for k in m[4:].split(","):
+                masked[:, int(k)] = -np.inf
+    a = align(v["align"], masked, v.get("temperature", 1.0), v, q, p)
     worst = max(worst, close(f"{name} weights", head["weights"], a))
     got_a = np.asarray(head["weights"])
-    assert np.all(np.abs(got_a.sum(axis=1) - 1.0) <= 1e-6), f"{name}: a row does not sum to 1"
+    live = np.isfinite(masked).any(axis=1)
+    assert np.all(np.abs(got_a[live].sum(axis=1) - 1.0) <= 1e-6), f"{name}: a row does not sum to 1"
+    assert np.all(got_a[~np.isfinite(masked)] == 0.0), f"{name}: a masked weight is not exactly 0"
+    assert head["masked_rows"] == [int(i) for i in np.where(~live)[0]]
     if v["context"] == "soft":
         c = a @ val
     else:
@@ -154,6 +222,21 @@ def test_temperature_hardmax_and_hard_context(env):
                                 "--context", "hard", "--hard", "argmax"])
     check_case(env, "hard-sample", ["--text", SENTENCE, "--score", "additive", "--context",
                                     "hard", "--seed", "5"])
+
+
+def test_sparse_local_and_masked_alignments(env):
+    check_case(env, "sparsemax", ["--text", SENTENCE, "--align", "sparsemax", "--temperature", "0.7"])
+    check_case(env, "entmax15", ["--text", SENTENCE, "--score", "cosine", "--sharpen", "4",
+                                 "--align", "entmax15"])
+    check_case(env, "local-m", ["--text", SENTENCE, "--align", "local-m", "--window", "2"])
+    check_case(env, "local-m-cross", ["--source", "paris is the capital and largest city of france",
+                                      "--target", "what is the capital ?", "--align", "local-m",
+                                      "--window", "1"])
+    check_case(env, "local-p", ["--text", SENTENCE, "--score", "general", "--align", "local-p",
+                                "--window", "2", "--seed", "9"])
+    check_case(env, "causal", ["--text", SENTENCE, "--mask", "causal", "--score", "additive"])
+    check_case(env, "window-dilated-pad", ["--text", SENTENCE, "--mask", "window:3,dilated:2",
+                                           "--pad-keys", "0,2", "--align", "sparsemax"])
 
 
 def test_full_glove_file_when_available(env):

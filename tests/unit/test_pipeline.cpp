@@ -188,6 +188,7 @@ TEST_CASE("property: every score x align x context on random inputs of every sca
             spec.align = std::string(a.info.name);
             spec.context = std::string(c.info.name);
             spec.project = project;
+            spec.window = 2;
             auto p = param_store::seeded(7);
             INFO(spec.score << "/" << spec.align << "/" << spec.context << " scale " << scale);
             try {
@@ -212,4 +213,46 @@ TEST_CASE("property: every score x align x context on random inputs of every sca
           }
   }
   CHECK(results > overflows);
+}
+
+TEST_CASE("masks: masked weights are exactly 0, scores stay unmasked, full rows are flagged") {
+  auto p = param_store::seeded(0);
+  attention_spec spec;
+  spec.score = "dot";
+  spec.masks.rules = parse_masks("causal");
+  const matrix x = mat(3, 2, {1, 0, 0, 1, 1, 1});
+  auto r = run_attention(self_input(x), spec, p);
+  const auto& h = r.heads[0];
+  CHECK(h.weights(0, 1) == 0.0f);
+  CHECK(h.weights(0, 2) == 0.0f);
+  CHECK(h.weights(1, 2) == 0.0f);
+  CHECK(h.weights(0, 0) == 1.0f);
+  CHECK(h.scores(0, 2) == 1.0f);  // scores are kept before masking
+  CHECK(h.masked == std::vector<bool>{false, true, true, false, false, true, false, false, false});
+  // every key of row 0 hidden: zero weights, zero context, flagged
+  spec.masks.pad_keys = {0};
+  auto p2 = param_store::seeded(0);
+  r = run_attention(self_input(x), spec, p2);
+  CHECK(r.heads[0].masked_rows == std::vector<bool>{true, false, false});
+  CHECK(r.heads[0].context(0, 0) == 0.0f);
+  CHECK(r.heads[0].context(0, 1) == 0.0f);
+  for (float v : r.heads[0].weights.values()) CHECK_FALSE(std::isnan(v));
+}
+
+TEST_CASE("mask rules: window, dilated, combinations, errors") {
+  mask_set m;
+  m.rules = parse_masks("window:1,dilated:2");
+  CHECK(m.visible(3, 3));
+  CHECK_FALSE(m.visible(3, 4));  // |i-j| = 1: in the window, but 1 mod 2 != 0
+  CHECK_FALSE(m.visible(3, 5));  // |i-j| = 2: outside the window
+  m.rules = parse_masks("dilated:3");
+  CHECK(m.visible(0, 6));
+  CHECK_FALSE(m.visible(0, 4));
+  CHECK(m.describe() == std::vector<std::string>{"dilated:3"});
+  CHECK_THROWS_WITH(parse_masks("casual"), doctest::Contains("Did you mean 'causal'?"));
+  CHECK_THROWS_AS(parse_masks("window:x"), usage_error);
+  CHECK_THROWS_AS(parse_masks("dilated:0"), usage_error);
+  mask_set pad;
+  pad.pad_keys = {5};
+  CHECK_THROWS_WITH(apply_masks(matrix(2, 3), pad), doctest::Contains("only 3 keys"));
 }

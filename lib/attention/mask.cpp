@@ -1,0 +1,99 @@
+#include "attention/mask.h"
+
+#include <charconv>
+#include <limits>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "error.h"
+#include "names.h"
+
+namespace attnviz {
+namespace {
+
+std::size_t parse_count(std::string_view text, std::string_view what) {
+  std::size_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty())
+    throw usage_error(fmt::format("--mask {}: '{}' is not a whole number", what, text));
+  return v;
+}
+
+}  // namespace
+
+std::vector<mask_rule> parse_masks(std::string_view list) {
+  std::vector<mask_rule> rules;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    std::size_t end = list.find(',', start);
+    if (end == std::string_view::npos) end = list.size();
+    const std::string_view item = list.substr(start, end - start);
+    start = end + 1;
+    if (item.empty()) continue;
+    const auto colon = item.find(':');
+    const std::string kind = normalise_name(item.substr(0, colon));
+    const std::string_view arg = colon == std::string_view::npos ? "" : item.substr(colon + 1);
+    mask_rule r;
+    if (kind == "causal" && arg.empty()) {
+      r.what = mask_rule::kind::causal;
+      r.text = "causal";
+    } else if (kind == "window" && !arg.empty()) {
+      r.what = mask_rule::kind::window;
+      r.param = parse_count(arg, "window:R");
+      r.text = fmt::format("window:{}", r.param);
+    } else if (kind == "dilated" && !arg.empty()) {
+      r.what = mask_rule::kind::dilated;
+      r.param = parse_count(arg, "dilated:K");
+      if (r.param == 0) throw usage_error("--mask dilated:K needs K >= 1");
+      r.text = fmt::format("dilated:{}", r.param);
+    } else {
+      throw_unknown_name("mask", item, {"causal", "window:R", "dilated:K"},
+                         {{"causal", "causal"}, {"window", "window:R"}, {"dilated", "dilated:K"}});
+    }
+    rules.push_back(std::move(r));
+  }
+  return rules;
+}
+
+bool mask_set::visible(std::size_t i, std::size_t j) const {
+  const std::size_t dist = i > j ? i - j : j - i;
+  for (const auto& r : rules) {
+    switch (r.what) {
+      case mask_rule::kind::causal:
+        if (j > i) return false;
+        break;
+      case mask_rule::kind::window:
+        if (dist > r.param) return false;
+        break;
+      case mask_rule::kind::dilated:
+        if (dist % r.param != 0) return false;
+        break;
+    }
+  }
+  for (std::size_t k : pad_keys)
+    if (k == j) return false;
+  return true;
+}
+
+std::vector<std::string> mask_set::describe() const {
+  std::vector<std::string> out;
+  for (const auto& r : rules) out.push_back(r.text);
+  if (!pad_keys.empty()) out.push_back(fmt::format("pad:{}", fmt::join(pad_keys, ",")));
+  return out;
+}
+
+matrix apply_masks(const matrix& scores, const mask_set& masks) {
+  for (std::size_t k : masks.pad_keys)
+    if (k >= scores.cols())
+      throw usage_error(fmt::format("--pad-keys {}: there are only {} keys (0 to {})", k,
+                                    scores.cols(), scores.cols() - 1));
+  matrix out = scores;
+  if (masks.empty()) return out;
+  for (std::size_t i = 0; i < out.rows(); ++i)
+    for (std::size_t j = 0; j < out.cols(); ++j)
+      if (!masks.visible(i, j)) out(i, j) = -std::numeric_limits<float>::infinity();
+  return out;
+}
+
+}  // namespace attnviz
