@@ -13,5 +13,6 @@ action setup_run(CLI::App& app);
 action setup_list(CLI::App& app);
 action setup_demo(CLI::App& app);
 action setup_compare(CLI::App& app);
+action setup_explain(CLI::App& app);
 
 }  // namespace attnviz::cli

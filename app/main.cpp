@@ -19,9 +19,10 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", fmt::format("attn-viz {}", version));
   app.require_subcommand(1);
   app.footer("Start with:  attn-viz demo      then  attn-viz run --help  and  attn-viz list");
-  const cli::action actions[] = {cli::setup_run(app), cli::setup_compare(app), cli::setup_list(app),
+  const cli::action actions[] = {cli::setup_run(app), cli::setup_compare(app),
+                                 cli::setup_explain(app), cli::setup_list(app),
                                  cli::setup_demo(app)};
-  const char* names[] = {"run", "compare", "list", "demo"};
+  const char* names[] = {"run", "compare", "explain", "list", "demo"};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -22,6 +22,7 @@ struct variant_info {
   std::string_view formula;               // plain-text formula
   std::string_view parameters;            // weights-file names and shapes, or "none"
   std::string_view paper;                 // citation
+  std::string_view contrast;              // how it differs from its neighbours (explain)
 };
 
 struct score_entry {

@@ -67,7 +67,7 @@ prepared_input prepare_input(const input_config& c) {
   std::unordered_set<std::string> wanted;
   add_wanted(wanted, tok.queries);
   add_wanted(wanted, tok.keys);
-  const embedding_table table = read_embeddings(c.embeddings, wanted);
+  embedding_table table = read_embeddings(c.embeddings, wanted, c.vocabulary_rows);
 
   const embedded_tokens q = embed_tokens(tok.queries, table, c.oov);
   const embedded_tokens k =
@@ -84,6 +84,7 @@ prepared_input prepare_input(const input_config& c) {
   out.input.keys = k.vectors;
   out.input.values = k.vectors;
   out.embeddings_name = std::filesystem::path(c.embeddings).filename().string();
+  out.table = std::move(table);
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attention/pipeline.h"
+#include "text/embeddings.h"
 #include "text/lookup.h"
 
 namespace attnviz {
@@ -20,12 +21,14 @@ struct input_config {
   bool keep_case = false;
   std::string embeddings;
   oov_policy oov = oov_policy::hash;
+  std::size_t vocabulary_rows = 0;  // > 0: also keep the file's first rows (explain's neighbours)
 };
 
 struct prepared_input {
   attention_input input;
   std::vector<std::string> oov_tokens;  // distinct, in order of first appearance
   std::string embeddings_name;          // the file name without its folder
+  embedding_table table;                // the vectors read (sentence tokens + vocabulary rows)
 };
 
 prepared_input prepare_input(const input_config& config);

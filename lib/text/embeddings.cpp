@@ -35,8 +35,9 @@ std::string_view preview(std::string_view field) {
 
 class text_reader {
  public:
-  text_reader(const std::string& path, const std::unordered_set<std::string>& wanted)
-      : path_(path), wanted_(wanted) {
+  text_reader(const std::string& path, const std::unordered_set<std::string>& wanted,
+              std::size_t keep_first = 0)
+      : path_(path), wanted_(wanted), keep_first_(keep_first) {
     table_.source = path;
   }
 
@@ -116,8 +117,8 @@ class text_reader {
     while (p < s.size() && !is_sep(s[p])) ++p;
     const std::string_view token = s.substr(0, p);
     check_utf8(token);
-    const bool keep =
-        wanted_.count(std::string(token)) && !table_.vectors.count(std::string(token));
+    const bool keep = (wanted_.count(std::string(token)) || table_.rows < keep_first_) &&
+                      !table_.vectors.count(std::string(token));
     const bool sample = sampled_ < norm_sample_rows;
     fields_.clear();
     while (p < s.size()) {
@@ -213,6 +214,7 @@ class text_reader {
 
   const std::string& path_;
   const std::unordered_set<std::string>& wanted_;
+  std::size_t keep_first_ = 0;
   std::string carry_;
   embedding_table table_;
   std::uint64_t line_no_ = 0;
@@ -233,8 +235,9 @@ const std::vector<float>* embedding_table::find(const std::string& token) const 
 }
 
 embedding_table read_embeddings(const std::string& path,
-                                const std::unordered_set<std::string>& wanted) {
-  return text_reader(path, wanted).run_file();
+                                const std::unordered_set<std::string>& wanted,
+                                std::size_t keep_first) {
+  return text_reader(path, wanted, keep_first).run_file();
 }
 
 embedding_table parse_embeddings(std::string_view bytes, const std::string& source,

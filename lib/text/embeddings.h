@@ -34,8 +34,11 @@ struct embedding_table {
 // a row with the wrong number of values (ragged, or a dimension that changes mid-file),
 // a value that is not a number, NaN/Inf or out of float range, invalid UTF-8 in a token.
 // Also: a line longer than 64 MiB, a token that is not valid UTF-8, a folder or FIFO.
+// keep_first > 0 also keeps the file's first keep_first rows (a vocabulary to search, e.g. for
+// the nearest words of a context vector).
 embedding_table read_embeddings(const std::string& path,
-                                const std::unordered_set<std::string>& wanted);
+                                const std::unordered_set<std::string>& wanted,
+                                std::size_t keep_first = 0);
 // The same rules on bytes in memory; `source` names them in errors.
 embedding_table parse_embeddings(std::string_view bytes, const std::string& source,
                                  const std::unordered_set<std::string>& wanted);

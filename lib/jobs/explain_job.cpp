@@ -1,0 +1,194 @@
+#include "jobs/explain_job.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <numeric>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "attention/registry.h"
+#include "attnviz/version.h"
+#include "error.h"
+#include "params/param_store.h"
+
+namespace attnviz {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+std::size_t find_query(const std::vector<std::string>& tokens, const std::string& q) {
+  for (std::size_t i = 0; i < tokens.size(); ++i)
+    if (tokens[i] == q) return i;
+  std::size_t index = 0;
+  const auto [end, ec] = std::from_chars(q.data(), q.data() + q.size(), index);
+  if (ec == std::errc() && end == q.data() + q.size() && !q.empty()) {
+    if (index < tokens.size()) return index;
+    throw usage_error(fmt::format("--query {}: there are only {} query tokens (0 to {})", q,
+                                  tokens.size(), tokens.size() - 1));
+  }
+  throw usage_error(fmt::format("--query '{}' is not one of the query tokens ({}) nor an index", q,
+                                fmt::join(tokens, " ")));
+}
+
+// Words of `text` in lines of at most `width` columns, each after `indent` spaces.
+std::string wrap(std::string_view text, std::size_t indent, std::size_t width = 92) {
+  std::string out, line;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view word = text.substr(start, end - start);
+    if (!line.empty() && indent + line.size() + 1 + word.size() > width) {
+      out += std::string(indent, ' ') + line + "\n";
+      line.clear();
+    }
+    if (!line.empty()) line += ' ';
+    line += word;
+    start = end + 1;
+  }
+  if (!line.empty()) out += std::string(indent, ' ') + line + "\n";
+  return out;
+}
+
+std::string aliases_of(const variant_info& v) {
+  return v.aliases.empty() ? std::string() : fmt::format(" (also: {})", fmt::join(v.aliases, ", "));
+}
+
+struct neighbour {
+  std::string word;
+  double cosine;
+};
+
+std::vector<neighbour> nearest_words(const float* c, std::size_t d, const embedding_table& table,
+                                     std::size_t k) {
+  std::vector<neighbour> all;
+  const double cn = l2_norm(c, d);
+  if (cn == 0.0) return all;
+  for (const auto& [word, v] : table.vectors) {
+    const double vn = l2_norm(v.data(), d);
+    if (vn > 0.0) all.push_back({word, dot(c, v.data(), d) / (cn * vn)});
+  }
+  const std::size_t n = std::min(k, all.size());
+  std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n), all.end(),
+                    [](const neighbour& a, const neighbour& b) {
+                      return a.cosine != b.cosine ? a.cosine > b.cosine : a.word < b.word;
+                    });
+  all.resize(n);
+  return all;
+}
+
+}  // namespace
+
+explain_report run_explain(const explain_config& c) {
+  input_config input = c.input;
+  input.vocabulary_rows = c.vocabulary;
+  const prepared_input in = prepare_input(input);
+  param_store params = c.params_in.empty() ? param_store::seeded(c.spec.seed)
+                                           : param_store::from_file(c.params_in);
+  const attention_result r = run_attention(in.input, c.spec, params);
+  const head_result& h = r.heads.front();
+  const std::size_t i = find_query(r.query_tokens, c.query);
+  const std::size_t n_k = r.key_tokens.size();
+  const auto& score = find_score(r.spec.score).info;
+  const auto& align = find_align(r.spec.align).info;
+  const auto& context = find_context(r.spec.context).info;
+
+  explain_report rep;
+  if (auto w = oov_warning(in, c.input); !w.empty()) rep.warnings.push_back(std::move(w));
+  std::string& t = rep.text;
+  t += fmt::format("{}-attention{}, {} queries × {} keys, d_model = {}, d_k = {}, d_v = {} ({})\n",
+                   structure_name(r.structure), r.spec.project ? " with projections W_Q, W_K, W_V" : "",
+                   r.query_tokens.size(), n_k, r.d_model, r.d_k, r.d_v, in.embeddings_name);
+  t += fmt::format("query {} \"{}\"\n\n", i, r.query_tokens[i]);
+
+  const std::pair<const char*, const variant_info*> stages[] = {
+      {"1. score  ", &score}, {"2. align  ", &align}, {"3. context", &context}};
+  for (const auto& [label, v] : stages) {
+    t += fmt::format("{} {}{} — {}\n", label, v->name, aliases_of(*v), v->summary);
+    t += fmt::format("             {}\n", v->formula);
+    t += wrap(v->contrast, 13);
+    t += fmt::format("             paper: {}\n", v->paper);
+  }
+  if (find_align(r.spec.align).uses_temperature) t += fmt::format("temperature tau = {:g}\n", r.spec.temperature);
+  if (const auto masks = r.spec.masks.describe(); !masks.empty())
+    t += fmt::format("masks: {} (masked keys get -inf scores, weight 0)\n", fmt::join(masks, ", "));
+  t += fmt::format("\nparameters ({}):\n", params.source());
+  if (params.used().empty()) t += "  none: this variant has no learned parameters\n";
+  for (const auto& [name, tensor] : params.used())
+    t += fmt::format("  {:<16} {}\n", name, shape_string(tensor.shape));
+
+  std::vector<std::size_t> order(n_k);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return h.weights(i, a) > h.weights(i, b); });
+  std::size_t key_w = 4;
+  for (const auto& k : r.key_tokens) key_w = std::max(key_w, k.size());
+  t += fmt::format("\n{:>3}  {:<{}}  {:>12}  {:>10}\n", "j", "key", key_w, "score e_ij", "weight a_ij");
+  for (std::size_t j = 0; j < n_k; ++j) {
+    const bool masked = !h.masked.empty() && h.masked[i * n_k + j];
+    t += fmt::format("{:>3}  {:<{}}  {:>12.4f}  {:>10.4f}{}{}\n", j, r.key_tokens[j], key_w,
+                     h.scores(i, j), h.weights(i, j), masked ? "   masked" : "",
+                     !h.chosen_keys.empty() && h.chosen_keys[i] == static_cast<int>(j) ? "   <- j*" : "");
+  }
+  const std::size_t top = std::min(c.top_k, n_k);
+  t += "\ntop keys:";
+  for (std::size_t k = 0; k < top; ++k)
+    t += fmt::format(" {} {:.1f}%{}", r.key_tokens[order[k]], 100.0 * h.weights(i, order[k]),
+                     k + 1 < top ? "," : "\n");
+  if (h.masked_rows[i]) t += "every key of this query is masked: zero weights, zero context\n";
+
+  const double norm = l2_norm(h.context.row(i), r.d_v);
+  t += fmt::format("context c_{}: |c| = {:.4f}", i, norm);
+  std::vector<neighbour> near;
+  if (r.d_v == in.table.dim) {
+    near = nearest_words(h.context.row(i), r.d_v, in.table, c.neighbours);
+    t += fmt::format("; nearest of the file's first {} words (cosine):",
+                     std::min<std::uint64_t>(c.vocabulary, in.table.rows));
+    for (std::size_t k = 0; k < near.size(); ++k)
+      t += fmt::format(" {} {:.3f}{}", near[k].word, near[k].cosine, k + 1 < near.size() ? "," : "");
+    t += "\n";
+  } else {
+    t += fmt::format(" (in the projected space, d_v = {}: not comparable with word vectors)\n", r.d_v);
+  }
+
+  ojson j;
+  j["tool"] = fmt::format("attn-viz {}", version);
+  j["structure"] = structure_name(r.structure);
+  j["query_index"] = i;
+  j["query_token"] = r.query_tokens[i];
+  j["key_tokens"] = r.key_tokens;
+  for (const auto& [label, v] : stages) {
+    ojson sj;
+    sj["name"] = v->name;
+    sj["aliases"] = v->aliases;
+    sj["formula"] = v->formula;
+    sj["differs"] = v->contrast;
+    sj["paper"] = v->paper;
+    j[std::string(label).substr(3, std::string(label).find_last_not_of(' ') - 2)] = sj;
+  }
+  ojson ps = ojson::object();
+  for (const auto& [name, tensor] : params.used()) ps[name] = tensor.shape;
+  j["parameters"] = ps;
+  j["temperature"] = r.spec.temperature;
+  j["masks"] = r.spec.masks.describe();
+  std::vector<double> e(n_k), a(n_k);
+  for (std::size_t k = 0; k < n_k; ++k) e[k] = h.scores(i, k), a[k] = h.weights(i, k);
+  j["scores"] = e;
+  j["weights"] = a;
+  ojson topj = ojson::array();
+  for (std::size_t k = 0; k < top; ++k)
+    topj.push_back({{"key", order[k]}, {"token", r.key_tokens[order[k]]}, {"weight", a[order[k]]}});
+  j["top_keys"] = topj;
+  j["context_norm"] = norm;
+  ojson nj = ojson::array();
+  for (const auto& n : near) nj.push_back({{"word", n.word}, {"cosine", n.cosine}});
+  j["nearest_words"] = nj;
+  if (!h.chosen_keys.empty()) j["chosen_key"] = h.chosen_keys[i];
+  rep.json = j.dump(1) + "\n";
+  return rep;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `attn-viz explain`: the trace's numbers against `run`'s JSON, the nearest
+words recomputed with NumPy from the embedding file, and bad queries."""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import SKIP, main  # noqa: E402
+
+try:
+    import numpy as np
+except ImportError:
+    print("numpy is not installed (Debian: python3-numpy); skipping")
+    sys.exit(SKIP)
+
+SENTENCE = "the cat sat on the floor because it was tired"
+
+
+def test_explain_text_names_the_variant_and_its_neighbours(env):
+    out, _ = env.run("explain", "--text", SENTENCE, "--embeddings", env.embeddings, "--score",
+                     "bahdanau", "--query", "cat")
+    for words in ("additive (also: bahdanau)", "previous decoder state", "score.W_q",
+                  "[50, 50]", "top keys:", "query 1 \"cat\"", "|c| ="):
+        assert words in out, words
+    out, _ = env.run("explain", "--text", SENTENCE, "--embeddings", env.embeddings, "--score",
+                     "multiplicative", "--query", "2")
+    assert "general (also: bilinear, multiplicative, luong-general)" in out
+
+
+def test_explain_numbers_match_run_and_numpy(env):
+    j = env.path("run.json")
+    env.run("run", "--text", SENTENCE, "--embeddings", env.embeddings, "--score", "cosine",
+            "--align", "sparsemax", "--json", j)
+    run = json.load(open(j))["heads"][0]
+    out, _ = env.run("explain", "--text", SENTENCE, "--embeddings", env.embeddings, "--score",
+                     "cosine", "--align", "sparsemax", "--query", "floor", "--json", "--top", "4")
+    ex = json.loads(out)
+    i = ex["query_index"]
+    assert i == 5 and ex["query_token"] == "floor"
+    assert np.allclose(ex["scores"], run["scores"][i], atol=1e-6)
+    assert np.allclose(ex["weights"], run["weights"][i], atol=1e-6)
+    top = [t["weight"] for t in ex["top_keys"]]
+    assert top == sorted(top, reverse=True) and len(top) == 4
+    # nearest words of the context vector, recomputed over the whole sample file
+    c = np.array(run["context"][i])
+    words, vecs = [], []
+    for line in open(env.embeddings, encoding="utf-8"):
+        parts = line.split()
+        words.append(parts[0])
+        vecs.append([float(x) for x in parts[1:]])
+    vecs = np.array(vecs)
+    cos = vecs @ c / (np.linalg.norm(vecs, axis=1) * np.linalg.norm(c))
+    best = [words[k] for k in np.argsort(-cos, kind="stable")[:5]]
+    assert [n["word"] for n in ex["nearest_words"]] == best, (ex["nearest_words"], best)
+    assert abs(ex["context_norm"] - np.linalg.norm(c)) < 1e-5
+
+
+def test_explain_bad_queries(env):
+    _, err = env.run("explain", "--text", SENTENCE, "--embeddings", env.embeddings, "--query",
+                     "zebra", expect=2)
+    assert "not one of the query tokens" in err
+    _, err = env.run("explain", "--text", SENTENCE, "--embeddings", env.embeddings, "--query",
+                     "99", expect=2)
+    assert "only 10 query tokens" in err
+    env.run("explain", "--text", SENTENCE, "--embeddings", env.embeddings, expect=2)  # no --query
+
+
+if __name__ == "__main__":
+    sys.exit(main(globals()))
