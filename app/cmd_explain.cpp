@@ -1,7 +1,7 @@
 // attn-viz explain: one query through the three stages, with the real numbers.
-#include <memory>
-
 #include <fmt/format.h>
+
+#include <memory>
 
 #include "commands.h"
 #include "jobs/explain_job.h"
@@ -27,7 +27,8 @@ Examples:
   attn-viz explain --text "..." --score scaled_dot --align sparsemax --query 2 --json)");
   add_input_flags(*cmd, *flags);
   add_variant_flags(*cmd, *flags);
-  cmd->add_option("--query,-q", config->query, "The query: a token (its first occurrence) or a 0-based index")
+  cmd->add_option("--query,-q", config->query,
+                  "The query: a token (its first occurrence) or a 0-based index")
       ->required()
       ->group("Explain");
   cmd->add_option("--top", config->top_k, "How many top keys to list")

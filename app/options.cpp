@@ -1,10 +1,10 @@
 #include "options.h"
 
-#include <iostream>
-#include <iterator>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <iostream>
+#include <iterator>
 
 #include "attention/registry.h"
 #include "error.h"

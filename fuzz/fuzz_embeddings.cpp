@@ -9,7 +9,8 @@
 #include "text/embeddings.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const std::unordered_set<std::string> wanted = {"the", "a", "cat", "0", "x", "\xe6\x9c\xba"};
+  static const std::unordered_set<std::string> wanted = {"the", "a", "cat",
+                                                         "0",   "x", "\xe6\x9c\xba"};
   try {
     const auto table = attnviz::parse_embeddings(
         std::string_view(reinterpret_cast<const char*>(data), size), "fuzz", wanted);

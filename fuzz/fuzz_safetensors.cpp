@@ -10,9 +10,12 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
-    const auto f = attnviz::parse_safetensors(std::string(reinterpret_cast<const char*>(data), size), "fuzz");
-    std::vector<std::pair<std::string, attnviz::tensor_data>> list(f.tensors.begin(), f.tensors.end());
-    const auto back = attnviz::parse_safetensors(attnviz::serialize_safetensors(list, f.metadata), "again");
+    const auto f =
+        attnviz::parse_safetensors(std::string(reinterpret_cast<const char*>(data), size), "fuzz");
+    std::vector<std::pair<std::string, attnviz::tensor_data>> list(f.tensors.begin(),
+                                                                   f.tensors.end());
+    const auto back =
+        attnviz::parse_safetensors(attnviz::serialize_safetensors(list, f.metadata), "again");
     if (back.tensors.size() != f.tensors.size()) std::abort();
     for (const auto& [name, t] : f.tensors) {
       const auto& u = back.tensors.at(name);

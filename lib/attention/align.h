@@ -18,10 +18,10 @@ namespace attnviz {
 class param_store;
 
 struct align_options {
-  double temperature = 1.0;          // τ > 0
-  std::size_t window = 0;            // local-m / local-p: half-width D of the window
-  const matrix* queries = nullptr;   // local-p: the queries q_i (n_q × d_q) it predicts p_i from
-  param_store* params = nullptr;     // local-p: align.W_p, align.v_p
+  double temperature = 1.0;         // τ > 0
+  std::size_t window = 0;           // local-m / local-p: half-width D of the window
+  const matrix* queries = nullptr;  // local-p: the queries q_i (n_q × d_q) it predicts p_i from
+  param_store* params = nullptr;    // local-p: align.W_p, align.v_p
 };
 
 using align_fn = matrix (*)(const matrix& scores, const align_options& options);

@@ -1,10 +1,10 @@
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "attention/align.h"
 #include "error.h"
@@ -45,9 +45,10 @@ void require_window(const align_options& o, const char* name) {
 std::vector<double> local_m_centres(std::size_t n_q, std::size_t n_k) {
   std::vector<double> p(n_q);
   for (std::size_t i = 0; i < n_q; ++i)
-    p[i] = n_q == n_k || n_q < 2 ? static_cast<double>(std::min(i, n_k - 1))
-                                 : std::round(static_cast<double>(i) * static_cast<double>(n_k - 1) /
-                                              static_cast<double>(n_q - 1));
+    p[i] = n_q == n_k || n_q < 2
+               ? static_cast<double>(std::min(i, n_k - 1))
+               : std::round(static_cast<double>(i) * static_cast<double>(n_k - 1) /
+                            static_cast<double>(n_q - 1));
   return p;
 }
 
@@ -70,7 +71,8 @@ matrix align_local_m(const matrix& scores, const align_options& o) {
   matrix a(scores.rows(), scores.cols());
   const auto centres = local_m_centres(scores.rows(), scores.cols());
   for (std::size_t i = 0; i < scores.rows(); ++i)
-    windowed_softmax(scores, i, centres[i], o.window, o.temperature, [](std::size_t) { return 1.0; }, a);
+    windowed_softmax(
+        scores, i, centres[i], o.window, o.temperature, [](std::size_t) { return 1.0; }, a);
   return a;
 }
 
@@ -82,12 +84,13 @@ matrix align_local_p(const matrix& scores, const align_options& o) {
   const double sigma = static_cast<double>(o.window) / 2.0;
   for (std::size_t i = 0; i < scores.rows(); ++i) {
     const double p = centres[i];
-    windowed_softmax(scores, i, p, o.window, o.temperature,
-                     [&](std::size_t j) {
-                       const double d = static_cast<double>(j) - p;
-                       return std::exp(-d * d / (2.0 * sigma * sigma));
-                     },
-                     a);
+    windowed_softmax(
+        scores, i, p, o.window, o.temperature,
+        [&](std::size_t j) {
+          const double d = static_cast<double>(j) - p;
+          return std::exp(-d * d / (2.0 * sigma * sigma));
+        },
+        a);
   }
   return a;
 }

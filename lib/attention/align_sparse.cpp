@@ -43,7 +43,8 @@ std::vector<double> sorted_support(const double* z, std::size_t n, std::size_t& 
 bool infinite_row(const double* z, double* p, std::size_t n, std::size_t n_pos_inf) {
   if (n_pos_inf == 0) return false;
   for (std::size_t j = 0; j < n; ++j)
-    p[j] = z[j] == std::numeric_limits<double>::infinity() ? 1.0 / static_cast<double>(n_pos_inf) : 0.0;
+    p[j] = z[j] == std::numeric_limits<double>::infinity() ? 1.0 / static_cast<double>(n_pos_inf)
+                                                           : 0.0;
   return true;
 }
 

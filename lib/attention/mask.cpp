@@ -1,10 +1,10 @@
 #include "attention/mask.h"
 
-#include <charconv>
-#include <limits>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <charconv>
+#include <limits>
 
 #include "error.h"
 #include "names.h"

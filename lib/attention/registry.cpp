@@ -21,7 +21,8 @@ const std::vector<score_entry>& score_registry() {
         "none (needs d_q = d_k)",
         "Luong, Pham, Manning 2015, Effective Approaches to Attention-based Neural Machine "
         "Translation",
-        "Luong's simplest score: no parameters, so it only measures how aligned q and k already are; its size grows with d_k, which pushes softmax into saturation (see scaled_dot)."},
+        "Luong's simplest score: no parameters, so it only measures how aligned q and k already "
+        "are; its size grows with d_k, which pushes softmax into saturation (see scaled_dot)."},
        score_dot,
        false},
       {{"scaled_dot",
@@ -30,7 +31,9 @@ const std::vector<score_entry>& score_registry() {
         "e_ij = q_i . k_j / sqrt(d_k)",
         "none (needs d_q = d_k)",
         "Vaswani et al. 2017, Attention Is All You Need",
-        "dot divided by sqrt(d_k): for unit-variance q and k the dot product has variance d_k, so the scaling keeps scores near unit size and softmax out of its flat, saturated regions (Transformer)."},
+        "dot divided by sqrt(d_k): for unit-variance q and k the dot product has variance d_k, so "
+        "the scaling keeps scores near unit size and softmax out of its flat, saturated regions "
+        "(Transformer)."},
        score_scaled_dot,
        false},
       {{"general",
@@ -39,7 +42,8 @@ const std::vector<score_entry>& score_registry() {
         "e_ij = q_i^T W k_j",
         "score.W [d_q, d_k]",
         "Luong, Pham, Manning 2015",
-        "Luong's multiplicative score: a learned W lets query and key live in different spaces (d_q != d_k) and decides which directions matter; with W = I it is dot."},
+        "Luong's multiplicative score: a learned W lets query and key live in different spaces "
+        "(d_q != d_k) and decides which directions matter; with W = I it is dot."},
        score_general,
        true},
       {{"additive",
@@ -49,7 +53,9 @@ const std::vector<score_entry>& score_registry() {
         "score.W_q [d_a, d_q], score.W_k [d_a, d_k], score.v [d_a], score.b [d_a]",
         "Bahdanau, Cho, Bengio 2015, Neural Machine Translation by Jointly Learning to Align "
         "and Translate",
-        "Bahdanau's score: an MLP on W_q q + W_k k, so it can score non-linearly; Bahdanau scored the previous decoder state s_{i-1}, Luong's scores use the current state h_i. Costs O(d_a) per pair instead of one dot product."},
+        "Bahdanau's score: an MLP on W_q q + W_k k, so it can score non-linearly; Bahdanau scored "
+        "the previous decoder state s_{i-1}, Luong's scores use the current state h_i. Costs "
+        "O(d_a) per pair instead of one dot product."},
        score_additive,
        true},
       {{"concat",
@@ -58,7 +64,8 @@ const std::vector<score_entry>& score_registry() {
         "e_ij = v^T tanh(W [q_i ; k_j])",
         "score.W [d_a, d_q + d_k], score.v [d_a]",
         "Luong, Pham, Manning 2015",
-        "Luong's MLP on the concatenation [q; k]; algebraically additive with W = [W_q W_k] and no bias, written the way Luong et al. wrote it."},
+        "Luong's MLP on the concatenation [q; k]; algebraically additive with W = [W_q W_k] and no "
+        "bias, written the way Luong et al. wrote it."},
        score_concat,
        true},
       {{"cosine",
@@ -67,7 +74,8 @@ const std::vector<score_entry>& score_registry() {
         "e_ij = beta * q_i . k_j / (|q_i| |k_j|)",
         "none (needs d_q = d_k)",
         "Graves, Wayne, Danihelka 2014, Neural Turing Machines",
-        "content-based addressing of the Neural Turing Machine: dot product of unit vectors, so vector lengths stop mattering; beta sharpens (beta > 1) or flattens the focus."},
+        "content-based addressing of the Neural Turing Machine: dot product of unit vectors, so "
+        "vector lengths stop mattering; beta sharpens (beta > 1) or flattens the focus."},
        score_cosine,
        false},
       {{"location",
@@ -76,7 +84,8 @@ const std::vector<score_entry>& score_registry() {
         "e_i = W q_i  (e_ij = row j of W applied to q_i)",
         "score.W [n_max, d_q], n_max >= n_k",
         "Luong, Pham, Manning 2015",
-        "Luong's location-based score looks only at the query: it learns which positions to attend to, whatever the keys say."},
+        "Luong's location-based score looks only at the query: it learns which positions to attend "
+        "to, whatever the keys say."},
        score_location,
        true},
   };
@@ -91,7 +100,8 @@ const std::vector<align_entry>& align_registry() {
         "a_ij = exp((e_ij - max_k e_ik)/tau) / sum_k exp((e_ik - max_k e_ik)/tau)",
         "none",
         "Bahdanau, Cho, Bengio 2015",
-        "global attention: every key gets some weight; lower temperature sharpens towards hardmax, higher flattens towards uniform."},
+        "global attention: every key gets some weight; lower temperature sharpens towards hardmax, "
+        "higher flattens towards uniform."},
        align_softmax,
        true},
       {{"hardmax",
@@ -100,7 +110,8 @@ const std::vector<align_entry>& align_registry() {
         "a_ij = 1 if j = argmax_k e_ik (first on ties), else 0",
         "none",
         "TensorFlow seq2seq hardmax",
-        "all weight on one key: not differentiable, so models trained with it need sampling (REINFORCE) or straight-through tricks."},
+        "all weight on one key: not differentiable, so models trained with it need sampling "
+        "(REINFORCE) or straight-through tricks."},
        align_hardmax,
        false},
       {{"sparsemax",
@@ -109,7 +120,8 @@ const std::vector<align_entry>& align_registry() {
         "a_ij = max(e_ij/tau - theta_i, 0), theta_i such that sum_j a_ij = 1",
         "none",
         "Martins, Astudillo 2016, From Softmax to Sparsemax",
-        "like softmax but a Euclidean projection: keys below a threshold get exactly 0, so the support is small and readable."},
+        "like softmax but a Euclidean projection: keys below a threshold get exactly 0, so the "
+        "support is small and readable."},
        align_sparsemax,
        true},
       {{"entmax15",
@@ -118,7 +130,8 @@ const std::vector<align_entry>& align_registry() {
         "a_ij = max(e_ij/(2 tau) - theta_i, 0)^2, theta_i such that sum_j a_ij = 1",
         "none",
         "Peters, Niculae, Martins 2019, Sparse Sequence-to-Sequence Models",
-        "between softmax (alpha = 1) and sparsemax (alpha = 2): sparse, but smoother than sparsemax."},
+        "between softmax (alpha = 1) and sparsemax (alpha = 2): sparse, but smoother than "
+        "sparsemax."},
        align_entmax15,
        true},
       {{"local-m",
@@ -127,7 +140,8 @@ const std::vector<align_entry>& align_registry() {
         "a_ij = softmax over |j - p_i| <= D of e_ij/tau, p_i = i (scaled when n_q != n_k)",
         "none (needs --window D)",
         "Luong, Pham, Manning 2015 (local attention, monotonic)",
-        "Luong's local attention with a fixed, monotonic centre p_i = i: cheap, assumes source and target are roughly aligned."},
+        "Luong's local attention with a fixed, monotonic centre p_i = i: cheap, assumes source and "
+        "target are roughly aligned."},
        align_local_m,
        true},
       {{"local-p",
@@ -137,7 +151,8 @@ const std::vector<align_entry>& align_registry() {
         "exp(-(j - p_i)^2 / (2 sigma^2)), renormalised",
         "align.W_p [d_q, d_q], align.v_p [d_q] (needs --window D)",
         "Luong, Pham, Manning 2015 (local attention, predictive)",
-        "Luong's local attention with a learned centre and a Gaussian preference for keys near it: it can move its focus, unlike local-m."},
+        "Luong's local attention with a learned centre and a Gaussian preference for keys near it: "
+        "it can move its focus, unlike local-m."},
        align_local_p,
        true},
   };
@@ -152,7 +167,8 @@ const std::vector<context_entry>& context_registry() {
         "c_i = sum_j a_ij v_j",
         "none",
         "Bahdanau, Cho, Bengio 2015; Xu et al. 2015, Show, Attend and Tell",
-        "deterministic: the context is a weighted average of every value, so it is differentiable end to end."},
+        "deterministic: the context is a weighted average of every value, so it is differentiable "
+        "end to end."},
        context_soft},
       {{"hard",
         {"stochastic"},
@@ -160,7 +176,8 @@ const std::vector<context_entry>& context_registry() {
         "c_i = v_{j*}, j* ~ a_i  (or j* = argmax_j a_ij)",
         "none (uses --seed when sampling)",
         "Xu et al. 2015, Show, Attend and Tell",
-        "stochastic: the context is one value, drawn from the weights (Xu et al.'s hard attention); cheaper at inference, trained by sampling."},
+        "stochastic: the context is one value, drawn from the weights (Xu et al.'s hard "
+        "attention); cheaper at inference, trained by sampling."},
        context_hard},
   };
   return entries;

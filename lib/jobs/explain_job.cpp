@@ -1,13 +1,13 @@
 #include "jobs/explain_job.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <numeric>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
+#include <numeric>
 
 #include "attention/registry.h"
 #include "attnviz/version.h"
@@ -86,8 +86,8 @@ explain_report run_explain(const explain_config& c) {
   input_config input = c.input;
   input.vocabulary_rows = c.vocabulary;
   const prepared_input in = prepare_input(input);
-  param_store params = c.params_in.empty() ? param_store::seeded(c.spec.seed)
-                                           : param_store::from_file(c.params_in);
+  param_store params =
+      c.params_in.empty() ? param_store::seeded(c.spec.seed) : param_store::from_file(c.params_in);
   const attention_result r = run_attention(in.input, c.spec, params);
   const head_result& h = r.heads.front();
   const std::size_t i = find_query(r.query_tokens, c.query);
@@ -100,8 +100,9 @@ explain_report run_explain(const explain_config& c) {
   if (auto w = oov_warning(in, c.input); !w.empty()) rep.warnings.push_back(std::move(w));
   std::string& t = rep.text;
   t += fmt::format("{}-attention{}, {} queries × {} keys, d_model = {}, d_k = {}, d_v = {} ({})\n",
-                   structure_name(r.structure), r.spec.project ? " with projections W_Q, W_K, W_V" : "",
-                   r.query_tokens.size(), n_k, r.d_model, r.d_k, r.d_v, in.embeddings_name);
+                   structure_name(r.structure),
+                   r.spec.project ? " with projections W_Q, W_K, W_V" : "", r.query_tokens.size(),
+                   n_k, r.d_model, r.d_k, r.d_v, in.embeddings_name);
   t += fmt::format("query {} \"{}\"\n\n", i, r.query_tokens[i]);
 
   const std::pair<const char*, const variant_info*> stages[] = {
@@ -112,7 +113,8 @@ explain_report run_explain(const explain_config& c) {
     t += wrap(v->contrast, 13);
     t += fmt::format("             paper: {}\n", v->paper);
   }
-  if (find_align(r.spec.align).uses_temperature) t += fmt::format("temperature tau = {:g}\n", r.spec.temperature);
+  if (find_align(r.spec.align).uses_temperature)
+    t += fmt::format("temperature tau = {:g}\n", r.spec.temperature);
   if (const auto masks = r.spec.masks.describe(); !masks.empty())
     t += fmt::format("masks: {} (masked keys get -inf scores, weight 0)\n", fmt::join(masks, ", "));
   t += fmt::format("\nparameters ({}):\n", params.source());
@@ -126,12 +128,14 @@ explain_report run_explain(const explain_config& c) {
                    [&](std::size_t a, std::size_t b) { return h.weights(i, a) > h.weights(i, b); });
   std::size_t key_w = 4;
   for (const auto& k : r.key_tokens) key_w = std::max(key_w, k.size());
-  t += fmt::format("\n{:>3}  {:<{}}  {:>12}  {:>10}\n", "j", "key", key_w, "score e_ij", "weight a_ij");
+  t += fmt::format("\n{:>3}  {:<{}}  {:>12}  {:>10}\n", "j", "key", key_w, "score e_ij",
+                   "weight a_ij");
   for (std::size_t j = 0; j < n_k; ++j) {
     const bool masked = !h.masked.empty() && h.masked[i * n_k + j];
-    t += fmt::format("{:>3}  {:<{}}  {:>12.4f}  {:>10.4f}{}{}\n", j, r.key_tokens[j], key_w,
-                     h.scores(i, j), h.weights(i, j), masked ? "   masked" : "",
-                     !h.chosen_keys.empty() && h.chosen_keys[i] == static_cast<int>(j) ? "   <- j*" : "");
+    t += fmt::format(
+        "{:>3}  {:<{}}  {:>12.4f}  {:>10.4f}{}{}\n", j, r.key_tokens[j], key_w, h.scores(i, j),
+        h.weights(i, j), masked ? "   masked" : "",
+        !h.chosen_keys.empty() && h.chosen_keys[i] == static_cast<int>(j) ? "   <- j*" : "");
   }
   const std::size_t top = std::min(c.top_k, n_k);
   t += "\ntop keys:";
@@ -148,10 +152,12 @@ explain_report run_explain(const explain_config& c) {
     t += fmt::format("; nearest of the file's first {} words (cosine):",
                      std::min<std::uint64_t>(c.vocabulary, in.table.rows));
     for (std::size_t k = 0; k < near.size(); ++k)
-      t += fmt::format(" {} {:.3f}{}", near[k].word, near[k].cosine, k + 1 < near.size() ? "," : "");
+      t +=
+          fmt::format(" {} {:.3f}{}", near[k].word, near[k].cosine, k + 1 < near.size() ? "," : "");
     t += "\n";
   } else {
-    t += fmt::format(" (in the projected space, d_v = {}: not comparable with word vectors)\n", r.d_v);
+    t += fmt::format(" (in the projected space, d_v = {}: not comparable with word vectors)\n",
+                     r.d_v);
   }
 
   ojson j;

@@ -4,8 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <unordered_set>
 #include <filesystem>
+#include <unordered_set>
 
 #include "error.h"
 #include "text/embeddings.h"

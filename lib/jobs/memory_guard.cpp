@@ -1,11 +1,11 @@
 #include "jobs/memory_guard.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "error.h"
 #include "render/heatmap.h"
@@ -40,7 +40,8 @@ void check_memory(const run_size& s, std::uint64_t limit) {
 std::uint64_t parse_size(std::string_view text, std::string_view flag) {
   std::string t;
   for (char c : text)
-    if (!std::isspace(static_cast<unsigned char>(c))) t.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+    if (!std::isspace(static_cast<unsigned char>(c)))
+      t.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
   double value = 0.0;
   const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
   std::string_view unit(end, static_cast<std::size_t>(t.data() + t.size() - end));

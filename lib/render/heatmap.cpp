@@ -41,7 +41,6 @@ std::u32string label_text(const std::string& s, const bitmap_font& font) {
   return fit_text(cps, label_max_cells * 8, font);
 }
 
-
 std::string annotation(double v, int decimals) {
   std::string s = fmt::format("{:.{}f}", v, decimals);
   if (s == "-0" || s == "-0.0" || s == "-0.00") s.erase(0, 1);

@@ -87,9 +87,9 @@ class text_reader {
 
   void check_line_length(std::size_t n) const {
     if (n > max_line_bytes)
-      throw input_error(path_, line_no_ + 1,
-                        fmt::format("line longer than {} MiB; is this an embedding file?",
-                                    max_line_bytes >> 20));
+      throw input_error(
+          path_, line_no_ + 1,
+          fmt::format("line longer than {} MiB; is this an embedding file?", max_line_bytes >> 20));
   }
 
   embedding_table finish() {

@@ -21,9 +21,10 @@ void add_wanted(std::unordered_set<std::string>& wanted, const std::vector<std::
 
 std::string list_tokens(const std::vector<std::string>& tokens, std::size_t limit) {
   if (tokens.size() <= limit) return fmt::format("{}", fmt::join(tokens, ", "));
-  return fmt::format("{} … and {} more",
-                     fmt::join(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(limit), ", "),
-                     tokens.size() - limit);
+  return fmt::format(
+      "{} … and {} more",
+      fmt::join(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(limit), ", "),
+      tokens.size() - limit);
 }
 
 std::vector<float> oov_hash_vector(const std::string& token, std::size_t dim, double norm) {

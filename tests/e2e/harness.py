@@ -66,6 +66,16 @@ def run_tests(tests, env):
     return 1 if failed else 0
 
 
+def import_numpy():
+    """NumPy, or exit with ctest's skip code when Debian's python3-numpy is not installed."""
+    try:
+        import numpy
+    except ImportError:
+        print("numpy is not installed (Debian: python3-numpy); skipping")
+        sys.exit(SKIP)
+    return numpy
+
+
 def main(namespace):
     """Runs every test_* function of a test module (pass its globals())."""
     env = Env(parse_args())

@@ -8,13 +8,9 @@ import sys
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import SKIP, main, png_size  # noqa: E402
+from harness import import_numpy, main, png_size  # noqa: E402
 
-try:
-    import numpy as np
-except ImportError:
-    print("numpy is not installed (Debian: python3-numpy); skipping")
-    sys.exit(SKIP)
+np = import_numpy()
 
 SENTENCE = "the cat sat on the floor because it was tired"
 SIX = "dot,scaled_dot,general,additive,concat,cosine"

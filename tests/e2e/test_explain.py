@@ -6,13 +6,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import SKIP, main  # noqa: E402
+from harness import import_numpy, main  # noqa: E402
 
-try:
-    import numpy as np
-except ImportError:
-    print("numpy is not installed (Debian: python3-numpy); skipping")
-    sys.exit(SKIP)
+np = import_numpy()
 
 SENTENCE = "the cat sat on the floor because it was tired"
 

@@ -7,8 +7,8 @@
 
 #include "attention/align.h"
 #include "attention/registry.h"
-#include "params/param_store.h"
 #include "helpers.h"
+#include "params/param_store.h"
 
 using namespace attnviz;
 using attnviz::testing::check_close;
@@ -150,7 +150,7 @@ TEST_CASE("local-m: softmax inside |j - i| <= D, exact zeros outside") {
   // 3 queries over 5 keys: centres scaled to 0, 2, 4
   CHECK(local_m_centres(3, 5) == std::vector<double>{0, 2, 4});
   check_close(a, {std::exp(1.0) / s, std::exp(2.0) / s, 0, 0, 0,  //
-                  0, 1.0 / 3, 1.0 / 3, 1.0 / 3, 0,                  //
+                  0, 1.0 / 3, 1.0 / 3, 1.0 / 3, 0,                //
                   0, 0, 0, 0.5, 0.5});
   CHECK_THROWS_WITH(align_local_m(e, {1.0, 0}), doctest::Contains("--window"));
 }
@@ -168,8 +168,10 @@ TEST_CASE("local-p: centre n_k sigmoid(v_p . tanh(W_p q)), Gaussian sigma = D/2"
   const matrix a = align_local_p(e, {1.0, 2, &q, &params});
   // row 0: p = 4, window j in {2, 3}, sigma = 1: weights ~ exp(-2), exp(-1/2)
   const double w2 = std::exp(-2.0), w3 = std::exp(-0.5);
-  check_close(a, {0, 0, w2 / (w2 + w3), w3 / (w2 + w3),  //
-                  1 / (1 + std::exp(-0.5) + std::exp(-2.0)), std::exp(-0.5) / (1 + std::exp(-0.5) + std::exp(-2.0)),
-                  std::exp(-2.0) / (1 + std::exp(-0.5) + std::exp(-2.0)), 0},
+  check_close(a,
+              {0, 0, w2 / (w2 + w3), w3 / (w2 + w3),  //
+               1 / (1 + std::exp(-0.5) + std::exp(-2.0)),
+               std::exp(-0.5) / (1 + std::exp(-0.5) + std::exp(-2.0)),
+               std::exp(-2.0) / (1 + std::exp(-0.5) + std::exp(-2.0)), 0},
               1e-5);
 }

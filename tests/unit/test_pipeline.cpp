@@ -163,7 +163,8 @@ TEST_CASE("parameters so large that scores overflow are an input error, never in
   spec.score = "general";
   const matrix big = mat(3, 2, {1e10f, 0, 0, 1e10f, 1e10f, 1e10f});
   CHECK_THROWS_WITH_AS(run_attention(self_input(big), spec, p),
-                       doctest::Contains("weights.safetensors: the scores overflowed"), input_error);
+                       doctest::Contains("weights.safetensors: the scores overflowed"),
+                       input_error);
 }
 
 TEST_CASE("property: every score x align x context on random inputs of every scale") {
