@@ -37,6 +37,10 @@ void add_input_flags(CLI::App& cmd, common_flags& f) {
       ->group("Input");
   cmd.add_option("--target", c.target, "Target sentence for cross attention: queries")
       ->group("Input");
+  cmd.add_option("--values", c.values,
+                 "Memory view (keys != values): the values come from this sentence, one token "
+                 "per key, while the weights come from the keys")
+      ->group("Input");
   cmd.add_flag("--keep-case", c.keep_case,
                "Keep upper case in tokens (look-up still falls back to lower case)")
       ->group("Input");
@@ -101,8 +105,32 @@ void add_variant_flags(CLI::App& cmd, common_flags& f) {
   cmd.add_flag("--project", s.project,
                "Apply learned projections W_Q, W_K, W_V before scoring (seeded or --params)")
       ->group("Variant");
-  cmd.add_option("--dk", s.d_k, "Projection size d_k = d_v with --project [default: d_model]")
+  cmd.add_option("--heads,-H", s.heads,
+                 "Multi-head attention with H heads: per-head projections (implies --project), "
+                 "each head drawn with their mean, and the combined output W^O in the JSON")
+      ->check(CLI::Range(1, 1024))
+      ->group("Variant");
+  cmd.add_option("--dk", s.d_k,
+                 "Per-head projection size d_k = d_v [default: d_model / heads, or d_model]")
       ->check(CLI::Range(1, 65536))
+      ->group("Variant");
+  cmd.add_option("--combine", f.combine,
+                 "How heads become the output: concat (concat(heads) W^O) or weighted "
+                 "(Weighted Transformer: normalised learned shares kappa_h per head)")
+      ->check(CLI::IsMember({"concat", "weighted"}))
+      ->capture_default_str()
+      ->group("Variant");
+  cmd.add_option("--position,-p", f.position,
+                 "Word order: none, sinusoidal (added to the embeddings), rope (rotates q and "
+                 "k), alibi (-m|i-j| added to the scores); the relative score is --score relative")
+      ->capture_default_str()
+      ->group("Variant");
+  cmd.add_option("--alibi-slope", s.alibi_slope,
+                 "ALiBi slope m of the first head; head h uses m^h [default: 2^(-8/heads)]")
+      ->check(CLI::PositiveNumber)
+      ->group("Variant");
+  cmd.add_flag("--convs2s", s.convs2s,
+               "ConvS2S values: v_j = z_j + e_j, the keys plus the input embeddings")
       ->group("Variant");
   cmd.add_option("--da", s.d_a, "Hidden size d_a of additive / concat scores [default: d_k]")
       ->check(CLI::Range(1, 65536))
@@ -137,6 +165,11 @@ void add_view_flags(CLI::App& cmd, common_flags& f) {
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str()
       ->group("Figure");
+  cmd.add_option("--head-view", f.head_view,
+                 "With several heads: grid (every head and their mean), mean, max (element-wise "
+                 "over heads), or one head by number (1 = first)")
+      ->capture_default_str()
+      ->group("Figure");
   cmd.add_option("--cell", f.cell,
                  "Cell size in pixels; labels grow with it (2x from 80 px) [default: 20-48 by "
                  "token count]")
@@ -169,7 +202,7 @@ std::string read_stdin() {
 input_config resolve_input(const common_flags& f) {
   input_config c = f.input;
   // "-" reads the sentence from standard input (for long texts; argv holds 128 KiB at most)
-  for (std::string* s : {&c.text, &c.tokens, &c.source, &c.target})
+  for (std::string* s : {&c.text, &c.tokens, &c.source, &c.target, &c.values})
     if (*s == "-") *s = read_stdin();
   c.oov = f.oov == "zero"    ? oov_policy::zero
           : f.oov == "error" ? oov_policy::error
@@ -183,6 +216,8 @@ attention_spec resolve_spec(const common_flags& f) {
   s.hard = f.hard == "argmax" ? hard_mode::argmax : hard_mode::sample;
   s.masks.rules = parse_masks(f.masks);
   s.masks.pad_keys = f.pad_keys;
+  s.position = parse_position(f.position);
+  s.combine = f.combine == "weighted" ? head_combine::weighted : head_combine::concat;
   return s;
 }
 
@@ -192,6 +227,7 @@ view_options resolve_view(const common_flags& f) {
   v.annotate = parse_annotate_mode(f.annotate);
   v.cmap = f.cmap;
   v.cell = f.cell;
+  v.heads = parse_head_view(f.head_view);
   return v;
 }
 

@@ -20,16 +20,20 @@ struct common_flags {
   std::string cmap;
   std::string show = "weights";
   std::string annotate = "auto";
+  std::string head_view = "grid";
   std::string max_memory = "8G";
   std::string masks;
   std::vector<std::size_t> pad_keys;
+  std::string position = "none";
+  std::string combine = "concat";
 };
 
-// --text --tokens --source --target --keep-case --embeddings --oov
+// --text --tokens --source --target --values --keep-case --embeddings --oov
 void add_input_flags(CLI::App& cmd, common_flags& flags);
-// --score --align --context --temperature --hard --sharpen --project --dk --da --seed --params
+// --score --align --context --temperature --hard --window --mask --pad-keys --sharpen --project
+// --heads --dk --da --combine --position --alibi-slope --convs2s --seed --params
 void add_variant_flags(CLI::App& cmd, common_flags& flags);
-// --show --cmap --annotate --cell
+// --show --cmap --annotate --cell --head-view
 void add_view_flags(CLI::App& cmd, common_flags& flags);
 
 // --json --png --svg into the given strings (group "Output").

@@ -4,9 +4,23 @@
 //   self   Q = K = V = X (one sentence). Without projections the map is raw similarity of
 //          the embeddings; with `project`, Q = X W_Qᵀ, K = X W_Kᵀ, V = X W_Vᵀ first.
 //   cross  queries from the target sentence, keys and values from the source sentence.
-// Projection parameters (torch.nn.Linear layout [out, in]): q_proj.weight [d_k, d],
-// k_proj.weight [d_k, d], v_proj.weight [d_v, d], optional q_proj.bias … ; or the packed
-// torch.nn.MultiheadAttention form in_proj_weight [3d, d] (+ in_proj_bias [3d]) with d_k = d_v = d.
+//   Values may come from a third sequence (memory: keys ≠ values) or, ConvS2S-style, be the
+//   keys plus the input embeddings (v_j = z_j + e_j).
+//
+// Positions (positional.h): sinusoidal is added to the inputs, rope rotates each head's q and k,
+// alibi adds −m_h|i − j| to each head's scores (before masks).
+//
+// Heads: spec.heads = 0 is one attention without an output projection (the classic seq2seq
+// view). spec.heads = H >= 1 is multi-head attention (Vaswani 2017): projections of H·d_k rows,
+// head h reads rows [h d_k, (h+1) d_k) of each, its own score / align parameters under
+// "heads.h." when H > 1, and the heads' contexts are combined by W^O:
+//   concat    output = [C_1 … C_H] W^Oᵀ + b                      (out_proj.weight [d, H d_v])
+//   weighted  output = Σ_h κ_h C_h W_hᵀ + b, W_h = columns of W^O for head h,
+//             κ = combine.kappa / Σ combine.kappa                  (Ahmed et al. 2017)
+// Projection parameters (torch.nn.Linear layout [out, in]): q_proj.weight [H d_k, d],
+// k_proj.weight [H d_k, d], v_proj.weight [H d_v, d], optional q_proj.bias … ; or the packed
+// torch.nn.MultiheadAttention form in_proj_weight [3d, d] (+ in_proj_bias [3d]) with
+// H d_k = H d_v = d; then out_proj.weight [d, d] and out_proj.bias [d] as torch saves them.
 #pragma once
 
 #include <cstdint>
@@ -15,12 +29,15 @@
 
 #include "attention/context.h"
 #include "attention/mask.h"
+#include "attention/positional.h"
 #include "params/param_store.h"
 #include "tensor.h"
 
 namespace attnviz {
 
 enum class attention_structure { self, cross };
+enum class head_combine { concat, weighted };
+enum class value_source { keys, separate, convs2s };  // v_j = k_j's input, another input, z_j + e_j
 
 struct attention_spec {
   std::string score = "scaled_dot";
@@ -29,7 +46,12 @@ struct attention_spec {
   double temperature = 1.0;
   hard_mode hard = hard_mode::sample;
   bool project = false;
-  std::size_t d_k = 0;     // projection size (0: d); also d_v
+  std::size_t heads = 0;   // 0: single attention, no W^O; H >= 1: multi-head (see above)
+  head_combine combine = head_combine::concat;
+  position_scheme position = position_scheme::none;
+  double alibi_slope = 0.0;  // m of the first head (0: 2^(−8/H))
+  bool convs2s = false;      // values v_j = z_j + e_j
+  std::size_t d_k = 0;     // per-head projection size (0: d / H); also d_v
   std::size_t d_a = 0;     // additive / concat hidden size (0: d_k)
   double sharpen = 1.0;    // cosine β
   std::size_t window = 0;  // local-m / local-p half-width D
@@ -44,6 +66,7 @@ struct attention_input {
   matrix queries;  // n_q × d, raw embeddings of the query tokens
   matrix keys;     // n_k × d, raw embeddings of the key tokens
   matrix values;   // n_k × d (the same rows as keys unless a structure says otherwise)
+  std::vector<std::string> value_tokens;  // memory view: the tokens of `values` (empty: keys)
 };
 
 struct head_result {
@@ -53,6 +76,7 @@ struct head_result {
   std::vector<int> chosen_keys;   // hard context only: j* per query (-1: none)
   std::vector<bool> masked_rows;  // rows with every key masked (zero weights and context)
   std::vector<bool> masked;       // n_q·n_k row-major: true where a mask hid the key (empty: none)
+  double alibi_slope = 0.0;       // alibi: the m_h this head used
 };
 
 struct attention_result {
@@ -60,9 +84,18 @@ struct attention_result {
   std::vector<std::string> query_tokens;
   std::vector<std::string> key_tokens;
   attention_spec spec;  // with canonical stage names
-  std::size_t d_model = 0, d_k = 0, d_v = 0;
+  std::vector<std::string> value_tokens;  // memory view only
+  value_source values = value_source::keys;
+  std::size_t d_model = 0, d_k = 0, d_v = 0;  // d_k, d_v per head
   std::vector<head_result> heads;
+  matrix output;                   // multi-head: n_q × d_model (empty otherwise)
+  std::vector<double> head_share;  // weighted combination: κ_h (empty otherwise)
+  bool multihead() const noexcept { return spec.heads > 0; }
 };
+
+enum class head_aggregate { mean, max };
+// Element-wise mean or max of the heads' weights (or scores) — the "all heads" map.
+matrix aggregate_heads(const attention_result& r, head_aggregate how, bool scores = false);
 
 // Throws usage_error for a bad spec (unknown names, τ <= 0, …) and input_error for
 // parameters that are missing or misshapen in a weights file.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <limits>
+#include <stdexcept>
 
 #include "error.h"
 #include "names.h"
@@ -87,6 +88,19 @@ const std::vector<score_entry>& score_registry() {
         "Luong's location-based score looks only at the query: it learns which positions to attend "
         "to, whatever the keys say."},
        score_location,
+       true},
+      {{"relative",
+        {"transformer-xl", "rel"},
+        "Transformer-XL relative-position score: content, position and two global biases",
+        "e_ij = q_i.k_j + q_i.(W_R r_{i-j}) + u.k_j + w.(W_R r_{i-j}),  r = sinusoid of i-j",
+        "score.W_R [d_k, d_k], score.u [d_k], score.w [d_k] (needs d_q = d_k)",
+        "Dai et al. 2019, Transformer-XL: Attentive Language Models Beyond a Fixed-Length "
+        "Context",
+        "where sinusoidal encoding adds absolute positions to the inputs, relative puts the offset "
+        "i - j into the score itself (term 2: this query's taste for offsets, term 4: everyone's), "
+        "with u.k_j a query-independent preference for some keys; the map depends on distance, "
+        "not on where the sentence starts."},
+       score_relative,
        true},
   };
   return entries;
@@ -214,6 +228,139 @@ const align_entry& find_align(std::string_view name) {
 }
 const context_entry& find_context(std::string_view name) {
   return find_in(context_registry(), name, stage::context);
+}
+
+const std::vector<position_entry>& position_registry() {
+  static const std::vector<position_entry> entries = {
+      {{"none", {}, "no positional information: the map only sees content",
+        "q, k, v from the embeddings as they are", "none", "-",
+        "without positions, attention is a function of the set of words: permuting the sentence "
+        "permutes the map."},
+       position_scheme::none},
+      {{"sinusoidal",
+        {"absolute"},
+        "absolute sinusoidal encoding added to the embeddings before the projections",
+        "x'_p = x_p + PE(p),  PE(p, 2i) = sin(p / 10000^(2i/d)),  PE(p, 2i+1) = cos(...)",
+        "none",
+        "Vaswani et al. 2017, Attention Is All You Need",
+        "adds the position to the word vector itself, so values carry it too; unlike rope and "
+        "alibi the score sees absolute positions, mixed with content."},
+       position_scheme::sinusoidal},
+      {{"rope",
+        {"rotary"},
+        "rotary encoding: q and k rotated pairwise by position-dependent angles",
+        "(x_2i, x_2i+1) at position p rotated by p * 10000^(-2i/d_k);  q_m . k_n depends on m - n",
+        "none",
+        "Su et al. 2021, RoFormer: Enhanced Transformer with Rotary Position Embedding",
+        "rotates queries and keys (not values) so their dot product depends only on the offset "
+        "m - n: relative position through the score, without any learned parameter."},
+       position_scheme::rope},
+      {{"alibi",
+        {},
+        "linear distance penalty added to the scores, one slope per head",
+        "e_ij - m_h |i - j|,  m_h = m^h, m = 2^(-8/H) (or --alibi-slope)",
+        "none",
+        "Press, Smith, Lewis 2022, Train Short, Test Long: Attention with Linear Biases",
+        "no change to q, k or v: a fixed bias that grows linearly with distance, so far keys fade "
+        "by a known amount; each head gets its own slope, from local to wide."},
+       position_scheme::alibi},
+  };
+  return entries;
+}
+
+const std::vector<structure_entry>& structure_registry() {
+  static const std::vector<structure_entry> entries = {
+      {{"self", {}, "queries, keys and values from one sentence",
+        "Q = K = V = X (raw), or X W_Q^T, X W_K^T, X W_V^T with --project",
+        "q_proj.weight, k_proj.weight, v_proj.weight [d_k, d] with --project",
+        "Vaswani et al. 2017; Cheng, Dong, Lapata 2016 (intra-attention)",
+        "every word looks at every word of its own sentence; raw, the map is word similarity."},
+       "attn-viz run --text \"...\" [--project]"},
+      {{"cross",
+        {"encoder-decoder"},
+        "queries from the target sentence, keys and values from the source",
+        "Q = target, K = V = source",
+        "as self",
+        "Bahdanau, Cho, Bengio 2015",
+        "the classic alignment of translation: each target word over the source words."},
+       "attn-viz run --source \"...\" --target \"...\""},
+      {{"multihead",
+        {"multi-head", "mha"},
+        "H heads with their own projections, concatenated and projected by W^O",
+        "head_h = attention(Q W_h^Q, K W_h^K, V W_h^V);  output = concat(head_1..H) W^O^T + b",
+        "q_proj/k_proj/v_proj.weight [H d_k, d] (or in_proj_weight [3d, d]), out_proj.weight "
+        "[d, H d_v], out_proj.bias [d]",
+        "Vaswani et al. 2017",
+        "heads see the sentence through different projections; the figure shows each head and "
+        "their mean (or max)."},
+       "attn-viz run --text \"...\" --heads 4"},
+      {{"weighted",
+        {"weighted-transformer"},
+        "Weighted Transformer: heads combined by normalised learned weights instead of concat",
+        "output = sum_h kappa_h (head_h W_h^O^T) + b,  kappa = combine.kappa / sum(combine.kappa)",
+        "as multihead, plus combine.kappa [H] (seeded: all 1, so kappa_h = 1/H)",
+        "Ahmed, Keskar, Socher 2017, Weighted Transformer Network for Machine Translation",
+        "concat sums every head's W_h^O projection with weight 1; weighted gives each head a "
+        "learned share kappa_h (the paper's alpha-weighted feed-forward branches are not "
+        "attention and are left out)."},
+       "attn-viz run --text \"...\" --heads 4 --combine weighted"},
+      {{"transformer",
+        {},
+        "the three attentions of the Transformer for one sentence pair",
+        "encoder self (source), masked decoder self (target, causal), encoder-decoder "
+        "(target over source)",
+        "encoder.self_attn.*, decoder.self_attn.*, decoder.cross_attn.* (each as multihead)",
+        "Vaswani et al. 2017",
+        "one figure with all three, so the causal triangle and the cross alignment sit side by "
+        "side."},
+       "attn-viz transformer --source \"...\" --target \"...\""},
+      {{"memory",
+        {"key-value", "qkv"},
+        "keys and values from different sequences (soft addressing of a memory)",
+        "c_i = sum_j a_ij v_j with a_ij from (q_i, k_j) and v_j from another sequence",
+        "as self / cross",
+        "Miller et al. 2016, Key-Value Memory Networks; Sukhbaatar et al. 2015",
+        "the weights come from the keys, what is read comes from the values: attention as "
+        "soft dictionary look-up."},
+       "attn-viz run --source KEYS --target QUERY --values VALUES"},
+      {{"convs2s",
+        {},
+        "ConvS2S values: encoder output plus input embedding",
+        "score on z_j (keys), read v_j = z_j + e_j",
+        "as self / cross (d_k = d with --project)",
+        "Gehring et al. 2017, Convolutional Sequence to Sequence Learning",
+        "keys are the encoder outputs z_j, but the values add the word embeddings e_j back, so "
+        "the context keeps point information about the input words."},
+       "attn-viz run ... --values convs2s"},
+      {{"han",
+        {"hierarchical"},
+        "hierarchical attention: words within each sentence, then sentences in the document",
+        "u_it = tanh(W_w h_it + b_w), a_it = softmax_t(u_it . u_w), s_i = sum_t a_it h_it; "
+        "u_i = tanh(W_s s_i + b_s), alpha_i = softmax_i(u_i . u_s), v = sum_i alpha_i s_i",
+        "han.W_w [d, d], han.b_w [d], han.u_w [d], han.W_s [d, d], han.b_s [d], han.u_s [d]",
+        "Yang et al. 2016, Hierarchical Attention Networks for Document Classification",
+        "a learned query vector (u_w, u_s) instead of another word: attention as pooling, twice. "
+        "h_it are the word vectors here (the paper runs a bidirectional GRU first)."},
+       "attn-viz han --document FILE"},
+      {{"aoa",
+        {"attention-over-attention"},
+        "attention-over-attention for a document and a query",
+        "M = D Q^T, alpha = column-wise softmax(M), beta = row-wise softmax(M), "
+        "beta_bar = mean of beta's rows, s = alpha beta_bar^T",
+        "none",
+        "Cui et al. 2017, Attention-over-Attention Neural Networks for Reading Comprehension",
+        "instead of one query vector, every query word attends over the document (alpha) and "
+        "their votes are weighted by how much each matters to the document (beta_bar)."},
+       "attn-viz aoa --document \"...\" --query \"...\""},
+  };
+  return entries;
+}
+
+const position_entry& find_position(std::string_view name) {
+  const auto scheme = parse_position(name);
+  for (const auto& e : position_registry())
+    if (e.scheme == scheme) return e;
+  throw std::logic_error("position scheme missing from the registry");
 }
 
 std::string_view stage_name(stage s) {

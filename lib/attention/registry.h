@@ -9,6 +9,7 @@
 
 #include "attention/align.h"
 #include "attention/context.h"
+#include "attention/positional.h"
 #include "attention/score.h"
 
 namespace attnviz {
@@ -40,15 +41,29 @@ struct context_entry {
   context_fn fn;
 };
 
+// How order reaches the scores (--position).
+struct position_entry {
+  variant_info info;
+  position_scheme scheme;
+};
+// Structures around the three stages: which sequences feed Q, K, V and how heads combine.
+struct structure_entry {
+  variant_info info;
+  std::string_view usage;  // the command line that runs it
+};
+
 const std::vector<score_entry>& score_registry();
 const std::vector<align_entry>& align_registry();
 const std::vector<context_entry>& context_registry();
+const std::vector<position_entry>& position_registry();
+const std::vector<structure_entry>& structure_registry();
 
 // Look-up by name or alias; case-insensitive, '-' and '_' are the same.
 // An unknown name is a usage_error listing the registered names and the nearest one.
 const score_entry& find_score(std::string_view name);
 const align_entry& find_align(std::string_view name);
 const context_entry& find_context(std::string_view name);
+const position_entry& find_position(std::string_view name);
 
 std::string_view stage_name(stage s);
 

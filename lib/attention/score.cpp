@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "attention/positional.h"
 #include "error.h"
 
 namespace attnviz {
@@ -155,6 +156,47 @@ matrix score_location(const score_inputs& in) {
   const auto& t = in.params.require_rows_at_least("score.W", n_k, d_q, n_k);
   const matrix w(static_cast<std::size_t>(t.shape[0]), d_q, t.values);
   return location_scores(in.queries, n_k, w);
+}
+
+// ---- relative (Transformer-XL) ----------------------------------------------------------------
+// pass 1: P_δ = W_R r_δ for every offset δ = i − j in [−(n_k − 1), n_q − 1] (n_q + n_k − 1
+// vectors of d_k); pass 2: the four terms per pair, O(n_q n_k d_k).
+
+matrix relative_scores(const matrix& q, const matrix& k, const matrix& w_r,
+                       const std::vector<float>& u, const std::vector<float>& w) {
+  const std::size_t n_q = q.rows(), n_k = k.rows(), d = k.cols();
+  if (q.cols() != d || w_r.rows() != d || w_r.cols() != d || u.size() != d || w.size() != d)
+    throw std::logic_error("relative_scores: shapes must all be d_k");
+  const std::size_t offsets = n_q + n_k - 1;  // δ + (n_k − 1) indexes the rows
+  matrix r(offsets, d);
+  for (std::size_t o = 0; o < offsets; ++o) {
+    const auto s = sinusoid(static_cast<double>(o) - static_cast<double>(n_k - 1), d);
+    std::copy(s.begin(), s.end(), r.row(o));
+  }
+  const matrix p = matmul_nt(r, w_r);  // offsets × d: row o is W_R r_δ
+  std::vector<double> uk(n_k), wp(offsets);
+  for (std::size_t j = 0; j < n_k; ++j) uk[j] = dot(u.data(), k.row(j), d);
+  for (std::size_t o = 0; o < offsets; ++o) wp[o] = dot(w.data(), p.row(o), d);
+  matrix e(n_q, n_k);
+#pragma omp parallel for schedule(static) if (n_q * n_k * d > 100000)
+  for (std::ptrdiff_t ii = 0; ii < static_cast<std::ptrdiff_t>(n_q); ++ii) {
+    const auto i = static_cast<std::size_t>(ii);
+    for (std::size_t j = 0; j < n_k; ++j) {
+      const std::size_t o = i + n_k - 1 - j;
+      e(i, j) = static_cast<float>(dot(q.row(i), k.row(j), d) + dot(q.row(i), p.row(o), d) +
+                                   uk[j] + wp[o]);
+    }
+  }
+  return e;
+}
+
+matrix score_relative(const score_inputs& in) {
+  require_same_dims(in, "relative");
+  const std::size_t d = in.keys.cols();
+  const matrix w_r = in.params.require_matrix("score.W_R", d, d);
+  const auto u = in.params.require_vector("score.u", d);
+  const auto w = in.params.require_vector("score.w", d);
+  return relative_scores(in.queries, in.keys, w_r, u, w);
 }
 
 }  // namespace attnviz

@@ -40,6 +40,11 @@ matrix score_cosine(const score_inputs& in);
 // location:    e_ij = (W q_i)_j — one score per key position, blind to key content,
 //              score.W: [n_max, d_q] with n_max >= n_k (seeded: n_max = n_k)
 matrix score_location(const score_inputs& in);
+// relative:    Transformer-XL, e_ij = q_i·k_j + q_i·(W_R r_{i−j}) + u·k_j + w·(W_R r_{i−j})
+//              (content, content-position, global content bias, global position bias),
+//              r_{i−j} = sinusoid(i − j) of size d_k (positional.h), needs d_q = d_k;
+//              score.W_R [d_k, d_k], score.u [d_k], score.w [d_k]
+matrix score_relative(const score_inputs& in);
 
 // Kernels with explicit parameters (the reference implementations).
 matrix general_scores(const matrix& q, const matrix& k, const matrix& w);
@@ -49,5 +54,7 @@ matrix concat_scores(const matrix& q, const matrix& k, const matrix& w,
                      const std::vector<float>& v);
 matrix cosine_scores(const matrix& q, const matrix& k, double sharpen);
 matrix location_scores(const matrix& q, std::size_t n_k, const matrix& w);
+matrix relative_scores(const matrix& q, const matrix& k, const matrix& w_r,
+                       const std::vector<float>& u, const std::vector<float>& w);
 
 }  // namespace attnviz

@@ -18,6 +18,7 @@ struct tokenized {
   attention_structure structure = attention_structure::self;
   std::vector<std::string> queries;
   std::vector<std::string> keys;
+  std::vector<std::string> values;  // empty: the keys
 };
 
 tokenized tokenize_inputs(const input_config& c) {
@@ -44,6 +45,13 @@ tokenized tokenize_inputs(const input_config& c) {
     if (t.keys.empty()) throw input_error("--source", "has no tokens");
     if (t.queries.empty()) throw input_error("--target", "has no tokens");
   }
+  if (!c.values.empty()) {
+    t.values = tokenize(c.values, opts, "--values");
+    if (t.values.size() != t.keys.size())
+      throw input_error("--values", fmt::format("has {} token(s); the memory view needs one value "
+                                                "per key, and there are {} keys",
+                                                t.values.size(), t.keys.size()));
+  }
   return t;
 }
 
@@ -67,22 +75,27 @@ prepared_input prepare_input(const input_config& c) {
   std::unordered_set<std::string> wanted;
   add_wanted(wanted, tok.queries);
   add_wanted(wanted, tok.keys);
+  add_wanted(wanted, tok.values);
   embedding_table table = read_embeddings(c.embeddings, wanted, c.vocabulary_rows);
 
   const embedded_tokens q = embed_tokens(tok.queries, table, c.oov);
   const embedded_tokens k =
       tok.structure == attention_structure::self ? q : embed_tokens(tok.keys, table, c.oov);
   prepared_input out;
+  const embedded_tokens v =
+      tok.values.empty() ? k : embed_tokens(tok.values, table, c.oov);
   out.oov_tokens = q.oov_tokens;
   std::unordered_set<std::string> seen(q.oov_tokens.begin(), q.oov_tokens.end());
-  for (const auto& t : k.oov_tokens)
-    if (seen.insert(t).second) out.oov_tokens.push_back(t);
+  for (const auto* list : {&k.oov_tokens, &v.oov_tokens})
+    for (const auto& t : *list)
+      if (seen.insert(t).second) out.oov_tokens.push_back(t);
   out.input.structure = tok.structure;
   out.input.query_tokens = tok.queries;
   out.input.key_tokens = tok.keys;
   out.input.queries = q.vectors;
   out.input.keys = k.vectors;
-  out.input.values = k.vectors;
+  out.input.values = v.vectors;
+  out.input.value_tokens = tok.values;
   out.embeddings_name = std::filesystem::path(c.embeddings).filename().string();
   out.table = std::move(table);
   return out;

@@ -18,6 +18,7 @@ struct input_config {
   std::string tokens;
   std::string source;
   std::string target;
+  std::string values;  // memory view: the values' sentence (one token per key)
   bool keep_case = false;
   std::string embeddings;
   oov_policy oov = oov_policy::hash;

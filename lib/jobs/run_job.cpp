@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "attnviz/version.h"
@@ -27,7 +28,8 @@ run_report run_job(const run_config& c) {
   run_size size;
   size.n_q = in.input.query_tokens.size();
   size.n_k = in.input.key_tokens.size();
-  size.d_v = c.spec.project && c.spec.d_k ? c.spec.d_k : in.input.values.cols();
+  size.d_v = c.spec.d_k && (c.spec.project || c.spec.heads) ? c.spec.d_k : in.input.values.cols();
+  size.heads = std::max<std::size_t>(c.spec.heads, 1);
   size.json = !c.json_out.empty();
   size.image = !c.png_out.empty() || !c.svg_out.empty();
   size.cell = c.view.cell;
@@ -50,14 +52,13 @@ run_report run_job(const run_config& c) {
     out.add(c.json_out, result_to_json(report.result, meta));
   }
   if (!c.png_out.empty() || !c.svg_out.empty()) {
-    heatmap_spec spec = make_heatmap(report.result, 0, c.view);
-    spec.subtitle += fmt::format(" · {}", in.embeddings_name);
+    std::string suffix = fmt::format(" · {}", in.embeddings_name);
     if (!params.used().empty())
-      spec.subtitle += fmt::format(" · parameters {}",
-                                   params.from_file()
-                                       ? std::filesystem::path(params.source()).filename().string()
-                                       : params.source());
-    const figure fig = heatmap_figure(spec);
+      suffix += fmt::format(" · parameters {}",
+                            params.from_file()
+                                ? std::filesystem::path(params.source()).filename().string()
+                                : params.source());
+    const figure fig = result_figure(report.result, c.view, suffix);
     if (!c.png_out.empty()) out.add(c.png_out, encode_png(rasterize(fig)));
     if (!c.svg_out.empty()) out.add(c.svg_out, to_svg(fig));
   }

@@ -41,7 +41,7 @@ param_store param_store::from_tensors(safetensors_file tensors, std::string sour
 }
 
 bool param_store::file_has(const std::string& name) const {
-  return loaded_ && loaded_->tensors.count(name) != 0;
+  return loaded_ && loaded_->tensors.count(prefix_ + name) != 0;
 }
 
 const tensor_data* param_store::find_used(const std::string& name) const {
@@ -57,6 +57,12 @@ const tensor_data& param_store::record(const std::string& name, tensor_data t) {
 
 const tensor_data& param_store::require(const std::string& name,
                                         const std::vector<std::int64_t>& shape, param_init init) {
+  return require_full(prefix_ + name, shape, init);
+}
+
+const tensor_data& param_store::require_full(const std::string& name,
+                                             const std::vector<std::int64_t>& shape,
+                                             param_init init) {
   if (const auto* t = find_used(name)) {
     if (t->shape != shape)
       throw std::logic_error(fmt::format("parameter {} asked for with two shapes", name));
@@ -74,10 +80,10 @@ const tensor_data& param_store::require(const std::string& name,
   }
   tensor_data t;
   t.shape = shape;
-  if (init == param_init::zeros) {
+  if (init == param_init::zeros || init == param_init::ones) {
     std::int64_t count = 1;
     for (auto d : shape) count *= d;
-    t.values.assign(static_cast<std::size_t>(count), 0.0f);
+    t.values.assign(static_cast<std::size_t>(count), init == param_init::ones ? 1.0f : 0.0f);
   } else {
     t.values = xavier_uniform(seed_, name, shape);
   }
@@ -102,8 +108,10 @@ std::optional<std::vector<float>> param_store::optional_vector(const std::string
   return require_vector(name, n, param_init::zeros);
 }
 
-const tensor_data& param_store::require_rows_at_least(const std::string& name, std::size_t min_rows,
-                                                      std::size_t cols, std::size_t seeded_rows) {
+const tensor_data& param_store::require_rows_at_least(const std::string& short_name,
+                                                      std::size_t min_rows, std::size_t cols,
+                                                      std::size_t seeded_rows) {
+  const std::string name = prefix_ + short_name;
   if (const auto* t = find_used(name)) return *t;
   if (loaded_) {
     auto it = loaded_->tensors.find(name);
@@ -119,8 +127,9 @@ const tensor_data& param_store::require_rows_at_least(const std::string& name, s
                                              name, shape_string(s), min_rows, cols));
     return record(name, it->second);
   }
-  return require(name, {static_cast<std::int64_t>(seeded_rows), static_cast<std::int64_t>(cols)},
-                 param_init::xavier_uniform);
+  return require_full(name,
+                      {static_cast<std::int64_t>(seeded_rows), static_cast<std::int64_t>(cols)},
+                      param_init::xavier_uniform);
 }
 
 std::vector<std::string> param_store::unused_file_tensors() const {

@@ -21,7 +21,7 @@
 
 namespace attnviz {
 
-enum class param_init { xavier_uniform, zeros };
+enum class param_init { xavier_uniform, zeros, ones };
 
 class param_store {
  public:
@@ -47,8 +47,12 @@ class param_store {
   const tensor_data& require_rows_at_least(const std::string& name, std::size_t min_rows,
                                            std::size_t cols, std::size_t seeded_rows);
 
+  // Names asked for are prefixed with the current scope ("heads.2.", "decoder.self_attn.");
+  // see param_scope. The recorded and file names are the full ones.
+  const std::string& prefix() const noexcept { return prefix_; }
+
   bool from_file() const noexcept { return loaded_.has_value(); }
-  bool file_has(const std::string& name) const;
+  bool file_has(const std::string& name) const;  // name within the current scope
   const std::string& source() const noexcept { return source_; }
   std::uint64_t seed() const noexcept { return seed_; }
 
@@ -61,15 +65,37 @@ class param_store {
   std::string serialize_used() const;
 
  private:
+  friend class param_scope;
   param_store() = default;
+  // The implementations take full (prefixed) names.
+  const tensor_data& require_full(const std::string& name, const std::vector<std::int64_t>& shape,
+                                  param_init init);
   const tensor_data& record(const std::string& name, tensor_data t);
   const tensor_data* find_used(const std::string& name) const;
 
   std::uint64_t seed_ = 0;
   std::string source_;
+  std::string prefix_;
   std::optional<safetensors_file> loaded_;
   // A deque: references returned by require() stay valid as more tensors are added.
   std::deque<std::pair<std::string, tensor_data>> used_;
+};
+
+// While alive, every name asked of `store` is prefixed with `prefix` (appended to any outer
+// scope): a multi-head run asks head 2's score parameters as "heads.2.score.W".
+class param_scope {
+ public:
+  param_scope(param_store& store, const std::string& prefix)
+      : store_(store), saved_(store.prefix_) {
+    store_.prefix_ += prefix;
+  }
+  ~param_scope() { store_.prefix_ = saved_; }
+  param_scope(const param_scope&) = delete;
+  param_scope& operator=(const param_scope&) = delete;
+
+ private:
+  param_store& store_;
+  std::string saved_;
 };
 
 // Xavier-uniform values for `shape` from (seed, name); exposed for tests.

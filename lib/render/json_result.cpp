@@ -95,9 +95,15 @@ ojson variant_json(const attention_result& r) {
   variant["d_k"] = r.d_k;
   variant["d_v"] = r.d_v;
   variant["heads"] = r.heads.size();
+  variant["multihead"] = r.multihead();
+  if (r.multihead())
+    variant["combine"] = s.combine == head_combine::weighted ? "weighted" : "concat";
   variant["masks"] = s.masks.describe();
   if (s.align == "local-m" || s.align == "local-p") variant["window"] = s.window;
-  variant["positional"] = "none";
+  variant["positional"] = position_name(s.position);
+  variant["values"] = r.values == value_source::keys       ? "keys"
+                      : r.values == value_source::separate ? "separate"
+                                                           : "convs2s";
   return variant;
 }
 
@@ -113,6 +119,7 @@ ojson heads_json(const attention_result& r) {
     for (std::size_t i = 0; i < h.masked_rows.size(); ++i)
       if (h.masked_rows[i]) masked.push_back(i);
     jh["masked_rows"] = std::move(masked);
+    if (r.spec.position == position_scheme::alibi) jh["alibi_slope"] = h.alibi_slope;
     heads.push_back(std::move(jh));
   }
   return heads;
@@ -131,6 +138,14 @@ void add_sources(ojson& doc, const attention_result& r, const result_metadata& m
   doc["oov_tokens"] = meta.oov_tokens;
   doc["query_tokens"] = r.query_tokens;
   doc["key_tokens"] = r.key_tokens;
+  if (!r.value_tokens.empty()) doc["value_tokens"] = r.value_tokens;
+}
+
+// Multi-head extras: the heads' mean weights, κ for the weighted combination, the output.
+void add_combined(ojson& doc, const attention_result& r) {
+  if (r.heads.size() > 1) doc["mean_weights"] = rows(aggregate_heads(r, head_aggregate::mean));
+  if (!r.head_share.empty()) doc["head_share"] = r.head_share;
+  if (r.multihead()) doc["output"] = rows(r.output);
 }
 
 }  // namespace
@@ -141,6 +156,7 @@ std::string result_to_json(const attention_result& r, const result_metadata& met
   doc["variant"] = variant_json(r);
   add_sources(doc, r, meta);
   doc["heads"] = heads_json(r);
+  add_combined(doc, r);
   return pretty(doc) + "\n";
 }
 
@@ -170,6 +186,7 @@ std::string comparison_to_json(
     v["mean_entropy_bits"] = metrics.variants.at(k).mean_entropy_bits;
     v["mean_max_weight"] = metrics.variants.at(k).mean_max_weight;
     v["heads"] = heads_json(r);
+    add_combined(v, r);
     list.push_back(std::move(v));
   }
   doc["variants"] = std::move(list);

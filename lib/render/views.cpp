@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <charconv>
+
 #include "error.h"
+#include "render/grid.h"
 
 namespace attnviz {
 
@@ -24,17 +27,41 @@ std::string_view shown_matrix_name(shown_matrix m) {
   return m == shown_matrix::weights ? "weights" : "scores";
 }
 
+head_view parse_head_view(std::string_view s) {
+  head_view v;
+  if (s == "grid") return v;
+  if (s == "mean") return v.what = head_view::kind::mean, v;
+  if (s == "max") return v.what = head_view::kind::max, v;
+  std::size_t n = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+  if (ec != std::errc() || end != s.data() + s.size() || n == 0)
+    throw usage_error(fmt::format(
+        "--head-view must be grid, mean, max or a head number from 1, got '{}'", s));
+  v.what = head_view::kind::one;
+  v.head = n - 1;
+  return v;
+}
+
 std::string variant_short_title(const attention_result& r) {
   std::string t = fmt::format("score: {} · align: {} · context: {}", r.spec.score, r.spec.align,
                               r.spec.context);
+  if (r.spec.position != position_scheme::none)
+    t += fmt::format(" · position: {}", position_name(r.spec.position));
   if (const auto masks = r.spec.masks.describe(); !masks.empty())
     t += fmt::format(" · mask: {}", fmt::join(masks, ", "));
   return t;
 }
 
 std::string variant_title(const attention_result& r) {
-  return fmt::format("{}-attention{} · {}", structure_name(r.structure),
-                     r.spec.project ? " (projected)" : "", variant_short_title(r));
+  std::string kind = fmt::format("{}-attention", structure_name(r.structure));
+  if (r.multihead())
+    kind += fmt::format(" · {} head{}{}", r.heads.size(), r.heads.size() == 1 ? "" : "s",
+                        r.spec.combine == head_combine::weighted ? " (weighted)" : "");
+  else if (r.spec.project)
+    kind += " (projected)";
+  if (r.values == value_source::separate) kind += " · memory (values ≠ keys)";
+  if (r.values == value_source::convs2s) kind += " · ConvS2S values";
+  return fmt::format("{} · {}", kind, variant_short_title(r));
 }
 
 heatmap_spec make_heatmap(const attention_result& r, std::size_t head, const view_options& o) {
@@ -58,7 +85,75 @@ heatmap_spec make_heatmap(const attention_result& r, std::size_t head, const vie
     if (info.name == spec.cmap->name()) spec.centered = info.kind == colormap_kind::diverging;
   if (!scores) spec.marked_col_per_row = h.chosen_keys;
   spec.hidden = h.masked;
+  if (r.heads.size() > 1) spec.subtitle = fmt::format("head {} · {}", head + 1, spec.subtitle);
   return spec;
+}
+
+heatmap_spec make_matrix_heatmap(const attention_result& r, const matrix& values,
+                                 const std::string& what, const view_options& o) {
+  heatmap_spec spec = make_heatmap(r, 0, o);
+  spec.values = &values;
+  spec.marked_col_per_row.clear();
+  spec.subtitle = fmt::format("{} · {} · {} queries × {} keys", what,
+                              o.show == shown_matrix::scores ? "scores e_ij" : "weights a_ij",
+                              values.rows(), values.cols());
+  return spec;
+}
+
+matrix shown_matrix_of(const attention_result& r, const view_options& o) {
+  const bool scores = o.show == shown_matrix::scores;
+  if (r.heads.size() == 1) return scores ? r.heads[0].scores : r.heads[0].weights;
+  switch (o.heads.what) {
+    case head_view::kind::one:
+      if (o.heads.head >= r.heads.size())
+        throw usage_error(fmt::format("--head-view {}: there are only {} heads", o.heads.head + 1,
+                                      r.heads.size()));
+      return scores ? r.heads[o.heads.head].scores : r.heads[o.heads.head].weights;
+    case head_view::kind::max:
+      return aggregate_heads(r, head_aggregate::max, scores);
+    default:
+      return aggregate_heads(r, head_aggregate::mean, scores);
+  }
+}
+
+figure result_figure(const attention_result& r, const view_options& o,
+                     const std::string& subtitle_suffix) {
+  if (r.heads.size() == 1 || o.heads.what != head_view::kind::grid) {
+    const matrix m = shown_matrix_of(r, o);
+    heatmap_spec spec;
+    if (r.heads.size() == 1) {
+      spec = make_heatmap(r, 0, o);
+    } else if (o.heads.what == head_view::kind::one) {
+      spec = make_heatmap(r, o.heads.head, o);
+    } else {
+      const bool mean = o.heads.what == head_view::kind::mean;
+      spec = make_matrix_heatmap(r, m, fmt::format("{} of {} heads", mean ? "mean" : "max",
+                                                   r.heads.size()),
+                                 o);
+    }
+    spec.values = &m;
+    spec.subtitle += subtitle_suffix;
+    return heatmap_figure(spec);
+  }
+  // grid: every head, then the mean, on one scale
+  const matrix mean = aggregate_heads(r, head_aggregate::mean, o.show == shown_matrix::scores);
+  grid_spec grid;
+  for (std::size_t h = 0; h < r.heads.size(); ++h) {
+    heatmap_spec panel = make_heatmap(r, h, o);
+    panel.title = r.spec.position == position_scheme::alibi
+                      ? fmt::format("head {} (ALiBi m = {:.4g})", h + 1, r.heads[h].alibi_slope)
+                      : fmt::format("head {}", h + 1);
+    panel.subtitle.clear();
+    grid.panels.push_back(std::move(panel));
+  }
+  heatmap_spec panel = make_matrix_heatmap(r, mean, "mean", o);
+  panel.title = fmt::format("mean of {} heads", r.heads.size());
+  panel.subtitle.clear();
+  grid.panels.push_back(std::move(panel));
+  grid.title = variant_title(r);
+  grid.subtitle = fmt::format("{} · d_model {} · d_k {} per head{}",
+                              shown_matrix_name(o.show), r.d_model, r.d_k, subtitle_suffix);
+  return grid_figure(grid);
 }
 
 }  // namespace attnviz

@@ -5,23 +5,35 @@
 #include <string>
 
 #include "attention/pipeline.h"
+#include "render/figure.h"
 #include "render/heatmap.h"
 
 namespace attnviz {
 
 enum class shown_matrix { weights, scores };
 
+// Which picture of a multi-head result: every head plus their mean (grid), only the mean or
+// the element-wise max over heads, or one head (1-based on the command line).
+struct head_view {
+  enum class kind { grid, mean, max, one };
+  kind what = kind::grid;
+  std::size_t head = 0;  // 0-based, for kind::one
+};
+
 struct view_options {
   shown_matrix show = shown_matrix::weights;
   std::string cmap;  // empty: viridis for weights, rdbu (diverging, centred on 0) for scores
   annotate_mode annotate = annotate_mode::automatic;
   int cell = 0;  // 0: automatic
+  head_view heads;
 };
 
 // Parses "weights" / "scores" and "auto" / "on" / "off" (usage_error otherwise).
 shown_matrix parse_shown_matrix(std::string_view s);
 annotate_mode parse_annotate_mode(std::string_view s);
 std::string_view shown_matrix_name(shown_matrix m);
+// "grid" / "mean" / "max" / "N" (1-based head number).
+head_view parse_head_view(std::string_view s);
 
 // "self-attention · score: dot · align: softmax · context: soft"
 std::string variant_title(const attention_result& r);
@@ -30,5 +42,16 @@ std::string variant_short_title(const attention_result& r);
 
 // The heatmap of head `head` of r as the options ask; the matrix pointer refers into r.
 heatmap_spec make_heatmap(const attention_result& r, std::size_t head, const view_options& o);
+// The same for a matrix derived from r (e.g. the mean over heads), titled `what`.
+heatmap_spec make_matrix_heatmap(const attention_result& r, const matrix& values,
+                                 const std::string& what, const view_options& o);
+
+// The whole figure for one result: one heatmap, or for several heads what o.heads asks
+// (grid: each head and the mean on one colour scale).
+figure result_figure(const attention_result& r, const view_options& o,
+                     const std::string& subtitle_suffix);
+
+// The matrix compare and the terminal show for r: head 0's, or the heads' mean / max.
+matrix shown_matrix_of(const attention_result& r, const view_options& o);
 
 }  // namespace attnviz

@@ -93,7 +93,7 @@ def test_compare_is_deterministic(env):
                 "--seed", "3", "--png", files[0], "--svg", files[1], "--json", files[2])
         outputs.append([open(f, "rb").read() for f in files])
     assert outputs[0] == outputs[1]
-    assert len(json.loads(outputs[0][2])["variants"]) == 7
+    assert len(json.loads(outputs[0][2])["variants"]) == 8
 
 
 def test_compare_alignment_functions(env):

@@ -1,0 +1,90 @@
+#include "attention/positional.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+
+#include "error.h"
+#include "names.h"
+
+namespace attnviz {
+
+position_scheme parse_position(std::string_view name) {
+  const std::string n = normalise_name(name);
+  if (n == "none") return position_scheme::none;
+  if (n == "sinusoidal" || n == "absolute") return position_scheme::sinusoidal;
+  if (n == "rope" || n == "rotary") return position_scheme::rope;
+  if (n == "alibi") return position_scheme::alibi;
+  throw usage_error(
+      fmt::format("unknown --position '{}': expected none, sinusoidal, rope or alibi", name));
+}
+
+std::string_view position_name(position_scheme p) {
+  switch (p) {
+    case position_scheme::none:
+      return "none";
+    case position_scheme::sinusoidal:
+      return "sinusoidal";
+    case position_scheme::rope:
+      return "rope";
+    case position_scheme::alibi:
+      return "alibi";
+  }
+  return "?";
+}
+
+std::vector<float> sinusoid(double p, std::size_t d) {
+  std::vector<float> out(d);
+  for (std::size_t c = 0; c < d; ++c) {
+    const double i2 = static_cast<double>(c - c % 2);  // 2i
+    const double angle = p / std::pow(10000.0, i2 / static_cast<double>(d));
+    out[c] = static_cast<float>(c % 2 == 0 ? std::sin(angle) : std::cos(angle));
+  }
+  return out;
+}
+
+matrix sinusoidal_table(std::size_t n, std::size_t d) {
+  matrix pe(n, d);
+  for (std::size_t p = 0; p < n; ++p) {
+    const auto row = sinusoid(static_cast<double>(p), d);
+    for (std::size_t c = 0; c < d; ++c) pe(p, c) = row[c];
+  }
+  return pe;
+}
+
+void add_sinusoidal(matrix& x) {
+  const matrix pe = sinusoidal_table(x.rows(), x.cols());
+  for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] += pe.data()[i];
+}
+
+void apply_rope(matrix& x) {
+  const std::size_t d = x.cols();
+  for (std::size_t p = 0; p < x.rows(); ++p) {
+    for (std::size_t c = 0; c + 1 < d; c += 2) {
+      const double theta = std::pow(10000.0, -static_cast<double>(c) / static_cast<double>(d));
+      const double angle = static_cast<double>(p) * theta;
+      const double a = x(p, c), b = x(p, c + 1);
+      const double cs = std::cos(angle), sn = std::sin(angle);
+      x(p, c) = static_cast<float>(a * cs - b * sn);
+      x(p, c + 1) = static_cast<float>(a * sn + b * cs);
+    }
+  }
+}
+
+std::vector<double> alibi_slopes(std::size_t heads, double first) {
+  const double m = first > 0.0 ? first : std::pow(2.0, -8.0 / static_cast<double>(heads));
+  std::vector<double> out(heads);
+  for (std::size_t h = 0; h < heads; ++h) out[h] = std::pow(m, static_cast<double>(h + 1));
+  return out;
+}
+
+void add_alibi(matrix& scores, double slope) {
+  for (std::size_t i = 0; i < scores.rows(); ++i)
+    for (std::size_t j = 0; j < scores.cols(); ++j) {
+      const double dist = i > j ? static_cast<double>(i - j) : static_cast<double>(j - i);
+      scores(i, j) = static_cast<float>(scores(i, j) - slope * dist);
+    }
+}
+
+}  // namespace attnviz

@@ -1,0 +1,43 @@
+// Positional schemes: how word order reaches stage 1. Without one, attention is blind to order
+// (permuting the sentence permutes the map).
+//
+//   sinusoidal  X' = X + PE before the projections, PE(p, 2i) = sin(p / 10000^(2i/d)),
+//               PE(p, 2i+1) = cos(p / 10000^(2i/d))                       (Vaswani 2017)
+//   rope        q and k of every head rotated pairwise by angle p·θ_i, θ_i = 10000^(-2i/d_k):
+//               (x_2i, x_2i+1) -> (x_2i cos pθ_i − x_2i+1 sin pθ_i, x_2i sin pθ_i + x_2i+1 cos pθ_i),
+//               so q_m · k_n depends on m − n only                            (Su et al. 2021)
+//   alibi       e_ij − m_h |i − j| added to the scores, head h = 1..H with slope
+//               m_h = m^h, m = 2^(−8/H) unless --alibi-slope gives m    (Press et al. 2022)
+// Positions count from 0 within each sequence (queries and keys separately).
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+#include "tensor.h"
+
+namespace attnviz {
+
+enum class position_scheme { none, sinusoidal, rope, alibi };
+
+// "none" / "sinusoidal" / "rope" / "alibi" (aliases: absolute, rotary); usage_error otherwise.
+position_scheme parse_position(std::string_view name);
+std::string_view position_name(position_scheme p);
+
+// PE(p, ·) for one (possibly negative) position p: d values.
+std::vector<float> sinusoid(double p, std::size_t d);
+// Rows 0..n−1 of PE: n × d.
+matrix sinusoidal_table(std::size_t n, std::size_t d);
+// x(p, ·) += PE(p, ·) for every row p.
+void add_sinusoidal(matrix& x);
+
+// Rotates each row p of x (n × d) by RoPE angles p·θ_i; an odd last column stays as is.
+void apply_rope(matrix& x);
+
+// ALiBi slopes m_1..m_H: m^h with m = first (first <= 0: 2^(−8/H)).
+std::vector<double> alibi_slopes(std::size_t heads, double first);
+// e_ij −= slope·|i − j|.
+void add_alibi(matrix& scores, double slope);
+
+}  // namespace attnviz
