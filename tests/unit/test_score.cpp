@@ -163,3 +163,40 @@ TEST_CASE("seeded parameters have the documented shapes and names") {
   CHECK(p.used()[3].first == "score.b");
   for (float b : p.used()[3].second.values) CHECK(b == 0.0f);
 }
+
+TEST_CASE("relative by hand: each of Transformer-XL's four terms on its own") {
+  // Q = K = 2 rows of size 2; d = 2 so r_δ = (sin δ, cos δ).
+  const matrix q = mat(2, 2, {1, 0, 0, 1});
+  const matrix k = mat(2, 2, {2, 0, 1, 1});
+  const matrix zero2(2, 2, 0.0f), id = mat(2, 2, {1, 0, 0, 1});
+  const std::vector<float> z{0, 0};
+  SUBCASE("content only: q_i . k_j") {
+    check_close(relative_scores(q, k, zero2, z, z), {2, 1, 0, 1});
+  }
+  SUBCASE("global content bias u . k_j is the same for every query") {
+    check_close(relative_scores(q, k, zero2, {1, 1}, z), {2 + 2, 1 + 2, 0 + 2, 1 + 2});
+  }
+  SUBCASE("global position bias w . W_R r_{i-j} with W_R = I, w = e_1: sin(i - j)") {
+    const matrix zq(2, 2, 0.0f);
+    check_close(relative_scores(zq, k, id, z, {1, 0}),
+                {0, std::sin(-1.0), std::sin(1.0), 0}, 1e-6);
+  }
+  SUBCASE("content-position q_i . W_R r_{i-j}") {
+    const matrix zk(2, 2, 0.0f);
+    // q0 = e1 reads sin(i - j), q1 = e2 reads cos(i - j)
+    check_close(relative_scores(q, zk, id, z, z), {0, std::sin(-1.0), std::cos(1.0), 1}, 1e-6);
+  }
+}
+
+TEST_CASE("relative: a shifted sentence of one repeated token gives a Toeplitz map") {
+  const matrix x(6, 4, 0.5f);
+  auto p = param_store::seeded(3);
+  const matrix e = find_score("relative").fn(score_inputs{x, x, p, 0, 1.0});
+  for (std::size_t i = 0; i + 1 < 6; ++i)
+    for (std::size_t j = 0; j + 1 < 6; ++j)
+      CHECK(e(i + 1, j + 1) == doctest::Approx(e(i, j)).epsilon(1e-5));
+  REQUIRE(p.used().size() == 3);
+  CHECK(p.used()[0].first == "score.W_R");
+  CHECK(p.used()[1].first == "score.u");
+  CHECK(p.used()[2].first == "score.w");
+}

@@ -1,0 +1,80 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "attention/positional.h"
+#include "error.h"
+#include "helpers.h"
+#include "params/rng.h"
+
+using namespace attnviz;
+using attnviz::testing::check_close;
+
+TEST_CASE("sinusoid by hand: PE(0) = (0, 1, 0, 1), PE(1) = (sin 1, cos 1, sin .01, cos .01)") {
+  const auto p0 = sinusoid(0.0, 4);
+  CHECK(p0 == std::vector<float>{0.0f, 1.0f, 0.0f, 1.0f});
+  const auto p1 = sinusoid(1.0, 4);  // 10000^(2/4) = 100
+  CHECK(p1[0] == doctest::Approx(std::sin(1.0)));
+  CHECK(p1[1] == doctest::Approx(std::cos(1.0)));
+  CHECK(p1[2] == doctest::Approx(std::sin(0.01)));
+  CHECK(p1[3] == doctest::Approx(std::cos(0.01)));
+  const auto m3 = sinusoid(-3.0, 2);  // negative offsets (relative score)
+  CHECK(m3[0] == doctest::Approx(-std::sin(3.0)));
+  CHECK(m3[1] == doctest::Approx(std::cos(3.0)));
+}
+
+TEST_CASE("add_sinusoidal adds the table row by row") {
+  matrix x(3, 4, 1.0f);
+  add_sinusoidal(x);
+  const matrix pe = sinusoidal_table(3, 4);
+  for (std::size_t i = 0; i < x.size(); ++i) CHECK(x.data()[i] == pe.data()[i] + 1.0f);
+}
+
+TEST_CASE("rope keeps q_m . k_n a function of m - n, keeps norms, leaves position 0 alone") {
+  splitmix64 rng(7, "rope");
+  const std::size_t d = 8, n = 9;
+  std::vector<float> a(d), b(d);
+  for (auto& v : a) v = static_cast<float>(rng.uniform(1.0));
+  for (auto& v : b) v = static_cast<float>(rng.uniform(1.0));
+  matrix q(n, d), k(n, d);
+  for (std::size_t p = 0; p < n; ++p)
+    for (std::size_t c = 0; c < d; ++c) q(p, c) = a[c], k(p, c) = b[c];
+  apply_rope(q);
+  apply_rope(k);
+  for (std::size_t c = 0; c < d; ++c) CHECK(q(0, c) == a[c]);
+  for (std::size_t p = 0; p < n; ++p)
+    CHECK(l2_norm(q.row(p), d) == doctest::Approx(l2_norm(a.data(), d)).epsilon(1e-6));
+  // the same token everywhere: the score depends on the offset m - n only
+  for (std::size_t m = 0; m + 1 < n; ++m)
+    for (std::size_t j = 0; j + 1 < n; ++j)
+      CHECK(dot(q.row(m + 1), k.row(j + 1), d) ==
+            doctest::Approx(dot(q.row(m), k.row(j), d)).epsilon(1e-5));
+  // and it does depend on it (the encoding is not trivial)
+  CHECK(std::fabs(dot(q.row(0), k.row(0), d) - dot(q.row(3), k.row(0), d)) > 1e-3);
+}
+
+TEST_CASE("rope by hand: d = 2 rotates by p radians") {
+  matrix x(3, 2, 0.0f);
+  for (std::size_t p = 0; p < 3; ++p) x(p, 0) = 1.0f;
+  apply_rope(x);
+  check_close(x, {1, 0, std::cos(1.0), std::sin(1.0), std::cos(2.0), std::sin(2.0)}, 1e-6);
+}
+
+TEST_CASE("ALiBi slopes are Press et al.'s geometric sequence; the bias is -m|i-j|") {
+  const auto s8 = alibi_slopes(8, 0.0);
+  REQUIRE(s8.size() == 8);
+  for (std::size_t h = 0; h < 8; ++h) CHECK(s8[h] == doctest::Approx(std::pow(0.5, h + 1)));
+  CHECK(alibi_slopes(1, 0.0)[0] == doctest::Approx(1.0 / 256));
+  CHECK(alibi_slopes(2, 0.5)[1] == doctest::Approx(0.25));
+  matrix e(3, 4, 0.0f);
+  add_alibi(e, 0.5);
+  check_close(e, {0, -0.5, -1, -1.5, -0.5, 0, -0.5, -1, -1, -0.5, 0, -0.5});
+}
+
+TEST_CASE("position names") {
+  CHECK(parse_position("RoPE") == position_scheme::rope);
+  CHECK(parse_position("rotary") == position_scheme::rope);
+  CHECK(parse_position("absolute") == position_scheme::sinusoidal);
+  CHECK(position_name(position_scheme::alibi) == "alibi");
+  CHECK_THROWS_AS(parse_position("learned"), usage_error);
+}
