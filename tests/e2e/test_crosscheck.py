@@ -67,7 +67,34 @@ def score(name, q, k, p, sharpen):
         return sharpen * (qn @ kn.T)
     if name == "location":
         return (q @ p["score.W"].T)[:, :len(k)]
+    if name == "relative":  # Transformer-XL's four terms, r_{i-j} the sinusoid of i - j
+        d = q.shape[1]
+        offsets = np.arange(len(q))[:, None] - np.arange(len(k))[None, :]
+        r = sinusoid(offsets.astype(np.float64), d)  # (n_q, n_k, d)
+        wr = r @ p["score.W_R"].T
+        return (q @ k.T + np.einsum("id,ijd->ij", q, wr) + (k @ p["score.u"])[None, :]
+                + wr @ p["score.w"])
     raise ValueError(name)
+
+
+def sinusoid(pos, d):
+    """PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...), for an array of pos."""
+    pos = np.asarray(pos, dtype=np.float64)[..., None]
+    c = np.arange(d)
+    angle = pos / np.power(10000.0, (c - c % 2) / d)
+    return np.where(c % 2 == 0, np.sin(angle), np.cos(angle))
+
+
+def rope(x):
+    """Rotary encoding through complex numbers: pair (x_2i, x_2i+1) at position p times
+    exp(i p 10000^(-2i/d))."""
+    n, d = x.shape
+    half = d // 2
+    z = x[:, 0:2 * half:2] + 1j * x[:, 1:2 * half:2]
+    z = z * np.exp(1j * np.arange(n)[:, None] * np.power(10000.0, -2.0 * np.arange(half) / d))
+    out = x.copy()
+    out[:, 0:2 * half:2], out[:, 1:2 * half:2] = z.real, z.imag
+    return out
 
 
 def bisect_threshold(f, lo, hi):
@@ -141,29 +168,24 @@ def close(what, got, want):
     return err.max()
 
 
-def check_case(env, name, args, embeddings=None):
-    embeddings = embeddings or env.embeddings
-    j, st = env.path(f"{name}.json"), env.path(f"{name}.safetensors")
-    env.run("run", "--embeddings", embeddings, "--json", j, "--params-out", st, *args)
-    doc = json.load(open(j, encoding="utf-8"))
-    assert not doc["oov_tokens"], doc["oov_tokens"]
-    v = doc["variant"]
-    vectors = read_vectors(embeddings, set(doc["query_tokens"]) | set(doc["key_tokens"]))
-    xq = np.stack([vectors[t] for t in doc["query_tokens"]])
-    xk = np.stack([vectors[t] for t in doc["key_tokens"]])
-    p = read_safetensors(st)
-    q, k, val = xq, xk, xk
-    if v["projected"]:
-        q = xq @ p["q_proj.weight"].T
-        k = xk @ p["k_proj.weight"].T
-        val = xk @ p["v_proj.weight"].T
-    head = doc["heads"][0]
+def scoped(p, prefix):
+    """The tensors under `prefix` ("heads.2.") with the prefix taken off (plus the rest)."""
+    out = dict(p)
+    out.update({n[len(prefix):]: t for n, t in p.items() if n.startswith(prefix)})
+    return out
+
+
+def check_head(name, v, head, q, k, val, p):
+    """One head: scores, masks, weights and context against the JSON's head; returns the
+    context computed here and the worst relative difference."""
     e = score(v["score"], q, k, p, v.get("sharpen", 1.0))
+    n_q, n_k = e.shape
+    i, j = np.meshgrid(np.arange(n_q), np.arange(n_k), indexing="ij")
+    if v["positional"] == "alibi":
+        e = e - head["alibi_slope_expected"] * np.abs(i - j)
     worst = close(f"{name} scores", head["scores"], e)
     masked = e.copy()
-    n_q, n_k = e.shape
     for m in v["masks"]:
-        i, j = np.meshgrid(np.arange(n_q), np.arange(n_k), indexing="ij")
         if m == "causal":
             masked[j > i] = -np.inf
         elif m.startswith("window:"):
@@ -171,30 +193,87 @@ def check_case(env, name, args, embeddings=None):
         elif m.startswith("dilated:"):
             masked[np.abs(i - j) % int(m[8:]) != 0] = -np.inf
         elif m.startswith("pad:"):
-            for k in m[4:].split(","):
-                masked[:, int(k)] = -np.inf
+            for key in m[4:].split(","):
+                masked[:, int(key)] = -np.inf
     a = align(v["align"], masked, v.get("temperature", 1.0), v, q, p)
     worst = max(worst, close(f"{name} weights", head["weights"], a))
     got_a = np.asarray(head["weights"])
     live = np.isfinite(masked).any(axis=1)
     assert np.all(np.abs(got_a[live].sum(axis=1) - 1.0) <= 1e-6), f"{name}: a row does not sum to 1"
     assert np.all(got_a[~np.isfinite(masked)] == 0.0), f"{name}: a masked weight is not exactly 0"
-    assert head["masked_rows"] == [int(i) for i in np.where(~live)[0]]
+    assert head["masked_rows"] == [int(r) for r in np.where(~live)[0]]
     if v["context"] == "soft":
         c = a @ val
     else:
         chosen = head["chosen_keys"]
         if v["hard"] == "argmax":
             assert chosen == list(a.argmax(axis=1)), (chosen, list(a.argmax(axis=1)))
-        for i, jstar in enumerate(chosen):
-            assert a[i, jstar] > 0.0, f"{name}: row {i} drew key {jstar} with zero weight"
+        for r, jstar in enumerate(chosen):
+            assert a[r, jstar] > 0.0, f"{name}: row {r} drew key {jstar} with zero weight"
         c = val[chosen]
     worst = max(worst, close(f"{name} context", head["context"], c))
+    return c, worst
+
+
+def linear(x, p, name):
+    y = x @ p[name + ".weight"].T if name + ".weight" in p else x
+    return y + p[name + ".bias"] if name + ".bias" in p else y
+
+
+def check_case(env, name, args, embeddings=None, alibi_slope=None):
+    embeddings = embeddings or env.embeddings
+    j, st = env.path(f"{name}.json"), env.path(f"{name}.safetensors")
+    env.run("run", "--embeddings", embeddings, "--json", j, "--params-out", st, *args)
+    doc = json.load(open(j, encoding="utf-8"))
+    assert not doc["oov_tokens"], doc["oov_tokens"]
+    v = doc["variant"]
+    value_tokens = doc.get("value_tokens", doc["key_tokens"])
+    vectors = read_vectors(embeddings, set(doc["query_tokens"]) | set(doc["key_tokens"])
+                           | set(value_tokens))
+    xq = np.stack([vectors[t] for t in doc["query_tokens"]])
+    xk = np.stack([vectors[t] for t in doc["key_tokens"]])
+    xv = np.stack([vectors[t] for t in value_tokens])
+    if v["positional"] == "sinusoidal":
+        xq, xk, xv = (x + sinusoid(np.arange(len(x)), x.shape[1]) for x in (xq, xk, xv))
+    p = read_safetensors(st)
+    q, k, val = xq, xk, xv
+    if v["projected"]:
+        q, k = linear(xq, p, "q_proj"), linear(xk, p, "k_proj")
+        val = k + xv if v["values"] == "convs2s" else linear(xv, p, "v_proj")
+    elif v["values"] == "convs2s":
+        val = xk + xv
+    heads = doc["heads"]
+    H, dk, dv = len(heads), v["d_k"], v["d_v"]
+    assert H == v["heads"]
+    m = alibi_slope or 2.0 ** (-8.0 / H)
+    worst, contexts = 0.0, []
+    for h, head in enumerate(heads):
+        qh, kh = q[:, h * dk:(h + 1) * dk], k[:, h * dk:(h + 1) * dk]
+        if v["positional"] == "rope":
+            qh, kh = rope(qh), rope(kh)
+        head["alibi_slope_expected"] = m ** (h + 1)
+        c, w = check_head(f"{name} head {h}", v, head, qh, kh, val[:, h * dv:(h + 1) * dv],
+                          scoped(p, f"heads.{h}.") if H > 1 else p)
+        contexts.append(c)
+        worst = max(worst, w)
+    if v["multihead"]:
+        wo = p["out_proj.weight"]
+        share = np.ones(H)
+        if v["combine"] == "weighted":
+            share = p["combine.kappa"] / p["combine.kappa"].sum()
+            close(f"{name} head_share", doc["head_share"], share)
+        out = sum(share[h] * contexts[h] @ wo[:, h * dv:(h + 1) * dv].T for h in range(H))
+        out = out + p.get("out_proj.bias", 0.0)
+        worst = max(worst, close(f"{name} output", doc["output"], out))
+        if H > 1:
+            mean = np.mean([np.asarray(hd["weights"]) for hd in heads], axis=0)
+            worst = max(worst, close(f"{name} mean_weights", doc["mean_weights"], mean))
     print(f"  {name}: max relative difference {worst:.2e}")
 
 
 def test_every_score_function(env):
-    for s in ["dot", "scaled_dot", "general", "additive", "concat", "cosine", "location"]:
+    for s in ["dot", "scaled_dot", "general", "additive", "concat", "cosine", "location",
+              "relative"]:
         check_case(env, s, ["--text", SENTENCE, "--score", s, "--seed", "11"])
 
 
@@ -233,6 +312,43 @@ def test_sparse_local_and_masked_alignments(env):
     check_case(env, "causal", ["--text", SENTENCE, "--mask", "causal", "--score", "additive"])
     check_case(env, "window-dilated-pad", ["--text", SENTENCE, "--mask", "window:3,dilated:2",
                                            "--pad-keys", "0,2", "--align", "sparsemax"])
+
+
+def test_multi_head(env):
+    check_case(env, "mha5", ["--text", SENTENCE, "--heads", "5", "--seed", "3"])
+    check_case(env, "mha2-additive-local", ["--text", SENTENCE, "--heads", "2", "--score",
+                                            "additive", "--da", "6", "--align", "local-p",
+                                            "--window", "2"])
+    check_case(env, "mha4-dk3-weighted", ["--text", SENTENCE, "--heads", "4", "--dk", "3",
+                                          "--combine", "weighted", "--score", "general",
+                                          "--mask", "causal"])
+    check_case(env, "mha-cross", ["--source", "paris is the capital and largest city of france",
+                                  "--target", "what is the capital ?", "--heads", "10",
+                                  "--context", "hard", "--seed", "2"])
+
+
+def test_positions(env):
+    check_case(env, "sinusoidal", ["--text", SENTENCE, "--position", "sinusoidal"])
+    check_case(env, "sinusoidal-mha", ["--text", SENTENCE, "--position", "sinusoidal", "--heads",
+                                       "2"])
+    check_case(env, "rope", ["--text", SENTENCE, "--position", "rope", "--score", "dot"])
+    check_case(env, "rope-mha", ["--text", SENTENCE, "--position", "rope", "--heads", "5",
+                                 "--dk", "6"])
+    check_case(env, "alibi-mha", ["--text", SENTENCE, "--position", "alibi", "--heads", "5"])
+    check_case(env, "alibi-slope", ["--text", SENTENCE, "--position", "alibi", "--alibi-slope",
+                                    "0.7", "--heads", "2"], alibi_slope=0.7)
+    check_case(env, "relative-projected", ["--text", SENTENCE, "--score", "relative",
+                                           "--project", "--dk", "12", "--seed", "8"])
+
+
+def test_memory_and_convs2s_values(env):
+    check_case(env, "memory", ["--source", "paris is the capital of france", "--target",
+                               "what is the capital ?", "--values",
+                               "city was one of the country"])
+    check_case(env, "convs2s", ["--text", SENTENCE, "--convs2s", "--project", "--score", "general"])
+    check_case(env, "convs2s-raw", ["--source", "paris is the capital of france", "--target",
+                                    "what is the capital ?", "--convs2s"])
+    check_case(env, "convs2s-mha", ["--text", SENTENCE, "--convs2s", "--heads", "5"])
 
 
 def test_full_glove_file_when_available(env):
