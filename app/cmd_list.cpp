@@ -11,11 +11,13 @@
 namespace attnviz::cli {
 namespace {
 
-void print_entry(const variant_info& v) {
+void print_entry(const variant_info& v, std::string_view usage = {}) {
   fmt::print("  {}", v.name);
   if (!v.aliases.empty()) fmt::print("  (also: {})", fmt::join(v.aliases, ", "));
-  fmt::print("\n      {}\n      formula:    {}\n      parameters: {}\n      paper:      {}\n\n",
+  fmt::print("\n      {}\n      formula:    {}\n      parameters: {}\n      paper:      {}\n",
              v.summary, v.formula, v.parameters, v.paper);
+  if (!usage.empty()) fmt::print("      run:        {}\n", usage);
+  fmt::print("\n");
 }
 
 template <class Entries>
@@ -29,8 +31,9 @@ void print_stage(const char* title, const Entries& entries) {
 action setup_list(CLI::App& app) {
   auto which = std::make_shared<std::string>("all");
   auto* cmd = app.add_subcommand("list", "List every attention variant with formula and paper");
-  cmd->add_option("stage", *which, "Only one stage: score, align or context")
-      ->check(CLI::IsMember({"all", "score", "align", "context"}))
+  cmd->add_option("stage", *which,
+                  "Only one part: score, align, context, position or structure")
+      ->check(CLI::IsMember({"all", "score", "align", "context", "position", "structure"}))
       ->capture_default_str();
   return [which] {
     const std::string& w = *which;
@@ -42,6 +45,13 @@ action setup_list(CLI::App& app) {
     if (w == "all" || w == "context")
       print_stage("Stage 3 - context functions  c_i = context(a_i, V)   (--context)",
                   context_registry());
+    if (w == "all" || w == "position")
+      print_stage("Positions - how word order reaches the scores   (--position)",
+                  position_registry());
+    if (w == "all" || w == "structure") {
+      fmt::print("Structures - what feeds Q, K, V and how heads combine\n\n");
+      for (const auto& e : structure_registry()) print_entry(e.info, e.usage);
+    }
     return 0;
   };
 }

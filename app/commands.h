@@ -14,5 +14,6 @@ action setup_list(CLI::App& app);
 action setup_demo(CLI::App& app);
 action setup_compare(CLI::App& app);
 action setup_explain(CLI::App& app);
+action setup_transformer(CLI::App& app);
 
 }  // namespace attnviz::cli

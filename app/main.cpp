@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <utility>
 
 #include "attnviz/version.h"
 #include "commands.h"
@@ -19,10 +20,14 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", fmt::format("attn-viz {}", version));
   app.require_subcommand(1);
   app.footer("Start with:  attn-viz demo      then  attn-viz run --help  and  attn-viz list");
-  const cli::action actions[] = {cli::setup_run(app), cli::setup_compare(app),
-                                 cli::setup_explain(app), cli::setup_list(app),
-                                 cli::setup_demo(app)};
-  const char* names[] = {"run", "compare", "explain", "list", "demo"};
+  // name and action of each subcommand, in the order --help lists them
+  const std::pair<const char*, cli::action> commands[] = {
+      {"run", cli::setup_run(app)},
+      {"compare", cli::setup_compare(app)},
+      {"explain", cli::setup_explain(app)},
+      {"transformer", cli::setup_transformer(app)},
+      {"list", cli::setup_list(app)},
+      {"demo", cli::setup_demo(app)}};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -31,8 +36,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    for (std::size_t i = 0; i < std::size(actions); ++i)
-      if (app.got_subcommand(names[i])) return actions[i]();
+    for (const auto& [name, act] : commands)
+      if (app.got_subcommand(name)) return act();
     return 2;
   } catch (const input_error& e) {
     fmt::print(stderr, "attn-viz: error: {}\n", e.what());

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <deque>
 #include <nlohmann/json.hpp>
 
 #include "attention/registry.h"
@@ -57,7 +58,8 @@ compare_report run_compare(const compare_config& c) {
   run_size size;
   size.n_q = in.input.query_tokens.size();
   size.n_k = in.input.key_tokens.size();
-  size.d_v = c.base.project && c.base.d_k ? c.base.d_k : in.input.values.cols();
+  size.d_v = c.base.d_k && (c.base.project || c.base.heads) ? c.base.d_k : in.input.values.cols();
+  size.heads = std::max<std::size_t>(c.base.heads, 1);
   size.variants = n;
   size.json = !c.json_out.empty();
   size.image = !c.png_out.empty() || !c.svg_out.empty();
@@ -77,18 +79,29 @@ compare_report run_compare(const compare_config& c) {
         if (scores.size() > 1) parts.push_back(s);
         if (aligns.size() > 1) parts.push_back(a);
         if (contexts.size() > 1) parts.push_back(x);
-        report.variants.push_back(
-            {fmt::format("{}", fmt::join(parts, " · ")), run_attention(in.input, spec, params)});
+        compared_variant v{fmt::format("{}", fmt::join(parts, " · ")),
+                           run_attention(in.input, spec, params), {}};
+        view_options weights_view = c.view;
+        weights_view.show = shown_matrix::weights;
+        v.shown = shown_matrix_of(v.result, weights_view);
+        report.variants.push_back(std::move(v));
       }
   std::vector<const matrix*> weights;
-  for (const auto& v : report.variants) weights.push_back(&v.result.heads.front().weights);
+  for (const auto& v : report.variants) weights.push_back(&v.shown);
   report.metrics = compare_weights(weights);
 
   output_batch out;
   if (!c.png_out.empty() || !c.svg_out.empty()) {
     grid_spec grid;
+    std::deque<matrix> shown_scores;  // --show scores of multi-head panels (stable addresses)
     for (const auto& v : report.variants) {
       heatmap_spec panel = make_heatmap(v.result, 0, c.view);
+      if (v.result.heads.size() > 1) {
+        const matrix& m = c.view.show == shown_matrix::scores ? shown_scores.emplace_back(
+                                                                    shown_matrix_of(v.result, c.view))
+                                                              : v.shown;
+        panel = make_matrix_heatmap(v.result, m, "", c.view);
+      }
       panel.title = v.label;
       panel.subtitle.clear();
       grid.panels.push_back(std::move(panel));
@@ -96,7 +109,15 @@ compare_report run_compare(const compare_config& c) {
     const attention_result& first = report.variants.front().result;
     grid.title =
         fmt::format("{}-attention{} · {} variants · {}", structure_name(first.structure),
-                    first.spec.project ? " (projected)" : "", n, shown_matrix_name(c.view.show));
+                    first.multihead()
+                        ? fmt::format(" · {} heads ({})", first.heads.size(),
+                                      c.view.heads.what == head_view::kind::max ? "max"
+                                      : c.view.heads.what == head_view::kind::one
+                                          ? fmt::format("head {}", c.view.heads.head + 1)
+                                          : "mean")
+                    : first.spec.project ? " (projected)"
+                                         : "",
+                    n, shown_matrix_name(c.view.show));
     grid.subtitle =
         fmt::format("score: {} · align: {} · context: {} · {}", fmt::join(scores, ", "),
                     fmt::join(aligns, ", "), fmt::join(contexts, ", "), in.embeddings_name);

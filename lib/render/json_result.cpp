@@ -160,6 +160,35 @@ std::string result_to_json(const attention_result& r, const result_metadata& met
   return pretty(doc) + "\n";
 }
 
+std::string structure_to_json(std::string_view structure, const std::vector<named_result>& parts,
+                              const result_metadata& meta) {
+  const attention_result& first = *parts.at(0).result;
+  ojson doc;
+  doc["tool"] = meta.tool;
+  doc["structure"] = structure;
+  doc["seed"] = first.spec.seed;
+  doc["parameters"] = meta.parameters;
+  doc["embeddings"] = meta.embeddings;
+  doc["oov_policy"] = meta.oov_policy;
+  doc["oov_tokens"] = meta.oov_tokens;
+  ojson list = ojson::array();
+  for (const auto& part : parts) {
+    const attention_result& r = *part.result;
+    ojson a;
+    a["name"] = part.name;
+    a["parameter_prefix"] = part.parameter_prefix;
+    a["structure"] = structure_name(r.structure);
+    a["variant"] = variant_json(r);
+    a["query_tokens"] = r.query_tokens;
+    a["key_tokens"] = r.key_tokens;
+    a["heads"] = heads_json(r);
+    add_combined(a, r);
+    list.push_back(std::move(a));
+  }
+  doc["attentions"] = std::move(list);
+  return pretty(doc) + "\n";
+}
+
 std::string comparison_to_json(
     const std::vector<std::pair<std::string, const attention_result*>>& variants,
     const comparison& metrics, const result_metadata& meta) {

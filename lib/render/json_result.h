@@ -25,6 +25,17 @@ struct result_metadata {
 
 std::string result_to_json(const attention_result& result, const result_metadata& meta);
 
+// Structures made of several attentions (transformer): the sources once, then
+// "attentions": [{ "name", "parameter_prefix", "structure", "variant", "query_tokens",
+// "key_tokens", "heads", ["mean_weights"], ["output"] }].
+struct named_result {
+  std::string name;
+  std::string parameter_prefix;
+  const attention_result* result = nullptr;
+};
+std::string structure_to_json(std::string_view structure, const std::vector<named_result>& parts,
+                              const result_metadata& meta);
+
 // compare's JSON: the shared inputs once, then every variant (label, variant, per-variant
 // metrics, heads as in result_to_json) and every pair's metrics, with their definitions.
 std::string comparison_to_json(

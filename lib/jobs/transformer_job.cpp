@@ -1,0 +1,122 @@
+#include "jobs/transformer_job.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "attnviz/version.h"
+#include "error.h"
+#include "io/file_io.h"
+#include "params/param_store.h"
+#include "render/grid.h"
+#include "render/json_result.h"
+#include "render/canvas.h"
+
+namespace attnviz {
+namespace {
+
+attention_input self_of(const std::vector<std::string>& tokens, const matrix& x) {
+  attention_input in;
+  in.structure = attention_structure::self;
+  in.query_tokens = in.key_tokens = tokens;
+  in.queries = in.keys = in.values = x;
+  return in;
+}
+
+}  // namespace
+
+transformer_report run_transformer(const transformer_config& c) {
+  for (const auto& [path, flag] : {std::pair{c.json_out, "--json"}, {c.png_out, "--png"},
+                                   {c.svg_out, "--svg"}, {c.params_out, "--params-out"}})
+    if (!path.empty()) check_output_path(path, flag);
+  if (c.input.source.empty() || c.input.target.empty())
+    throw usage_error("transformer needs --source (encoder input) and --target (decoder input)");
+  colormap::by_name(c.view.cmap.empty() ? "viridis" : c.view.cmap);
+
+  const prepared_input in = prepare_input(c.input);
+  const std::size_t n_src = in.input.key_tokens.size(), n_tgt = in.input.query_tokens.size();
+  run_size size;
+  size.n_q = std::max(n_src, n_tgt);
+  size.n_k = std::max(n_src, n_tgt);
+  size.d_v = in.input.values.cols();
+  size.heads = 3 * std::max<std::size_t>(c.spec.heads, 1);
+  size.json = !c.json_out.empty();
+  size.image = !c.png_out.empty() || !c.svg_out.empty();
+  size.cell = c.view.cell;
+  check_memory(size, c.max_memory);
+
+  param_store params =
+      c.params_in.empty() ? param_store::seeded(c.spec.seed) : param_store::from_file(c.params_in);
+  attention_spec spec = c.spec;
+  spec.heads = std::max<std::size_t>(spec.heads, 1);
+  attention_spec causal = spec;
+  causal.masks.rules.insert(causal.masks.rules.begin(), parse_masks("causal").front());
+
+  transformer_report report;
+  auto add = [&](std::string key, std::string title, std::string prefix,
+                 const attention_input& input, const attention_spec& s) {
+    param_scope scope(params, prefix);
+    report.attentions.push_back(
+        {std::move(key), std::move(title), std::move(prefix), run_attention(input, s, params)});
+  };
+  add("encoder_self", "encoder self-attention (source)", "encoder.self_attn.",
+      self_of(in.input.key_tokens, in.input.keys), spec);
+  add("decoder_self", "masked decoder self-attention (target)", "decoder.self_attn.",
+      self_of(in.input.query_tokens, in.input.queries), causal);
+  add("encoder_decoder", "encoder-decoder attention (target over source)", "decoder.cross_attn.",
+      in.input, spec);
+
+  if (auto w = oov_warning(in, c.input); !w.empty()) report.warnings.push_back(std::move(w));
+  if (const auto unused = params.unused_file_tensors(); !unused.empty())
+    report.warnings.push_back(fmt::format("{}: tensors not used: {}", c.params_in,
+                                          fmt::join(unused, ", ")));
+
+  output_batch out;
+  if (!c.json_out.empty()) {
+    const result_metadata meta{fmt::format("attn-viz {}", version), in.embeddings_name,
+                               params.source(), in.oov_tokens,
+                               std::string(oov_policy_name(c.input.oov))};
+    std::vector<named_result> parts;
+    for (const auto& a : report.attentions) parts.push_back({a.key, a.prefix, &a.result});
+    out.add(c.json_out, structure_to_json("transformer", parts, meta));
+  }
+  if (!c.png_out.empty() || !c.svg_out.empty()) {
+    grid_spec grid;
+    std::vector<matrix> shown;
+    shown.reserve(report.attentions.size());
+    for (const auto& a : report.attentions) {
+      shown.push_back(shown_matrix_of(a.result, c.view));
+      heatmap_spec panel = a.result.heads.size() == 1 ? make_heatmap(a.result, 0, c.view)
+                                                      : make_matrix_heatmap(a.result, shown.back(),
+                                                                            "", c.view);
+      panel.title = a.title;
+      panel.subtitle.clear();
+      grid.panels.push_back(std::move(panel));
+    }
+    const attention_result& first = report.attentions.front().result;
+    const std::size_t H = first.heads.size();
+    std::string heads = fmt::format("{} head{}", H, H == 1 ? "" : "s");
+    if (H > 1)
+      heads += c.view.heads.what == head_view::kind::max   ? " (max)"
+               : c.view.heads.what == head_view::kind::one ? fmt::format(" (head {})",
+                                                                         c.view.heads.head + 1)
+                                                           : " (mean)";
+    grid.title = fmt::format("Transformer attentions · {} · {}", heads, variant_short_title(first));
+    grid.subtitle = fmt::format("{} · source {} tokens, target {} tokens · {} · parameters {}",
+                                shown_matrix_name(c.view.show), n_src, n_tgt, in.embeddings_name,
+                                params.from_file()
+                                    ? std::filesystem::path(params.source()).filename().string()
+                                    : params.source());
+    grid.cols = 3;
+    const figure fig = grid_figure(grid);
+    if (!c.png_out.empty()) out.add(c.png_out, encode_png(rasterize(fig)));
+    if (!c.svg_out.empty()) out.add(c.svg_out, to_svg(fig));
+  }
+  if (!c.params_out.empty()) out.add(c.params_out, params.serialize_used());
+  report.written = out.commit();
+  return report;
+}
+
+}  // namespace attnviz

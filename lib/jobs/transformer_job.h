@@ -1,0 +1,47 @@
+// `attn-viz transformer`: the three attentions of the Transformer (Vaswani 2017) for one
+// sentence pair, in one figure and one JSON:
+//   encoder self-attention           source over source       encoder.self_attn.*
+//   masked decoder self-attention    target over target, causal  decoder.self_attn.*
+//   encoder-decoder attention        target over source       decoder.cross_attn.*
+// Each is multi-head attention (spec.heads, at least 1) with its own parameters under its
+// prefix (q_proj.weight, …, out_proj.weight, or a torch in_proj_weight), and the positional
+// scheme of the spec (sinusoidal by default on the command line). Every attention reads the
+// word embeddings: this is one layer's three attentions, without the residual, layer-norm and
+// feed-forward sublayers between them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "attention/pipeline.h"
+#include "jobs/inputs.h"
+#include "jobs/memory_guard.h"
+#include "render/views.h"
+
+namespace attnviz {
+
+struct transformer_config {
+  input_config input;  // source and target
+  attention_spec spec;
+  std::string params_in;
+  std::string json_out, png_out, svg_out, params_out;
+  view_options view;
+  std::uint64_t max_memory = default_memory_limit;
+};
+
+struct transformer_attention {
+  std::string key;    // "encoder_self", "decoder_self", "encoder_decoder"
+  std::string title;  // for the figure
+  std::string prefix;  // parameter names' prefix
+  attention_result result;
+};
+
+struct transformer_report {
+  std::vector<transformer_attention> attentions;  // in the order above
+  std::vector<std::string> written;
+  std::vector<std::string> warnings;
+};
+
+transformer_report run_transformer(const transformer_config& config);
+
+}  // namespace attnviz
