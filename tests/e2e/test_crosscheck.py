@@ -220,22 +220,16 @@ def linear(x, p, name):
     return y + p[name + ".bias"] if name + ".bias" in p else y
 
 
-def check_case(env, name, args, embeddings=None, alibi_slope=None):
-    embeddings = embeddings or env.embeddings
-    j, st = env.path(f"{name}.json"), env.path(f"{name}.safetensors")
-    env.run("run", "--embeddings", embeddings, "--json", j, "--params-out", st, *args)
-    doc = json.load(open(j, encoding="utf-8"))
-    assert not doc["oov_tokens"], doc["oov_tokens"]
+def verify(name, doc, p, vectors, alibi_slope=None):
+    """Recomputes one result (the JSON of run, or one of transformer's attentions) from the
+    embeddings and the parameters p; returns the worst relative difference."""
     v = doc["variant"]
     value_tokens = doc.get("value_tokens", doc["key_tokens"])
-    vectors = read_vectors(embeddings, set(doc["query_tokens"]) | set(doc["key_tokens"])
-                           | set(value_tokens))
     xq = np.stack([vectors[t] for t in doc["query_tokens"]])
     xk = np.stack([vectors[t] for t in doc["key_tokens"]])
     xv = np.stack([vectors[t] for t in value_tokens])
     if v["positional"] == "sinusoidal":
         xq, xk, xv = (x + sinusoid(np.arange(len(x)), x.shape[1]) for x in (xq, xk, xv))
-    p = read_safetensors(st)
     q, k, val = xq, xk, xv
     if v["projected"]:
         q, k = linear(xq, p, "q_proj"), linear(xk, p, "k_proj")
@@ -268,6 +262,21 @@ def check_case(env, name, args, embeddings=None, alibi_slope=None):
         if H > 1:
             mean = np.mean([np.asarray(hd["weights"]) for hd in heads], axis=0)
             worst = max(worst, close(f"{name} mean_weights", doc["mean_weights"], mean))
+    return worst
+
+
+def all_tokens(doc):
+    return set(doc["query_tokens"]) | set(doc["key_tokens"]) | set(doc.get("value_tokens", []))
+
+
+def check_case(env, name, args, embeddings=None, alibi_slope=None):
+    embeddings = embeddings or env.embeddings
+    j, st = env.path(f"{name}.json"), env.path(f"{name}.safetensors")
+    env.run("run", "--embeddings", embeddings, "--json", j, "--params-out", st, *args)
+    doc = json.load(open(j, encoding="utf-8"))
+    assert not doc["oov_tokens"], doc["oov_tokens"]
+    worst = verify(name, doc, read_safetensors(st), read_vectors(embeddings, all_tokens(doc)),
+                   alibi_slope)
     print(f"  {name}: max relative difference {worst:.2e}")
 
 
@@ -349,6 +358,32 @@ def test_memory_and_convs2s_values(env):
     check_case(env, "convs2s-raw", ["--source", "paris is the capital of france", "--target",
                                     "what is the capital ?", "--convs2s"])
     check_case(env, "convs2s-mha", ["--text", SENTENCE, "--convs2s", "--heads", "5"])
+
+
+def test_transformer_three_attentions(env):
+    j, st = env.path("transformer.json"), env.path("transformer.safetensors")
+    env.run("transformer", "--source", "paris is the capital and largest city of france",
+            "--target", "what is the capital ?", "--heads", "5", "--embeddings", env.embeddings,
+            "--json", j, "--params-out", st)
+    doc = json.load(open(j, encoding="utf-8"))
+    p = read_safetensors(st)
+    parts = {a["name"]: a for a in doc["attentions"]}
+    assert list(parts) == ["encoder_self", "decoder_self", "encoder_decoder"]
+    src, tgt = parts["encoder_self"]["query_tokens"], parts["decoder_self"]["query_tokens"]
+    assert parts["encoder_self"]["key_tokens"] == src and parts["decoder_self"]["key_tokens"] == tgt
+    assert parts["encoder_decoder"]["query_tokens"] == tgt
+    assert parts["encoder_decoder"]["key_tokens"] == src
+    assert parts["decoder_self"]["variant"]["masks"] == ["causal"]
+    assert parts["encoder_self"]["variant"]["masks"] == []
+    prefixes = {a["parameter_prefix"] for a in doc["attentions"]}
+    assert prefixes == {"encoder.self_attn.", "decoder.self_attn.", "decoder.cross_attn."}
+    vectors = read_vectors(env.embeddings, set(src) | set(tgt))
+    for name, a in parts.items():
+        assert a["variant"]["positional"] == "sinusoidal"
+        worst = verify(name, a, scoped(p, a["parameter_prefix"]), vectors)
+        print(f"  transformer {name}: max relative difference {worst:.2e}")
+    # each attention has its own parameters
+    assert not np.allclose(p["encoder.self_attn.q_proj.weight"], p["decoder.self_attn.q_proj.weight"])
 
 
 def test_full_glove_file_when_available(env):
