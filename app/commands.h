@@ -15,5 +15,6 @@ action setup_demo(CLI::App& app);
 action setup_compare(CLI::App& app);
 action setup_explain(CLI::App& app);
 action setup_transformer(CLI::App& app);
+action setup_aoa(CLI::App& app);
 
 }  // namespace attnviz::cli

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
       {"compare", cli::setup_compare(app)},
       {"explain", cli::setup_explain(app)},
       {"transformer", cli::setup_transformer(app)},
+      {"aoa", cli::setup_aoa(app)},
       {"list", cli::setup_list(app)},
       {"demo", cli::setup_demo(app)}};
   try {

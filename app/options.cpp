@@ -41,6 +41,11 @@ void add_input_flags(CLI::App& cmd, common_flags& f) {
                  "Memory view (keys != values): the values come from this sentence, one token "
                  "per key, while the weights come from the keys")
       ->group("Input");
+  add_embedding_flags(cmd, f);
+}
+
+void add_embedding_flags(CLI::App& cmd, common_flags& f) {
+  auto& c = f.input;
   cmd.add_flag("--keep-case", c.keep_case,
                "Keep upper case in tokens (look-up still falls back to lower case)")
       ->group("Input");

@@ -30,6 +30,8 @@ struct common_flags {
 
 // --text --tokens --source --target --values --keep-case --embeddings --oov
 void add_input_flags(CLI::App& cmd, common_flags& flags);
+// --keep-case --embeddings --oov --max-memory (for commands with their own sentence flags)
+void add_embedding_flags(CLI::App& cmd, common_flags& flags);
 // --score --align --context --temperature --hard --window --mask --pad-keys --sharpen --project
 // --heads --dk --da --combine --position --alibi-slope --convs2s --seed --params
 void add_variant_flags(CLI::App& cmd, common_flags& flags);

@@ -189,6 +189,39 @@ std::string structure_to_json(std::string_view structure, const std::vector<name
   return pretty(doc) + "\n";
 }
 
+std::string aoa_to_json(const std::vector<std::string>& document_tokens,
+                        const std::vector<std::string>& query_tokens, const aoa_result& r,
+                        const std::vector<std::pair<std::string, double>>& word_scores,
+                        const result_metadata& meta) {
+  ojson doc;
+  doc["tool"] = meta.tool;
+  doc["structure"] = "aoa";
+  doc["embeddings"] = meta.embeddings;
+  doc["oov_policy"] = meta.oov_policy;
+  doc["oov_tokens"] = meta.oov_tokens;
+  doc["definitions"] = {{"M", "D Q^T, document rows x query columns"},
+                        {"alpha", "softmax over the document of each column of M"},
+                        {"beta", "softmax over the query of each row of M"},
+                        {"beta_bar", "mean of beta's rows"},
+                        {"s", "alpha beta_bar^T"},
+                        {"word_scores", "sum of s over the positions of each distinct word"}};
+  doc["document_tokens"] = document_tokens;
+  doc["query_tokens"] = query_tokens;
+  doc["M"] = rows(r.m);
+  doc["alpha"] = rows(r.alpha);
+  doc["beta"] = rows(r.beta);
+  ojson bb = ojson::array(), s = ojson::array();
+  for (double v : r.beta_bar) bb.push_back(number(static_cast<float>(v)));
+  for (double v : r.s) s.push_back(number(static_cast<float>(v)));
+  doc["beta_bar"] = std::move(bb);
+  doc["s"] = std::move(s);
+  ojson ws = ojson::array();
+  for (const auto& [w, v] : word_scores)
+    ws.push_back({{"word", w}, {"score", number(static_cast<float>(v))}});
+  doc["word_scores"] = std::move(ws);
+  return pretty(doc) + "\n";
+}
+
 std::string comparison_to_json(
     const std::vector<std::pair<std::string, const attention_result*>>& variants,
     const comparison& metrics, const result_metadata& meta) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis/compare_metrics.h"
+#include "attention/aoa.h"
 #include "attention/pipeline.h"
 
 namespace attnviz {
@@ -35,6 +36,13 @@ struct named_result {
 };
 std::string structure_to_json(std::string_view structure, const std::vector<named_result>& parts,
                               const result_metadata& meta);
+
+// aoa's JSON: document_tokens, query_tokens, M, alpha, beta (n_d × n_q), beta_bar (n_q),
+// s (n_d), word_scores [{word, score}] highest first, and the definitions.
+std::string aoa_to_json(const std::vector<std::string>& document_tokens,
+                        const std::vector<std::string>& query_tokens, const aoa_result& r,
+                        const std::vector<std::pair<std::string, double>>& word_scores,
+                        const result_metadata& meta);
 
 // compare's JSON: the shared inputs once, then every variant (label, variant, per-variant
 // metrics, heads as in result_to_json) and every pair's metrics, with their definitions.

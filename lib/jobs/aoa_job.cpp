@@ -1,0 +1,89 @@
+#include "jobs/aoa_job.h"
+
+#include <fmt/format.h>
+
+#include "attnviz/version.h"
+#include "error.h"
+#include "io/file_io.h"
+#include "render/canvas.h"
+#include "render/grid.h"
+#include "render/json_result.h"
+
+namespace attnviz {
+
+aoa_report run_aoa(const aoa_config& c) {
+  for (const auto& [path, flag] :
+       {std::pair{c.json_out, "--json"}, {c.png_out, "--png"}, {c.svg_out, "--svg"}})
+    if (!path.empty()) check_output_path(path, flag);
+  if (c.input.source.empty() || c.input.target.empty())
+    throw usage_error("aoa needs --document and --query");
+  colormap::by_name(c.view.cmap.empty() ? "viridis" : c.view.cmap);
+  const prepared_input in = prepare_input(c.input);
+  run_size size;
+  size.n_q = in.input.key_tokens.size();    // rows: document words
+  size.n_k = in.input.query_tokens.size();  // columns: query words
+  size.heads = 2;                           // M, α and β: three n_d × n_q matrices
+  size.json = !c.json_out.empty();
+  size.image = !c.png_out.empty() || !c.svg_out.empty();
+  size.cell = c.view.cell;
+  check_memory(size, c.max_memory);
+
+  aoa_report report;
+  report.document_tokens = in.input.key_tokens;
+  report.query_tokens = in.input.query_tokens;
+  report.result = attention_over_attention(in.input.keys, in.input.queries);
+  report.word_scores = aoa_word_scores(report.document_tokens, report.result.s);
+  if (auto w = oov_warning(in, c.input); !w.empty()) report.warnings.push_back(std::move(w));
+
+  output_batch out;
+  if (!c.json_out.empty())
+    out.add(c.json_out,
+            aoa_to_json(report.document_tokens, report.query_tokens, report.result,
+                        report.word_scores,
+                        {fmt::format("attn-viz {}", version), in.embeddings_name, "none",
+                         in.oov_tokens, std::string(oov_policy_name(c.input.oov))}));
+  if (!c.png_out.empty() || !c.svg_out.empty()) {
+    const aoa_result& r = report.result;
+    const matrix beta_bar(1, r.beta_bar.size(),
+                          std::vector<float>(r.beta_bar.begin(), r.beta_bar.end()));
+    const matrix s(r.s.size(), 1, std::vector<float>(r.s.begin(), r.s.end()));
+    grid_spec grid;
+    auto panel = [&](const matrix& m, std::string title, std::vector<std::string> rows,
+                     std::vector<std::string> cols, std::string row_axis, std::string col_axis,
+                     bool diverging) {
+      heatmap_spec p;
+      p.values = &m;
+      p.title = std::move(title);
+      p.row_labels = std::move(rows);
+      p.col_labels = std::move(cols);
+      p.row_axis = std::move(row_axis);
+      p.col_axis = std::move(col_axis);
+      p.cell = c.view.cell;
+      p.annotate = c.view.annotate;
+      p.cmap = &colormap::by_name(diverging ? "rdbu" : c.view.cmap.empty() ? "viridis" : c.view.cmap);
+      p.centered = diverging;
+      grid.panels.push_back(std::move(p));
+    };
+    const auto& doc = report.document_tokens;
+    const auto& query = report.query_tokens;
+    panel(r.m, "M = D Q^T (matching scores)", doc, query, "document", "query", true);
+    panel(r.alpha, "α: softmax of each column", doc, query, "document", "query", false);
+    panel(r.beta, "β: softmax of each row", doc, query, "document", "query", false);
+    panel(beta_bar, "β-bar: mean of β's rows", {"β-bar"}, query, "", "query", false);
+    panel(s, "s = α β-barᵀ", doc, {"s"}, "document", "", false);
+    grid.title = "attention-over-attention (Cui et al. 2017)";
+    grid.subtitle = fmt::format("document {} tokens, query {} tokens · {} · top word: {} ({:.3f})",
+                                doc.size(), query.size(), in.embeddings_name,
+                                report.word_scores.front().first,
+                                report.word_scores.front().second);
+    grid.cols = 3;
+    grid.scale = scale_mode::panel;
+    const figure fig = grid_figure(grid);
+    if (!c.png_out.empty()) out.add(c.png_out, encode_png(rasterize(fig)));
+    if (!c.svg_out.empty()) out.add(c.svg_out, to_svg(fig));
+  }
+  report.written = out.commit();
+  return report;
+}
+
+}  // namespace attnviz
