@@ -16,5 +16,6 @@ action setup_compare(CLI::App& app);
 action setup_explain(CLI::App& app);
 action setup_transformer(CLI::App& app);
 action setup_aoa(CLI::App& app);
+action setup_han(CLI::App& app);
 
 }  // namespace attnviz::cli

@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
       {"explain", cli::setup_explain(app)},
       {"transformer", cli::setup_transformer(app)},
       {"aoa", cli::setup_aoa(app)},
+      {"han", cli::setup_han(app)},
       {"list", cli::setup_list(app)},
       {"demo", cli::setup_demo(app)}};
   try {

@@ -1,5 +1,7 @@
 #include "text/tokenizer.h"
 
+#include <set>
+
 #include "text/utf8.h"
 
 namespace attnviz {
@@ -99,6 +101,27 @@ std::vector<std::string> split_pretokenized(std::string_view text, const std::st
 std::string lower_case(std::string_view token) {
   std::string out;
   for (char32_t cp : decode_utf8_lossy(token)) append_utf8(out, to_lower(cp));
+  return out;
+}
+
+std::vector<std::vector<std::string>> split_sentences(std::string_view text,
+                                                      const tokenizer_options& options,
+                                                      const std::string& source) {
+  static const std::set<std::string> enders = {".", "!", "?", "…", "。", "！", "？"};
+  std::vector<std::vector<std::string>> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::vector<std::string> current;
+    for (auto& token : tokenize(text.substr(start, end - start), options, source)) {
+      const bool last = enders.count(token) != 0;
+      current.push_back(std::move(token));
+      if (last) out.push_back(std::move(current)), current.clear();
+    }
+    if (!current.empty()) out.push_back(std::move(current));
+    start = end + 1;
+  }
   return out;
 }
 

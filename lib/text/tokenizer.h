@@ -25,6 +25,12 @@ struct tokenizer_options {
 std::vector<std::string> tokenize(std::string_view text, const tokenizer_options& options,
                                   const std::string& source);
 
+// A document as sentences: each line is tokenized, and a sentence also ends after a token
+// . ! ? … 。 ！ ？ (kept as the sentence's last token). Empty sentences are dropped.
+std::vector<std::vector<std::string>> split_sentences(std::string_view text,
+                                                      const tokenizer_options& options,
+                                                      const std::string& source);
+
 // --tokens: a pre-tokenised, whitespace-separated list taken as is (validated as UTF-8).
 std::vector<std::string> split_pretokenized(std::string_view text, const std::string& source);
 
