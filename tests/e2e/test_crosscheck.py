@@ -386,6 +386,66 @@ def test_transformer_three_attentions(env):
     assert not np.allclose(p["encoder.self_attn.q_proj.weight"], p["decoder.self_attn.q_proj.weight"])
 
 
+def softmax(x, axis):
+    z = np.exp(x - x.max(axis=axis, keepdims=True))
+    return z / z.sum(axis=axis, keepdims=True)
+
+
+def test_attention_over_attention(env):
+    j = env.path("aoa.json")
+    out, _ = env.run("aoa", "--document", "paris is the capital and largest city of france . "
+                     "it is known for its history", "--query", "what is the largest city ?",
+                     "--embeddings", env.embeddings, "--json", j, "--top", "3")
+    doc = json.load(open(j, encoding="utf-8"))
+    assert not doc["oov_tokens"], doc["oov_tokens"]
+    vectors = read_vectors(env.embeddings, set(doc["document_tokens"]) | set(doc["query_tokens"]))
+    d = np.stack([vectors[t] for t in doc["document_tokens"]])
+    q = np.stack([vectors[t] for t in doc["query_tokens"]])
+    m = d @ q.T
+    alpha, beta = softmax(m, 0), softmax(m, 1)
+    beta_bar = beta.mean(axis=0)
+    s = alpha @ beta_bar
+    worst = max(close("M", doc["M"], m), close("alpha", doc["alpha"], alpha),
+                close("beta", doc["beta"], beta), close("beta_bar", doc["beta_bar"], beta_bar),
+                close("s", doc["s"], s))
+    assert abs(sum(doc["s"]) - 1) < 1e-6
+    words = {}
+    for t, v in zip(doc["document_tokens"], s):
+        words[t] = words.get(t, 0.0) + v
+    best = max(words, key=words.get)
+    assert doc["word_scores"][0]["word"] == best
+    close("word score", [doc["word_scores"][0]["score"]], np.array([words[best]]))
+    assert f"1. {best}" in out, out
+    print(f"  aoa: max relative difference {worst:.2e}")
+
+
+def test_hierarchical_attention(env):
+    j, st = env.path("han.json"), env.path("han.safetensors")
+    env.run("han", "--document", "the city was built near the river . it was the capital !\n"
+            "the war was long", "--embeddings", env.embeddings, "--seed", "4", "--json", j,
+            "--params-out", st)
+    doc = json.load(open(j, encoding="utf-8"))
+    p = read_safetensors(st)
+    assert [len(s["tokens"]) for s in doc["sentences"]] == [8, 5, 4]
+    vectors = read_vectors(env.embeddings, {t for s in doc["sentences"] for t in s["tokens"]})
+
+    def pool(h, w, b, u):
+        a = softmax(np.tanh(h @ w.T + b) @ u, 0)
+        return a, a @ h
+
+    worst, svecs = 0.0, []
+    for i, sent in enumerate(doc["sentences"]):
+        h = np.stack([vectors[t] for t in sent["tokens"]])
+        a, v = pool(h, p["han.W_w"], p["han.b_w"], p["han.u_w"])
+        worst = max(worst, close(f"word weights {i}", sent["word_weights"], a),
+                    close(f"sentence vector {i}", sent["vector"], v))
+        svecs.append(v)
+    alpha, v = pool(np.stack(svecs), p["han.W_s"], p["han.b_s"], p["han.u_s"])
+    worst = max(worst, close("sentence weights", [s["weight"] for s in doc["sentences"]], alpha),
+                close("document vector", doc["document_vector"], v))
+    print(f"  han: max relative difference {worst:.2e}")
+
+
 def test_full_glove_file_when_available(env):
     glove = os.path.join(env.shared, "glove.6B.50d.top10k.txt")
     if not os.path.exists(glove):
