@@ -31,6 +31,11 @@ Examples:
                   "The query: a token (its first occurrence) or a 0-based index")
       ->required()
       ->group("Explain");
+  auto head = std::make_shared<std::size_t>(1);
+  cmd->add_option("--head", *head, "With --heads H: which head to walk through (1 to H)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024))
+      ->group("Explain");
   cmd->add_option("--top", config->top_k, "How many top keys to list")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000))
@@ -40,8 +45,9 @@ Examples:
       ->capture_default_str()
       ->group("Explain");
   cmd->add_flag("--json", *as_json, "Print the same trace as JSON")->group("Explain");
-  return [flags, config, as_json] {
+  return [flags, config, as_json, head] {
     explain_config c = *config;
+    c.head = *head - 1;
     c.input = resolve_input(*flags);
     c.spec = resolve_spec(*flags);
     c.params_in = flags->params_in;

@@ -89,7 +89,10 @@ explain_report run_explain(const explain_config& c) {
   param_store params =
       c.params_in.empty() ? param_store::seeded(c.spec.seed) : param_store::from_file(c.params_in);
   const attention_result r = run_attention(in.input, c.spec, params);
-  const head_result& h = r.heads.front();
+  if (c.head >= r.heads.size())
+    throw usage_error(fmt::format("--head {}: the run has {} head{}", c.head + 1, r.heads.size(),
+                                  r.heads.size() == 1 ? "" : "s"));
+  const head_result& h = r.heads[c.head];
   const std::size_t i = find_query(r.query_tokens, c.query);
   const std::size_t n_k = r.key_tokens.size();
   const auto& score = find_score(r.spec.score).info;
@@ -103,6 +106,20 @@ explain_report run_explain(const explain_config& c) {
                    structure_name(r.structure),
                    r.spec.project ? " with projections W_Q, W_K, W_V" : "", r.query_tokens.size(),
                    n_k, r.d_model, r.d_k, r.d_v, in.embeddings_name);
+  if (r.multihead())
+    t += fmt::format("multi-head: head {} of {} (--head), d_k = {} per head; heads combined by "
+                     "{} through W^O into the output\n",
+                     c.head + 1, r.heads.size(), r.d_k,
+                     r.spec.combine == head_combine::weighted
+                         ? "the Weighted Transformer's shares kappa_h (Ahmed et al. 2017)"
+                         : "concatenation (Vaswani et al. 2017)");
+  if (r.spec.position != position_scheme::none) {
+    const auto& pos = find_position(position_name(r.spec.position)).info;
+    t += fmt::format("position: {} — {}\n             {}\n", pos.name, pos.summary, pos.formula);
+    t += wrap(pos.contrast, 13);
+    if (r.spec.position == position_scheme::alibi)
+      t += fmt::format("             this head's slope m = {:.6g}\n", h.alibi_slope);
+  }
   t += fmt::format("query {} \"{}\"\n\n", i, r.query_tokens[i]);
 
   const std::pair<const char*, const variant_info*> stages[] = {
@@ -160,6 +177,22 @@ explain_report run_explain(const explain_config& c) {
                      r.d_v);
   }
 
+  // multi-head: the combined output row lives in the embedding space again
+  std::vector<neighbour> out_near;
+  double out_norm = 0.0;
+  if (r.multihead()) {
+    out_norm = l2_norm(r.output.row(i), r.d_model);
+    t += fmt::format("output (all {} heads through W^O): |o| = {:.4f}", r.heads.size(), out_norm);
+    if (r.d_model == in.table.dim) {
+      out_near = nearest_words(r.output.row(i), r.d_model, in.table, c.neighbours);
+      t += "; nearest words (cosine):";
+      for (std::size_t k = 0; k < out_near.size(); ++k)
+        t += fmt::format(" {} {:.3f}{}", out_near[k].word, out_near[k].cosine,
+                         k + 1 < out_near.size() ? "," : "");
+    }
+    t += "\n";
+  }
+
   ojson j;
   j["tool"] = fmt::format("attn-viz {}", version);
   j["structure"] = structure_name(r.structure);
@@ -193,6 +226,15 @@ explain_report run_explain(const explain_config& c) {
   for (const auto& n : near) nj.push_back({{"word", n.word}, {"cosine", n.cosine}});
   j["nearest_words"] = nj;
   if (!h.chosen_keys.empty()) j["chosen_key"] = h.chosen_keys[i];
+  j["position"] = position_name(r.spec.position);
+  j["heads"] = r.heads.size();
+  j["head"] = c.head + 1;
+  if (r.multihead()) {
+    j["output_norm"] = out_norm;
+    ojson onj = ojson::array();
+    for (const auto& n : out_near) onj.push_back({{"word", n.word}, {"cosine", n.cosine}});
+    j["output_nearest_words"] = onj;
+  }
   rep.json = j.dump(1) + "\n";
   return rep;
 }

@@ -24,6 +24,26 @@ def test_explain_text_names_the_variant_and_its_neighbours(env):
     assert "general (also: bilinear, multiplicative, luong-general)" in out
 
 
+def test_explain_one_head_of_several_and_positions(env):
+    j = env.path("mha.json")
+    env.run("run", "--text", SENTENCE, "--embeddings", env.embeddings, "--heads", "5",
+            "--position", "alibi", "--json", j)
+    run = json.load(open(j))
+    out, _ = env.run("explain", "--text", SENTENCE, "--embeddings", env.embeddings, "--heads", "5",
+                     "--position", "alibi", "--head", "3", "--query", "cat", "--json")
+    ex = json.loads(out)
+    assert ex["head"] == 3 and ex["heads"] == 5 and ex["position"] == "alibi"
+    assert np.allclose(ex["weights"], run["heads"][2]["weights"][1], atol=1e-6)
+    assert np.isclose(ex["output_norm"], np.linalg.norm(run["output"][1]), rtol=1e-5)
+    text, _ = env.run("explain", "--text", SENTENCE, "--embeddings", env.embeddings, "--heads",
+                      "5", "--position", "alibi", "--head", "3", "--query", "cat")
+    for words in ("head 3 of 5", "position: alibi", "slope m = ", "output (all 5 heads"):
+        assert words in text, words
+    _, err = env.run("explain", "--text", SENTENCE, "--embeddings", env.embeddings, "--heads",
+                     "5", "--head", "6", "--query", "cat", expect=2)
+    assert "--head 6" in err and "5 heads" in err, err
+
+
 def test_explain_numbers_match_run_and_numpy(env):
     j = env.path("run.json")
     env.run("run", "--text", SENTENCE, "--embeddings", env.embeddings, "--score", "cosine",
