@@ -60,4 +60,13 @@ safetensors("wrong-name.safetensors",
 safetensors("wrong-shape.safetensors",
             {"score.W": {"dtype": "F32", "shape": [2, 3], "data_offsets": [0, 24]}},
             f32(1, 2, 3, 4, 5, 6))
+# multi-head, one head over tiny3d.txt (d = 3) with a negative head share
+eye = f32(1, 0, 0, 0, 1, 0, 0, 0, 1)
+safetensors("kappa-negative.safetensors",
+            {"q_proj.weight": {"dtype": "F32", "shape": [3, 3], "data_offsets": [0, 36]},
+             "k_proj.weight": {"dtype": "F32", "shape": [3, 3], "data_offsets": [36, 72]},
+             "v_proj.weight": {"dtype": "F32", "shape": [3, 3], "data_offsets": [72, 108]},
+             "out_proj.weight": {"dtype": "F32", "shape": [3, 3], "data_offsets": [108, 144]},
+             "combine.kappa": {"dtype": "F32", "shape": [1], "data_offsets": [144, 148]}},
+            eye * 4 + f32(-1))
 print("written to", bad)

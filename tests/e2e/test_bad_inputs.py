@@ -66,6 +66,15 @@ def cases(env):
     yield "unknown mask", ["--embeddings", tiny, "--mask", "casual"], ["unknown mask", "Did you mean 'causal'?"]
     yield "bad mask number", ["--embeddings", tiny, "--mask", "window:x"], ["'x' is not a whole number"]
     yield "pad key out of range", ["--embeddings", tiny, "--pad-keys", "7"], ["--pad-keys 7", "only 3 keys"]
+    yield "heads that do not divide d_model", ["--embeddings", tiny, "--heads", "2"], ["--heads 2 must divide d_model = 3"]
+    yield "head view past the heads", ["--embeddings", tiny, "--heads", "3", "--dk", "1", "--head-view", "4"], ["--head-view 4", "only 3 heads"]
+    yield "unknown head view", ["--embeddings", tiny, "--heads", "3", "--dk", "1", "--head-view", "all"], ["--head-view must be grid, mean, max"]
+    yield "torch file of another size", ["--embeddings", tiny, "--heads", "1", "--params", os.path.join(env.data, "torch_mha", "self_h5.safetensors")], ["self_h5.safetensors", "'in_proj_weight' has shape [150, 50], expected [9, 3]"]
+    yield "negative head share", ["--embeddings", tiny, "--heads", "1", "--combine", "weighted", "--params", os.path.join(bad, "kappa-negative.safetensors")], ["kappa-negative.safetensors", "combine.kappa", "non-negative"]
+    yield "unknown position", ["--embeddings", tiny, "--position", "learned"], ["unknown --position 'learned'"]
+    yield "alibi slope 0", ["--embeddings", tiny, "--position", "alibi", "--alibi-slope", "0"], ["--alibi-slope"]
+    yield "values of another length", ["--embeddings", tiny, "--values", "the cat"], ["--values", "2 token(s)", "3 keys"]
+    yield "ConvS2S values of another size", ["--embeddings", tiny, "--convs2s", "--project", "--dk", "2"], ["ConvS2S values", "must match"]
     yield "cell out of range", ["--embeddings", tiny, "--cell", "0"], ["--cell"]
     yield "bad memory size", ["--embeddings", tiny, "--max-memory", "lots"], ["--max-memory", "expected a size"]
     yield "output folder missing", ["--embeddings", tiny, "--png", env.path("no/such/a.png")], ["does not exist"]
@@ -127,6 +136,29 @@ def test_every_bad_input_exits_2_with_one_clear_line_and_no_file(env):
             failures.append(f"{name}: {'; '.join(problems)}")
     assert count >= 40, count
     assert not failures, "\n".join(failures)
+
+
+def test_other_commands_fail_the_same_way(env):
+    """transformer, aoa and han: exit 2, one line, nothing written."""
+    tiny = os.path.join(env.data, "tiny3d.txt")
+    out = env.path("other.png")
+    for args, words in [
+        (["transformer", "--source", "the cat", "--embeddings", tiny], ["--source", "--target"]),
+        (["transformer", "--source", "the cat", "--target", "sat", "--embeddings", tiny,
+          "--heads", "2"], ["--heads 2 must divide d_model = 3"]),
+        (["aoa", "--document", "the cat", "--embeddings", tiny], ["--query is required"]),
+        (["aoa", "--document", "the cat", "--query", "  ", "--embeddings", tiny], ["no tokens"]),
+        (["han", "--document", " \n ", "--embeddings", tiny], ["--document", "no tokens"]),
+        (["han", "--document", "the cat sat", "--embeddings", tiny, "--params",
+          os.path.join(env.data, "bad", "wrong-shape.safetensors")], ["missing tensor 'han.W_w'"]),
+        (["han", "--document", "the cat", "--embeddings", os.path.join(env.data, "bad", "nan.txt")],
+         ["nan.txt:2", "NaN"]),
+    ]:
+        _, err = env.run(*args, "--png", out, expect=2)
+        assert err.count("\n") == 1 and err.startswith("attn-viz: error: "), err
+        for w in words:
+            assert w in err, (args, w, err)
+        assert not os.path.exists(out), args
 
 
 def test_accepted_oddities(env):
