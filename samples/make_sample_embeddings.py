@@ -2,7 +2,7 @@
 """Cut samples/glove.6B.50d.sample.txt from the GloVe 6B 50d file.
 
 Keeps, in the original (frequency) order, the first TOP rows plus every row whose word
-occurs in samples/sentences.txt or samples/pairs.tsv, so the demo has no OOV tokens and
+occurs in samples/sentences.txt, samples/pairs.tsv or samples/document.txt, so the demo has no OOV tokens and
 users can try their own everyday sentences. Usage:
     python3 samples/make_sample_embeddings.py ../shared/data/glove.6B.50d.top10k.txt
 """
@@ -13,7 +13,7 @@ import sys
 TOP = 1000
 here = pathlib.Path(__file__).resolve().parent
 text = ""
-for name in ("sentences.txt", "pairs.tsv"):
+for name in ("sentences.txt", "pairs.tsv", "document.txt"):
     for line in (here / name).read_text(encoding="utf-8").splitlines():
         if not line.startswith("#"):
             text += " " + line.lower()

@@ -11,7 +11,10 @@
 #include "attnviz/version.h"
 #include "error.h"
 #include "io/file_io.h"
+#include "jobs/aoa_job.h"
 #include "jobs/compare_job.h"
+#include "jobs/han_job.h"
+#include "jobs/transformer_job.h"
 #include "jobs/run_job.h"
 
 namespace attnviz {
@@ -117,8 +120,22 @@ demo_report run_demo(
     }
   }
 
+  // multi-head: five heads of d_k = 10 on the first sentence, each head and their mean
+  {
+    run_config c = base;
+    c.input.text = sentences[0];
+    c.spec.heads = 5;
+    jobs.emplace_back(fmt::format("{}-multihead-5", first), c);
+  }
+  std::error_code missing;
+  const auto document_lines = fs::exists(samples / "document.txt", missing)
+                                  ? data_lines((samples / "document.txt").string())
+                                  : std::vector<std::string>{};
+  std::string document;
+  for (const auto& line : document_lines) document += line + "\n";
+
   demo_report report;
-  const std::size_t total = jobs.size() + 1;
+  const std::size_t total = jobs.size() + 4;
   for (std::size_t n = 0; n < jobs.size(); ++n) {
     auto& [name, c] = jobs[n];
     if (progress) progress(n, total, name);
@@ -142,6 +159,44 @@ demo_report run_demo(
   cmp.json_out = (out_dir / (name + ".json")).string();
   const compare_report r = run_compare(cmp);
   report.written.insert(report.written.end(), r.written.begin(), r.written.end());
+  auto keep = [&report](const std::vector<std::string>& written) {
+    report.written.insert(report.written.end(), written.begin(), written.end());
+  };
+  std::size_t step = jobs.size() + 1;
+  if (!pairs.empty()) {
+    const auto tab = pairs[0].find('\t');
+    // the Transformer's three attentions for the first pair (sinusoidal positions, 5 heads)
+    transformer_config t;
+    t.input = base.input;
+    t.input.source = pairs[0].substr(0, tab);
+    t.input.target = pairs[0].substr(tab + 1);
+    t.spec = base.spec;
+    t.spec.heads = 5;
+    t.spec.position = position_scheme::sinusoidal;
+    const std::string tname = fmt::format("transformer-01-{}", slug(t.input.target));
+    if (progress) progress(step++, total, tname);
+    t.png_out = (out_dir / (tname + ".png")).string();
+    t.json_out = (out_dir / (tname + ".json")).string();
+    keep(run_transformer(t).written);
+    // attention-over-attention: the source as document, the target as query
+    aoa_config a;
+    a.input = t.input;
+    const std::string aname = fmt::format("aoa-01-{}", slug(a.input.target));
+    if (progress) progress(step++, total, aname);
+    a.png_out = (out_dir / (aname + ".png")).string();
+    a.json_out = (out_dir / (aname + ".json")).string();
+    keep(run_aoa(a).written);
+  }
+  if (!document.empty()) {
+    han_config h;
+    h.document = document;
+    h.embeddings = base.input.embeddings;
+    h.seed = config.seed;
+    if (progress) progress(step++, total, "han-document");
+    h.png_out = (out_dir / "han-document.png").string();
+    h.json_out = (out_dir / "han-document.json").string();
+    keep(run_han(h).written);
+  }
   if (progress) progress(total, total, "");
   return report;
 }
