@@ -29,7 +29,8 @@ The paper encodes D and Q with a bidirectional GRU first; here they are the word
 Example:
   attn-viz aoa --document "the cat sat on the floor because the dog was in the garden" \
                --query "where was the dog ?" --png aoa.png --json aoa.json)");
-  cmd->add_option("--document,-d", flags->input.source, "The document (one or more sentences); - reads standard input")
+  cmd->add_option("--document,-d", flags->input.source,
+                  "The document (one or more sentences); - reads standard input")
       ->required()
       ->group("Input");
   cmd->add_option("--query,-q", flags->input.target, "The query (a question or a few words)")

@@ -14,8 +14,9 @@ action setup_han(CLI::App& app) {
   auto flags = std::make_shared<common_flags>();
   auto config = std::make_shared<han_config>();
   auto* cmd = app.add_subcommand(
-      "han", "Hierarchical attention (Yang et al. 2016): word weights in each sentence, "
-             "sentence weights in the document");
+      "han",
+      "Hierarchical attention (Yang et al. 2016): word weights in each sentence, "
+      "sentence weights in the document");
   cmd->footer(R"(
 Sentences end at line breaks and after . ! ? ... and CJK full stops. With h_it the word vectors:
   word level      u_it = tanh(W_w h_it + b_w),  a_it = softmax_t(u_it . u_w),  s_i = sum_t a_it h_it

@@ -31,8 +31,7 @@ void print_stage(const char* title, const Entries& entries) {
 action setup_list(CLI::App& app) {
   auto which = std::make_shared<std::string>("all");
   auto* cmd = app.add_subcommand("list", "List every attention variant with formula and paper");
-  cmd->add_option("stage", *which,
-                  "Only one part: score, align, context, position or structure")
+  cmd->add_option("stage", *which, "Only one part: score, align, context, position or structure")
       ->check(CLI::IsMember({"all", "score", "align", "context", "position", "structure"}))
       ->capture_default_str();
   return [which] {

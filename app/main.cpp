@@ -22,14 +22,10 @@ int main(int argc, char** argv) {
   app.footer("Start with:  attn-viz demo      then  attn-viz run --help  and  attn-viz list");
   // name and action of each subcommand, in the order --help lists them
   const std::pair<const char*, cli::action> commands[] = {
-      {"run", cli::setup_run(app)},
-      {"compare", cli::setup_compare(app)},
-      {"explain", cli::setup_explain(app)},
-      {"transformer", cli::setup_transformer(app)},
-      {"aoa", cli::setup_aoa(app)},
-      {"han", cli::setup_han(app)},
-      {"list", cli::setup_list(app)},
-      {"demo", cli::setup_demo(app)}};
+      {"run", cli::setup_run(app)},         {"compare", cli::setup_compare(app)},
+      {"explain", cli::setup_explain(app)}, {"transformer", cli::setup_transformer(app)},
+      {"aoa", cli::setup_aoa(app)},         {"han", cli::setup_han(app)},
+      {"list", cli::setup_list(app)},       {"demo", cli::setup_demo(app)}};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

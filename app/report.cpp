@@ -27,12 +27,12 @@ void print_terminal_view(const attention_result& result, const view_options& vie
   heatmap_spec spec = make_heatmap(result, 0, view);
   spec.values = &shown;
   if (result.heads.size() > 1) {
-    if (view.heads.what == head_view::kind::one) spec = make_heatmap(result, view.heads.head, view);
+    if (view.heads.what == head_view::kind::one)
+      spec = make_heatmap(result, view.heads.head, view);
     else
-      spec = make_matrix_heatmap(result, shown,
-                                 view.heads.what == head_view::kind::max ? "max over heads"
-                                                                         : "mean over heads",
-                                 view);
+      spec = make_matrix_heatmap(
+          result, shown,
+          view.heads.what == head_view::kind::max ? "max over heads" : "mean over heads", view);
   }
   const term_colors mode =
       colour ? detect_term_colors(::isatty(STDOUT_FILENO) != 0, std::getenv("NO_COLOR"),

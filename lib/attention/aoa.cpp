@@ -24,8 +24,8 @@ aoa_result attention_over_attention(const matrix& document, const matrix& query)
   aoa_result r;
   r.m = matmul_nt(document, query);
   const align_options plain;
-  r.beta = align_softmax(r.m, plain);                           // rows of M
-  r.alpha = transpose(align_softmax(transpose(r.m), plain));   // columns of M
+  r.beta = align_softmax(r.m, plain);                         // rows of M
+  r.alpha = transpose(align_softmax(transpose(r.m), plain));  // columns of M
   const std::size_t n_d = r.m.rows(), n_q = r.m.cols();
   r.beta_bar.assign(n_q, 0.0);
   for (std::size_t i = 0; i < n_d; ++i)

@@ -18,9 +18,9 @@
 namespace attnviz {
 
 struct aoa_result {
-  matrix m;      // M: n_d × n_q
-  matrix alpha;  // column-wise softmax of M
-  matrix beta;   // row-wise softmax of M
+  matrix m;                      // M: n_d × n_q
+  matrix alpha;                  // column-wise softmax of M
+  matrix beta;                   // row-wise softmax of M
   std::vector<double> beta_bar;  // n_q
   std::vector<double> s;         // n_d
 };

@@ -17,7 +17,8 @@ pooled attention_pool(const matrix& h, const matrix& w, const std::vector<float>
   matrix scores(1, n);
   for (std::size_t t = 0; t < n; ++t) {
     double e = 0.0;
-    for (std::size_t a = 0; a < u.size(); ++a) e += std::tanh(static_cast<double>(proj(t, a))) * u[a];
+    for (std::size_t a = 0; a < u.size(); ++a)
+      e += std::tanh(static_cast<double>(proj(t, a))) * u[a];
     scores(0, t) = static_cast<float>(e);
   }
   const matrix a = align_softmax(scores, align_options{});

@@ -180,9 +180,9 @@ attention_result run_attention(const attention_input& input, const attention_spe
   result.query_tokens = input.query_tokens;
   result.key_tokens = input.key_tokens;
   result.value_tokens = input.value_tokens;
-  result.values = spec.convs2s                   ? value_source::convs2s
+  result.values = spec.convs2s                 ? value_source::convs2s
                   : input.value_tokens.empty() ? value_source::keys
-                                                 : value_source::separate;
+                                               : value_source::separate;
   result.spec = spec;
   result.spec.score = std::string(score.info.name);
   result.spec.align = std::string(align.info.name);

@@ -46,17 +46,17 @@ struct attention_spec {
   double temperature = 1.0;
   hard_mode hard = hard_mode::sample;
   bool project = false;
-  std::size_t heads = 0;   // 0: single attention, no W^O; H >= 1: multi-head (see above)
+  std::size_t heads = 0;  // 0: single attention, no W^O; H >= 1: multi-head (see above)
   head_combine combine = head_combine::concat;
   position_scheme position = position_scheme::none;
   double alibi_slope = 0.0;  // m of the first head (0: 2^(−8/H))
   bool convs2s = false;      // values v_j = z_j + e_j
-  std::size_t d_k = 0;     // per-head projection size (0: d / H); also d_v
-  std::size_t d_a = 0;     // additive / concat hidden size (0: d_k)
-  double sharpen = 1.0;    // cosine β
-  std::size_t window = 0;  // local-m / local-p half-width D
-  mask_set masks;          // applied to the scores before alignment
-  std::uint64_t seed = 0;  // hard-context sampling (parameters come from the param_store)
+  std::size_t d_k = 0;       // per-head projection size (0: d / H); also d_v
+  std::size_t d_a = 0;       // additive / concat hidden size (0: d_k)
+  double sharpen = 1.0;      // cosine β
+  std::size_t window = 0;    // local-m / local-p half-width D
+  mask_set masks;            // applied to the scores before alignment
+  std::uint64_t seed = 0;    // hard-context sampling (parameters come from the param_store)
 };
 
 struct attention_input {
@@ -83,7 +83,7 @@ struct attention_result {
   attention_structure structure = attention_structure::self;
   std::vector<std::string> query_tokens;
   std::vector<std::string> key_tokens;
-  attention_spec spec;  // with canonical stage names
+  attention_spec spec;                    // with canonical stage names
   std::vector<std::string> value_tokens;  // memory view only
   value_source values = value_source::keys;
   std::size_t d_model = 0, d_k = 0, d_v = 0;  // d_k, d_v per head

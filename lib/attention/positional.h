@@ -4,8 +4,9 @@
 //   sinusoidal  X' = X + PE before the projections, PE(p, 2i) = sin(p / 10000^(2i/d)),
 //               PE(p, 2i+1) = cos(p / 10000^(2i/d))                       (Vaswani 2017)
 //   rope        q and k of every head rotated pairwise by angle p·θ_i, θ_i = 10000^(-2i/d_k):
-//               (x_2i, x_2i+1) -> (x_2i cos pθ_i − x_2i+1 sin pθ_i, x_2i sin pθ_i + x_2i+1 cos pθ_i),
-//               so q_m · k_n depends on m − n only                            (Su et al. 2021)
+//               (x_2i, x_2i+1) -> (x_2i cos pθ_i − x_2i+1 sin pθ_i, x_2i sin pθ_i + x_2i+1 cos
+//               pθ_i), so q_m · k_n depends on m − n only                            (Su et al.
+//               2021)
 //   alibi       e_ij − m_h |i − j| added to the scores, head h = 1..H with slope
 //               m_h = m^h, m = 2^(−8/H) unless --alibi-slope gives m    (Press et al. 2022)
 // Positions count from 0 within each sequence (queries and keys separately).

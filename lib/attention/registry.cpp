@@ -232,8 +232,12 @@ const context_entry& find_context(std::string_view name) {
 
 const std::vector<position_entry>& position_registry() {
   static const std::vector<position_entry> entries = {
-      {{"none", {}, "no positional information: the map only sees content",
-        "q, k, v from the embeddings as they are", "none", "-",
+      {{"none",
+        {},
+        "no positional information: the map only sees content",
+        "q, k, v from the embeddings as they are",
+        "none",
+        "-",
         "without positions, attention is a function of the set of words: permuting the sentence "
         "permutes the map."},
        position_scheme::none},
@@ -270,7 +274,9 @@ const std::vector<position_entry>& position_registry() {
 
 const std::vector<structure_entry>& structure_registry() {
   static const std::vector<structure_entry> entries = {
-      {{"self", {}, "queries, keys and values from one sentence",
+      {{"self",
+        {},
+        "queries, keys and values from one sentence",
         "Q = K = V = X (raw), or X W_Q^T, X W_K^T, X W_V^T with --project",
         "q_proj.weight, k_proj.weight, v_proj.weight [d_k, d] with --project",
         "Vaswani et al. 2017; Cheng, Dong, Lapata 2016 (intra-attention)",

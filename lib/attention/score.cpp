@@ -183,8 +183,8 @@ matrix relative_scores(const matrix& q, const matrix& k, const matrix& w_r,
     const auto i = static_cast<std::size_t>(ii);
     for (std::size_t j = 0; j < n_k; ++j) {
       const std::size_t o = i + n_k - 1 - j;
-      e(i, j) = static_cast<float>(dot(q.row(i), k.row(j), d) + dot(q.row(i), p.row(o), d) +
-                                   uk[j] + wp[o]);
+      e(i, j) = static_cast<float>(dot(q.row(i), k.row(j), d) + dot(q.row(i), p.row(o), d) + uk[j] +
+                                   wp[o]);
     }
   }
   return e;

@@ -37,11 +37,11 @@ aoa_report run_aoa(const aoa_config& c) {
 
   output_batch out;
   if (!c.json_out.empty())
-    out.add(c.json_out,
-            aoa_to_json(report.document_tokens, report.query_tokens, report.result,
-                        report.word_scores,
-                        {fmt::format("attn-viz {}", version), in.embeddings_name, "none",
-                         in.oov_tokens, std::string(oov_policy_name(c.input.oov))}));
+    out.add(
+        c.json_out,
+        aoa_to_json(report.document_tokens, report.query_tokens, report.result, report.word_scores,
+                    {fmt::format("attn-viz {}", version), in.embeddings_name, "none", in.oov_tokens,
+                     std::string(oov_policy_name(c.input.oov))}));
   if (!c.png_out.empty() || !c.svg_out.empty()) {
     const aoa_result& r = report.result;
     const matrix beta_bar(1, r.beta_bar.size(),
@@ -60,7 +60,9 @@ aoa_report run_aoa(const aoa_config& c) {
       p.col_axis = std::move(col_axis);
       p.cell = c.view.cell;
       p.annotate = c.view.annotate;
-      p.cmap = &colormap::by_name(diverging ? "rdbu" : c.view.cmap.empty() ? "viridis" : c.view.cmap);
+      p.cmap = &colormap::by_name(diverging             ? "rdbu"
+                                  : c.view.cmap.empty() ? "viridis"
+                                                        : c.view.cmap);
       p.centered = diverging;
       grid.panels.push_back(std::move(p));
     };
@@ -72,10 +74,10 @@ aoa_report run_aoa(const aoa_config& c) {
     panel(beta_bar, "β-bar: mean of β's rows", {"β-bar"}, query, "", "query", false);
     panel(s, "s = α β-barᵀ", doc, {"s"}, "document", "", false);
     grid.title = "attention-over-attention (Cui et al. 2017)";
-    grid.subtitle = fmt::format("document {} tokens, query {} tokens · {} · top word: {} ({:.3f})",
-                                doc.size(), query.size(), in.embeddings_name,
-                                report.word_scores.front().first,
-                                report.word_scores.front().second);
+    grid.subtitle =
+        fmt::format("document {} tokens, query {} tokens · {} · top word: {} ({:.3f})", doc.size(),
+                    query.size(), in.embeddings_name, report.word_scores.front().first,
+                    report.word_scores.front().second);
     grid.cols = 3;
     grid.scale = scale_mode::panel;
     const figure fig = grid_figure(grid);

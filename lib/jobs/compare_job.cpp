@@ -79,8 +79,8 @@ compare_report run_compare(const compare_config& c) {
         if (scores.size() > 1) parts.push_back(s);
         if (aligns.size() > 1) parts.push_back(a);
         if (contexts.size() > 1) parts.push_back(x);
-        compared_variant v{fmt::format("{}", fmt::join(parts, " · ")),
-                           run_attention(in.input, spec, params), {}};
+        compared_variant v{
+            fmt::format("{}", fmt::join(parts, " · ")), run_attention(in.input, spec, params), {}};
         view_options weights_view = c.view;
         weights_view.show = shown_matrix::weights;
         v.shown = shown_matrix_of(v.result, weights_view);
@@ -97,9 +97,9 @@ compare_report run_compare(const compare_config& c) {
     for (const auto& v : report.variants) {
       heatmap_spec panel = make_heatmap(v.result, 0, c.view);
       if (v.result.heads.size() > 1) {
-        const matrix& m = c.view.show == shown_matrix::scores ? shown_scores.emplace_back(
-                                                                    shown_matrix_of(v.result, c.view))
-                                                              : v.shown;
+        const matrix& m = c.view.show == shown_matrix::scores
+                              ? shown_scores.emplace_back(shown_matrix_of(v.result, c.view))
+                              : v.shown;
         panel = make_matrix_heatmap(v.result, m, "", c.view);
       }
       panel.title = v.label;
@@ -107,17 +107,16 @@ compare_report run_compare(const compare_config& c) {
       grid.panels.push_back(std::move(panel));
     }
     const attention_result& first = report.variants.front().result;
-    grid.title =
-        fmt::format("{}-attention{} · {} variants · {}", structure_name(first.structure),
-                    first.multihead()
-                        ? fmt::format(" · {} heads ({})", first.heads.size(),
-                                      c.view.heads.what == head_view::kind::max ? "max"
-                                      : c.view.heads.what == head_view::kind::one
-                                          ? fmt::format("head {}", c.view.heads.head + 1)
-                                          : "mean")
-                    : first.spec.project ? " (projected)"
-                                         : "",
-                    n, shown_matrix_name(c.view.show));
+    grid.title = fmt::format("{}-attention{} · {} variants · {}", structure_name(first.structure),
+                             first.multihead()
+                                 ? fmt::format(" · {} heads ({})", first.heads.size(),
+                                               c.view.heads.what == head_view::kind::max ? "max"
+                                               : c.view.heads.what == head_view::kind::one
+                                                   ? fmt::format("head {}", c.view.heads.head + 1)
+                                                   : "mean")
+                             : first.spec.project ? " (projected)"
+                                                  : "",
+                             n, shown_matrix_name(c.view.show));
     grid.subtitle =
         fmt::format("score: {} · align: {} · context: {} · {}", fmt::join(scores, ", "),
                     fmt::join(aligns, ", "), fmt::join(contexts, ", "), in.embeddings_name);

@@ -14,8 +14,8 @@
 #include "jobs/aoa_job.h"
 #include "jobs/compare_job.h"
 #include "jobs/han_job.h"
-#include "jobs/transformer_job.h"
 #include "jobs/run_job.h"
+#include "jobs/transformer_job.h"
 
 namespace attnviz {
 namespace fs = std::filesystem;

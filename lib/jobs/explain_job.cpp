@@ -107,12 +107,13 @@ explain_report run_explain(const explain_config& c) {
                    r.spec.project ? " with projections W_Q, W_K, W_V" : "", r.query_tokens.size(),
                    n_k, r.d_model, r.d_k, r.d_v, in.embeddings_name);
   if (r.multihead())
-    t += fmt::format("multi-head: head {} of {} (--head), d_k = {} per head; heads combined by "
-                     "{} through W^O into the output\n",
-                     c.head + 1, r.heads.size(), r.d_k,
-                     r.spec.combine == head_combine::weighted
-                         ? "the Weighted Transformer's shares kappa_h (Ahmed et al. 2017)"
-                         : "concatenation (Vaswani et al. 2017)");
+    t += fmt::format(
+        "multi-head: head {} of {} (--head), d_k = {} per head; heads combined by "
+        "{} through W^O into the output\n",
+        c.head + 1, r.heads.size(), r.d_k,
+        r.spec.combine == head_combine::weighted
+            ? "the Weighted Transformer's shares kappa_h (Ahmed et al. 2017)"
+            : "concatenation (Vaswani et al. 2017)");
   if (r.spec.position != position_scheme::none) {
     const auto& pos = find_position(position_name(r.spec.position)).info;
     t += fmt::format("position: {} — {}\n             {}\n", pos.name, pos.summary, pos.formula);

@@ -16,7 +16,7 @@ struct explain_config {
   input_config input;
   attention_spec spec;
   std::string params_in;
-  std::string query;  // a token (first occurrence) or a 0-based index
+  std::string query;     // a token (first occurrence) or a 0-based index
   std::size_t head = 0;  // which head to walk through (0-based) when there are several
   std::size_t top_k = 3;
   std::size_t neighbours = 5;      // nearest vocabulary words of the context vector

@@ -19,11 +19,12 @@
 namespace attnviz {
 namespace {
 
-std::string han_json(const han_report& r, const std::string& embeddings,
-                     const param_store& params, const std::vector<std::string>& oov,
-                     oov_policy policy) {
+std::string han_json(const han_report& r, const std::string& embeddings, const param_store& params,
+                     const std::vector<std::string>& oov, oov_policy policy) {
   using ojson = nlohmann::ordered_json;
-  auto num = [](double v) { return std::strtod(fmt::format("{}", static_cast<float>(v)).c_str(), nullptr); };
+  auto num = [](double v) {
+    return std::strtod(fmt::format("{}", static_cast<float>(v)).c_str(), nullptr);
+  };
   ojson doc;
   doc["tool"] = fmt::format("attn-viz {}", version);
   doc["structure"] = "han";
@@ -59,15 +60,18 @@ std::string han_json(const han_report& r, const std::string& embeddings,
 }  // namespace
 
 han_report run_han(const han_config& c) {
-  for (const auto& [path, flag] : {std::pair{c.json_out, "--json"}, {c.png_out, "--png"},
-                                   {c.svg_out, "--svg"}, {c.params_out, "--params-out"}})
+  for (const auto& [path, flag] : {std::pair{c.json_out, "--json"},
+                                   {c.png_out, "--png"},
+                                   {c.svg_out, "--svg"},
+                                   {c.params_out, "--params-out"}})
     if (!path.empty()) check_output_path(path, flag);
   const colormap& cmap = colormap::by_name(c.cmap.empty() ? "viridis" : c.cmap);
   han_report report;
   report.sentences = split_sentences(c.document, tokenizer_options{c.keep_case}, "--document");
   if (report.sentences.empty()) throw input_error("--document", "has no tokens");
   std::size_t n_tokens = 0, longest = 0;
-  for (const auto& s : report.sentences) n_tokens += s.size(), longest = std::max(longest, s.size());
+  for (const auto& s : report.sentences)
+    n_tokens += s.size(), longest = std::max(longest, s.size());
   run_size size;  // T × d per sentence and the per-word weights: far below n²
   size.n_q = 1;
   size.n_k = n_tokens;
@@ -87,14 +91,14 @@ han_report run_han(const han_config& c) {
     vectors.push_back(std::move(e.vectors));
   }
   if (!oov.empty())
-    report.warnings.push_back(fmt::format("{} token(s) not in {}: {}", oov.size(), c.embeddings,
-                                          list_tokens(oov)));
+    report.warnings.push_back(
+        fmt::format("{} token(s) not in {}: {}", oov.size(), c.embeddings, list_tokens(oov)));
   param_store params =
       c.params_in.empty() ? param_store::seeded(c.seed) : param_store::from_file(c.params_in);
   report.result = hierarchical_attention(vectors, params);
   if (const auto unused = params.unused_file_tensors(); !unused.empty())
-    report.warnings.push_back(fmt::format("{}: tensors not used: {}", c.params_in,
-                                          fmt::join(unused, ", ")));
+    report.warnings.push_back(
+        fmt::format("{}: tensors not used: {}", c.params_in, fmt::join(unused, ", ")));
 
   const std::string embeddings_name = std::filesystem::path(c.embeddings).filename().string();
   output_batch out;
@@ -105,8 +109,9 @@ han_report run_han(const han_config& c) {
     spec.sentences = report.sentences;
     spec.word_weights = report.result.word_weights;
     spec.sentence_weights = report.result.sentence_weights;
-    spec.title = "hierarchical attention (HAN, Yang et al. 2016): words within sentences, "
-                 "sentences in the document";
+    spec.title =
+        "hierarchical attention (HAN, Yang et al. 2016): words within sentences, "
+        "sentences in the document";
     spec.subtitle = fmt::format(
         "left: sentence weight alpha_i · words shaded by a_it · {} sentences, {} words · {} · "
         "parameters {}",

@@ -82,8 +82,7 @@ prepared_input prepare_input(const input_config& c) {
   const embedded_tokens k =
       tok.structure == attention_structure::self ? q : embed_tokens(tok.keys, table, c.oov);
   prepared_input out;
-  const embedded_tokens v =
-      tok.values.empty() ? k : embed_tokens(tok.values, table, c.oov);
+  const embedded_tokens v = tok.values.empty() ? k : embed_tokens(tok.values, table, c.oov);
   out.oov_tokens = q.oov_tokens;
   std::unordered_set<std::string> seen(q.oov_tokens.begin(), q.oov_tokens.end());
   for (const auto* list : {&k.oov_tokens, &v.oov_tokens})

@@ -10,9 +10,9 @@
 #include "error.h"
 #include "io/file_io.h"
 #include "params/param_store.h"
+#include "render/canvas.h"
 #include "render/grid.h"
 #include "render/json_result.h"
-#include "render/canvas.h"
 
 namespace attnviz {
 namespace {
@@ -28,8 +28,10 @@ attention_input self_of(const std::vector<std::string>& tokens, const matrix& x)
 }  // namespace
 
 transformer_report run_transformer(const transformer_config& c) {
-  for (const auto& [path, flag] : {std::pair{c.json_out, "--json"}, {c.png_out, "--png"},
-                                   {c.svg_out, "--svg"}, {c.params_out, "--params-out"}})
+  for (const auto& [path, flag] : {std::pair{c.json_out, "--json"},
+                                   {c.png_out, "--png"},
+                                   {c.svg_out, "--svg"},
+                                   {c.params_out, "--params-out"}})
     if (!path.empty()) check_output_path(path, flag);
   if (c.input.source.empty() || c.input.target.empty())
     throw usage_error("transformer needs --source (encoder input) and --target (decoder input)");
@@ -70,8 +72,8 @@ transformer_report run_transformer(const transformer_config& c) {
 
   if (auto w = oov_warning(in, c.input); !w.empty()) report.warnings.push_back(std::move(w));
   if (const auto unused = params.unused_file_tensors(); !unused.empty())
-    report.warnings.push_back(fmt::format("{}: tensors not used: {}", c.params_in,
-                                          fmt::join(unused, ", ")));
+    report.warnings.push_back(
+        fmt::format("{}: tensors not used: {}", c.params_in, fmt::join(unused, ", ")));
 
   output_batch out;
   if (!c.json_out.empty()) {
@@ -88,9 +90,9 @@ transformer_report run_transformer(const transformer_config& c) {
     shown.reserve(report.attentions.size());
     for (const auto& a : report.attentions) {
       shown.push_back(shown_matrix_of(a.result, c.view));
-      heatmap_spec panel = a.result.heads.size() == 1 ? make_heatmap(a.result, 0, c.view)
-                                                      : make_matrix_heatmap(a.result, shown.back(),
-                                                                            "", c.view);
+      heatmap_spec panel = a.result.heads.size() == 1
+                               ? make_heatmap(a.result, 0, c.view)
+                               : make_matrix_heatmap(a.result, shown.back(), "", c.view);
       panel.title = a.title;
       panel.subtitle.clear();
       grid.panels.push_back(std::move(panel));
@@ -99,16 +101,16 @@ transformer_report run_transformer(const transformer_config& c) {
     const std::size_t H = first.heads.size();
     std::string heads = fmt::format("{} head{}", H, H == 1 ? "" : "s");
     if (H > 1)
-      heads += c.view.heads.what == head_view::kind::max   ? " (max)"
-               : c.view.heads.what == head_view::kind::one ? fmt::format(" (head {})",
-                                                                         c.view.heads.head + 1)
-                                                           : " (mean)";
+      heads += c.view.heads.what == head_view::kind::max ? " (max)"
+               : c.view.heads.what == head_view::kind::one
+                   ? fmt::format(" (head {})", c.view.heads.head + 1)
+                   : " (mean)";
     grid.title = fmt::format("Transformer attentions · {} · {}", heads, variant_short_title(first));
-    grid.subtitle = fmt::format("{} · source {} tokens, target {} tokens · {} · parameters {}",
-                                shown_matrix_name(c.view.show), n_src, n_tgt, in.embeddings_name,
-                                params.from_file()
-                                    ? std::filesystem::path(params.source()).filename().string()
-                                    : params.source());
+    grid.subtitle =
+        fmt::format("{} · source {} tokens, target {} tokens · {} · parameters {}",
+                    shown_matrix_name(c.view.show), n_src, n_tgt, in.embeddings_name,
+                    params.from_file() ? std::filesystem::path(params.source()).filename().string()
+                                       : params.source());
     grid.cols = 3;
     const figure fig = grid_figure(grid);
     if (!c.png_out.empty()) out.add(c.png_out, encode_png(rasterize(fig)));

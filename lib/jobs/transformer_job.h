@@ -30,8 +30,8 @@ struct transformer_config {
 };
 
 struct transformer_attention {
-  std::string key;    // "encoder_self", "decoder_self", "encoder_decoder"
-  std::string title;  // for the figure
+  std::string key;     // "encoder_self", "decoder_self", "encoder_decoder"
+  std::string title;   // for the figure
   std::string prefix;  // parameter names' prefix
   attention_result result;
 };

@@ -12,8 +12,8 @@
 
 namespace attnviz {
 namespace {
-constexpr int pad = 4;      // inside a word box
-constexpr int gap = 4;      // between word boxes and lines
+constexpr int pad = 4;       // inside a word box
+constexpr int gap = 4;       // between word boxes and lines
 constexpr int box_gap = 12;  // between the sentence box and its words
 constexpr rgb frame_grey{160, 160, 160};
 }  // namespace
@@ -78,8 +78,8 @@ figure document_figure(const document_view_spec& spec) {
     const rgb c = colour_of(a);
     fig.rect(figure_margin, sy, sentence_box_w, sh, c);
     const std::u32string label = decode_utf8_lossy(fmt::format("{:.3f}", a));
-    fig.text(figure_margin + (sentence_box_w - font.text_width(label) * s) / 2, sy + (sh - glyph_h) / 2,
-             label, on(c), s);
+    fig.text(figure_margin + (sentence_box_w - font.text_width(label) * s) / 2,
+             sy + (sh - glyph_h) / 2, label, on(c), s);
   }
   for (const auto& w : words) {
     const rgb c = colour_of(w.weight);

@@ -35,8 +35,8 @@ head_view parse_head_view(std::string_view s) {
   std::size_t n = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
   if (ec != std::errc() || end != s.data() + s.size() || n == 0)
-    throw usage_error(fmt::format(
-        "--head-view must be grid, mean, max or a head number from 1, got '{}'", s));
+    throw usage_error(
+        fmt::format("--head-view must be grid, mean, max or a head number from 1, got '{}'", s));
   v.what = head_view::kind::one;
   v.head = n - 1;
   return v;
@@ -127,9 +127,8 @@ figure result_figure(const attention_result& r, const view_options& o,
       spec = make_heatmap(r, o.heads.head, o);
     } else {
       const bool mean = o.heads.what == head_view::kind::mean;
-      spec = make_matrix_heatmap(r, m, fmt::format("{} of {} heads", mean ? "mean" : "max",
-                                                   r.heads.size()),
-                                 o);
+      spec = make_matrix_heatmap(
+          r, m, fmt::format("{} of {} heads", mean ? "mean" : "max", r.heads.size()), o);
     }
     spec.values = &m;
     spec.subtitle += subtitle_suffix;
@@ -151,8 +150,8 @@ figure result_figure(const attention_result& r, const view_options& o,
   panel.subtitle.clear();
   grid.panels.push_back(std::move(panel));
   grid.title = variant_title(r);
-  grid.subtitle = fmt::format("{} · d_model {} · d_k {} per head{}",
-                              shown_matrix_name(o.show), r.d_model, r.d_k, subtitle_suffix);
+  grid.subtitle = fmt::format("{} · d_model {} · d_k {} per head{}", shown_matrix_name(o.show),
+                              r.d_model, r.d_k, subtitle_suffix);
   return grid_figure(grid);
 }
 

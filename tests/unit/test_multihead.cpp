@@ -33,8 +33,7 @@ attention_input self_input(const matrix& x) {
 }
 
 tensor_data tensor(const matrix& m) {
-  return {{static_cast<std::int64_t>(m.rows()), static_cast<std::int64_t>(m.cols())},
-          m.values()};
+  return {{static_cast<std::int64_t>(m.rows()), static_cast<std::int64_t>(m.cols())}, m.values()};
 }
 
 param_store store(std::map<std::string, tensor_data> tensors) {
@@ -59,7 +58,7 @@ void check_same(const matrix& a, const matrix& b, double tol = 1e-6) {
 const std::size_t n = 5, d = 6, H = 3, dk = 2;
 const matrix X = random_matrix(n, d, 1);
 const matrix WQ = random_matrix(H * dk, d, 2), WK = random_matrix(H * dk, d, 3),
-             WV = random_matrix(H * dk, d, 4), WO = random_matrix(d, H * dk, 5);
+             WV = random_matrix(H * dk, d, 4), WO = random_matrix(d, H*dk, 5);
 
 param_store mha_store() {
   return store({{"q_proj.weight", tensor(WQ)},

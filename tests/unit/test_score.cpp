@@ -178,8 +178,7 @@ TEST_CASE("relative by hand: each of Transformer-XL's four terms on its own") {
   }
   SUBCASE("global position bias w . W_R r_{i-j} with W_R = I, w = e_1: sin(i - j)") {
     const matrix zq(2, 2, 0.0f);
-    check_close(relative_scores(zq, k, id, z, {1, 0}),
-                {0, std::sin(-1.0), std::sin(1.0), 0}, 1e-6);
+    check_close(relative_scores(zq, k, id, z, {1, 0}), {0, std::sin(-1.0), std::sin(1.0), 0}, 1e-6);
   }
   SUBCASE("content-position q_i . W_R r_{i-j}") {
     const matrix zk(2, 2, 0.0f);

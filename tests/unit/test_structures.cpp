@@ -49,8 +49,8 @@ TEST_CASE("AoA word scores sum s over a word's positions, highest first") {
 
 TEST_CASE("attention pooling by hand: u_t = tanh(W h_t + b), a = softmax(u_t . u)") {
   // W = I, b = 0, u = e_1: scores tanh(1), tanh(0) = 0, tanh(-1)
-  const auto p = attention_pool(mat(3, 2, {1, 0, 0, 1, -1, 0}), mat(2, 2, {1, 0, 0, 1}), {0, 0},
-                                {1, 0});
+  const auto p =
+      attention_pool(mat(3, 2, {1, 0, 0, 1, -1, 0}), mat(2, 2, {1, 0, 0, 1}), {0, 0}, {1, 0});
   const double t = std::tanh(1.0);
   const double z = std::exp(t) + 1 + std::exp(-t);
   CHECK(p.weights[0] == doctest::Approx(std::exp(t) / z));
@@ -77,12 +77,13 @@ TEST_CASE("HAN: the document vector is the sentence-weighted mix of word-weighte
   }
   std::vector<std::string> names;
   for (const auto& [n, t] : params.used()) names.push_back(n);
-  CHECK(names == std::vector<std::string>{"han.W_w", "han.b_w", "han.u_w", "han.W_s", "han.b_s",
-                                          "han.u_s"});
+  CHECK(names ==
+        std::vector<std::string>{"han.W_w", "han.b_w", "han.u_w", "han.W_s", "han.b_s", "han.u_s"});
 }
 
 TEST_CASE("documents split into sentences at line breaks and sentence-final punctuation") {
-  const auto s = split_sentences("The cat sat. It was tired!\n\nWhy?  no end\n猫很累。它睡了", {}, "doc");
+  const auto s =
+      split_sentences("The cat sat. It was tired!\n\nWhy?  no end\n猫很累。它睡了", {}, "doc");
   REQUIRE(s.size() == 6);
   CHECK(s[0] == std::vector<std::string>{"the", "cat", "sat", "."});
   CHECK(s[1] == std::vector<std::string>{"it", "was", "tired", "!"});
