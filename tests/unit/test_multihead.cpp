@@ -241,8 +241,8 @@ TEST_CASE("without positions a repeated token attends uniformly; sinusoidal and 
       double e = 0.0;
       for (std::size_t c = 0; c < 4; ++c) {
         const double w = c < 2 ? 1.0 : 0.01;  // 1 / 10000^(2i/d) for 2i = 0, 2
-        const double pi = c % 2 ? std::cos(w * i) : std::sin(w * i);
-        const double pj = c % 2 ? std::cos(w * j) : std::sin(w * j);
+        const double pi = c % 2 ? std::cos(w * double(i)) : std::sin(w * double(i));
+        const double pj = c % 2 ? std::cos(w * double(j)) : std::sin(w * double(j));
         e += (0.7 + pi) * (0.7 + pj);
       }
       CHECK(sin.heads[0].scores(i, j) == doctest::Approx(e / 2.0).epsilon(1e-5));
