@@ -5,6 +5,7 @@
 #include "attnviz/version.h"
 #include "error.h"
 #include "io/file_io.h"
+#include "jobs/job_outputs.h"
 #include "render/canvas.h"
 #include "render/grid.h"
 #include "render/json_result.h"
@@ -12,9 +13,7 @@
 namespace attnviz {
 
 aoa_report run_aoa(const aoa_config& c) {
-  for (const auto& [path, flag] :
-       {std::pair{c.json_out, "--json"}, {c.png_out, "--png"}, {c.svg_out, "--svg"}})
-    if (!path.empty()) check_output_path(path, flag);
+  check_outputs({{c.json_out, "--json"}, {c.png_out, "--png"}, {c.svg_out, "--svg"}});
   if (c.input.source.empty() || c.input.target.empty())
     throw usage_error("aoa needs --document and --query");
   colormap::by_name(c.view.cmap.empty() ? "viridis" : c.view.cmap);
@@ -81,8 +80,7 @@ aoa_report run_aoa(const aoa_config& c) {
     grid.cols = 3;
     grid.scale = scale_mode::panel;
     const figure fig = grid_figure(grid);
-    if (!c.png_out.empty()) out.add(c.png_out, encode_png(rasterize(fig)));
-    if (!c.svg_out.empty()) out.add(c.svg_out, to_svg(fig));
+    add_figure(out, fig, c.png_out, c.svg_out);
   }
   report.written = out.commit();
   return report;

@@ -11,6 +11,7 @@
 #include "attnviz/version.h"
 #include "error.h"
 #include "io/file_io.h"
+#include "jobs/job_outputs.h"
 #include "params/param_store.h"
 #include "render/json_result.h"
 
@@ -38,9 +39,7 @@ std::vector<std::string> expand(const std::vector<std::string>& given, const std
 }  // namespace
 
 compare_report run_compare(const compare_config& c) {
-  if (!c.json_out.empty()) check_output_path(c.json_out, "--json");
-  if (!c.png_out.empty()) check_output_path(c.png_out, "--png");
-  if (!c.svg_out.empty()) check_output_path(c.svg_out, "--svg");
+  check_outputs({{c.json_out, "--json"}, {c.png_out, "--png"}, {c.svg_out, "--svg"}});
   if (c.cols < 0) throw usage_error("--cols must be at least 1");
   colormap::by_name(c.view.cmap.empty() ? "viridis" : c.view.cmap);
 
@@ -73,8 +72,7 @@ compare_report run_compare(const compare_config& c) {
         attention_spec spec = c.base;
         spec.score = s, spec.align = a, spec.context = x;
         // each variant gets its own store: general and location both name a score.W
-        param_store params = c.params_in.empty() ? param_store::seeded(spec.seed)
-                                                 : param_store::from_file(c.params_in);
+        param_store params = param_store::open(c.params_in, spec.seed);
         std::vector<std::string> parts;
         if (scores.size() > 1) parts.push_back(s);
         if (aligns.size() > 1) parts.push_back(a);
@@ -123,8 +121,7 @@ compare_report run_compare(const compare_config& c) {
     grid.cols = c.cols;
     grid.scale = c.scale;
     const figure fig = grid_figure(grid);
-    if (!c.png_out.empty()) out.add(c.png_out, encode_png(rasterize(fig)));
-    if (!c.svg_out.empty()) out.add(c.svg_out, to_svg(fig));
+    add_figure(out, fig, c.png_out, c.svg_out);
   }
   if (!c.json_out.empty()) {
     std::vector<std::pair<std::string, const attention_result*>> results;

@@ -11,6 +11,7 @@
 #include "error.h"
 #include "io/file_io.h"
 #include "jobs/inputs.h"
+#include "jobs/job_outputs.h"
 #include "render/canvas.h"
 #include "render/document_view.h"
 #include "text/embeddings.h"
@@ -60,11 +61,10 @@ std::string han_json(const han_report& r, const std::string& embeddings, const p
 }  // namespace
 
 han_report run_han(const han_config& c) {
-  for (const auto& [path, flag] : {std::pair{c.json_out, "--json"},
-                                   {c.png_out, "--png"},
-                                   {c.svg_out, "--svg"},
-                                   {c.params_out, "--params-out"}})
-    if (!path.empty()) check_output_path(path, flag);
+  check_outputs({{c.json_out, "--json"},
+                 {c.png_out, "--png"},
+                 {c.svg_out, "--svg"},
+                 {c.params_out, "--params-out"}});
   const colormap& cmap = colormap::by_name(c.cmap.empty() ? "viridis" : c.cmap);
   han_report report;
   report.sentences = split_sentences(c.document, tokenizer_options{c.keep_case}, "--document");
@@ -93,8 +93,7 @@ han_report run_han(const han_config& c) {
   if (!oov.empty())
     report.warnings.push_back(
         fmt::format("{} token(s) not in {}: {}", oov.size(), c.embeddings, list_tokens(oov)));
-  param_store params =
-      c.params_in.empty() ? param_store::seeded(c.seed) : param_store::from_file(c.params_in);
+  param_store params = param_store::open(c.params_in, c.seed);
   report.result = hierarchical_attention(vectors, params);
   if (const auto unused = params.unused_file_tensors(); !unused.empty())
     report.warnings.push_back(
@@ -115,14 +114,11 @@ han_report run_han(const han_config& c) {
     spec.subtitle = fmt::format(
         "left: sentence weight alpha_i · words shaded by a_it · {} sentences, {} words · {} · "
         "parameters {}",
-        report.sentences.size(), n_tokens, embeddings_name,
-        params.from_file() ? std::filesystem::path(params.source()).filename().string()
-                           : params.source());
+        report.sentences.size(), n_tokens, embeddings_name, params_label(params));
     spec.cmap = &cmap;
     spec.scale = c.scale;
     const figure fig = document_figure(spec);
-    if (!c.png_out.empty()) out.add(c.png_out, encode_png(rasterize(fig)));
-    if (!c.svg_out.empty()) out.add(c.svg_out, to_svg(fig));
+    add_figure(out, fig, c.png_out, c.svg_out);
   }
   if (!c.params_out.empty()) out.add(c.params_out, params.serialize_used());
   report.written = out.commit();

@@ -9,6 +9,7 @@
 #include "attnviz/version.h"
 #include "error.h"
 #include "io/file_io.h"
+#include "jobs/job_outputs.h"
 #include "params/param_store.h"
 #include "render/heatmap.h"
 #include "render/json_result.h"
@@ -16,10 +17,10 @@
 namespace attnviz {
 
 run_report run_job(const run_config& c) {
-  if (!c.json_out.empty()) check_output_path(c.json_out, "--json");
-  if (!c.png_out.empty()) check_output_path(c.png_out, "--png");
-  if (!c.svg_out.empty()) check_output_path(c.svg_out, "--svg");
-  if (!c.params_out.empty()) check_output_path(c.params_out, "--params-out");
+  check_outputs({{c.json_out, "--json"},
+                 {c.png_out, "--png"},
+                 {c.svg_out, "--svg"},
+                 {c.params_out, "--params-out"}});
   if (c.view.cell < 0 || c.view.cell > 256)
     throw usage_error("--cell must be between 1 and 256 pixels");
   colormap::by_name(c.view.cmap.empty() ? "viridis" : c.view.cmap);  // unknown names fail early
@@ -34,8 +35,7 @@ run_report run_job(const run_config& c) {
   size.image = !c.png_out.empty() || !c.svg_out.empty();
   size.cell = c.view.cell;
   check_memory(size, c.max_memory);
-  param_store params =
-      c.params_in.empty() ? param_store::seeded(c.spec.seed) : param_store::from_file(c.params_in);
+  param_store params = param_store::open(c.params_in, c.spec.seed);
   run_report report;
   report.result = run_attention(in.input, c.spec, params);
 
@@ -53,14 +53,9 @@ run_report run_job(const run_config& c) {
   }
   if (!c.png_out.empty() || !c.svg_out.empty()) {
     std::string suffix = fmt::format(" · {}", in.embeddings_name);
-    if (!params.used().empty())
-      suffix += fmt::format(" · parameters {}",
-                            params.from_file()
-                                ? std::filesystem::path(params.source()).filename().string()
-                                : params.source());
+    if (!params.used().empty()) suffix += fmt::format(" · parameters {}", params_label(params));
     const figure fig = result_figure(report.result, c.view, suffix);
-    if (!c.png_out.empty()) out.add(c.png_out, encode_png(rasterize(fig)));
-    if (!c.svg_out.empty()) out.add(c.svg_out, to_svg(fig));
+    add_figure(out, fig, c.png_out, c.svg_out);
   }
   if (!c.params_out.empty()) out.add(c.params_out, params.serialize_used());
   report.written = out.commit();

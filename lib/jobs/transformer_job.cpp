@@ -9,6 +9,7 @@
 #include "attnviz/version.h"
 #include "error.h"
 #include "io/file_io.h"
+#include "jobs/job_outputs.h"
 #include "params/param_store.h"
 #include "render/canvas.h"
 #include "render/grid.h"
@@ -28,11 +29,10 @@ attention_input self_of(const std::vector<std::string>& tokens, const matrix& x)
 }  // namespace
 
 transformer_report run_transformer(const transformer_config& c) {
-  for (const auto& [path, flag] : {std::pair{c.json_out, "--json"},
-                                   {c.png_out, "--png"},
-                                   {c.svg_out, "--svg"},
-                                   {c.params_out, "--params-out"}})
-    if (!path.empty()) check_output_path(path, flag);
+  check_outputs({{c.json_out, "--json"},
+                 {c.png_out, "--png"},
+                 {c.svg_out, "--svg"},
+                 {c.params_out, "--params-out"}});
   if (c.input.source.empty() || c.input.target.empty())
     throw usage_error("transformer needs --source (encoder input) and --target (decoder input)");
   colormap::by_name(c.view.cmap.empty() ? "viridis" : c.view.cmap);
@@ -49,8 +49,7 @@ transformer_report run_transformer(const transformer_config& c) {
   size.cell = c.view.cell;
   check_memory(size, c.max_memory);
 
-  param_store params =
-      c.params_in.empty() ? param_store::seeded(c.spec.seed) : param_store::from_file(c.params_in);
+  param_store params = param_store::open(c.params_in, c.spec.seed);
   attention_spec spec = c.spec;
   spec.heads = std::max<std::size_t>(spec.heads, 1);
   attention_spec causal = spec;
@@ -106,15 +105,12 @@ transformer_report run_transformer(const transformer_config& c) {
                    ? fmt::format(" (head {})", c.view.heads.head + 1)
                    : " (mean)";
     grid.title = fmt::format("Transformer attentions · {} · {}", heads, variant_short_title(first));
-    grid.subtitle =
-        fmt::format("{} · source {} tokens, target {} tokens · {} · parameters {}",
-                    shown_matrix_name(c.view.show), n_src, n_tgt, in.embeddings_name,
-                    params.from_file() ? std::filesystem::path(params.source()).filename().string()
-                                       : params.source());
+    grid.subtitle = fmt::format("{} · source {} tokens, target {} tokens · {} · parameters {}",
+                                shown_matrix_name(c.view.show), n_src, n_tgt, in.embeddings_name,
+                                params_label(params));
     grid.cols = 3;
     const figure fig = grid_figure(grid);
-    if (!c.png_out.empty()) out.add(c.png_out, encode_png(rasterize(fig)));
-    if (!c.svg_out.empty()) out.add(c.svg_out, to_svg(fig));
+    add_figure(out, fig, c.png_out, c.svg_out);
   }
   if (!c.params_out.empty()) out.add(c.params_out, params.serialize_used());
   report.written = out.commit();

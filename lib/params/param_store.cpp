@@ -33,6 +33,10 @@ param_store param_store::from_file(const std::string& path) {
   return from_tensors(read_safetensors(path), path);
 }
 
+param_store param_store::open(const std::string& path, std::uint64_t seed) {
+  return path.empty() ? seeded(seed) : from_file(path);
+}
+
 param_store param_store::from_tensors(safetensors_file tensors, std::string source) {
   param_store s;
   s.loaded_ = std::move(tensors);

@@ -27,6 +27,8 @@ class param_store {
  public:
   static param_store seeded(std::uint64_t seed);
   static param_store from_file(const std::string& path);
+  // from_file(path), or seeded(seed) when path is empty (--params / --seed).
+  static param_store open(const std::string& path, std::uint64_t seed);
   // Parameters already in memory (as if read from a file named `source`).
   static param_store from_tensors(safetensors_file tensors, std::string source);
 

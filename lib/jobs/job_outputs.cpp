@@ -1,0 +1,25 @@
+#include "jobs/job_outputs.h"
+
+#include <filesystem>
+
+#include "render/canvas.h"
+
+namespace attnviz {
+
+void check_outputs(const std::vector<std::pair<std::string, const char*>>& outputs) {
+  for (const auto& [path, flag] : outputs)
+    if (!path.empty()) check_output_path(path, flag);
+}
+
+void add_figure(output_batch& out, const figure& fig, const std::string& png,
+                const std::string& svg) {
+  if (!png.empty()) out.add(png, encode_png(rasterize(fig)));
+  if (!svg.empty()) out.add(svg, to_svg(fig));
+}
+
+std::string params_label(const param_store& params) {
+  return params.from_file() ? std::filesystem::path(params.source()).filename().string()
+                            : params.source();
+}
+
+}  // namespace attnviz
