@@ -26,6 +26,8 @@ Printed and stored in --json, over the query rows (rows with every key masked le
   top-1 agree  share of queries whose highest-weight key is the same in both
   Spearman     rank correlation of the two rows (tied weights share their mean rank; rows
                where either is constant are left out)
+With --heads H, each panel shows the heads' mean (--head-view max or a head number to draw
+something else); the metrics use the mean, or that head.
 
 Examples:
   attn-viz compare --text "the cat sat on the floor because it was tired" \

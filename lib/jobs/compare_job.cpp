@@ -79,8 +79,11 @@ compare_report run_compare(const compare_config& c) {
         if (contexts.size() > 1) parts.push_back(x);
         compared_variant v{
             fmt::format("{}", fmt::join(parts, " · ")), run_attention(in.input, spec, params), {}};
+        // metrics need distributions: the heads' mean (also for --head-view max) or one head
         view_options weights_view = c.view;
         weights_view.show = shown_matrix::weights;
+        if (weights_view.heads.what == head_view::kind::max)
+          weights_view.heads.what = head_view::kind::mean;
         v.shown = shown_matrix_of(v.result, weights_view);
         report.variants.push_back(std::move(v));
       }
@@ -91,13 +94,14 @@ compare_report run_compare(const compare_config& c) {
   output_batch out;
   if (!c.png_out.empty() || !c.svg_out.empty()) {
     grid_spec grid;
-    std::deque<matrix> shown_scores;  // --show scores of multi-head panels (stable addresses)
+    std::deque<matrix>
+        drawn;  // multi-head panels other than the metrics' matrix (stable addresses)
     for (const auto& v : report.variants) {
       heatmap_spec panel = make_heatmap(v.result, 0, c.view);
       if (v.result.heads.size() > 1) {
-        const matrix& m = c.view.show == shown_matrix::scores
-                              ? shown_scores.emplace_back(shown_matrix_of(v.result, c.view))
-                              : v.shown;
+        const bool same =
+            c.view.show == shown_matrix::weights && c.view.heads.what != head_view::kind::max;
+        const matrix& m = same ? v.shown : drawn.emplace_back(shown_matrix_of(v.result, c.view));
         panel = make_matrix_heatmap(v.result, m, "", c.view);
       }
       panel.title = v.label;

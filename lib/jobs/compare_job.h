@@ -32,7 +32,7 @@ struct compare_config {
 struct compared_variant {
   std::string label;  // what varies, e.g. "additive" or "additive · hardmax"
   attention_result result;
-  matrix shown;  // what the panel and the metrics use: head 1's, or the heads' mean / max
+  matrix shown;  // the weights the metrics use: the only head's, the heads' mean, or --head-view N
 };
 
 struct compare_report {

@@ -50,6 +50,29 @@ def spearman(p, q):
     return float(np.corrcoef(rp, rq)[0, 1])
 
 
+def test_compare_multi_head_variants_on_their_heads_mean_or_max(env):
+    for view in ("mean", "max"):
+        js, png = env.path(f"mha-{view}.json"), env.path(f"mha-{view}.png")
+        out, _ = env.run("compare", "--text", SENTENCE, "--embeddings", env.embeddings,
+                         "--scores", "scaled_dot,general,additive", "--heads", "5",
+                         "--head-view", view, "--json", js, "--png", png)
+        doc = json.load(open(js, encoding="utf-8"))
+        shown = []
+        for v in doc["variants"]:
+            assert v["variant"]["heads"] == 5 and len(v["heads"]) == 5
+            heads = np.array([h["weights"] for h in v["heads"]], dtype=np.float64)
+            assert np.allclose(v["mean_weights"], heads.mean(axis=0), atol=1e-6)
+            assert len(v["output"]) == len(v["heads"][0]["weights"])
+            # the metrics need distributions: always the heads' mean (max is only drawn)
+            w = heads.mean(axis=0)
+            shown.append(w)
+            assert abs(v["mean_max_weight"] - w.max(axis=1).mean()) < 1e-6, view
+        pair = doc["pairs"][0]
+        agree = np.mean(shown[0].argmax(axis=1) == shown[1].argmax(axis=1))
+        assert abs(pair["top_key_agreement"] - agree) < 1e-12
+        assert png_size(png)[0] > 3 * 300
+
+
 def test_compare_grid_table_and_metrics(env):
     png, svg, js = env.path("grid.png"), env.path("grid.svg"), env.path("cmp.json")
     out, _ = env.run("compare", "--text", SENTENCE, "--embeddings", env.embeddings, "--scores",
