@@ -234,9 +234,10 @@ attention_result run_attention(const attention_input& input, const attention_spe
   const auto slopes = alibi_slopes(H, spec.alibi_slope);
   for (std::size_t h = 0; h < H; ++h) {
     head_inputs hin;
-    hin.q = H > 1 ? q.columns(h * d_head, d_head) : q;
-    hin.k = H > 1 ? k.columns(h * d_head, d_head) : k;
-    hin.v = H > 1 ? v.columns(h * d_v_head, d_v_head) : v;
+    // one head takes the matrices as they are; several take their columns
+    hin.q = H > 1 ? q.columns(h * d_head, d_head) : std::move(q);
+    hin.k = H > 1 ? k.columns(h * d_head, d_head) : std::move(k);
+    hin.v = H > 1 ? v.columns(h * d_v_head, d_v_head) : std::move(v);
     if (spec.position == position_scheme::rope) {
       apply_rope(hin.q);
       apply_rope(hin.k);

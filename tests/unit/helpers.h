@@ -6,9 +6,13 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "attention/pipeline.h"
+#include "params/param_store.h"
 #include "tensor.h"
 
 namespace attnviz::testing {
@@ -25,6 +29,31 @@ inline void check_close(const matrix& got, const std::vector<double>& want, doub
     CHECK(std::fabs(static_cast<double>(got.data()[i]) - want[i]) <=
           tol * std::max(1.0, std::fabs(want[i])));
   }
+}
+
+// Entries uniform in [-1, 1) from std::mt19937(seed).
+inline matrix random_matrix(std::size_t rows, std::size_t cols, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  matrix m(rows, cols);
+  for (std::size_t i = 0; i < m.size(); ++i) m.data()[i] = u(gen);
+  return m;
+}
+
+// Self-attention over the rows of x, tokens "t0", "t1", ...
+inline attention_input self_input(const matrix& x) {
+  attention_input in;
+  for (std::size_t i = 0; i < x.rows(); ++i) in.query_tokens.push_back("t" + std::to_string(i));
+  in.key_tokens = in.query_tokens;
+  in.queries = in.keys = in.values = x;
+  return in;
+}
+
+// A parameter store holding exactly these tensors, as if read from weights.safetensors.
+inline param_store store(std::map<std::string, tensor_data> tensors) {
+  safetensors_file f;
+  f.tensors = std::move(tensors);
+  return param_store::from_tensors(std::move(f), "weights.safetensors");
 }
 
 // A temporary folder removed at scope exit.

@@ -13,33 +13,14 @@
 using namespace attnviz;
 using attnviz::testing::check_close;
 using attnviz::testing::mat;
+using attnviz::testing::random_matrix;
+using attnviz::testing::self_input;
+using attnviz::testing::store;
 
 namespace {
 
-matrix random_matrix(std::size_t r, std::size_t c, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  matrix m(r, c);
-  for (std::size_t i = 0; i < m.size(); ++i) m.data()[i] = u(gen);
-  return m;
-}
-
-attention_input self_input(const matrix& x) {
-  attention_input in;
-  for (std::size_t i = 0; i < x.rows(); ++i) in.query_tokens.push_back("t" + std::to_string(i));
-  in.key_tokens = in.query_tokens;
-  in.queries = in.keys = in.values = x;
-  return in;
-}
-
 tensor_data tensor(const matrix& m) {
   return {{static_cast<std::int64_t>(m.rows()), static_cast<std::int64_t>(m.cols())}, m.values()};
-}
-
-param_store store(std::map<std::string, tensor_data> tensors) {
-  safetensors_file f;
-  f.tensors = std::move(tensors);
-  return param_store::from_tensors(std::move(f), "weights.safetensors");
 }
 
 // Rows [first, first + count) of m.

@@ -10,22 +10,10 @@
 using namespace attnviz;
 using attnviz::testing::check_close;
 using attnviz::testing::mat;
+using attnviz::testing::self_input;
+using attnviz::testing::store;
 
 namespace {
-
-attention_input self_input(const matrix& x) {
-  attention_input in;
-  for (std::size_t i = 0; i < x.rows(); ++i) in.query_tokens.push_back("t" + std::to_string(i));
-  in.key_tokens = in.query_tokens;
-  in.queries = in.keys = in.values = x;
-  return in;
-}
-
-param_store store(std::map<std::string, tensor_data> tensors) {
-  safetensors_file f;
-  f.tensors = std::move(tensors);
-  return param_store::from_tensors(std::move(f), "weights.safetensors");
-}
 
 const matrix X = mat(3, 2, {1, 0, 0, 2, 1, 1});
 

@@ -11,6 +11,8 @@
 using namespace attnviz;
 using attnviz::testing::check_close;
 using attnviz::testing::mat;
+using attnviz::testing::random_matrix;
+using attnviz::testing::store;
 
 namespace {
 
@@ -22,22 +24,8 @@ tensor_data t(std::vector<std::int64_t> shape, std::vector<float> v) {
   return {shape, v};
 }
 
-param_store store(std::map<std::string, tensor_data> tensors) {
-  safetensors_file f;
-  f.tensors = std::move(tensors);
-  return param_store::from_tensors(std::move(f), "test");
-}
-
 matrix run(const char* name, param_store& p, std::size_t d_a = 0, double sharpen = 1.0) {
   return find_score(name).fn(score_inputs{Q, K, p, d_a, sharpen});
-}
-
-matrix random_matrix(std::size_t r, std::size_t c, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  matrix m(r, c);
-  for (std::size_t i = 0; i < m.size(); ++i) m.data()[i] = u(gen);
-  return m;
 }
 
 }  // namespace
