@@ -1,14 +1,47 @@
 #include "tensor.h"
 
 #include <cassert>
+#include <cstdlib>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 #include <cmath>
 #include <stdexcept>
 
 namespace attnviz {
 
+void* matrix_allocate_bytes(std::size_t bytes) {
+  constexpr std::size_t huge = std::size_t{2} << 20;
+  if (bytes < 2 * huge) {
+    void* p = std::malloc(bytes ? bytes : 1);
+    if (!p) throw std::bad_alloc();
+    return p;
+  }
+  const std::size_t rounded = (bytes + huge - 1) / huge * huge;
+  void* p = std::aligned_alloc(huge, rounded);
+  if (!p) throw std::bad_alloc();
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  madvise(p, rounded, MADV_HUGEPAGE);  // advice only: failure changes nothing
+#endif
+  return p;
+}
+
+void matrix_release_bytes(void* p) noexcept {
+  std::free(p);
+}
+
 matrix::matrix(std::size_t rows, std::size_t cols, std::vector<float> data)
-    : rows_(rows), cols_(cols), data_(std::move(data)) {
+    : rows_(rows), cols_(cols), data_(data.begin(), data.end()) {
   if (data_.size() != rows_ * cols_) throw std::logic_error("matrix: data size != rows*cols");
+}
+
+matrix matrix::uninitialized(std::size_t rows, std::size_t cols) {
+  matrix m;
+  m.rows_ = rows;
+  m.cols_ = cols;
+  m.data_.resize(rows * cols);  // default-initialised floats: no writes
+  return m;
 }
 
 matrix matrix::columns(std::size_t first, std::size_t count) const {

@@ -5,9 +5,39 @@
 #pragma once
 
 #include <cstddef>
+#include <new>
+#include <utility>
 #include <vector>
 
 namespace attnviz {
+
+void* matrix_allocate_bytes(std::size_t bytes);
+void matrix_release_bytes(void* p) noexcept;
+
+// Storage for matrix values: elements are left uninitialised unless a value is given (so a
+// kernel that writes every element does not pay for zeroing first), and blocks of 4 MiB or
+// more are 2 MiB-aligned and offered to the kernel as transparent huge pages (far fewer page
+// faults when an n × n map is first written).
+template <class T>
+struct matrix_allocator {
+  using value_type = T;
+  matrix_allocator() = default;
+  template <class U>
+  matrix_allocator(const matrix_allocator<U>&) noexcept {}
+  T* allocate(std::size_t n) { return static_cast<T*>(matrix_allocate_bytes(n * sizeof(T))); }
+  void deallocate(T* p, std::size_t) noexcept { matrix_release_bytes(p); }
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+  friend bool operator==(const matrix_allocator&, const matrix_allocator&) { return true; }
+  friend bool operator!=(const matrix_allocator&, const matrix_allocator&) { return false; }
+};
+using float_storage = std::vector<float, matrix_allocator<float>>;
 
 class matrix {
  public:
@@ -15,6 +45,8 @@ class matrix {
   matrix(std::size_t rows, std::size_t cols, float fill = 0.0f)
       : rows_(rows), cols_(cols), data_(rows * cols, fill) {}
   matrix(std::size_t rows, std::size_t cols, std::vector<float> data);
+  // Every element must be written before it is read.
+  static matrix uninitialized(std::size_t rows, std::size_t cols);
 
   std::size_t rows() const noexcept { return rows_; }
   std::size_t cols() const noexcept { return cols_; }
@@ -27,7 +59,8 @@ class matrix {
   const float* row(std::size_t r) const noexcept { return data_.data() + r * cols_; }
   float* data() noexcept { return data_.data(); }
   const float* data() const noexcept { return data_.data(); }
-  const std::vector<float>& values() const noexcept { return data_; }
+  const float_storage& values() const noexcept { return data_; }
+  std::vector<float> to_vector() const { return {data_.begin(), data_.end()}; }
 
   // Columns [first, first + count) as a new matrix.
   matrix columns(std::size_t first, std::size_t count) const;
@@ -35,7 +68,7 @@ class matrix {
  private:
   std::size_t rows_ = 0;
   std::size_t cols_ = 0;
-  std::vector<float> data_;
+  float_storage data_;
 };
 
 // Reference kernels: plain loops, accumulated in double, rounded once to float.

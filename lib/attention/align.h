@@ -27,9 +27,12 @@ struct align_options {
 using align_fn = matrix (*)(const matrix& scores, const align_options& options);
 
 // softmax: a_ij = exp((e_ij − m_i)/τ) / Σ_k exp((e_ik − m_i)/τ), m_i = max_k e_ik.
-//   pass 1: row max; pass 2: exp and sum (in double); pass 3: normalise.
 //   If some e_ij = +inf, the weight is shared equally among those entries.
+//   align_softmax runs kernels::softmax_rows (one fused vectorised pass per row, float);
+//   align_softmax_reference is the plain version: pass 1: row max; pass 2: exp and sum (in
+//   double); pass 3: normalise.
 matrix align_softmax(const matrix& scores, const align_options& options);
+matrix align_softmax_reference(const matrix& scores, const align_options& options);
 
 // hardmax: a_ij = 1 at the first j with the row's largest score, 0 elsewhere.
 matrix align_hardmax(const matrix& scores, const align_options& options);
@@ -37,13 +40,15 @@ matrix align_hardmax(const matrix& scores, const align_options& options);
 // ---- sparse alignments (align_sparse.cpp) -------------------------------------------------
 // sparsemax (Martins & Astudillo 2016): the Euclidean projection of z = e_i·/τ onto the simplex,
 //   a_ij = max(z_j − θ, 0) with θ chosen so the row sums to 1. Exact zeros outside the support.
-//   pass 1: sort z descending; pass 2: support size k = max{k : 1 + k z_(k) > Σ_{j≤k} z_(j)},
-//   θ = (Σ_{j≤k} z_(j) − 1) / k; pass 3: clip.
+//   align_sparsemax finds θ by threshold search (kernels::sparsemax_threshold); the reference
+//   row, sparsemax_row: pass 1: sort z descending; pass 2: support size
+//   k = max{k : 1 + k z_(k) > Σ_{j≤k} z_(j)}, θ = (Σ_{j≤k} z_(j) − 1) / k; pass 3: clip.
 matrix align_sparsemax(const matrix& scores, const align_options& options);
 // entmax15 (Peters, Niculae, Martins 2019), α = 1.5: a_ij = max(z_j/2 − θ, 0)² with θ such that
 //   the row sums to 1 (z = e_i·/τ). Exact, sort-based: with s = z/2 sorted descending, for each
 //   k: μ_k = mean(s_1..k), σ²_k = mean(s²_1..k) − μ_k², θ_k = μ_k − sqrt((1 − k σ²_k) / k);
-//   the support is the largest k with θ_k ≤ s_k, and θ = θ_k there.
+//   the support is the largest k with θ_k ≤ s_k, and θ = θ_k there (entmax15_row, the
+//   reference; align_entmax15 uses kernels::entmax15_threshold, a bisection for the support).
 matrix align_entmax15(const matrix& scores, const align_options& options);
 // One row of each, for tests and for the local alignments: z (n values, -inf = masked) -> p.
 void sparsemax_row(const double* z, double* p, std::size_t n);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "attention/align.h"
+#include "kernels/kernels.h"
 
 namespace attnviz {
 namespace {
@@ -101,11 +102,11 @@ void entmax15_row(const double* z, double* p, std::size_t n) {
 }
 
 matrix align_sparsemax(const matrix& scores, const align_options& o) {
-  return by_rows(scores, o.temperature, sparsemax_row);
+  return by_rows(scores, o.temperature, kernels::sparsemax_threshold);
 }
 
 matrix align_entmax15(const matrix& scores, const align_options& o) {
-  return by_rows(scores, o.temperature, entmax15_row);
+  return by_rows(scores, o.temperature, kernels::entmax15_threshold);
 }
 
 }  // namespace attnviz

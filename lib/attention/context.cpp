@@ -1,11 +1,12 @@
 #include "attention/context.h"
 
+#include "kernels/kernels.h"
 #include "params/rng.h"
 
 namespace attnviz {
 
 context_output context_soft(const matrix& weights, const matrix& values, const context_options&) {
-  return {matmul_nn(weights, values), {}};
+  return {kernels::matmul_nn(weights, values), {}};
 }
 
 context_output context_hard(const matrix& weights, const matrix& values,

@@ -83,16 +83,23 @@ std::vector<std::string> mask_set::describe() const {
   return out;
 }
 
-matrix apply_masks(const matrix& scores, const mask_set& masks) {
+void check_pad_keys(const mask_set& masks, std::size_t n_k) {
   for (std::size_t k : masks.pad_keys)
-    if (k >= scores.cols())
-      throw usage_error(fmt::format("--pad-keys {}: there are only {} keys (0 to {})", k,
-                                    scores.cols(), scores.cols() - 1));
+    if (k >= n_k)
+      throw usage_error(
+          fmt::format("--pad-keys {}: there are only {} keys (0 to {})", k, n_k, n_k - 1));
+}
+
+void mask_row(const mask_set& masks, std::size_t i, float* scores, std::size_t n_k) {
+  for (std::size_t j = 0; j < n_k; ++j)
+    if (!masks.visible(i, j)) scores[j] = -std::numeric_limits<float>::infinity();
+}
+
+matrix apply_masks(const matrix& scores, const mask_set& masks) {
+  check_pad_keys(masks, scores.cols());
   matrix out = scores;
   if (masks.empty()) return out;
-  for (std::size_t i = 0; i < out.rows(); ++i)
-    for (std::size_t j = 0; j < out.cols(); ++j)
-      if (!masks.visible(i, j)) out(i, j) = -std::numeric_limits<float>::infinity();
+  for (std::size_t i = 0; i < out.rows(); ++i) mask_row(masks, i, out.row(i), out.cols());
   return out;
 }
 

@@ -38,7 +38,11 @@ struct mask_set {
   std::vector<std::string> describe() const;  // for titles and JSON
 };
 
-// Scores with masked entries set to -inf; pad keys past n_k are a usage_error.
+// Pad keys past n_k are a usage_error.
+void check_pad_keys(const mask_set& masks, std::size_t n_k);
+// Row i of the scores (n_k entries) with its hidden keys set to -inf, in place.
+void mask_row(const mask_set& masks, std::size_t i, float* scores, std::size_t n_k);
+// Scores with masked entries set to -inf (check_pad_keys, then mask_row on every row).
 matrix apply_masks(const matrix& scores, const mask_set& masks);
 
 }  // namespace attnviz

@@ -9,6 +9,7 @@
 
 #include "attention/registry.h"
 #include "error.h"
+#include "kernels/kernels.h"
 
 namespace attnviz {
 namespace {
@@ -49,20 +50,92 @@ std::vector<projection> projections(param_store& params, std::size_t d, std::siz
 }
 
 matrix apply(const projection& p, const matrix& x) {
-  matrix y = matmul_nt(x, p.weight);
+  matrix y = kernels::matmul_nt(x, p.weight);
   if (p.bias) add_row_bias(y, *p.bias);
   return y;
+}
+
+void throw_overflow(const param_store& params, const char* what) {
+  throw input_error(params.source(),
+                    fmt::format("the {} overflowed the float range: the inputs or parameters "
+                                "are too large",
+                                what));
 }
 
 // Scores come from finite inputs and parameters; an infinite or NaN one means they overflowed
 // float (|e| > 3.4e38), which no alignment can turn into meaningful weights.
 void check_finite(const matrix& m, const char* what, const param_store& params) {
   for (std::size_t i = 0; i < m.size(); ++i)
-    if (!std::isfinite(m.data()[i]))
-      throw input_error(params.source(),
-                        fmt::format("the {} overflowed the float range: the inputs or parameters "
-                                    "are too large",
-                                    what));
+    if (!std::isfinite(m.data()[i])) throw_overflow(params, what);
+}
+
+// Which keys the masks hid, per head: masked (row-major, empty without masks) and masked_rows.
+void record_masks(head_result& head, const mask_set& masks, std::size_t n_q, std::size_t n_k) {
+  head.masked_rows.assign(n_q, false);
+  if (masks.empty()) return;
+  head.masked.assign(n_q * n_k, false);
+  for (std::size_t i = 0; i < n_q; ++i) {
+    bool all_masked = true;
+    for (std::size_t j = 0; j < n_k; ++j) {
+      const bool m = !masks.visible(i, j);
+      if (m) head.masked[i * n_k + j] = true;
+      all_masked = all_masked && m;
+    }
+    head.masked_rows[i] = all_masked;
+  }
+}
+
+void mask_hook(const void* masks, std::size_t i, float* scores, std::size_t n_k) {
+  mask_row(*static_cast<const mask_set*>(masks), i, scores, n_k);
+}
+
+// Stages 1-3 for all heads at once with the fused kernel: scaled_dot or dot, softmax, soft.
+// Head h reads columns [h d_k, (h+1) d_k) of q and k and [h d_v, (h+1) d_v) of v in place.
+std::vector<head_result> run_heads_fused(const matrix& q, const matrix& k, const matrix& v,
+                                         std::size_t H, std::size_t d_k, std::size_t d_v,
+                                         const std::vector<double>& slopes,
+                                         const attention_spec& spec, param_store& params) {
+  const std::size_t n_q = q.rows(), n_k = k.rows();
+  check_pad_keys(spec.masks, n_k);
+  std::vector<head_result> heads(H);
+  std::vector<float*> scores(H, nullptr), weights(H), contexts(H);
+  for (std::size_t h = 0; h < H; ++h) {
+    if (spec.keep_scores) scores[h] = (heads[h].scores = matrix::uninitialized(n_q, n_k)).data();
+    weights[h] = (heads[h].weights = matrix::uninitialized(n_q, n_k)).data();
+    contexts[h] = (heads[h].context = matrix::uninitialized(n_q, d_v)).data();
+  }
+  kernels::attention_args args;
+  args.heads = H;
+  args.n_q = n_q;
+  args.n_k = n_k;
+  args.d_k = d_k;
+  args.d_v = d_v;
+  args.q = q.data();
+  args.ldq = q.cols();
+  args.k = k.data();
+  args.ldk = k.cols();
+  args.v = v.data();
+  args.ldv = v.cols();
+  args.scale = spec.score == "scaled_dot"
+                   ? static_cast<float>(1.0 / std::sqrt(static_cast<double>(d_k)))
+                   : 1.0f;
+  args.inv_temperature = static_cast<float>(1.0 / spec.temperature);
+  if (spec.position == position_scheme::alibi) args.alibi_slopes = slopes.data();
+  if (!spec.masks.empty()) {
+    args.mask_row = mask_hook;
+    args.mask_context = &spec.masks;
+  }
+  args.scores = scores.data();
+  args.weights = weights.data();
+  args.context = contexts.data();
+  args.ldc = d_v;
+  if (!kernels::attention_softmax(args)) throw_overflow(params, "scores");
+  for (std::size_t h = 0; h < H; ++h) {
+    check_finite(heads[h].context, "context", params);
+    record_masks(heads[h], spec.masks, n_q, n_k);
+    if (spec.position == position_scheme::alibi) heads[h].alibi_slope = slopes[h];
+  }
+  return heads;
 }
 
 struct head_inputs {
@@ -77,25 +150,16 @@ head_result run_head(const head_inputs& in, const attention_spec& spec, param_st
   const align_entry& align = find_align(spec.align);
   const context_entry& context = find_context(spec.context);
   head_result head;
-  head.scores = score.fn(score_inputs{in.q, in.k, params, spec.d_a, spec.sharpen});
+  matrix scores = score.fn(score_inputs{in.q, in.k, params, spec.d_a, spec.sharpen});
   if (spec.position == position_scheme::alibi) {
-    add_alibi(head.scores, in.alibi_slope);
+    add_alibi(scores, in.alibi_slope);
     head.alibi_slope = in.alibi_slope;
   }
-  check_finite(head.scores, "scores", params);
-  const matrix visible = apply_masks(head.scores, spec.masks);
+  check_finite(scores, "scores", params);
+  const matrix visible = apply_masks(scores, spec.masks);
   head.weights = align.fn(visible, align_options{spec.temperature, spec.window, &in.q, &params});
-  head.masked_rows.assign(visible.rows(), false);
-  if (!spec.masks.empty()) head.masked.assign(visible.size(), false);
-  for (std::size_t i = 0; i < visible.rows(); ++i) {
-    bool all_masked = true;
-    for (std::size_t j = 0; j < visible.cols(); ++j) {
-      const bool m = visible(i, j) == -std::numeric_limits<float>::infinity();
-      if (m) head.masked[i * visible.cols() + j] = true;
-      all_masked = all_masked && m;
-    }
-    head.masked_rows[i] = all_masked;
-  }
+  record_masks(head, spec.masks, visible.rows(), visible.cols());
+  if (spec.keep_scores) head.scores = std::move(scores);
   auto ctx = context.fn(head.weights, in.v, context_options{spec.hard, in.seed});
   head.context = std::move(ctx.context);
   check_finite(head.context, "context", params);
@@ -124,11 +188,9 @@ matrix combine_heads(attention_result& r, param_store& params) {
     r.head_share = share;
   }
   matrix out(r.query_tokens.size(), d);
-  for (std::size_t h = 0; h < H; ++h) {
-    const matrix part = matmul_nt(r.heads[h].context, w_o.columns(h * d_v, d_v));
-    for (std::size_t i = 0; i < out.size(); ++i)
-      out.data()[i] = static_cast<float>(out.data()[i] + share[h] * part.data()[i]);
-  }
+  for (std::size_t h = 0; h < H; ++h)  // out += κ_h C_h W_hᵀ, W_h read in place from W^O
+    kernels::gemm(out.rows(), d, d_v, static_cast<float>(share[h]), r.heads[h].context.data(), d_v,
+                  w_o.data() + h * d_v, w_o.cols(), true, 1.0f, out.data(), d);
   if (bias) add_row_bias(out, *bias);
   check_finite(out, "output", params);
   return out;
@@ -232,6 +294,19 @@ attention_result run_attention(const attention_input& input, const attention_spe
   result.d_v = d_v_head;
 
   const auto slopes = alibi_slopes(H, spec.alibi_slope);
+  const bool fused = (score.fn == score_scaled_dot || score.fn == score_dot) &&
+                     align.fn == align_softmax && context.fn == context_soft &&
+                     q.cols() == k.cols();
+  if (fused) {
+    if (spec.position == position_scheme::rope)
+      for (std::size_t h = 0; h < H; ++h) {
+        apply_rope_columns(q, h * d_head, d_head);
+        apply_rope_columns(k, h * d_head, d_head);
+      }
+    result.heads = run_heads_fused(q, k, v, H, d_head, d_v_head, slopes, result.spec, params);
+    if (spec.heads > 0) result.output = combine_heads(result, params);
+    return result;
+  }
   for (std::size_t h = 0; h < H; ++h) {
     head_inputs hin;
     // one head takes the matrices as they are; several take their columns

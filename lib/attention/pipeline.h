@@ -10,6 +10,12 @@
 // Positions (positional.h): sinusoidal is added to the inputs, rope rotates each head's q and k,
 // alibi adds −m_h|i − j| to each head's scores (before masks).
 //
+// Speed: scaled_dot / dot with softmax and the soft context (the common case) runs every head
+// through one fused kernel (kernels::attention_softmax: scores, masks, softmax and A V per block
+// of query rows while it is in cache); every other combination runs stage by stage, each stage
+// on its fast kernel. Both give the same numbers as the plain references to within float
+// rounding (tests/unit/test_kernels.cpp).
+//
 // Heads: spec.heads = 0 is one attention without an output projection (the classic seq2seq
 // view). spec.heads = H >= 1 is multi-head attention (Vaswani 2017): projections of H·d_k rows,
 // head h reads rows [h d_k, (h+1) d_k) of each, its own score / align parameters under
@@ -57,6 +63,7 @@ struct attention_spec {
   std::size_t window = 0;    // local-m / local-p half-width D
   mask_set masks;            // applied to the scores before alignment
   std::uint64_t seed = 0;    // hard-context sampling (parameters come from the param_store)
+  bool keep_scores = true;   // false: head_result.scores stays empty (saves an n_q × n_k map)
 };
 
 struct attention_input {
@@ -70,7 +77,7 @@ struct attention_input {
 };
 
 struct head_result {
-  matrix scores;                  // E: n_q × n_k, before masking
+  matrix scores;                  // E: n_q × n_k, before masking (empty unless keep_scores)
   matrix weights;                 // A: n_q × n_k
   matrix context;                 // C: n_q × d_v
   std::vector<int> chosen_keys;   // hard context only: j* per query (-1: none)

@@ -59,15 +59,20 @@ void add_sinusoidal(matrix& x) {
 }
 
 void apply_rope(matrix& x) {
-  const std::size_t d = x.cols();
+  apply_rope_columns(x, 0, x.cols());
+}
+
+void apply_rope_columns(matrix& x, std::size_t first, std::size_t count) {
+  const std::size_t d = count;
   for (std::size_t p = 0; p < x.rows(); ++p) {
+    float* row = x.row(p) + first;
     for (std::size_t c = 0; c + 1 < d; c += 2) {
       const double theta = std::pow(10000.0, -static_cast<double>(c) / static_cast<double>(d));
       const double angle = static_cast<double>(p) * theta;
-      const double a = x(p, c), b = x(p, c + 1);
+      const double a = row[c], b = row[c + 1];
       const double cs = std::cos(angle), sn = std::sin(angle);
-      x(p, c) = static_cast<float>(a * cs - b * sn);
-      x(p, c + 1) = static_cast<float>(a * sn + b * cs);
+      row[c] = static_cast<float>(a * cs - b * sn);
+      row[c + 1] = static_cast<float>(a * sn + b * cs);
     }
   }
 }

@@ -35,6 +35,9 @@ void add_sinusoidal(matrix& x);
 
 // Rotates each row p of x (n × d) by RoPE angles p·θ_i; an odd last column stays as is.
 void apply_rope(matrix& x);
+// The same on columns [first, first + count) of x only, as if they were a matrix of their own
+// (one head of a multi-head projection).
+void apply_rope_columns(matrix& x, std::size_t first, std::size_t count);
 
 // ALiBi slopes m_1..m_H: m^h with m = first (first <= 0: 2^(−8/H)).
 std::vector<double> alibi_slopes(std::size_t heads, double first);

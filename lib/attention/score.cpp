@@ -7,6 +7,7 @@
 
 #include "attention/positional.h"
 #include "error.h"
+#include "kernels/kernels.h"
 
 namespace attnviz {
 namespace {
@@ -29,14 +30,17 @@ std::size_t hidden_size(const score_inputs& in) {
 
 matrix score_dot(const score_inputs& in) {
   require_same_dims(in, "dot");
-  return matmul_nt(in.queries, in.keys);
+  return kernels::matmul_nt(in.queries, in.keys);
 }
 
 matrix score_scaled_dot(const score_inputs& in) {
   require_same_dims(in, "scaled_dot");
-  matrix e = matmul_nt(in.queries, in.keys);
-  const double scale = 1.0 / std::sqrt(static_cast<double>(in.keys.cols()));
-  for (std::size_t i = 0; i < e.size(); ++i) e.data()[i] = static_cast<float>(e.data()[i] * scale);
+  const matrix& q = in.queries;
+  const matrix& k = in.keys;
+  matrix e = matrix::uninitialized(q.rows(), k.rows());
+  const double scale = 1.0 / std::sqrt(static_cast<double>(k.cols()));
+  kernels::gemm(q.rows(), k.rows(), k.cols(), static_cast<float>(scale), q.data(), q.cols(),
+                k.data(), k.cols(), true, 0.0f, e.data(), e.cols());
   return e;
 }
 
@@ -49,7 +53,7 @@ matrix general_scores(const matrix& q, const matrix& k, const matrix& w) {
 
 matrix score_general(const score_inputs& in) {
   const matrix w = in.params.require_matrix("score.W", in.queries.cols(), in.keys.cols());
-  return general_scores(in.queries, in.keys, w);
+  return kernels::matmul_nt(kernels::matmul_nn(in.queries, w), in.keys);
 }
 
 // ---- additive (Bahdanau): vᵀ tanh(W_q q_i + W_k k_j + b) --------------------------------------
@@ -81,7 +85,12 @@ matrix score_additive(const score_inputs& in) {
   const matrix w_k = in.params.require_matrix("score.W_k", d_a, in.keys.cols());
   const auto v = in.params.require_vector("score.v", d_a);
   const auto b = in.params.require_vector("score.b", d_a, param_init::zeros);
-  return additive_scores(in.queries, in.keys, w_q, w_k, v, b);
+  const matrix p = kernels::matmul_nt(in.queries, w_q);
+  const matrix r = kernels::matmul_nt(in.keys, w_k);
+  matrix e = matrix::uninitialized(in.queries.rows(), in.keys.rows());
+  kernels::additive_scores(p.data(), r.data(), v.data(), b.data(), p.rows(), r.rows(), d_a,
+                           e.data());
+  return e;
 }
 
 // ---- concat (Luong): vᵀ tanh(W [q_i ; k_j]) ----------------------------------------------------
@@ -115,7 +124,19 @@ matrix score_concat(const score_inputs& in) {
   const std::size_t d_a = hidden_size(in);
   const matrix w = in.params.require_matrix("score.W", d_a, in.queries.cols() + in.keys.cols());
   const auto v = in.params.require_vector("score.v", d_a);
-  return concat_scores(in.queries, in.keys, w, v);
+  // W [q ; k] = W_1 q + W_2 k with W = [W_1 W_2]: project each side once, then the additive
+  // kernel (no bias).
+  const matrix& q = in.queries;
+  const matrix& k = in.keys;
+  matrix p = matrix::uninitialized(q.rows(), d_a), r = matrix::uninitialized(k.rows(), d_a);
+  kernels::gemm(q.rows(), d_a, q.cols(), 1.0f, q.data(), q.cols(), w.data(), w.cols(), true, 0.0f,
+                p.data(), d_a);
+  kernels::gemm(k.rows(), d_a, k.cols(), 1.0f, k.data(), k.cols(), w.data() + q.cols(), w.cols(),
+                true, 0.0f, r.data(), d_a);
+  matrix e = matrix::uninitialized(q.rows(), k.rows());
+  kernels::additive_scores(p.data(), r.data(), v.data(), nullptr, q.rows(), k.rows(), d_a,
+                           e.data());
+  return e;
 }
 
 // ---- cosine (content-based, NTM) --------------------------------------------------------------

@@ -2,7 +2,10 @@
 //
 // Shapes: Q n_q×d_q (queries, one per row), K n_k×d_k (keys), E n_q×n_k.
 // Each score_<name>(const score_inputs&) fetches its parameters from the store (file or seed)
-// and calls the plain kernel below it, which takes every parameter explicitly (for tests).
+// and computes with the fast kernels (kernels/kernels.h): dot, scaled_dot and general as
+// blocked matrix products, additive and concat with the vectorised tanh reduction. The plain
+// kernels below take every parameter explicitly and are the references the tests compare
+// them with (cosine, location and relative use their plain kernel directly).
 // Parameter names and layouts are the weights-file contract (ARCHITECTURE.md).
 #pragma once
 

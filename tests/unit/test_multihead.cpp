@@ -20,7 +20,7 @@ using attnviz::testing::store;
 namespace {
 
 tensor_data tensor(const matrix& m) {
-  return {{static_cast<std::int64_t>(m.rows()), static_cast<std::int64_t>(m.cols())}, m.values()};
+  return {{static_cast<std::int64_t>(m.rows()), static_cast<std::int64_t>(m.cols())}, m.to_vector()};
 }
 
 // Rows [first, first + count) of m.

@@ -1,0 +1,112 @@
+// Chooses the instruction set at first use and forwards each kernel to its table.
+#include <fmt/format.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "error.h"
+#include "kernels/isa_table.h"
+
+namespace attnviz::kernels {
+
+float_buffer::float_buffer(std::size_t count)
+    : data_(static_cast<float*>(std::calloc(count ? count : 1, sizeof(float)))) {
+  if (!data_) throw std::bad_alloc();
+}
+float_buffer::~float_buffer() {
+  std::free(data_);
+}
+
+namespace {
+
+std::vector<const isa_table*> supported_tables() {
+  std::vector<const isa_table*> out{&table_generic()};
+#if defined(ATTNVIZ_HAVE_X86_KERNELS)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) out.push_back(&table_avx2());
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512dq"))
+    out.push_back(&table_avx512());
+#endif
+  return out;
+}
+
+const isa_table* find_table(std::string_view name) {
+  for (const isa_table* t : supported_tables())
+    if (name == t->name) return t;
+  return nullptr;
+}
+
+const isa_table* initial_table() {
+  if (const char* env = std::getenv("ATTNVIZ_ISA"); env && *env) {
+    if (const isa_table* t = find_table(env)) return t;
+    // An unusable request falls back to the best set rather than failing every command.
+  }
+  return supported_tables().back();
+}
+
+std::atomic<const isa_table*>& active() {
+  static std::atomic<const isa_table*> table{initial_table()};
+  return table;
+}
+
+const isa_table& table() {
+  return *active().load(std::memory_order_relaxed);
+}
+
+}  // namespace
+
+std::vector<std::string> available_isas() {
+  std::vector<std::string> out;
+  for (const isa_table* t : supported_tables()) out.emplace_back(t->name);
+  return out;
+}
+
+std::string_view active_isa() {
+  return table().name;
+}
+
+void use_isa(std::string_view name) {
+  const isa_table* t = find_table(name);
+  if (!t)
+    throw usage_error(fmt::format("instruction set '{}' is not available here (available: {})",
+                                  name, fmt::join(available_isas(), ", ")));
+  active().store(t, std::memory_order_relaxed);
+}
+
+void gemm(std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a, std::size_t lda,
+          const float* b, std::size_t ldb, bool b_trans, float beta, float* c, std::size_t ldc) {
+  table().gemm(m, n, k, alpha, a, lda, b, ldb, b_trans, beta, c, ldc);
+}
+
+matrix matmul_nt(const matrix& a, const matrix& b) {
+  if (a.cols() != b.cols()) throw std::logic_error("kernels::matmul_nt: inner sizes differ");
+  matrix c(a.rows(), b.rows());
+  gemm(a.rows(), b.rows(), a.cols(), 1.0f, a.data(), a.cols(), b.data(), b.cols(), true, 0.0f,
+       c.data(), c.cols());
+  return c;
+}
+
+matrix matmul_nn(const matrix& a, const matrix& b) {
+  if (a.cols() != b.rows()) throw std::logic_error("kernels::matmul_nn: inner sizes differ");
+  matrix c(a.rows(), b.cols());
+  gemm(a.rows(), b.cols(), a.cols(), 1.0f, a.data(), a.cols(), b.data(), b.cols(), false, 0.0f,
+       c.data(), c.cols());
+  return c;
+}
+
+bool softmax_rows(float* e, std::size_t rows, std::size_t n, std::size_t ld, float inv_tau) {
+  return table().softmax_rows(e, rows, n, ld, inv_tau);
+}
+
+bool attention_softmax(const attention_args& args) {
+  return table().attention_softmax(args);
+}
+
+void additive_scores(const float* p, const float* r, const float* v, const float* b,
+                     std::size_t n_q, std::size_t n_k, std::size_t d_a, float* e) {
+  table().additive_scores(p, r, v, b, n_q, n_k, d_a, e);
+}
+
+}  // namespace attnviz::kernels

@@ -1,0 +1,43 @@
+// Internal to lib/kernels: the table each per-instruction-set translation unit exports, and the
+// one allocation helper they share (defined in dispatch.cpp, compiled without special flags).
+//
+// The per-ISA files avoid the standard library's templates (containers, algorithms): an inline
+// template instantiated with -mavx512f in one file and plainly in another is merged by the
+// linker into one copy, which could then run AVX-512 code on a CPU without it.
+#pragma once
+
+#include <cstddef>
+
+#include "kernels/kernels.h"
+
+namespace attnviz::kernels {
+
+// A heap array of floats, zero-filled, owned.
+class float_buffer {
+ public:
+  explicit float_buffer(std::size_t count);
+  ~float_buffer();
+  float_buffer(const float_buffer&) = delete;
+  float_buffer& operator=(const float_buffer&) = delete;
+  float* data() noexcept { return data_; }
+  float& operator[](std::size_t i) noexcept { return data_[i]; }
+
+ private:
+  float* data_;
+};
+
+struct isa_table {
+  const char* name;
+  void (*gemm)(std::size_t, std::size_t, std::size_t, float, const float*, std::size_t,
+               const float*, std::size_t, bool, float, float*, std::size_t);
+  bool (*softmax_rows)(float*, std::size_t, std::size_t, std::size_t, float);
+  bool (*attention_softmax)(const attention_args&);
+  void (*additive_scores)(const float*, const float*, const float*, const float*, std::size_t,
+                          std::size_t, std::size_t, float*);
+};
+
+const isa_table& table_generic();
+const isa_table& table_avx2();    // only on x86-64 builds with ATTNVIZ_SIMD
+const isa_table& table_avx512();  // idem
+
+}  // namespace attnviz::kernels

@@ -1,0 +1,78 @@
+// Fast kernels: blocked, vectorised, OpenMP-parallel versions of the pipeline's hot loops.
+//
+// Each has a plain serial reference elsewhere in lib/ that the tests compare it with:
+//   gemm                matmul_nt / matmul_nn (tensor.h)              tolerance 1e-5 relative
+//   softmax_rows        align_softmax (align.h)                       1e-6 absolute
+//   attention_softmax   scaled_dot -> masks -> softmax -> soft context 1e-5
+//   additive_scores     additive_scores (score.h)                     1e-5 · Σ|v|
+//   sparsemax_threshold sparsemax_row (align.h, sort-based)           1e-12
+//   entmax15_threshold  entmax15_row (align.h, sort-based)            1e-9
+//
+// The SIMD kernels are compiled once per instruction set (kernels_generic.cpp, and on x86-64
+// kernels_avx2.cpp and kernels_avx512.cpp, each with its own -m flags) from the same sources
+// (simd.inc, gemm.inc, softmax.inc, attention.inc, additive.inc). At first use the best set
+// the CPU supports is chosen; ATTNVIZ_ISA=generic|avx2|avx512 or use_isa() picks one.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tensor.h"
+
+namespace attnviz::kernels {
+
+// The instruction sets this build has kernels for and this CPU can run, best last.
+std::vector<std::string> available_isas();
+std::string_view active_isa();
+// Selects one of available_isas(); throws usage_error for another name.
+void use_isa(std::string_view name);
+
+// C (m×n, stride ldc) = alpha · A (m×k, stride lda) · op(B) + beta · C, where op(B) is B
+// (k×n, stride ldb) or, with b_trans, Bᵀ for B n×k (stride ldb). Parallel inside.
+void gemm(std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a, std::size_t lda,
+          const float* b, std::size_t ldb, bool b_trans, float beta, float* c, std::size_t ldc);
+// The matrix forms: A Bᵀ and A B.
+matrix matmul_nt(const matrix& a, const matrix& b);
+matrix matmul_nn(const matrix& a, const matrix& b);
+
+// Softmax of every row of e (rows × n, stride ld), in place, with temperature 1 / inv_tau.
+// −inf entries get 0, an all −inf row gives zeros. Returns false if a NaN was seen.
+bool softmax_rows(float* e, std::size_t rows, std::size_t n, std::size_t ld, float inv_tau);
+
+// Masks a row of scores in place (sets hidden keys to −inf): row index i, n_k entries.
+using mask_row_fn = void (*)(const void* context, std::size_t i, float* scores, std::size_t n_k);
+
+struct attention_args {
+  std::size_t heads = 1, n_q = 0, n_k = 0, d_k = 0, d_v = 0;
+  const float* q = nullptr;  // n_q × (heads·d_k), stride ldq
+  std::size_t ldq = 0;
+  const float* k = nullptr;  // n_k × (heads·d_k), stride ldk
+  std::size_t ldk = 0;
+  const float* v = nullptr;  // n_k × (heads·d_v), stride ldv
+  std::size_t ldv = 0;
+  float scale = 1.0f;                    // 1/sqrt(d_k) for scaled_dot, 1 for dot
+  float inv_temperature = 1.0f;          // 1/τ
+  const double* alibi_slopes = nullptr;  // heads entries, or none
+  mask_row_fn mask_row = nullptr;
+  const void* mask_context = nullptr;
+  float* const* scores = nullptr;   // per head n_q × n_k before masking, or none (not kept)
+  float* const* weights = nullptr;  // per head n_q × n_k
+  float* const* context = nullptr;  // per head n_q rows of d_v, stride ldc
+  std::size_t ldc = 0;
+};
+// Multi-head softmax attention fused per query block (attention.inc). Returns false if a score
+// overflowed to ±inf or NaN before masking.
+bool attention_softmax(const attention_args& args);
+
+// e (n_q × n_k) = Σ_a v_a tanh(P_ia + b_a + R_ja); P n_q × d_a, R n_k × d_a, b may be null.
+void additive_scores(const float* p, const float* r, const float* v, const float* b,
+                     std::size_t n_q, std::size_t n_k, std::size_t d_a, float* e);
+
+// Sparse alignments by threshold search instead of a full sort (sparse_threshold.cpp), with the
+// row contract of sparsemax_row / entmax15_row: z has n values, −inf = masked.
+void sparsemax_threshold(const double* z, double* p, std::size_t n);
+void entmax15_threshold(const double* z, double* p, std::size_t n);
+
+}  // namespace attnviz::kernels
