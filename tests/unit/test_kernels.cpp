@@ -1,0 +1,270 @@
+// The fast kernels (kernels/kernels.h) against the plain references, on every instruction set
+// this build and CPU have (generic always; AVX2 and AVX-512 where available), on random shapes
+// that include sizes that are not multiples of any vector width. Tolerances are stated per test.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "attention/align.h"
+#include "attention/mask.h"
+#include "attention/score.h"
+#include "error.h"
+#include "helpers.h"
+#include "kernels/kernels.h"
+
+using namespace attnviz;
+using attnviz::testing::random_matrix;
+
+namespace {
+
+constexpr float neg_inf = -std::numeric_limits<float>::infinity();
+
+// Runs body once per instruction set, restoring the best one afterwards.
+template <class F>
+void for_each_isa(F body) {
+  const auto isas = kernels::available_isas();
+  REQUIRE(!isas.empty());
+  for (const auto& isa : isas) {
+    kernels::use_isa(isa);
+    INFO("isa " << isa);
+    body();
+  }
+  kernels::use_isa(isas.back());
+}
+
+const std::size_t sizes[] = {1, 3, 7, 16, 17, 31, 64, 65, 100};
+
+}  // namespace
+
+TEST_CASE("the generic kernels are always there; an unknown set is a usage error") {
+  const auto isas = kernels::available_isas();
+  CHECK(isas.front() == "generic");
+  CHECK_THROWS_AS(kernels::use_isa("sse9"), usage_error);
+}
+
+// gemm: |C − C_ref| <= 1e-5 · (1 + Σ_t |a_it b_tj|) for C = alpha A op(B) + beta C0.
+TEST_CASE("gemm matches matmul_nt / matmul_nn on odd shapes, with strides, alpha and beta") {
+  for_each_isa([] {
+    unsigned seed = 1;
+    for (std::size_t m : sizes)
+      for (std::size_t n : {std::size_t{1}, std::size_t{5}, std::size_t{33}, std::size_t{70}})
+        for (std::size_t k : {std::size_t{1}, std::size_t{9}, std::size_t{64}, std::size_t{300}})
+          for (bool trans : {false, true}) {
+            // A is the left m×k block of a wider matrix (stride k + 3)
+            const matrix a_wide = random_matrix(m, k + 3, seed++);
+            const matrix a = a_wide.columns(0, k);
+            const matrix b = trans ? random_matrix(n, k, seed++) : random_matrix(k, n, seed++);
+            const matrix c0 = random_matrix(m, n, seed++);
+            const matrix ref = trans ? matmul_nt(a, b) : matmul_nn(a, b);
+            matrix c = c0;
+            kernels::gemm(m, n, k, 0.5f, a_wide.data(), k + 3, b.data(), b.cols(), trans, 2.0f,
+                          c.data(), n);
+            for (std::size_t i = 0; i < m; ++i)
+              for (std::size_t j = 0; j < n; ++j) {
+                double mag = 0.0;
+                for (std::size_t t = 0; t < k; ++t)
+                  mag += std::fabs(a(i, t) * (trans ? b(j, t) : b(t, j)));
+                const double want = 0.5 * ref(i, j) + 2.0 * c0(i, j);
+                INFO("m " << m << " n " << n << " k " << k << " trans " << trans);
+                REQUIRE(std::fabs(c(i, j) - want) <= 1e-5 * (1.0 + mag));
+              }
+          }
+  });
+}
+
+// softmax_rows: |a − a_ref| <= 1e-6, rows sum to 1 within 1e-6, masked entries exactly 0.
+TEST_CASE("softmax_rows matches align_softmax_reference, masks and special rows included") {
+  for_each_isa([] {
+    std::mt19937 gen(7);
+    std::uniform_real_distribution<float> u(-30.0f, 30.0f);
+    for (std::size_t n : sizes)
+      for (double tau : {1.0, 0.3, 4.0}) {
+        matrix e(6, n);
+        for (std::size_t i = 0; i < e.size(); ++i) e.data()[i] = u(gen);
+        for (std::size_t j = 0; j < n; j += 3) e(1, j) = neg_inf;  // some masked
+        for (std::size_t j = 0; j < n; ++j) e(2, j) = neg_inf;     // all masked
+        e(3, n / 2) = std::numeric_limits<float>::infinity();      // +inf wins outright
+        for (std::size_t j = 0; j < n; ++j) e(4, j) = 1e30f;       // huge but equal
+        const matrix want = align_softmax_reference(e, align_options{tau});
+        matrix got = e;
+        REQUIRE(kernels::softmax_rows(got.data(), 6, n, n, static_cast<float>(1.0 / tau)));
+        for (std::size_t i = 0; i < 6; ++i) {
+          double sum = 0.0;
+          bool any_visible = false;
+          for (std::size_t j = 0; j < n; ++j) {
+            any_visible = any_visible || e(i, j) != neg_inf;
+            INFO("n " << n << " tau " << tau << " row " << i << " col " << j);
+            CHECK(std::fabs(got(i, j) - want(i, j)) <= 1e-6);
+            if (e(i, j) == neg_inf) CHECK(got(i, j) == 0.0f);
+            CHECK_FALSE(std::isnan(got(i, j)));
+            sum += got(i, j);
+          }
+          CHECK(std::fabs(sum - (any_visible ? 1.0 : 0.0)) <= 1e-6);
+        }
+      }
+    matrix bad(1, 5, 0.0f);
+    bad(0, 2) = std::numeric_limits<float>::quiet_NaN();
+    CHECK_FALSE(kernels::softmax_rows(bad.data(), 1, 5, 5, 1.0f));
+  });
+}
+
+namespace {
+
+void causal(const void*, std::size_t i, float* e, std::size_t n_k) {
+  for (std::size_t j = i + 1; j < n_k; ++j) e[j] = neg_inf;
+}
+
+}  // namespace
+
+// attention_softmax against the stage-by-stage references, per head: E = scale Q_h K_hᵀ −
+// m_h|i − j|, A = align_softmax_reference(masked E / τ), C = matmul_nn(A, V_h); 1e-5 on each.
+TEST_CASE("the fused multi-head kernel equals scores, masks, softmax and context done apart") {
+  for_each_isa([] {
+    struct shape {
+      std::size_t heads, n_q, n_k, d_k, d_v;
+    };
+    for (const shape s : {shape{1, 1, 1, 1, 1}, shape{3, 37, 29, 5, 7}, shape{2, 70, 130, 16, 17},
+                          shape{4, 13, 300, 64, 64}})
+      for (bool masked : {false, true}) {
+        const matrix q = random_matrix(s.n_q, s.heads * s.d_k, 11);
+        const matrix k = random_matrix(s.n_k, s.heads * s.d_k, 12);
+        const matrix v = random_matrix(s.n_k, s.heads * s.d_v, 13);
+        const std::vector<double> slopes{0.5, 0.25, 0.125, 0.0625};
+        std::vector<matrix> scores, weights, context;
+        std::vector<float*> sp, wp, cp;
+        for (std::size_t h = 0; h < s.heads; ++h) {
+          scores.emplace_back(s.n_q, s.n_k);
+          weights.emplace_back(s.n_q, s.n_k);
+          context.emplace_back(s.n_q, s.d_v);
+        }
+        for (std::size_t h = 0; h < s.heads; ++h) {
+          sp.push_back(scores[h].data());
+          wp.push_back(weights[h].data());
+          cp.push_back(context[h].data());
+        }
+        kernels::attention_args args;
+        args.heads = s.heads;
+        args.n_q = s.n_q;
+        args.n_k = s.n_k;
+        args.d_k = s.d_k;
+        args.d_v = s.d_v;
+        args.q = q.data();
+        args.ldq = q.cols();
+        args.k = k.data();
+        args.ldk = k.cols();
+        args.v = v.data();
+        args.ldv = v.cols();
+        args.scale = 0.3f;
+        args.inv_temperature = 1.0f / 0.7f;
+        args.alibi_slopes = slopes.data();
+        if (masked) args.mask_row = causal;
+        args.scores = sp.data();
+        args.weights = wp.data();
+        args.context = cp.data();
+        args.ldc = s.d_v;
+        REQUIRE(kernels::attention_softmax(args));
+        for (std::size_t h = 0; h < s.heads; ++h) {
+          INFO("heads " << s.heads << " n_q " << s.n_q << " n_k " << s.n_k << " head " << h
+                        << " masked " << masked);
+          matrix e = matmul_nt(q.columns(h * s.d_k, s.d_k), k.columns(h * s.d_k, s.d_k));
+          for (std::size_t i = 0; i < s.n_q; ++i)
+            for (std::size_t j = 0; j < s.n_k; ++j)
+              e(i, j) = static_cast<float>(0.3 * e(i, j) -
+                                           slopes[h] * std::fabs(double(i) - double(j)));
+          matrix vis = e;
+          if (masked)
+            for (std::size_t i = 0; i < s.n_q; ++i) causal(nullptr, i, vis.row(i), s.n_k);
+          const matrix a = align_softmax_reference(vis, align_options{0.7});
+          const matrix c = matmul_nn(a, v.columns(h * s.d_v, s.d_v));
+          for (std::size_t i = 0; i < e.size(); ++i) {
+            REQUIRE(std::fabs(scores[h].data()[i] - e.data()[i]) <=
+                    1e-5 * (1.0 + std::fabs(e.data()[i])));
+            REQUIRE(std::fabs(weights[h].data()[i] - a.data()[i]) <= 1e-5);
+            if (vis.data()[i] == neg_inf) REQUIRE(weights[h].data()[i] == 0.0f);
+          }
+          for (std::size_t i = 0; i < c.size(); ++i)
+            REQUIRE(std::fabs(context[h].data()[i] - c.data()[i]) <= 1e-5);
+        }
+      }
+  });
+}
+
+TEST_CASE("the fused kernel reports scores that overflow float") {
+  for_each_isa([] {
+    matrix q(2, 4, 1e30f), k(3, 4, 1e30f), v(3, 4, 1.0f), w(2, 3), c(2, 4);
+    float* wp[] = {w.data()};
+    float* cp[] = {c.data()};
+    kernels::attention_args args;
+    args.n_q = 2;
+    args.n_k = 3;
+    args.d_k = args.d_v = 4;
+    args.q = q.data();
+    args.k = k.data();
+    args.v = v.data();
+    args.ldq = args.ldk = args.ldv = args.ldc = 4;
+    args.weights = wp;
+    args.context = cp;
+    CHECK_FALSE(kernels::attention_softmax(args));
+  });
+}
+
+// additive: |e − e_ref| <= 1e-5 · (1 + Σ|v|) (tanh's absolute error is below 2e-7).
+TEST_CASE("additive_scores matches the plain additive reference for any d_a") {
+  for_each_isa([] {
+    unsigned seed = 100;
+    for (std::size_t d_a : {std::size_t{1}, std::size_t{5}, std::size_t{16}, std::size_t{37},
+                            std::size_t{128}}) {
+      const matrix q = random_matrix(9, 6, seed++), k = random_matrix(11, 4, seed++);
+      matrix w_q = random_matrix(d_a, 6, seed++), w_k = random_matrix(d_a, 4, seed++);
+      for (std::size_t i = 0; i < w_q.size(); ++i) w_q.data()[i] *= 3.0f;  // reach tanh's tails
+      const std::vector<float> v = random_matrix(1, d_a, seed++).to_vector();
+      const std::vector<float> b = random_matrix(1, d_a, seed++).to_vector();
+      const matrix want = additive_scores(q, k, w_q, w_k, v, b);
+      const matrix p = matmul_nt(q, w_q), r = matmul_nt(k, w_k);
+      matrix got(9, 11);
+      kernels::additive_scores(p.data(), r.data(), v.data(), b.data(), 9, 11, d_a, got.data());
+      double vsum = 0.0;
+      for (float x : v) vsum += std::fabs(x);
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        INFO("d_a " << d_a << " entry " << i);
+        CHECK(std::fabs(got.data()[i] - want.data()[i]) <= 1e-5 * (1.0 + vsum));
+      }
+    }
+  });
+}
+
+// sparsemax / entmax15 threshold search against the sort-based rows: 1e-12 / 1e-9.
+TEST_CASE("threshold sparsemax and entmax15 equal the sort-based rows") {
+  std::mt19937 gen(3);
+  std::uniform_real_distribution<double> u(-3.0, 3.0);
+  const double inf = std::numeric_limits<double>::infinity();
+  for (std::size_t n : sizes)
+    for (int trial = 0; trial < 20; ++trial) {
+      std::vector<double> z(n);
+      for (auto& x : z) x = u(gen);
+      if (trial % 4 == 1)
+        for (std::size_t j = 0; j < n; j += 2) z[j] = -inf;
+      if (trial % 4 == 2)
+        for (auto& x : z) x = std::round(x);  // ties
+      if (trial == 3) z[n / 2] = inf;
+      if (trial == 7) std::fill(z.begin(), z.end(), -inf);
+      if (trial == 11)
+        for (auto& x : z) x *= 1e6;  // one key takes all
+      std::vector<double> want(n), got(n);
+      sparsemax_row(z.data(), want.data(), n);
+      kernels::sparsemax_threshold(z.data(), got.data(), n);
+      for (std::size_t j = 0; j < n; ++j) {
+        INFO("sparsemax n " << n << " trial " << trial << " j " << j);
+        CHECK(std::fabs(got[j] - want[j]) <= 1e-12);
+        CHECK((got[j] == 0.0) == (want[j] == 0.0));
+      }
+      entmax15_row(z.data(), want.data(), n);
+      kernels::entmax15_threshold(z.data(), got.data(), n);
+      for (std::size_t j = 0; j < n; ++j) {
+        INFO("entmax15 n " << n << " trial " << trial << " j " << j);
+        CHECK(std::fabs(got[j] - want[j]) <= 1e-9);
+        CHECK((got[j] == 0.0) == (want[j] == 0.0));
+      }
+    }
+}
