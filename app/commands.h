@@ -12,6 +12,7 @@ using action = std::function<int()>;
 action setup_run(CLI::App& app);
 action setup_list(CLI::App& app);
 action setup_demo(CLI::App& app);
+action setup_bench(CLI::App& app);
 action setup_compare(CLI::App& app);
 action setup_explain(CLI::App& app);
 action setup_transformer(CLI::App& app);

@@ -5,11 +5,13 @@
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <string>
 #include <utility>
 
 #include "attnviz/version.h"
 #include "commands.h"
 #include "error.h"
+#include "kernels/kernels.h"
 
 int main(int argc, char** argv) {
   using namespace attnviz;
@@ -20,12 +22,22 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", fmt::format("attn-viz {}", version));
   app.require_subcommand(1);
   app.footer("Start with:  attn-viz demo      then  attn-viz run --help  and  attn-viz list");
+  app.fallthrough();  // --threads / --isa may also follow the subcommand
+  std::size_t threads = 0;
+  std::string isa;
+  app.add_option(
+      "--threads,-j", threads,
+      "CPU threads for the parallel kernels (default: OMP_NUM_THREADS, else every core)");
+  app.add_option("--isa", isa,
+                 "Kernel instruction set: generic, avx2 or avx512 (default: the best this CPU "
+                 "has; also ATTNVIZ_ISA)");
   // name and action of each subcommand, in the order --help lists them
   const std::pair<const char*, cli::action> commands[] = {
       {"run", cli::setup_run(app)},         {"compare", cli::setup_compare(app)},
       {"explain", cli::setup_explain(app)}, {"transformer", cli::setup_transformer(app)},
       {"aoa", cli::setup_aoa(app)},         {"han", cli::setup_han(app)},
-      {"list", cli::setup_list(app)},       {"demo", cli::setup_demo(app)}};
+      {"list", cli::setup_list(app)},       {"demo", cli::setup_demo(app)},
+      {"bench", cli::setup_bench(app)}};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -34,6 +46,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    if (threads > 0) kernels::set_threads(threads);
+    if (!isa.empty()) kernels::use_isa(isa);
     for (const auto& [name, act] : commands)
       if (app.got_subcommand(name)) return act();
     return 2;

@@ -2,6 +2,8 @@
 
 #include <cassert>
 #include <cstdlib>
+#include <mutex>
+#include <utility>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -11,15 +13,50 @@
 
 namespace attnviz {
 
+namespace {
+
+constexpr std::size_t huge_page = std::size_t{2} << 20;
+constexpr std::size_t cache_limit = std::size_t{2} << 30;
+
+struct block_cache {
+  std::mutex lock;
+  std::vector<std::pair<void*, std::size_t>> blocks;  // pointer, rounded size
+  std::size_t total = 0;
+  ~block_cache() {
+    for (auto& b : blocks) std::free(b.first);
+  }
+};
+
+block_cache& cache() {
+  static block_cache c;
+  return c;
+}
+
+std::size_t rounded_size(std::size_t bytes) {
+  return (bytes + huge_page - 1) / huge_page * huge_page;
+}
+
+}  // namespace
+
 void* matrix_allocate_bytes(std::size_t bytes) {
-  constexpr std::size_t huge = std::size_t{2} << 20;
-  if (bytes < 2 * huge) {
+  if (bytes < 2 * huge_page) {
     void* p = std::malloc(bytes ? bytes : 1);
     if (!p) throw std::bad_alloc();
     return p;
   }
-  const std::size_t rounded = (bytes + huge - 1) / huge * huge;
-  void* p = std::aligned_alloc(huge, rounded);
+  const std::size_t rounded = rounded_size(bytes);
+  {
+    block_cache& c = cache();
+    std::lock_guard<std::mutex> guard(c.lock);
+    for (auto it = c.blocks.begin(); it != c.blocks.end(); ++it)
+      if (it->second == rounded) {
+        void* p = it->first;
+        c.total -= rounded;
+        c.blocks.erase(it);
+        return p;
+      }
+  }
+  void* p = std::aligned_alloc(huge_page, rounded);
   if (!p) throw std::bad_alloc();
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   madvise(p, rounded, MADV_HUGEPAGE);  // advice only: failure changes nothing
@@ -27,7 +64,18 @@ void* matrix_allocate_bytes(std::size_t bytes) {
   return p;
 }
 
-void matrix_release_bytes(void* p) noexcept {
+void matrix_release_bytes(void* p, std::size_t bytes) noexcept {
+  if (!p) return;
+  if (bytes >= 2 * huge_page) {
+    const std::size_t rounded = rounded_size(bytes);
+    block_cache& c = cache();
+    std::lock_guard<std::mutex> guard(c.lock);
+    if (c.total + rounded <= cache_limit) {
+      c.blocks.emplace_back(p, rounded);
+      c.total += rounded;
+      return;
+    }
+  }
   std::free(p);
 }
 

@@ -12,7 +12,7 @@
 namespace attnviz {
 
 void* matrix_allocate_bytes(std::size_t bytes);
-void matrix_release_bytes(void* p) noexcept;
+void matrix_release_bytes(void* p, std::size_t bytes) noexcept;
 
 // Storage for matrix values: elements are left uninitialised unless a value is given (so a
 // kernel that writes every element does not pay for zeroing first), and blocks of 4 MiB or
@@ -25,7 +25,7 @@ struct matrix_allocator {
   template <class U>
   matrix_allocator(const matrix_allocator<U>&) noexcept {}
   T* allocate(std::size_t n) { return static_cast<T*>(matrix_allocate_bytes(n * sizeof(T))); }
-  void deallocate(T* p, std::size_t) noexcept { matrix_release_bytes(p); }
+  void deallocate(T* p, std::size_t n) noexcept { matrix_release_bytes(p, n * sizeof(T)); }
   template <class U>
   void construct(U* p) noexcept {
     ::new (static_cast<void*>(p)) U;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -144,8 +145,26 @@ struct head_inputs {
   std::uint64_t seed = 0;
 };
 
+double seconds_since(std::chrono::steady_clock::time_point& start) {
+  const auto now = std::chrono::steady_clock::now();
+  const double s = std::chrono::duration<double>(now - start).count();
+  start = now;
+  return s;
+}
+
+void add_time(attention_result& r, const char* stage, double seconds) {
+  for (auto& [name, total] : r.stage_seconds)
+    if (name == stage) {
+      total += seconds;
+      return;
+    }
+  r.stage_seconds.emplace_back(stage, seconds);
+}
+
 // Stages 1-3 for one head.
-head_result run_head(const head_inputs& in, const attention_spec& spec, param_store& params) {
+head_result run_head(const head_inputs& in, const attention_spec& spec, param_store& params,
+                     attention_result& timing) {
+  auto clock = std::chrono::steady_clock::now();
   const score_entry& score = find_score(spec.score);
   const align_entry& align = find_align(spec.align);
   const context_entry& context = find_context(spec.context);
@@ -156,14 +175,17 @@ head_result run_head(const head_inputs& in, const attention_spec& spec, param_st
     head.alibi_slope = in.alibi_slope;
   }
   check_finite(scores, "scores", params);
+  add_time(timing, "score", seconds_since(clock));
   const matrix visible = apply_masks(scores, spec.masks);
   head.weights = align.fn(visible, align_options{spec.temperature, spec.window, &in.q, &params});
   record_masks(head, spec.masks, visible.rows(), visible.cols());
   if (spec.keep_scores) head.scores = std::move(scores);
+  add_time(timing, "align", seconds_since(clock));
   auto ctx = context.fn(head.weights, in.v, context_options{spec.hard, in.seed});
   head.context = std::move(ctx.context);
   check_finite(head.context, "context", params);
   head.chosen_keys = std::move(ctx.chosen);
+  add_time(timing, "context", seconds_since(clock));
   return head;
 }
 
@@ -265,6 +287,7 @@ attention_result run_attention(const attention_input& input, const attention_spe
     d_k = project ? d / H : d;
   }
 
+  auto clock = std::chrono::steady_clock::now();
   // Inputs, with absolute positions when asked.
   matrix xq = input.queries, xk = input.keys, xv = input.values;
   if (spec.position == position_scheme::sinusoidal) {
@@ -293,6 +316,7 @@ attention_result run_attention(const attention_input& input, const attention_spe
   result.d_k = d_head;
   result.d_v = d_v_head;
 
+  add_time(result, "project", seconds_since(clock));
   const auto slopes = alibi_slopes(H, spec.alibi_slope);
   const bool fused = (score.fn == score_scaled_dot || score.fn == score_dot) &&
                      align.fn == align_softmax && context.fn == context_soft &&
@@ -304,7 +328,9 @@ attention_result run_attention(const attention_input& input, const attention_spe
         apply_rope_columns(k, h * d_head, d_head);
       }
     result.heads = run_heads_fused(q, k, v, H, d_head, d_v_head, slopes, result.spec, params);
+    add_time(result, "attend", seconds_since(clock));
     if (spec.heads > 0) result.output = combine_heads(result, params);
+    if (spec.heads > 0) add_time(result, "combine", seconds_since(clock));
     return result;
   }
   for (std::size_t h = 0; h < H; ++h) {
@@ -321,9 +347,12 @@ attention_result run_attention(const attention_input& input, const attention_spe
     hin.seed = spec.seed + h;
     std::optional<param_scope> scope;
     if (H > 1) scope.emplace(params, fmt::format("heads.{}.", h));
-    result.heads.push_back(run_head(hin, result.spec, params));
+    clock = std::chrono::steady_clock::now();
+    result.heads.push_back(run_head(hin, result.spec, params, result));
   }
+  clock = std::chrono::steady_clock::now();
   if (spec.heads > 0) result.output = combine_heads(result, params);
+  if (spec.heads > 0) add_time(result, "combine", seconds_since(clock));
   return result;
 }
 

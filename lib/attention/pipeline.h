@@ -31,6 +31,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attention/context.h"
@@ -97,6 +98,9 @@ struct attention_result {
   std::vector<head_result> heads;
   matrix output;                   // multi-head: n_q × d_model (empty otherwise)
   std::vector<double> head_share;  // weighted combination: κ_h (empty otherwise)
+  // Wall-clock seconds per stage, in order: "project", then "attend" (the fused kernel) or
+  // "score", "align", "context" (summed over heads), then "combine" with heads (for bench).
+  std::vector<std::pair<std::string, double>> stage_seconds;
   bool multihead() const noexcept { return spec.heads > 0; }
 };
 

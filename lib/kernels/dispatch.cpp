@@ -3,7 +3,12 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <new>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
 
 #include "error.h"
 #include "kernels/isa_table.h"
@@ -73,6 +78,22 @@ void use_isa(std::string_view name) {
     throw usage_error(fmt::format("instruction set '{}' is not available here (available: {})",
                                   name, fmt::join(available_isas(), ", ")));
   active().store(t, std::memory_order_relaxed);
+}
+
+void set_threads(std::size_t n) {
+#if defined(_OPENMP)
+  if (n >= 1) omp_set_num_threads(static_cast<int>(n));
+#else
+  (void)n;
+#endif
+}
+
+std::size_t threads() {
+#if defined(_OPENMP)
+  return static_cast<std::size_t>(omp_get_max_threads());
+#else
+  return 1;
+#endif
 }
 
 void gemm(std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a, std::size_t lda,

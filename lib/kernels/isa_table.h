@@ -24,6 +24,7 @@ class float_buffer {
 
  private:
   float* data_;
+  std::size_t count_;
 };
 
 struct isa_table {

@@ -29,6 +29,11 @@ std::string_view active_isa();
 // Selects one of available_isas(); throws usage_error for another name.
 void use_isa(std::string_view name);
 
+// Threads the parallel loops use. set_threads(n >= 1) is what OMP_NUM_THREADS=n does; without
+// a call, OMP_NUM_THREADS or else every core. threads() is 1 in a build without OpenMP.
+void set_threads(std::size_t n);
+std::size_t threads();
+
 // C (m×n, stride ldc) = alpha · A (m×k, stride lda) · op(B) + beta · C, where op(B) is B
 // (k×n, stride ldb) or, with b_trans, Bᵀ for B n×k (stride ldb). Parallel inside.
 void gemm(std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a, std::size_t lda,

@@ -1,0 +1,113 @@
+// attn-viz bench: time the pipeline on synthetic inputs and print the figures as JSON.
+#include <fmt/format.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "attention/mask.h"
+#include "attention/positional.h"
+#include "commands.h"
+#include "jobs/bench_job.h"
+
+namespace attnviz::cli {
+namespace {
+
+struct bench_options {
+  bench_config config;
+  std::string score = "scaled_dot", align = "softmax", context = "soft", masks, position = "none";
+  std::size_t heads = 12, d_k = 0, d_a = 0;
+  bool no_scores = false;
+};
+
+nlohmann::ordered_json to_json(const bench_report& r, const bench_options& o) {
+  nlohmann::ordered_json j;
+  j["n_q"] = r.n_q;
+  j["n_k"] = r.n_k;
+  j["d_model"] = r.d_model;
+  j["heads"] = r.heads;
+  j["d_k"] = r.d_k;
+  j["d_v"] = r.d_v;
+  j["score"] = o.score;
+  j["align"] = o.align;
+  j["context"] = o.context;
+  j["scores_kept"] = !o.no_scores;
+  j["threads"] = r.threads;
+  j["isa"] = r.isa;
+  j["reps"] = r.total_seconds.size();
+  j["total_s"] = r.median_total;
+  auto& stages = j["stages_s"] = nlohmann::ordered_json::object();
+  for (const auto& [name, s] : r.median_stage) stages[name] = s;
+  j["times_s"] = r.total_seconds;
+  j["gflop"] = {
+      {"project", r.gflop_project}, {"attend", r.gflop_attend}, {"combine", r.gflop_combine}};
+  const double total_gflop = r.gflop_project + r.gflop_attend + r.gflop_combine;
+  j["gflops"] = r.median_total > 0 ? total_gflop / r.median_total : 0.0;
+  auto& rates = j["stage_gflops"] = nlohmann::ordered_json::object();
+  for (const auto& [name, s] : r.median_stage) {
+    const double g = name == "project"   ? r.gflop_project
+                     : name == "combine" ? r.gflop_combine
+                     : name == "attend"  ? r.gflop_attend
+                                         : 0.0;
+    if (g > 0 && s > 0) rates[name] = g / s;
+  }
+  j["peak_rss_mib"] = r.peak_rss_mib;
+  return j;
+}
+
+}  // namespace
+
+action setup_bench(CLI::App& app) {
+  auto o = std::make_shared<bench_options>();
+  auto* cmd = app.add_subcommand(
+      "bench",
+      "Time attention on synthetic inputs: per-stage and total median seconds, GFLOP/s and peak "
+      "memory, as JSON");
+  cmd->footer(
+      "Inputs are reproducible random vectors (--seed); each repetition is one full pipeline "
+      "call, as `run` makes it, with the weights materialised for the picture.\n"
+      "Examples:\n"
+      "  attn-viz bench --n 2048 --d 768 --heads 12\n"
+      "  attn-viz --threads 1 bench --n 8192 --d 64 --heads 1\n"
+      "  attn-viz bench --n 1024 --d 128 --heads 0 --score additive --da 128\n"
+      "bench/run_benchmarks.py runs the shapes of bench/RESULTS.md against PyTorch and oneDNN.");
+  auto& c = o->config;
+  cmd->add_option("--n", c.n_q, "Query tokens (and keys, for self-attention)")
+      ->capture_default_str();
+  cmd->add_option("--nk", c.n_k, "Key tokens: cross attention with this many keys (0: self)")
+      ->capture_default_str();
+  cmd->add_option("--d", c.d_model, "Model (embedding) size d")->capture_default_str();
+  cmd->add_option("--heads,-H", o->heads,
+                  "Heads; 0 = one attention straight on the vectors, no projections")
+      ->capture_default_str();
+  cmd->add_option("--dk", o->d_k, "Per-head size d_k (0: d / heads)")->capture_default_str();
+  cmd->add_option("--da", o->d_a, "Hidden size of additive / concat scores (0: d_k)");
+  cmd->add_option("--score", o->score, "Score function (attn-viz list score)")
+      ->capture_default_str();
+  cmd->add_option("--align", o->align, "Alignment function")->capture_default_str();
+  cmd->add_option("--context", o->context, "Context function")->capture_default_str();
+  cmd->add_option("--mask", o->masks, "Masks, as for run (causal, window:R, dilated:K)");
+  cmd->add_option("--position", o->position, "none, sinusoidal, rope or alibi")
+      ->capture_default_str();
+  cmd->add_flag("--no-scores", o->no_scores,
+                "Keep only the weights, not the raw scores (one n x n map less per head)");
+  cmd->add_option("--warmup", c.warmup, "Untimed calls first")->capture_default_str();
+  cmd->add_option("--reps", c.reps, "Timed calls; the median is reported")->capture_default_str();
+  cmd->add_option("--seed", c.seed, "Seed of the inputs and parameters")->capture_default_str();
+  return [o] {
+    auto& spec = o->config.spec;
+    spec.score = o->score;
+    spec.align = o->align;
+    spec.context = o->context;
+    spec.heads = o->heads;
+    spec.d_k = o->d_k;
+    spec.d_a = o->d_a;
+    spec.masks.rules = parse_masks(o->masks);
+    spec.position = parse_position(o->position);
+    spec.keep_scores = !o->no_scores;
+    const bench_report report = bench_job(o->config);
+    fmt::print("{}\n", to_json(report, *o).dump(2));
+    return 0;
+  };
+}
+
+}  // namespace attnviz::cli

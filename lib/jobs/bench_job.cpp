@@ -1,0 +1,100 @@
+#include "jobs/bench_job.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "error.h"
+#include "kernels/kernels.h"
+#include "params/param_store.h"
+#include "params/rng.h"
+
+namespace attnviz {
+namespace {
+
+matrix synthetic(std::size_t rows, std::size_t cols, std::uint64_t seed, std::string_view stream) {
+  splitmix64 rng(seed, stream);
+  matrix m = matrix::uninitialized(rows, cols);
+  for (std::size_t i = 0; i < m.size(); ++i)
+    m.data()[i] = static_cast<float>(2.0 * rng.uniform() - 1.0);
+  return m;
+}
+
+std::vector<std::string> token_names(std::size_t n, char prefix) {
+  std::vector<std::string> out(n);
+  for (std::size_t i = 0; i < n; ++i) out[i] = prefix + std::to_string(i);
+  return out;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double peak_rss_mib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux: KiB
+}
+
+}  // namespace
+
+bench_report bench_job(const bench_config& config) {
+  if (config.n_q == 0 || config.d_model == 0) throw usage_error("--n and --d must be at least 1");
+  if (config.reps == 0) throw usage_error("--reps must be at least 1");
+  const bool cross = config.n_k > 0;
+  attention_input input;
+  input.structure = cross ? attention_structure::cross : attention_structure::self;
+  input.query_tokens = token_names(config.n_q, 'q');
+  input.queries = synthetic(config.n_q, config.d_model, config.seed, "bench.queries");
+  if (cross) {
+    input.key_tokens = token_names(config.n_k, 'k');
+    input.keys = synthetic(config.n_k, config.d_model, config.seed, "bench.keys");
+  } else {
+    input.key_tokens = input.query_tokens;
+    input.keys = input.queries;
+  }
+  input.values = input.keys;
+  param_store params = param_store::seeded(config.seed);
+
+  bench_report report;
+  report.threads = kernels::threads();
+  report.isa = std::string(kernels::active_isa());
+  std::vector<std::vector<std::pair<std::string, double>>> stages;
+  for (std::size_t rep = 0; rep < config.warmup + config.reps; ++rep) {
+    const auto start = std::chrono::steady_clock::now();
+    attention_result r = run_attention(input, config.spec, params);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (rep == 0) {
+      report.n_q = r.query_tokens.size();
+      report.n_k = r.key_tokens.size();
+      report.d_model = r.d_model;
+      report.heads = r.heads.size();
+      report.d_k = r.d_k;
+      report.d_v = r.d_v;
+    }
+    if (rep < config.warmup) continue;
+    report.total_seconds.push_back(seconds);
+    stages.push_back(r.stage_seconds);
+  }
+  report.median_total = median(report.total_seconds);
+  for (std::size_t s = 0; s < stages.front().size(); ++s) {
+    std::vector<double> times;
+    for (const auto& rep : stages) times.push_back(rep[s].second);
+    report.median_stage.emplace_back(stages.front()[s].first, median(times));
+  }
+  const double nq = static_cast<double>(report.n_q), nk = static_cast<double>(report.n_k),
+               d = static_cast<double>(report.d_model), H = static_cast<double>(report.heads),
+               dk = static_cast<double>(report.d_k), dv = static_cast<double>(report.d_v);
+  const bool projected = config.spec.project || config.spec.heads > 0;
+  if (projected) report.gflop_project = 2.0 * d * (nq * H * dk + nk * H * dk + nk * H * dv) / 1e9;
+  report.gflop_attend = 2.0 * nq * nk * H * (dk + dv) / 1e9;
+  if (config.spec.heads > 0) report.gflop_combine = 2.0 * nq * H * dv * d / 1e9;
+  report.peak_rss_mib = peak_rss_mib();
+  return report;
+}
+
+}  // namespace attnviz
