@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""attn-viz against its anchors, in one run, on this machine.
+
+For each shape and thread count, alternating in the same run:
+  attn-viz      `attn-viz --threads T bench --no-scores` (median of its timed calls)
+  oneDNN        ../shared/bench/bench_attn.py --impl dnnl_reuse and dnnl: oneDNN's JIT sgemm
+                for the projections, per-head sgemm for QK^T and AV, PyTorch's softmax
+  torch MHA     bench_attn.py --impl mha_w: nn.MultiheadAttention, need_weights=True,
+                average_attn_weights=False (Debian's PyTorch, reference BLAS)
+  additive      attn-viz bench --score additive against the PyTorch broadcast formulation
+                tanh(P[:, None] + R[None] + b) @ v, then softmax and A V (this script)
+and the machine's FMA peak from ../shared/bench/fma_peak.cpp, compiled and run here.
+
+Like for like: the oneDNN anchor has no biases and no output projection, so it is compared
+with attn-viz's project + attend stages; torch MHA has both, so it is compared with attn-viz's
+total. Ratios are anchor seconds / attn-viz seconds (> 1: attn-viz is faster).
+
+Usage: /usr/bin/python3 bench/run_benchmarks.py --exe build/attn-viz [--shared ../shared/bench]
+       [--threads 1,2] [--quick] [--mha-max-n 2048] [--out bench/results.jsonl]
+Prints a Markdown table; every measurement is also appended to --out as one JSON line.
+"""
+import argparse
+import json
+import math
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SHAPES = [(128, 768, 12), (512, 768, 12), (2048, 768, 12), (4096, 768, 12), (8192, 64, 1)]
+
+
+def run_json(cmd, env=None):
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
+    lines = [l for l in out.splitlines() if l.strip().startswith("{")]
+    if len(lines) == 1 and lines[0].strip() != "{":
+        return json.loads(lines[0])
+    return json.loads(out[out.index("{"):])
+
+
+def fma_peak(shared):
+    exe = os.path.join(tempfile.mkdtemp(prefix="attnviz-bench-"), "fma_peak")
+    subprocess.run(["g++", "-O2", "-march=native", "-fopenmp", os.path.join(shared, "fma_peak.cpp"),
+                    "-o", exe], check=True)
+    out = subprocess.run([exe], check=True, capture_output=True, text=True).stdout
+    peak = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) >= 4 and f[0] in ("avx512_zmm", "avx2_ymm"):
+            peak[(f[0], int(f[1]))] = float(f[3])
+    return {t: max(v for (k, tt), v in peak.items() if tt == t) for t in (1, 2)}
+
+
+def attnviz(exe, n, d, h, threads, extra=()):
+    cmd = [exe, "--threads", str(threads), "bench", "--n", str(n), "--d", str(d), "--heads", str(h),
+           "--no-scores", "--reps", "7", "--warmup", "2", *extra]
+    return run_json(cmd)
+
+
+def anchor(shared, impl, n, d, h, threads):
+    cmd = ["/usr/bin/python3", os.path.join(shared, "bench_attn.py"), "--impl", impl, "--n", str(n),
+           "--d", str(d), "--heads", str(h), "--threads", str(threads)]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=shared).stdout
+    return json.loads([l for l in out.splitlines() if l.startswith("{")][-1])
+
+
+def torch_additive(n, d_a, threads, reps=5):
+    """PyTorch broadcast additive attention in a fresh process (thread count set first)."""
+    code = f"""
+import os, time, statistics, json, resource
+os.environ["OMP_NUM_THREADS"] = "{threads}"
+import torch
+torch.set_num_threads({threads}); torch.set_grad_enabled(False)
+g = torch.Generator().manual_seed(0)
+n, d, da = {n}, {d_a}, {d_a}
+X = torch.rand(n, d, generator=g) * 2 - 1
+Wq = torch.rand(da, d, generator=g) * 0.2 - 0.1; Wk = torch.rand(da, d, generator=g) * 0.2 - 0.1
+v = torch.rand(da, generator=g) - 0.5; b = torch.zeros(da)
+def f():
+    P = X @ Wq.T; R = X @ Wk.T
+    E = torch.tanh(P[:, None, :] + R[None, :, :] + b) @ v      # n x n x d_a in memory
+    A = torch.softmax(E, dim=-1)
+    return A, A @ X
+f()
+ts = []
+for _ in range({reps}):
+    t = time.perf_counter(); f(); ts.append(time.perf_counter() - t)
+print(json.dumps({{"median_s": statistics.median(ts), "times_s": ts,
+                  "maxrss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+"""
+    out = subprocess.run(["/usr/bin/python3", "-c", code], check=True, capture_output=True,
+                         text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def fmt_s(s):
+    return f"{s * 1e3:.1f} ms" if s < 0.1 else f"{s:.3f} s"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--exe", default=os.path.join(HERE, "..", "build", "attn-viz"))
+    p.add_argument("--shared", default=os.path.join(HERE, "..", "..", "shared", "bench"))
+    p.add_argument("--threads", default="1,2")
+    p.add_argument("--quick", action="store_true", help="only n = 128, 512, 2048 and additive")
+    p.add_argument("--mha-max-n", type=int, default=2048,
+                   help="largest n for torch MHA (about 7 s per call at 2048, 4x that at 4096)")
+    p.add_argument("--out", default=os.path.join(HERE, "results.jsonl"))
+    a = p.parse_args()
+    threads = [int(t) for t in a.threads.split(",")]
+    shapes = SHAPES[:3] if a.quick else SHAPES
+    log = open(a.out, "a")
+
+    def record(kind, **kw):
+        kw.update(kind=kind, date=time.strftime("%Y-%m-%d %H:%M:%S"))
+        log.write(json.dumps(kw) + "\n")
+        log.flush()
+
+    version = subprocess.run([a.exe, "--version"], capture_output=True, text=True).stdout.strip()
+    peak = fma_peak(a.shared)
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    print(f"# {version} on {cpu}, {os.cpu_count()} CPUs, {platform.platform()}")
+    print(f"# FMA peak measured now: {peak[1]:.0f} GFLOP/s (1 thread), {peak[2]:.0f} (2 threads)")
+    record("peak", gflops=peak, cpu=cpu, version=version)
+
+    rows = []
+    for (n, d, h) in shapes:
+        for t in threads:
+            ours = attnviz(a.exe, n, d, h, t)
+            st = ours["stages_s"]
+            ours_no_out = st.get("project", 0) + st.get("attend", 0)
+            reuse = anchor(a.shared, "dnnl_reuse", n, d, h, t)
+            fresh = anchor(a.shared, "dnnl", n, d, h, t)
+            mha = anchor(a.shared, "mha_w", n, d, h, t) if n <= a.mha_max_n else None
+            mm_gflop = ours["gflop"]["project"] + ours["gflop"]["attend"]
+            row = dict(n=n, d=d, h=h, threads=t, ours_total=ours["total_s"], ours_no_out=ours_no_out,
+                       stages=st, stage_gflops=ours["stage_gflops"], isa=ours["isa"],
+                       rss=ours["peak_rss_mib"], dnnl_reuse=reuse["median_s"], dnnl=fresh["median_s"],
+                       mha=mha["median_s"] if mha else None,
+                       pct_peak=100 * mm_gflop / ours_no_out / peak[t])
+            record("attention", **row)
+            rows.append(row)
+            print(f"n={n} d={d} h={h} T={t}: attn-viz {fmt_s(ours_no_out)} (+out proj "
+                  f"{fmt_s(st.get('combine', 0))}), oneDNN reused {fmt_s(reuse['median_s'])}, "
+                  f"fresh {fmt_s(fresh['median_s'])}"
+                  + (f", torch MHA {fmt_s(mha['median_s'])}" if mha else ""), file=sys.stderr)
+
+    add = []
+    for t in threads:
+        ours = attnviz(a.exe, 1024, 128, 0, t, ["--score", "additive", "--da", "128"])
+        torch_add = torch_additive(1024, 128, t)
+        row = dict(threads=t, ours=ours["total_s"], ours_rss=ours["peak_rss_mib"],
+                   torch=torch_add["median_s"], torch_rss=torch_add["maxrss_mib"])
+        record("additive", **row)
+        add.append(row)
+
+    print()
+    print("| n | d | h | T | attn-viz project+attend | + out proj (total) | % FMA peak (matrix products) "
+          "| oneDNN anchor, buffers reused | ratio | oneDNN, fresh buffers | ratio | torch MHA need_weights "
+          "| ratio | attn-viz peak RSS |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        mha = f"{fmt_s(r['mha'])} | **{r['mha'] / r['ours_total']:.0f}×**" if r["mha"] else "- | -"
+        print(f"| {r['n']} | {r['d']} | {r['h']} | {r['threads']} | {fmt_s(r['ours_no_out'])} | "
+              f"{fmt_s(r['ours_total'])} | {r['pct_peak']:.0f}% | {fmt_s(r['dnnl_reuse'])} | "
+              f"**{r['dnnl_reuse'] / r['ours_no_out']:.2f}×** | {fmt_s(r['dnnl'])} | "
+              f"**{r['dnnl'] / r['ours_no_out']:.2f}×** | {mha} | {r['rss']:.0f} MiB |")
+    print()
+    print("| additive, n = 1024, d = d_a = 128 | T | attn-viz | PyTorch broadcast | ratio | RSS attn-viz / torch |")
+    print("|---|---|---|---|---|---|")
+    for r in add:
+        print(f"| score + softmax + context | {r['threads']} | {fmt_s(r['ours'])} | {fmt_s(r['torch'])} | "
+              f"**{r['torch'] / r['ours']:.1f}×** | {r['ours_rss']:.0f} / {r['torch_rss']:.0f} MiB |")
+    by = {(r["n"], r["threads"]): r for r in rows}
+    print()
+    for (n, d, h) in shapes:
+        if (n, 1) in by and (n, 2) in by:
+            print(f"2 threads vs 1 at n={n}, d={d}, h={h}: "
+                  f"{by[(n, 1)]['ours_no_out'] / by[(n, 2)]['ours_no_out']:.2f}×")
+
+
+if __name__ == "__main__":
+    main()
