@@ -1,0 +1,74 @@
+"""attn-viz bench, --threads and --isa from the outside: the JSON's shape and FLOP counts, the
+same attention under every instruction set and thread count, and bad values exiting 2."""
+import json
+import sys
+
+from harness import main
+
+
+def bench(env, *argv, **kw):
+    out, _ = env.run(*argv, **kw)
+    return json.loads(out)
+
+
+def test_bench_reports_stages_flops_and_memory(env):
+    j = bench(env, "--threads", "1", "bench", "--n", "40", "--d", "48", "--heads", "4", "--reps", "3",
+              "--warmup", "0")
+    assert (j["n_q"], j["n_k"], j["d_model"], j["heads"], j["d_k"], j["d_v"]) == (40, 40, 48, 4, 12, 12)
+    assert j["threads"] == 1 and j["reps"] == 3 and len(j["times_s"]) == 3
+    assert list(j["stages_s"]) == ["project", "attend", "combine"]  # the fused path
+    n, d = 40, 48
+    assert abs(j["gflop"]["project"] - 2 * n * d * 3 * d / 1e9) < 1e-12
+    assert abs(j["gflop"]["attend"] - 2 * n * n * 4 * (12 + 12) / 1e9) < 1e-12
+    assert abs(j["gflop"]["combine"] - 2 * n * d * d / 1e9) < 1e-12
+    assert sorted(j["times_s"])[1] == j["total_s"]  # the median
+    assert j["peak_rss_mib"] > 1
+
+
+def test_bench_other_variants_time_each_stage(env):
+    j = bench(env, "bench", "--n", "30", "--nk", "20", "--d", "16", "--heads", "0", "--score",
+              "additive", "--da", "8", "--align", "sparsemax", "--reps", "1")
+    assert (j["n_q"], j["n_k"]) == (30, 20)
+    assert list(j["stages_s"]) == ["project", "score", "align", "context"]
+
+
+def test_every_isa_and_thread_count_gives_the_same_attention(env):
+    """The run's JSON under each instruction set (1 and 2 threads) agrees to float rounding, and
+    thread counts agree bit for bit on one instruction set."""
+    first = None
+    for isa in ("generic", "avx2", "avx512"):
+        outs = []
+        for threads in ("1", "2"):
+            out, err = env.run("--threads", threads, "--isa", isa, "run", "--text",
+                               "the cat sat on the mat because it was tired", "--embeddings",
+                               env.embeddings, "--heads", "5", "--json", env.path(f"{isa}{threads}.json"),
+                               expect=None)
+            if env.last_code == 2 and "not available here" in err:
+                break  # this CPU lacks it
+            assert env.last_code == 0, err
+            with open(env.path(f"{isa}{threads}.json"), "rb") as f:
+                outs.append(f.read())
+        if not outs:
+            continue
+        assert outs[0] == outs[1], f"{isa}: 1 and 2 threads differ"
+        weights = [h["weights"] for h in json.loads(outs[0])["heads"]]
+        if first is None:
+            first = weights
+        for a, b in zip(first, weights):
+            for ra, rb in zip(a, b):
+                assert max(abs(x - y) for x, y in zip(ra, rb)) < 1e-5, isa
+
+
+def test_bad_threads_and_isa_exit_2(env):
+    _, err = env.run("--isa", "sse9", "list", expect=2)
+    assert "instruction set 'sse9' is not available here" in err and "generic" in err
+    _, err = env.run("--threads", "many", "list", expect=2)
+    assert "--threads" in err
+    _, err = env.run("bench", "--n", "0", expect=2)
+    assert "--n" in err
+    _, err = env.run("bench", "--n", "8", "--d", "8", "--heads", "3", expect=2)
+    assert "--heads 3 must divide d_model = 8" in err
+
+
+if __name__ == "__main__":
+    sys.exit(main(globals()))
