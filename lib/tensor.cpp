@@ -22,14 +22,13 @@ struct block_cache {
   std::mutex lock;
   std::vector<std::pair<void*, std::size_t>> blocks;  // pointer, rounded size
   std::size_t total = 0;
-  ~block_cache() {
-    for (auto& b : blocks) std::free(b.first);
-  }
 };
 
+// Deliberately never destroyed: a matrix released during static destruction still finds it;
+// the process's exit returns the cached blocks.
 block_cache& cache() {
-  static block_cache c;
-  return c;
+  static block_cache* c = new block_cache;
+  return *c;
 }
 
 std::size_t rounded_size(std::size_t bytes) {

@@ -90,11 +90,12 @@ void mask_hook(const void* masks, std::size_t i, float* scores, std::size_t n_k)
   mask_row(*static_cast<const mask_set*>(masks), i, scores, n_k);
 }
 
-// Stages 1-3 for all heads at once with the fused kernel: scaled_dot or dot, softmax, soft.
+// Stages 1-3 for all heads at once with the fused kernel: scaled_dot or dot (scale 1/√d_k or
+// 1), softmax, soft.
 // Head h reads columns [h d_k, (h+1) d_k) of q and k and [h d_v, (h+1) d_v) of v in place.
 std::vector<head_result> run_heads_fused(const matrix& q, const matrix& k, const matrix& v,
                                          std::size_t H, std::size_t d_k, std::size_t d_v,
-                                         const std::vector<double>& slopes,
+                                         float scale, const std::vector<double>& slopes,
                                          const attention_spec& spec, param_store& params) {
   const std::size_t n_q = q.rows(), n_k = k.rows();
   check_pad_keys(spec.masks, n_k);
@@ -117,9 +118,7 @@ std::vector<head_result> run_heads_fused(const matrix& q, const matrix& k, const
   args.ldk = k.cols();
   args.v = v.data();
   args.ldv = v.cols();
-  args.scale = spec.score == "scaled_dot"
-                   ? static_cast<float>(1.0 / std::sqrt(static_cast<double>(d_k)))
-                   : 1.0f;
+  args.scale = scale;
   args.inv_temperature = static_cast<float>(1.0 / spec.temperature);
   if (spec.position == position_scheme::alibi) args.alibi_slopes = slopes.data();
   if (!spec.masks.empty()) {
@@ -327,32 +326,35 @@ attention_result run_attention(const attention_input& input, const attention_spe
         apply_rope_columns(q, h * d_head, d_head);
         apply_rope_columns(k, h * d_head, d_head);
       }
-    result.heads = run_heads_fused(q, k, v, H, d_head, d_v_head, slopes, result.spec, params);
+    const float scale = score.fn == score_scaled_dot
+                            ? static_cast<float>(1.0 / std::sqrt(static_cast<double>(d_head)))
+                            : 1.0f;
+    result.heads =
+        run_heads_fused(q, k, v, H, d_head, d_v_head, scale, slopes, result.spec, params);
     add_time(result, "attend", seconds_since(clock));
-    if (spec.heads > 0) result.output = combine_heads(result, params);
-    if (spec.heads > 0) add_time(result, "combine", seconds_since(clock));
-    return result;
-  }
-  for (std::size_t h = 0; h < H; ++h) {
-    head_inputs hin;
-    // one head takes the matrices as they are; several take their columns
-    hin.q = H > 1 ? q.columns(h * d_head, d_head) : std::move(q);
-    hin.k = H > 1 ? k.columns(h * d_head, d_head) : std::move(k);
-    hin.v = H > 1 ? v.columns(h * d_v_head, d_v_head) : std::move(v);
-    if (spec.position == position_scheme::rope) {
-      apply_rope(hin.q);
-      apply_rope(hin.k);
+  } else {
+    for (std::size_t h = 0; h < H; ++h) {
+      head_inputs hin;
+      // one head takes the matrices as they are; several take their columns
+      hin.q = H > 1 ? q.columns(h * d_head, d_head) : std::move(q);
+      hin.k = H > 1 ? k.columns(h * d_head, d_head) : std::move(k);
+      hin.v = H > 1 ? v.columns(h * d_v_head, d_v_head) : std::move(v);
+      if (spec.position == position_scheme::rope) {
+        apply_rope(hin.q);
+        apply_rope(hin.k);
+      }
+      hin.alibi_slope = slopes[h];
+      hin.seed = spec.seed + h;
+      std::optional<param_scope> scope;
+      if (H > 1) scope.emplace(params, fmt::format("heads.{}.", h));
+      result.heads.push_back(run_head(hin, result.spec, params, result));
     }
-    hin.alibi_slope = slopes[h];
-    hin.seed = spec.seed + h;
-    std::optional<param_scope> scope;
-    if (H > 1) scope.emplace(params, fmt::format("heads.{}.", h));
     clock = std::chrono::steady_clock::now();
-    result.heads.push_back(run_head(hin, result.spec, params, result));
   }
-  clock = std::chrono::steady_clock::now();
-  if (spec.heads > 0) result.output = combine_heads(result, params);
-  if (spec.heads > 0) add_time(result, "combine", seconds_since(clock));
+  if (spec.heads > 0) {
+    result.output = combine_heads(result, params);
+    add_time(result, "combine", seconds_since(clock));
+  }
   return result;
 }
 

@@ -15,12 +15,13 @@
 
 namespace attnviz::kernels {
 
-float_buffer::float_buffer(std::size_t count)
-    : data_(static_cast<float*>(std::calloc(count ? count : 1, sizeof(float)))) {
-  if (!data_) throw std::bad_alloc();
+// Through the matrix allocator, so large scratch buffers are reused between calls too.
+float_buffer::float_buffer(std::size_t count, fill how)
+    : data_(static_cast<float*>(matrix_allocate_bytes(count * sizeof(float)))), count_(count) {
+  if (how == fill::zeros) std::memset(data_, 0, count * sizeof(float));
 }
 float_buffer::~float_buffer() {
-  std::free(data_);
+  matrix_release_bytes(data_, count_ * sizeof(float));
 }
 
 namespace {

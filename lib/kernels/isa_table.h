@@ -12,10 +12,12 @@
 
 namespace attnviz::kernels {
 
-// A heap array of floats, zero-filled, owned.
+// A heap array of floats, owned; zero-filled when asked (otherwise every element must be
+// written before it is read).
 class float_buffer {
  public:
-  explicit float_buffer(std::size_t count);
+  enum class fill { none, zeros };
+  float_buffer(std::size_t count, fill how);
   ~float_buffer();
   float_buffer(const float_buffer&) = delete;
   float_buffer& operator=(const float_buffer&) = delete;
