@@ -25,6 +25,8 @@ Examples:
   attn-viz run --source "paris is the capital of france" --target "what is the capital ?" \
                --score general --png cross.png
   attn-viz run --text "..." --context hard --hard argmax        (prints the table)
+  attn-viz run --text - --project --dk 64 --stream --png long.png < book.txt
+                              (65,536 tokens -> a 2048 x 2048 pooled map in well under 1 GiB)
 
 Without --json/--png/--svg/--params-out the weights are printed as a table.
 Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.)");
@@ -44,8 +46,41 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.)");
       ->type_name("FILE")
       ->group("Output");
 
-  return [flags, outputs, term] {
+  auto stream = std::make_shared<bool>(false);
+  auto no_stream = std::make_shared<bool>(false);
+  auto pool = std::make_shared<std::string>("mean");
+  auto quiet = std::make_shared<bool>(false);
+  cmd->add_flag("--stream", *stream,
+                "Push blocks of queries through all three stages and pool the weights straight "
+                "into the picture: memory O(n d + pixels^2), never O(n^2); every softmax row "
+                "is still exact. Automatic past 4096 x 4096 query x key cells, or when the full "
+                "maps would pass --max-memory")
+      ->group("Long inputs");
+  cmd->add_flag("--no-stream", *no_stream,
+                "Never stream: keep every weight (the size check of --max-memory applies)")
+      ->excludes(cmd->get_option("--stream"))
+      ->group("Long inputs");
+  cmd->add_option("--pixels", outputs->pixels,
+                  "Streaming: side of the pooled map, at most this many bins of queries and of "
+                  "keys (one pixel each)")
+      ->check(CLI::Range(1, 16384))
+      ->capture_default_str()
+      ->group("Long inputs");
+  cmd->add_option("--pool", *pool,
+                  "Streaming: a pixel is the mean of the weights it covers (a row of pixels "
+                  "still sums to 1 per token) or their max (single sharp links stay visible)")
+      ->check(CLI::IsMember({"mean", "max"}))
+      ->capture_default_str()
+      ->group("Long inputs");
+  cmd->add_flag("--quiet,-q", *quiet, "No progress bar on stderr")->group("Long inputs");
+
+  return [flags, outputs, term, stream, no_stream, pool, quiet] {
     run_config c = *outputs;
+    c.stream = *stream      ? run_config::streaming::on
+               : *no_stream ? run_config::streaming::off
+                            : run_config::streaming::automatic;
+    c.pool = parse_pool_mode(*pool);
+    if (*quiet) c.progress = progress_style::quiet;
     c.input = resolve_input(*flags);
     c.spec = resolve_spec(*flags);
     c.params_in = flags->params_in;
@@ -53,7 +88,8 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.)");
     c.max_memory = resolve_max_memory(*flags);
     const run_report report = run_job(c);
     print_warnings(report.warnings);
-    if (*term || report.written.empty()) print_terminal_view(report.result, c.view, *term);
+    if (!report.streamed && (*term || report.written.empty()))
+      print_terminal_view(report.result, c.view, *term);
     print_written(report.written);
     return 0;
   };

@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "error.h"
 #include "kernels/kernels.h"
+#include "render/canvas.h"
 
 int main(int argc, char** argv) {
   using namespace attnviz;
@@ -25,12 +26,17 @@ int main(int argc, char** argv) {
   app.fallthrough();  // --threads / --isa may also follow the subcommand
   std::size_t threads = 0;
   std::string isa;
+  int png_level = default_png_level;
   app.add_option(
       "--threads,-j", threads,
       "CPU threads for the parallel kernels (default: OMP_NUM_THREADS, else every core)");
   app.add_option("--isa", isa,
                  "Kernel instruction set: generic, avx2 or avx512 (default: the best this CPU "
                  "has; also ATTNVIZ_ISA)");
+  app.add_option("--png-level", png_level,
+                 "PNG compression: 0 (fastest, largest) to 9 (smallest, slowest)")
+      ->check(CLI::Range(0, 9))
+      ->capture_default_str();
   // name and action of each subcommand, in the order --help lists them
   const std::pair<const char*, cli::action> commands[] = {
       {"run", cli::setup_run(app)},         {"compare", cli::setup_compare(app)},
@@ -48,6 +54,7 @@ int main(int argc, char** argv) {
   try {
     if (threads > 0) kernels::set_threads(threads);
     if (!isa.empty()) kernels::use_isa(isa);
+    set_png_level(png_level);
     for (const auto& [name, act] : commands)
       if (app.got_subcommand(name)) return act();
     return 2;

@@ -90,22 +90,61 @@ void mask_hook(const void* masks, std::size_t i, float* scores, std::size_t n_k)
   mask_row(*static_cast<const mask_set*>(masks), i, scores, n_k);
 }
 
+// Streaming: forwards blocks of weights to the sink and notes, per head, the rows whose keys
+// were all masked. A row with a visible key sums to 1, so with masks a row of zeros is exactly
+// a row with every key hidden.
+struct sink_relay {
+  weights_sink* sink = nullptr;
+  bool masks = false;
+  std::vector<std::vector<char>> all_masked;  // [head][row], filled only with masks
+
+  void forward(std::size_t h, std::size_t i0, std::size_t rows, const float* w, std::size_t n_k) {
+    if (masks)
+      for (std::size_t r = 0; r < rows; ++r) {
+        const float* row = w + r * n_k;
+        all_masked[h][i0 + r] = std::all_of(row, row + n_k, [](float x) { return x == 0.0f; });
+      }
+    sink->consume(h, i0, rows, w, n_k);
+  }
+  static void relay(void* self, std::size_t h, std::size_t i0, std::size_t rows, const float* w,
+                    std::size_t n_k) {
+    static_cast<sink_relay*>(self)->forward(h, i0, rows, w, n_k);
+  }
+  void record(head_result& head, std::size_t h, std::size_t n_q) const {
+    head.masked_rows.assign(n_q, false);
+    if (masks)
+      for (std::size_t i = 0; i < n_q; ++i) head.masked_rows[i] = all_masked[h][i] != 0;
+  }
+};
+
+sink_relay make_relay(weights_sink* sink, const mask_set& masks, std::size_t H, std::size_t n_q) {
+  sink_relay relay;
+  relay.sink = sink;
+  relay.masks = !masks.empty();
+  if (relay.masks) relay.all_masked.assign(H, std::vector<char>(n_q, 0));
+  return relay;
+}
+
 // Stages 1-3 for all heads at once with the fused kernel: scaled_dot or dot (scale 1/√d_k or
 // 1), softmax, soft.
 // Head h reads columns [h d_k, (h+1) d_k) of q and k and [h d_v, (h+1) d_v) of v in place.
+// With a sink the weights go there block by block and are not kept.
 std::vector<head_result> run_heads_fused(const matrix& q, const matrix& k, const matrix& v,
                                          std::size_t H, std::size_t d_k, std::size_t d_v,
                                          float scale, const std::vector<double>& slopes,
-                                         const attention_spec& spec, param_store& params) {
+                                         const attention_spec& spec, param_store& params,
+                                         weights_sink* sink) {
   const std::size_t n_q = q.rows(), n_k = k.rows();
   check_pad_keys(spec.masks, n_k);
   std::vector<head_result> heads(H);
-  std::vector<float*> scores(H, nullptr), weights(H), contexts(H);
+  std::vector<float*> scores(H, nullptr), weights(H, nullptr), contexts(H);
   for (std::size_t h = 0; h < H; ++h) {
-    if (spec.keep_scores) scores[h] = (heads[h].scores = matrix::uninitialized(n_q, n_k)).data();
-    weights[h] = (heads[h].weights = matrix::uninitialized(n_q, n_k)).data();
+    if (spec.keep_scores && !sink)
+      scores[h] = (heads[h].scores = matrix::uninitialized(n_q, n_k)).data();
+    if (!sink) weights[h] = (heads[h].weights = matrix::uninitialized(n_q, n_k)).data();
     contexts[h] = (heads[h].context = matrix::uninitialized(n_q, d_v)).data();
   }
+  sink_relay relay = make_relay(sink, spec.masks, H, n_q);
   kernels::attention_args args;
   args.heads = H;
   args.n_q = n_q;
@@ -126,13 +165,20 @@ std::vector<head_result> run_heads_fused(const matrix& q, const matrix& k, const
     args.mask_context = &spec.masks;
   }
   args.scores = scores.data();
-  args.weights = weights.data();
+  args.weights = sink ? nullptr : weights.data();
   args.context = contexts.data();
   args.ldc = d_v;
+  if (sink) {
+    args.rows_sink = sink_relay::relay;
+    args.sink_context = &relay;
+  }
   if (!kernels::attention_softmax(args)) throw_overflow(params, "scores");
   for (std::size_t h = 0; h < H; ++h) {
     check_finite(heads[h].context, "context", params);
-    record_masks(heads[h], spec.masks, n_q, n_k);
+    if (sink)
+      relay.record(heads[h], h, n_q);
+    else
+      record_masks(heads[h], spec.masks, n_q, n_k);
     if (spec.position == position_scheme::alibi) heads[h].alibi_slope = slopes[h];
   }
   return heads;
@@ -186,6 +232,58 @@ head_result run_head(const head_inputs& in, const attention_spec& spec, param_st
   head.chosen_keys = std::move(ctx.chosen);
   add_time(timing, "context", seconds_since(clock));
   return head;
+}
+
+// Stages 1-3 for one head in blocks of query rows, each block handed to the sink and dropped:
+// at most about 4 M scores (16 MiB) per block, so memory stays O(n_k) per row of the block.
+// The stage functions see a block of queries and every key; ALiBi and masks use the queries'
+// real indices (row_local variants only, checked by the caller).
+head_result run_head_streamed(const head_inputs& in, std::size_t h, const attention_spec& spec,
+                              param_store& params, sink_relay& relay, attention_result& timing) {
+  const score_entry& score = find_score(spec.score);
+  const align_entry& align = find_align(spec.align);
+  const context_entry& context = find_context(spec.context);
+  const std::size_t n_q = in.q.rows(), n_k = in.k.rows();
+  check_pad_keys(spec.masks, n_k);
+  const std::size_t block = std::clamp<std::size_t>((std::size_t{4} << 20) / n_k, 1, n_q);
+  head_result head;
+  head.context = matrix::uninitialized(n_q, in.v.cols());
+  if (spec.position == position_scheme::alibi) head.alibi_slope = in.alibi_slope;
+  for (std::size_t i0 = 0; i0 < n_q; i0 += block) {
+    auto clock = std::chrono::steady_clock::now();
+    const std::size_t rows = std::min(block, n_q - i0);
+    matrix q_block = matrix::uninitialized(rows, in.q.cols());
+    std::copy(in.q.row(i0), in.q.row(i0) + rows * in.q.cols(), q_block.data());
+    matrix scores = score.fn(score_inputs{q_block, in.k, params, spec.d_a, spec.sharpen});
+    if (spec.position == position_scheme::alibi) add_alibi(scores, in.alibi_slope, i0);
+    check_finite(scores, "scores", params);
+    for (std::size_t r = 0; r < rows; ++r) mask_row(spec.masks, i0 + r, scores.row(r), n_k);
+    add_time(timing, "score", seconds_since(clock));
+    const matrix weights =
+        align.fn(scores, align_options{spec.temperature, spec.window, &q_block, &params});
+    relay.forward(h, i0, rows, weights.data(), n_k);
+    add_time(timing, "align", seconds_since(clock));
+    const auto ctx = context.fn(weights, in.v, context_options{spec.hard, in.seed});
+    std::copy(ctx.context.data(), ctx.context.data() + ctx.context.size(), head.context.row(i0));
+    add_time(timing, "context", seconds_since(clock));
+  }
+  check_finite(head.context, "context", params);
+  relay.record(head, h, n_q);
+  return head;
+}
+
+// The usage_error for a variant that cannot stream (its rows depend on the query's index).
+void check_streamable(const score_entry& score, const align_entry& align,
+                      const context_entry& context) {
+  const variant_info* fixed = !score.row_local     ? &score.info
+                              : !align.row_local   ? &align.info
+                              : !context.row_local ? &context.info
+                                                   : nullptr;
+  if (fixed)
+    throw usage_error(fmt::format(
+        "'{}' cannot stream: its rows depend on the query's position, so they cannot be "
+        "computed block by block; run without --stream (and a larger --max-memory if needed)",
+        fixed->name));
 }
 
 // output = Σ_h κ_h C_h W_hᵀ + b (concat: κ_h = 1), W_h = columns [h d_v, (h+1) d_v) of W^O.
@@ -242,10 +340,11 @@ matrix aggregate_heads(const attention_result& r, head_aggregate how, bool score
 }
 
 attention_result run_attention(const attention_input& input, const attention_spec& spec,
-                               param_store& params) {
+                               param_store& params, weights_sink* sink) {
   const score_entry& score = find_score(spec.score);
   const align_entry& align = find_align(spec.align);
   const context_entry& context = find_context(spec.context);
+  if (sink) check_streamable(score, align, context);
   if (!(spec.temperature > 0.0) || !std::isfinite(spec.temperature))
     throw usage_error(
         fmt::format("--temperature must be a positive number, got {}", spec.temperature));
@@ -270,6 +369,7 @@ attention_result run_attention(const attention_input& input, const attention_spe
   result.spec.score = std::string(score.info.name);
   result.spec.align = std::string(align.info.name);
   result.spec.context = std::string(context.info.name);
+  if (sink) result.spec.keep_scores = false;
   const std::size_t d = input.queries.cols();
   result.d_model = d;
 
@@ -330,9 +430,10 @@ attention_result run_attention(const attention_input& input, const attention_spe
                             ? static_cast<float>(1.0 / std::sqrt(static_cast<double>(d_head)))
                             : 1.0f;
     result.heads =
-        run_heads_fused(q, k, v, H, d_head, d_v_head, scale, slopes, result.spec, params);
+        run_heads_fused(q, k, v, H, d_head, d_v_head, scale, slopes, result.spec, params, sink);
     add_time(result, "attend", seconds_since(clock));
   } else {
+    sink_relay relay = make_relay(sink, spec.masks, H, q.rows());
     for (std::size_t h = 0; h < H; ++h) {
       head_inputs hin;
       // one head takes the matrices as they are; several take their columns
@@ -347,7 +448,8 @@ attention_result run_attention(const attention_input& input, const attention_spe
       hin.seed = spec.seed + h;
       std::optional<param_scope> scope;
       if (H > 1) scope.emplace(params, fmt::format("heads.{}.", h));
-      result.heads.push_back(run_head(hin, result.spec, params, result));
+      result.heads.push_back(sink ? run_head_streamed(hin, h, result.spec, params, relay, result)
+                                  : run_head(hin, result.spec, params, result));
     }
     clock = std::chrono::steady_clock::now();
   }

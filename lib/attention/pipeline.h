@@ -104,6 +104,21 @@ struct attention_result {
   bool multihead() const noexcept { return spec.heads > 0; }
 };
 
+// Streaming: run_attention with a sink hands each head's weights over in blocks of query rows
+// as soon as they are final, instead of keeping the n_q × n_k maps. Memory then stays
+// O((n_q + n_k)·d) plus the sink's own; every row still sees every key, so each softmax row is
+// exact. The results keep contexts and output; weights and scores stay empty, and masked_rows
+// is set (masked is not). Only variants whose rows do not depend on the query's index stream
+// (registry: row_local); others are a usage_error.
+class weights_sink {
+ public:
+  virtual ~weights_sink() = default;
+  // Rows [i0, i0 + rows) of head h's weights (rows × n_k, row-major). Called from several
+  // threads at once, each time for a different (head, i0); every row arrives exactly once.
+  virtual void consume(std::size_t head, std::size_t i0, std::size_t rows, const float* weights,
+                       std::size_t n_k) = 0;
+};
+
 enum class head_aggregate { mean, max };
 // Element-wise mean or max of the heads' weights (or scores) — the "all heads" map.
 matrix aggregate_heads(const attention_result& r, head_aggregate how, bool scores = false);
@@ -111,7 +126,7 @@ matrix aggregate_heads(const attention_result& r, head_aggregate how, bool score
 // Throws usage_error for a bad spec (unknown names, τ <= 0, …) and input_error for
 // parameters that are missing or misshapen in a weights file.
 attention_result run_attention(const attention_input& input, const attention_spec& spec,
-                               param_store& params);
+                               param_store& params, weights_sink* sink = nullptr);
 
 std::string_view structure_name(attention_structure s);
 

@@ -84,11 +84,12 @@ std::vector<double> alibi_slopes(std::size_t heads, double first) {
   return out;
 }
 
-void add_alibi(matrix& scores, double slope) {
-  for (std::size_t i = 0; i < scores.rows(); ++i)
+void add_alibi(matrix& scores, double slope, std::size_t first_row) {
+  for (std::size_t r = 0; r < scores.rows(); ++r)
     for (std::size_t j = 0; j < scores.cols(); ++j) {
+      const std::size_t i = first_row + r;
       const double dist = i > j ? static_cast<double>(i - j) : static_cast<double>(j - i);
-      scores(i, j) = static_cast<float>(scores(i, j) - slope * dist);
+      scores(r, j) = static_cast<float>(scores(r, j) - slope * dist);
     }
 }
 

@@ -41,7 +41,7 @@ void apply_rope_columns(matrix& x, std::size_t first, std::size_t count);
 
 // ALiBi slopes m_1..m_H: m^h with m = first (first <= 0: 2^(−8/H)).
 std::vector<double> alibi_slopes(std::size_t heads, double first);
-// e_ij −= slope·|i − j|.
-void add_alibi(matrix& scores, double slope);
+// e_ij −= slope·|i − j|, where row r of `scores` is query i = first_row + r.
+void add_alibi(matrix& scores, double slope, std::size_t first_row = 0);
 
 }  // namespace attnviz

@@ -25,7 +25,8 @@ const std::vector<score_entry>& score_registry() {
         "Luong's simplest score: no parameters, so it only measures how aligned q and k already "
         "are; its size grows with d_k, which pushes softmax into saturation (see scaled_dot)."},
        score_dot,
-       false},
+       false,
+       true},
       {{"scaled_dot",
         {"transformer", "sdp"},
         "dot product scaled by 1/sqrt(d_k), keeps softmax out of saturation",
@@ -36,7 +37,8 @@ const std::vector<score_entry>& score_registry() {
         "the scaling keeps scores near unit size and softmax out of its flat, saturated regions "
         "(Transformer)."},
        score_scaled_dot,
-       false},
+       false,
+       true},
       {{"general",
         {"bilinear", "multiplicative", "luong-general"},
         "bilinear form with a learned matrix",
@@ -46,6 +48,7 @@ const std::vector<score_entry>& score_registry() {
         "Luong's multiplicative score: a learned W lets query and key live in different spaces "
         "(d_q != d_k) and decides which directions matter; with W = I it is dot."},
        score_general,
+       true,
        true},
       {{"additive",
         {"bahdanau"},
@@ -58,6 +61,7 @@ const std::vector<score_entry>& score_registry() {
         "the previous decoder state s_{i-1}, Luong's scores use the current state h_i. Costs "
         "O(d_a) per pair instead of one dot product."},
        score_additive,
+       true,
        true},
       {{"concat",
         {"luong-concat", "mlp"},
@@ -68,6 +72,7 @@ const std::vector<score_entry>& score_registry() {
         "Luong's MLP on the concatenation [q; k]; algebraically additive with W = [W_q W_k] and no "
         "bias, written the way Luong et al. wrote it."},
        score_concat,
+       true,
        true},
       {{"cosine",
         {"content", "ntm"},
@@ -78,7 +83,8 @@ const std::vector<score_entry>& score_registry() {
         "content-based addressing of the Neural Turing Machine: dot product of unit vectors, so "
         "vector lengths stop mattering; beta sharpens (beta > 1) or flattens the focus."},
        score_cosine,
-       false},
+       false,
+       true},
       {{"location",
         {"luong-location"},
         "scores key positions from the query alone, blind to key content",
@@ -88,6 +94,7 @@ const std::vector<score_entry>& score_registry() {
         "Luong's location-based score looks only at the query: it learns which positions to attend "
         "to, whatever the keys say."},
        score_location,
+       true,
        true},
       {{"relative",
         {"transformer-xl", "rel"},
@@ -101,7 +108,8 @@ const std::vector<score_entry>& score_registry() {
         "with u.k_j a query-independent preference for some keys; the map depends on distance, "
         "not on where the sentence starts."},
        score_relative,
-       true},
+       true,
+       false},
   };
   return entries;
 }
@@ -117,6 +125,7 @@ const std::vector<align_entry>& align_registry() {
         "global attention: every key gets some weight; lower temperature sharpens towards hardmax, "
         "higher flattens towards uniform."},
        align_softmax,
+       true,
        true},
       {{"hardmax",
         {"argmax", "one-hot"},
@@ -127,7 +136,8 @@ const std::vector<align_entry>& align_registry() {
         "all weight on one key: not differentiable, so models trained with it need sampling "
         "(REINFORCE) or straight-through tricks."},
        align_hardmax,
-       false},
+       false,
+       true},
       {{"sparsemax",
         {"sparse"},
         "Euclidean projection onto the simplex: like softmax, but with exact zeros",
@@ -137,6 +147,7 @@ const std::vector<align_entry>& align_registry() {
         "like softmax but a Euclidean projection: keys below a threshold get exactly 0, so the "
         "support is small and readable."},
        align_sparsemax,
+       true,
        true},
       {{"entmax15",
         {"entmax", "1.5-entmax"},
@@ -147,6 +158,7 @@ const std::vector<align_entry>& align_registry() {
         "between softmax (alpha = 1) and sparsemax (alpha = 2): sparse, but smoother than "
         "sparsemax."},
        align_entmax15,
+       true,
        true},
       {{"local-m",
         {"local_m", "local-monotonic"},
@@ -157,7 +169,8 @@ const std::vector<align_entry>& align_registry() {
         "Luong's local attention with a fixed, monotonic centre p_i = i: cheap, assumes source and "
         "target are roughly aligned."},
        align_local_m,
-       true},
+       true,
+       false},
       {{"local-p",
         {"local_p", "local-predictive"},
         "softmax in a window around a predicted position, times a Gaussian (sigma = D/2)",
@@ -168,7 +181,8 @@ const std::vector<align_entry>& align_registry() {
         "Luong's local attention with a learned centre and a Gaussian preference for keys near it: "
         "it can move its focus, unlike local-m."},
        align_local_p,
-       true},
+       true,
+       false},
   };
   return entries;
 }
@@ -183,7 +197,8 @@ const std::vector<context_entry>& context_registry() {
         "Bahdanau, Cho, Bengio 2015; Xu et al. 2015, Show, Attend and Tell",
         "deterministic: the context is a weighted average of every value, so it is differentiable "
         "end to end."},
-       context_soft},
+       context_soft,
+       true},
       {{"hard",
         {"stochastic"},
         "one value, sampled from a_i (seeded) or the argmax with --hard argmax",
@@ -192,7 +207,8 @@ const std::vector<context_entry>& context_registry() {
         "Xu et al. 2015, Show, Attend and Tell",
         "stochastic: the context is one value, drawn from the weights (Xu et al.'s hard "
         "attention); cheaper at inference, trained by sampling."},
-       context_hard},
+       context_hard,
+       false},
   };
   return entries;
 }

@@ -30,15 +30,18 @@ struct score_entry {
   variant_info info;
   score_fn fn;
   bool has_parameters;  // learned tensors under score.*
+  bool row_local;       // row i depends on q_i and the keys only, not on i (streams in blocks)
 };
 struct align_entry {
   variant_info info;
   align_fn fn;
   bool uses_temperature;
+  bool row_local;  // row i depends on e_i only, not on i (streams in blocks of rows)
 };
 struct context_entry {
   variant_info info;
   context_fn fn;
+  bool row_local;  // c_i depends on a_i and V only, not on i (streams in blocks of rows)
 };
 
 // How order reaches the scores (--position).

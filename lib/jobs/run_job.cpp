@@ -10,6 +10,7 @@
 #include "error.h"
 #include "io/file_io.h"
 #include "jobs/job_outputs.h"
+#include "jobs/stream_job.h"
 #include "params/param_store.h"
 #include "render/heatmap.h"
 #include "render/json_result.h"
@@ -34,6 +35,11 @@ run_report run_job(const run_config& c) {
   size.json = !c.json_out.empty();
   size.image = !c.png_out.empty() || !c.svg_out.empty();
   size.cell = c.view.cell;
+  const bool stream =
+      c.stream == run_config::streaming::on ||
+      (c.stream == run_config::streaming::automatic &&
+       (size.n_q * size.n_k > auto_stream_cells || estimate_bytes(size) > c.max_memory));
+  if (stream) return run_streamed(c, in);
   check_memory(size, c.max_memory);
   param_store params = param_store::open(c.params_in, c.spec.seed);
   run_report report;

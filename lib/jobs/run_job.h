@@ -4,12 +4,16 @@
 // Order of work: check the output folders; prepare the input (tokenize, stream the embedding
 // file once, embed); load or seed parameters; run the pipeline; render every output in memory;
 // write them all-or-nothing (output_batch).
+// Long inputs stream instead (stream_job.h): with --stream, or automatically past
+// auto_stream_cells query × key cells or when the full maps would pass --max-memory.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "analysis/pooled_map.h"
 #include "attention/pipeline.h"
+#include "io/progress.h"
 #include "jobs/inputs.h"
 #include "jobs/memory_guard.h"
 #include "render/views.h"
@@ -27,12 +31,19 @@ struct run_config {
   std::string params_out;
   view_options view;
   std::uint64_t max_memory = default_memory_limit;
+  // streaming
+  enum class streaming { automatic, on, off };
+  streaming stream = streaming::automatic;
+  std::size_t pixels = 2048;  // image side: at most this many bins of queries and of keys
+  pool_mode pool = pool_mode::mean;
+  progress_style progress = progress_style::automatic;
 };
 
 struct run_report {
   attention_result result;
   std::vector<std::string> written;   // paths, in order
   std::vector<std::string> warnings;  // one line each (OOV tokens, unused tensors)
+  bool streamed = false;  // result holds no weights or scores; the outputs show pooled maps
 };
 
 run_report run_job(const run_config& config);

@@ -48,6 +48,10 @@ bool softmax_rows(float* e, std::size_t rows, std::size_t n, std::size_t ld, flo
 
 // Masks a row of scores in place (sets hidden keys to −inf): row index i, n_k entries.
 using mask_row_fn = void (*)(const void* context, std::size_t i, float* scores, std::size_t n_k);
+// Receives rows [i0, i0 + rows) of head h's weights (rows × n_k, row-major) as soon as they are
+// final. Called from several threads at once, each time for a different (head, i0).
+using rows_sink_fn = void (*)(void* context, std::size_t head, std::size_t i0, std::size_t rows,
+                              const float* weights, std::size_t n_k);
 
 struct attention_args {
   std::size_t heads = 1, n_q = 0, n_k = 0, d_k = 0, d_v = 0;
@@ -63,9 +67,13 @@ struct attention_args {
   mask_row_fn mask_row = nullptr;
   const void* mask_context = nullptr;
   float* const* scores = nullptr;   // per head n_q × n_k before masking, or none (not kept)
-  float* const* weights = nullptr;  // per head n_q × n_k
+  float* const* weights = nullptr;  // per head n_q × n_k, or none: streaming (see rows_sink)
   float* const* context = nullptr;  // per head n_q rows of d_v, stride ldc
   std::size_t ldc = 0;
+  // Optional: every block of weights goes here after its softmax. Without `weights` the blocks
+  // live only in per-thread scratch, so memory stays O(threads · block · n_k), not O(n_q · n_k).
+  rows_sink_fn rows_sink = nullptr;
+  void* sink_context = nullptr;
 };
 // Multi-head softmax attention fused per query block (attention.inc). Returns false if a score
 // overflowed to ±inf or NaN before masking.

@@ -1,5 +1,6 @@
 #include "render/canvas.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace attnviz {
@@ -42,6 +43,19 @@ void canvas::stroke_rect(int x, int y, int w, int h, int t, rgb c) {
   fill_rect(x, y + h - t, w, t, c);
   fill_rect(x, y, t, h, c);
   fill_rect(x + w - t, y, t, h, c);
+}
+
+void canvas::blit(int x, int y, int w, int h, const std::uint8_t* rgb_pixels) {
+  const int x0 = std::max(x, 0), x1 = std::min(x + w, width_);
+  if (x0 >= x1) return;
+  for (int yy = std::max(y, 0); yy < std::min(y + h, height_); ++yy) {
+    const std::uint8_t* src = rgb_pixels + (static_cast<std::size_t>(yy - y) * w + (x0 - x)) * 3;
+    std::uint8_t* dst =
+        pixels_.data() + (static_cast<std::size_t>(yy) * static_cast<std::size_t>(width_) +
+                          static_cast<std::size_t>(x0)) *
+                             3;
+    std::copy(src, src + static_cast<std::size_t>(x1 - x0) * 3, dst);
+  }
 }
 
 int canvas::draw_text(int x, int y, std::u32string_view text, rgb c, const bitmap_font& font,

@@ -27,6 +27,8 @@ class canvas {
   void set(int x, int y, rgb c);  // clipped
   void fill_rect(int x, int y, int w, int h, rgb c);
   void stroke_rect(int x, int y, int w, int h, int thickness, rgb c);
+  // Copies a w × h RGB raster (row-major, 3 bytes per pixel) with its top-left at (x, y), clipped.
+  void blit(int x, int y, int w, int h, const std::uint8_t* rgb_pixels);
   // Draws text with `font` at integer `scale`; returns its advance in pixels.
   int draw_text(int x, int y, std::u32string_view text, rgb c, const bitmap_font& font,
                 text_direction dir = text_direction::horizontal, int scale = 1);
@@ -37,7 +39,12 @@ class canvas {
   std::vector<std::uint8_t> pixels_;  // row-major RGB
 };
 
-// PNG bytes of the canvas (stb_image_write, fixed compression level: same pixels, same bytes).
+// PNG bytes of the canvas: stb_image_write's encoder with zlib's deflate at the process's
+// compression level (same pixels and level, same bytes).
 std::string encode_png(const canvas& image);
+// zlib levels 0 (store, fastest, largest) to 9 (smallest, slowest); default 6 (--png-level).
+inline constexpr int default_png_level = 6;
+void set_png_level(int level);  // usage_error outside 0-9
+int png_level() noexcept;
 
 }  // namespace attnviz

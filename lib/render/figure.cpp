@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <stdexcept>
+
 #include "render/font.h"
 #include "text/utf8.h"
 
@@ -29,6 +31,17 @@ void figure::text(int x, int y, std::u32string s, rgb color, int scale, text_dir
   items_.push_back(std::move(it));
 }
 
+void figure::image(int x, int y, int w, int h,
+                   std::shared_ptr<const std::vector<std::uint8_t>> rgb) {
+  if (!rgb || rgb->size() != static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * 3)
+    throw std::logic_error("figure::image: pixel count does not match the size");
+  fig_item it;
+  it.what = fig_item::kind::image;
+  it.x = x, it.y = y, it.w = w, it.h = h;
+  it.pixels = std::move(rgb);
+  items_.push_back(std::move(it));
+}
+
 void figure::append(const figure& other, int dx, int dy) {
   for (fig_item it : other.items_) {
     it.x += dx;
@@ -51,6 +64,9 @@ canvas rasterize(const figure& fig) {
       case fig_item::kind::text:
         img.draw_text(it.x, it.y, it.text, it.color, font, it.dir, it.scale);
         break;
+      case fig_item::kind::image:
+        img.blit(it.x, it.y, it.w, it.h, it.pixels->data());
+        break;
     }
   }
   return img;
@@ -60,6 +76,22 @@ namespace {
 
 std::string hex(rgb c) {
   return fmt::format("#{:02x}{:02x}{:02x}", c.r, c.g, c.b);
+}
+
+std::string base64(const std::string& bytes) {
+  static const char table[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    std::uint32_t v = static_cast<std::uint8_t>(bytes[i]) << 16;
+    if (i + 1 < bytes.size()) v |= static_cast<std::uint8_t>(bytes[i + 1]) << 8;
+    if (i + 2 < bytes.size()) v |= static_cast<std::uint8_t>(bytes[i + 2]);
+    out += table[(v >> 18) & 63];
+    out += table[(v >> 12) & 63];
+    out += i + 1 < bytes.size() ? table[(v >> 6) & 63] : '=';
+    out += i + 2 < bytes.size() ? table[v & 63] : '=';
+  }
+  return out;
 }
 
 std::string xml_escape(std::u32string_view text) {
@@ -94,13 +126,21 @@ std::string to_svg(const figure& fig) {
   const bitmap_font& font = bitmap_font::unifont();
   std::string out = fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"{0}\" height=\"{1}\" "
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+      "xmlns:xlink=\"http://www.w3.org/1999/xlink\" version=\"1.1\" width=\"{0}\" height=\"{1}\" "
       "viewBox=\"0 0 {0} {1}\" shape-rendering=\"crispEdges\">\n"
       "<rect width=\"{0}\" height=\"{1}\" fill=\"{2}\"/>\n"
       "<g font-family=\"Unifont, 'DejaVu Sans Mono', monospace\" xml:space=\"preserve\">\n",
       fig.width(), fig.height(), hex(fig.background()));
   for (const auto& it : fig.items()) {
-    if (it.what == fig_item::kind::rect) {
+    if (it.what == fig_item::kind::image) {
+      canvas raster(it.w, it.h, rgb{});
+      raster.blit(0, 0, it.w, it.h, it.pixels->data());
+      out += fmt::format(
+          "<image x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" "
+          "style=\"image-rendering:pixelated\" xlink:href=\"data:image/png;base64,{}\"/>\n",
+          it.x, it.y, it.w, it.h, base64(encode_png(raster)));
+    } else if (it.what == fig_item::kind::rect) {
       out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>\n", it.x,
                          it.y, it.w, it.h, hex(it.color));
     } else if (it.what == fig_item::kind::frame) {

@@ -2,6 +2,8 @@
 // to_svg() for SVG (text stays text). Coordinates are pixels, origin top-left.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,9 +13,11 @@
 namespace attnviz {
 
 // One drawing item. rect: filled box; frame: outline `thickness` pixels inside the box;
-// text: Unifont text at integer `scale` (see text_direction for what (x, y) means).
+// text: Unifont text at integer `scale` (see text_direction for what (x, y) means);
+// image: a w × h RGB raster (row-major, 3 bytes per pixel) drawn 1:1 (pooled maps: one item
+// instead of millions of rectangles; SVG embeds it as a PNG).
 struct fig_item {
-  enum class kind { rect, frame, text };
+  enum class kind { rect, frame, text, image };
   kind what = kind::rect;
   int x = 0, y = 0, w = 0, h = 0;
   int thickness = 1;
@@ -21,6 +25,7 @@ struct fig_item {
   std::u32string text;
   int scale = 1;
   text_direction dir = text_direction::horizontal;
+  std::shared_ptr<const std::vector<std::uint8_t>> pixels;  // image only
 };
 
 class figure {
@@ -37,6 +42,7 @@ class figure {
   void frame(int x, int y, int w, int h, int thickness, rgb color);
   void text(int x, int y, std::u32string s, rgb color, int scale = 1,
             text_direction dir = text_direction::horizontal);
+  void image(int x, int y, int w, int h, std::shared_ptr<const std::vector<std::uint8_t>> rgb);
   // Every item of `other`, moved by (dx, dy).
   void append(const figure& other, int dx, int dy);
 

@@ -160,6 +160,42 @@ std::string result_to_json(const attention_result& r, const result_metadata& met
   return pretty(doc) + "\n";
 }
 
+std::string pooled_to_json(const attention_result& r, const pooled_weights& pooled,
+                           const result_metadata& meta) {
+  ojson doc;
+  add_inputs(doc, r, meta);
+  doc["streamed"] = true;
+  doc["variant"] = variant_json(r);
+  add_sources(doc, r, meta);
+  auto starts = [](const pool_bins& b) {
+    std::vector<std::size_t> s;
+    for (std::size_t c = 0; c <= b.bins; ++c) s.push_back(b.start(c));
+    return s;
+  };
+  ojson pooling;
+  pooling["mode"] = pool_mode_name(pooled.mode());
+  pooling["rows"] = pooled.row_bins().bins;
+  pooling["cols"] = pooled.col_bins().bins;
+  pooling["row_starts"] = starts(pooled.row_bins());
+  pooling["col_starts"] = starts(pooled.col_bins());
+  doc["pooling"] = std::move(pooling);
+  ojson heads = ojson::array();
+  for (std::size_t h = 0; h < r.heads.size(); ++h) {
+    ojson jh;
+    jh["pooled_weights"] = rows(pooled.maps()[h]);
+    ojson masked = ojson::array();
+    for (std::size_t i = 0; i < r.heads[h].masked_rows.size(); ++i)
+      if (r.heads[h].masked_rows[i]) masked.push_back(i);
+    jh["masked_rows"] = std::move(masked);
+    if (r.spec.position == position_scheme::alibi) jh["alibi_slope"] = r.heads[h].alibi_slope;
+    heads.push_back(std::move(jh));
+  }
+  doc["heads"] = std::move(heads);
+  if (r.heads.size() > 1)
+    doc["mean_pooled_weights"] = rows(aggregate_maps(pooled.maps(), head_aggregate::mean));
+  return pretty(doc) + "\n";
+}
+
 std::string structure_to_json(std::string_view structure, const std::vector<named_result>& parts,
                               const result_metadata& meta) {
   const attention_result& first = *parts.at(0).result;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis/compare_metrics.h"
+#include "analysis/pooled_map.h"
 #include "attention/aoa.h"
 #include "attention/pipeline.h"
 
@@ -25,6 +26,13 @@ struct result_metadata {
 };
 
 std::string result_to_json(const attention_result& result, const result_metadata& meta);
+
+// A streamed run (stream_job.h): the inputs and variant as in result_to_json, then
+// "pooling": {"mode", "rows", "cols", "row_starts", "col_starts"} (bin r holds queries
+// [row_starts[r], row_starts[r+1])), and per head "pooled_weights" (rows × cols) and
+// "masked_rows"; with several heads also "mean_pooled_weights". No scores, weights or context.
+std::string pooled_to_json(const attention_result& result, const pooled_weights& pooled,
+                           const result_metadata& meta);
 
 // Structures made of several attentions (transformer): the sources once, then
 // "attentions": [{ "name", "parameter_prefix", "structure", "variant", "query_tokens",

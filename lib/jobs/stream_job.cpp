@@ -1,0 +1,129 @@
+#include "jobs/stream_job.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "analysis/pooled_map.h"
+#include "attnviz/version.h"
+#include "error.h"
+#include "io/progress.h"
+#include "jobs/job_outputs.h"
+#include "jobs/run_job.h"
+#include "kernels/kernels.h"
+#include "render/json_result.h"
+#include "render/pooled_view.h"
+#include "render/views.h"
+#include "text/number_format.h"
+
+namespace attnviz {
+namespace {
+
+// The map the picture shows: the one head, the chosen head, or the heads' mean / max.
+matrix shown_map(const pooled_weights& pooled, const head_view& view, std::string& what) {
+  const auto& maps = pooled.maps();
+  if (maps.size() == 1) return maps[0];
+  if (view.what == head_view::kind::one) {
+    what = fmt::format(" · head {}", view.head + 1);
+    return maps.at(view.head);
+  }
+  const bool max = view.what == head_view::kind::max;
+  what = fmt::format(" · {} of {} heads", max ? "max" : "mean", maps.size());
+  return aggregate_maps(maps, max ? head_aggregate::max : head_aggregate::mean);
+}
+
+}  // namespace
+
+std::uint64_t estimate_stream_bytes(const run_size& s, std::size_t d_model, std::size_t bins_q,
+                                    std::size_t bins_k) {
+  const double n = static_cast<double>(s.n_q + s.n_k), H = static_cast<double>(s.heads);
+  const double pooled = H * static_cast<double>(bins_q) * static_cast<double>(bins_k);
+  double bytes = 4.0 * (n * static_cast<double>(d_model) * 4.0          // inputs, Q, K, V
+                        + H * static_cast<double>(s.n_q * s.d_v) * 2.0  // contexts, output
+                        + pooled                                        // pooled maps
+                        + static_cast<double>(kernels::threads()) * 4.0 * 1024 * 1024);  // blocks
+  if (s.image)
+    bytes +=
+        (static_cast<double>(bins_q) * 8 + 400) * (static_cast<double>(bins_k) * 8 + 400) * 3.0;
+  if (s.json) bytes += pooled * 24.0;
+  return static_cast<std::uint64_t>(bytes);
+}
+
+run_report run_streamed(const run_config& c, const prepared_input& in) {
+  if (c.png_out.empty() && c.svg_out.empty() && c.json_out.empty())
+    throw usage_error(
+        "streaming draws a pooled picture: give --png, --svg or --json (a table of "
+        "millions of weights would not help)");
+  if (c.view.show == shown_matrix::scores)
+    throw usage_error(
+        "--show scores is not available when streaming: the raw scores are never "
+        "kept, only the pooled weights");
+  if (c.pixels < 1 || c.pixels > 16384) throw usage_error("--pixels must be between 1 and 16384");
+  const std::size_t n_q = in.input.query_tokens.size(), n_k = in.input.key_tokens.size();
+  const std::size_t H = std::max<std::size_t>(c.spec.heads, 1);
+  if (c.view.heads.what == head_view::kind::one && c.view.heads.head >= H)
+    throw usage_error(fmt::format("--head-view {}: there are {} heads", c.view.heads.head + 1, H));
+
+  run_size size;
+  size.n_q = n_q;
+  size.n_k = n_k;
+  size.d_v = c.spec.d_k && (c.spec.project || c.spec.heads) ? c.spec.d_k : in.input.values.cols();
+  size.heads = H;
+  size.json = !c.json_out.empty();
+  size.image = !c.png_out.empty() || !c.svg_out.empty();
+  const std::size_t bins_q = std::min(n_q, c.pixels), bins_k = std::min(n_k, c.pixels);
+  const std::uint64_t need = estimate_stream_bytes(size, in.input.queries.cols(), bins_q, bins_k);
+  if (need > c.max_memory)
+    throw usage_error(fmt::format(
+        "streaming {} × {} tokens to {} × {} pixels would need about {}, more than the limit of "
+        "{}; use a smaller --pixels or raise --max-memory",
+        n_q, n_k, bins_q, bins_k, format_bytes(need), format_bytes(c.max_memory)));
+
+  param_store params = param_store::open(c.params_in, c.spec.seed);
+  progress bar("attending", "rows", static_cast<std::uint64_t>(H) * n_q, c.progress);
+  pooled_weights pooled(H, n_q, n_k, c.pixels, c.pool,
+                        [&bar](std::size_t done, std::size_t) { bar.update(done); });
+  run_report report;
+  report.result = run_attention(in.input, c.spec, params, &pooled);
+  bar.finish();
+  report.streamed = true;
+
+  if (auto w = oov_warning(in, c.input); !w.empty()) report.warnings.push_back(std::move(w));
+  if (const auto unused = params.unused_file_tensors(); !unused.empty())
+    report.warnings.push_back(fmt::format("{}: tensors not used by this variant: {}", c.params_in,
+                                          fmt::join(unused, ", ")));
+
+  output_batch out;
+  if (!c.json_out.empty()) {
+    const result_metadata meta{fmt::format("attn-viz {}", version), in.embeddings_name,
+                               params.source(), in.oov_tokens,
+                               std::string(oov_policy_name(c.input.oov))};
+    out.add(c.json_out, pooled_to_json(report.result, pooled, meta));
+  }
+  if (!c.png_out.empty() || !c.svg_out.empty()) {
+    std::string which;
+    const matrix shown = shown_map(pooled, c.view.heads, which);
+    pooled_view_spec view;
+    view.values = &shown;
+    view.rows = pooled.row_bins();
+    view.cols = pooled.col_bins();
+    view.title = variant_title(report.result);
+    view.subtitle = fmt::format(
+        "weights a_ij, {}-pooled to {} × {} pixels{} · {} queries × {} keys (streamed) · {}",
+        pool_mode_name(c.pool), view.rows.bins, view.cols.bins, which, grouped_number(n_q),
+        grouped_number(n_k), in.embeddings_name);
+    if (!params.used().empty())
+      view.subtitle += fmt::format(" · parameters {}", params_label(params));
+    const bool cross = report.result.structure == attention_structure::cross;
+    view.row_axis = cross ? "queries i (target)" : "queries i";
+    view.col_axis = cross ? "keys j (source)" : "keys j";
+    view.cmap = &colormap::by_name(c.view.cmap.empty() ? "viridis" : c.view.cmap);
+    add_figure(out, pooled_heatmap_figure(view), c.png_out, c.svg_out);
+  }
+  if (!c.params_out.empty()) out.add(c.params_out, params.serialize_used());
+  report.written = out.commit();
+  return report;
+}
+
+}  // namespace attnviz
