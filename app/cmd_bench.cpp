@@ -8,6 +8,7 @@
 #include "attention/positional.h"
 #include "commands.h"
 #include "jobs/bench_job.h"
+#include "render/canvas.h"
 
 namespace attnviz::cli {
 namespace {
@@ -30,7 +31,9 @@ nlohmann::ordered_json to_json(const bench_report& r, const bench_options& o) {
   j["score"] = o.score;
   j["align"] = o.align;
   j["context"] = o.context;
-  j["scores_kept"] = !o.no_scores;
+  j["scores_kept"] = !o.no_scores && o.config.stream_pixels == 0;
+  j["streamed"] = o.config.stream_pixels > 0;
+  if (o.config.stream_pixels > 0) j["pixels"] = o.config.stream_pixels;
   j["threads"] = r.threads;
   j["isa"] = r.isa;
   j["reps"] = r.total_seconds.size();
@@ -51,6 +54,11 @@ nlohmann::ordered_json to_json(const bench_report& r, const bench_options& o) {
     if (g > 0 && s > 0) rates[name] = g / s;
   }
   j["peak_rss_mib"] = r.peak_rss_mib;
+  if (o.config.png) {
+    j["image"] = {{"width", r.image_width}, {"height", r.image_height}};
+    j["png_bytes"] = r.png_bytes;
+    j["png_level"] = png_level();
+  }
   return j;
 }
 
@@ -69,6 +77,7 @@ action setup_bench(CLI::App& app) {
       "  attn-viz bench --n 2048 --d 768 --heads 12\n"
       "  attn-viz --threads 1 bench --n 8192 --d 64 --heads 1\n"
       "  attn-viz bench --n 1024 --d 128 --heads 0 --score additive --da 128\n"
+      "  attn-viz bench --n 65536 --d 64 --heads 1 --stream 2048 --png --warmup 0 --reps 1\n"
       "bench/run_benchmarks.py runs the shapes of bench/RESULTS.md against PyTorch and oneDNN.");
   auto& c = o->config;
   cmd->add_option("--n", c.n_q, "Query tokens (and keys, for self-attention)")
@@ -93,6 +102,15 @@ action setup_bench(CLI::App& app) {
   cmd->add_option("--warmup", c.warmup, "Untimed calls first")->capture_default_str();
   cmd->add_option("--reps", c.reps, "Timed calls; the median is reported")->capture_default_str();
   cmd->add_option("--seed", c.seed, "Seed of the inputs and parameters")->capture_default_str();
+  cmd->add_option("--stream", c.stream_pixels,
+                  "Stream as `run --stream` does, pooling the weights into at most N x N pixels "
+                  "(memory O(n d + N^2))")
+      ->type_name("N")
+      ->check(CLI::Range(1, 16384));
+  cmd->add_flag("--png", c.png,
+                "With --stream: also draw and PNG-encode the pooled picture each call (stage "
+                "\"png\"; level from --png-level)");
+  cmd->add_flag("--quiet,-q", c.quiet, "No progress bar on stderr while streaming");
   return [o] {
     auto& spec = o->config.spec;
     spec.score = o->score;

@@ -5,10 +5,17 @@
 #include <algorithm>
 #include <chrono>
 
+#include <fmt/format.h>
+
+#include "analysis/pooled_map.h"
 #include "error.h"
+#include "io/progress.h"
 #include "kernels/kernels.h"
 #include "params/param_store.h"
 #include "params/rng.h"
+#include "render/canvas.h"
+#include "render/pooled_view.h"
+#include "render/views.h"
 
 namespace attnviz {
 namespace {
@@ -62,10 +69,41 @@ bench_report bench_job(const bench_config& config) {
   bench_report report;
   report.threads = kernels::threads();
   report.isa = std::string(kernels::active_isa());
+  if (config.png && config.stream_pixels == 0)
+    throw usage_error("--png times the pooled picture of a streaming run: add --stream");
+  const std::size_t heads = std::max<std::size_t>(config.spec.heads, 1);
   std::vector<std::vector<std::pair<std::string, double>>> stages;
   for (std::size_t rep = 0; rep < config.warmup + config.reps; ++rep) {
     const auto start = std::chrono::steady_clock::now();
-    attention_result r = run_attention(input, config.spec, params);
+    attention_result r;
+    if (config.stream_pixels > 0) {
+      progress bar(fmt::format("call {}/{}", rep + 1, config.warmup + config.reps), "rows",
+                   heads * input.query_tokens.size(),
+                   config.quiet ? progress_style::quiet : progress_style::automatic);
+      pooled_weights pooled(heads, input.query_tokens.size(), input.key_tokens.size(),
+                            config.stream_pixels, pool_mode::mean,
+                            [&bar](std::size_t done, std::size_t) { bar.update(done); });
+      r = run_attention(input, config.spec, params, &pooled);
+      bar.finish();
+      if (config.png) {
+        auto clock = std::chrono::steady_clock::now();
+        const matrix shown = aggregate_maps(pooled.maps(), head_aggregate::mean);
+        pooled_view_spec view;
+        view.values = &shown;
+        view.rows = pooled.row_bins();
+        view.cols = pooled.col_bins();
+        view.title = variant_title(r);
+        const std::string png = encode_png(rasterize(pooled_heatmap_figure(view)));
+        r.stage_seconds.emplace_back(
+            "png", std::chrono::duration<double>(std::chrono::steady_clock::now() - clock).count());
+        report.png_bytes = png.size();
+        const figure fig = pooled_heatmap_figure(view);
+        report.image_width = static_cast<std::size_t>(fig.width());
+        report.image_height = static_cast<std::size_t>(fig.height());
+      }
+    } else {
+      r = run_attention(input, config.spec, params);
+    }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (rep == 0) {

@@ -6,6 +6,10 @@
 // without reading embeddings or writing files. After `warmup` untimed calls, `reps` timed ones;
 // the report gives the median per stage and in total.
 //
+// Streaming (stream_pixels > 0): each call hands the weights to a pooled_weights sink of that
+// many pixels instead of keeping them (as `run --stream` does); with `png`, the pooled picture is
+// also drawn and PNG-encoded at the current --png-level, timed as the stage "png".
+//
 // FLOPs counted (as ../shared/bench/BASELINE.md counts them): projections 2·n_q·d·(H d_k) +
 // 2·n_k·d·(H d_k)·2, attention 2·n_q·n_k·H·(d_k + d_v), output projection 2·n_q·(H d_v)·d. The
 // softmax and other element-wise work are not counted.
@@ -29,6 +33,9 @@ struct bench_config {
   std::size_t warmup = 1;
   std::size_t reps = 5;
   std::uint64_t seed = 1;
+  std::size_t stream_pixels = 0;  // > 0: stream, pooling into at most this many pixels a side
+  bool png = false;               // streaming only: draw and encode the picture every call
+  bool quiet = false;             // streaming: no progress on stderr
 };
 
 struct bench_report {
@@ -40,6 +47,7 @@ struct bench_report {
   double median_total = 0.0;
   double gflop_project = 0.0, gflop_attend = 0.0, gflop_combine = 0.0;
   double peak_rss_mib = 0.0;
+  std::size_t image_width = 0, image_height = 0, png_bytes = 0;  // with png
 };
 
 bench_report bench_job(const bench_config& config);
