@@ -1,11 +1,10 @@
 #include "jobs/bench_job.h"
 
+#include <fmt/format.h>
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
-
-#include <fmt/format.h>
 
 #include "analysis/pooled_map.h"
 #include "error.h"
