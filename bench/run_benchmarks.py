@@ -9,6 +9,9 @@ For each shape and thread count, alternating in the same run:
                 average_attn_weights=False (Debian's PyTorch, reference BLAS)
   additive      attn-viz bench --score additive against the PyTorch broadcast formulation
                 tanh(P[:, None] + R[None] + b) @ v, then softmax and A V (this script)
+  streaming     attn-viz bench --stream 2048 --png at n = 65,536, d = 64 (time, peak RSS), the
+                streaming cost at n = 8192 against the materialised run of the table, and the
+                4096 x 4096 PNG at compression levels 1, 6 and 9
 and the machine's FMA peak from ../shared/bench/fma_peak.cpp, compiled and run here.
 
 Like for like: the oneDNN anchor has no biases and no output projection, so it is compared
@@ -159,6 +162,28 @@ def main():
         record("additive", **row)
         add.append(row)
 
+    stream = []
+    for t in threads:
+        long = run_json([a.exe, "--threads", str(t), "bench", "--n", "65536", "--d", "64", "--heads",
+                         "1", "--stream", "2048", "--png", "--warmup", "0", "--reps", "1", "-q"])
+        short = run_json([a.exe, "--threads", str(t), "bench", "--n", "8192", "--d", "64", "--heads",
+                          "1", "--stream", "2048", "--no-scores", "--reps", "7", "--warmup", "2", "-q"])
+        row = dict(threads=t, long_total=long["total_s"], long_stages=long["stages_s"],
+                   long_gflops=long["stage_gflops"].get("attend", 0), long_rss=long["peak_rss_mib"],
+                   png_bytes=long["png_bytes"], image=long["image"],
+                   short_total=short["total_s"], short_rss=short["peak_rss_mib"])
+        record("stream", **row)
+        stream.append(row)
+    pngs = []
+    for level in (1, 6, 9):
+        j = run_json([a.exe, "--threads", str(threads[-1]), "--png-level", str(level), "bench", "--n",
+                      "8192", "--d", "64", "--heads", "1", "--stream", "4096", "--png", "--warmup", "0",
+                      "--reps", "1", "-q"])
+        row = dict(level=level, threads=threads[-1], png_s=j["stages_s"]["png"], bytes=j["png_bytes"],
+                   image=j["image"])
+        record("png", **row)
+        pngs.append(row)
+
     print()
     print("| n | d | h | T | attn-viz project+attend | + out proj (total) | % FMA peak (matrix products) "
           "| oneDNN anchor, buffers reused | ratio | oneDNN, fresh buffers | ratio | torch MHA need_weights "
@@ -176,6 +201,24 @@ def main():
     for r in add:
         print(f"| score + softmax + context | {r['threads']} | {fmt_s(r['ours'])} | {fmt_s(r['torch'])} | "
               f"**{r['torch'] / r['ours']:.1f}×** | {r['ours_rss']:.0f} / {r['torch_rss']:.0f} MiB |")
+    print()
+    print("| streaming, d = 64, h = 1 | T | time | attend GFLOP/s | picture (draw + PNG) | peak RSS |")
+    print("|---|---|---|---|---|---|")
+    for r in stream:
+        print(f"| n = 65,536 → 2048 × 2048 mean-pooled | {r['threads']} | {fmt_s(r['long_total'])} | "
+              f"{r['long_gflops']:.0f} | {fmt_s(r['long_stages'].get('png', 0))}, "
+              f"{r['png_bytes'] / 2**20:.1f} MiB | {r['long_rss']:.0f} MiB |")
+    for r in stream:
+        mat = next((x for x in rows if x["n"] == 8192 and x["threads"] == r["threads"]), None)
+        if mat:
+            print(f"| n = 8192 streamed vs materialised | {r['threads']} | {fmt_s(r['short_total'])} vs "
+                  f"{fmt_s(mat['ours_total'])} | - | - | {r['short_rss']:.0f} vs {mat['rss']:.0f} MiB |")
+    print()
+    print("| PNG of the pooled map, 4096 × 4096 (figure " + f"{pngs[0]['image']['width']} × {pngs[0]['image']['height']})"
+          + " | --png-level | draw + encode | size |")
+    print("|---|---|---|---|")
+    for r in pngs:
+        print(f"| threads {r['threads']} | {r['level']} | {fmt_s(r['png_s'])} | {r['bytes'] / 2**20:.1f} MiB |")
     by = {(r["n"], r["threads"]): r for r in rows}
     print()
     for (n, d, h) in shapes:

@@ -286,7 +286,8 @@ void check_streamable(const score_entry& score, const align_entry& align,
         fixed->name));
 }
 
-// output = Σ_h κ_h C_h W_hᵀ + b (concat: κ_h = 1), W_h = columns [h d_v, (h+1) d_v) of W^O.
+// output = Σ_h κ_h C_h W_hᵀ + b (concat: κ_h = 1), W_h = columns [h d_v, (h+1) d_v) of W^O,
+// computed as [κ_1 C_1 … κ_H C_H] W^Oᵀ + b.
 matrix combine_heads(attention_result& r, param_store& params) {
   const std::size_t H = r.heads.size(), d_v = r.d_v, d = r.d_model;
   const matrix w_o = params.require_matrix("out_proj.weight", d, H * d_v);
@@ -306,10 +307,19 @@ matrix combine_heads(attention_result& r, param_store& params) {
     for (std::size_t h = 0; h < H; ++h) share[h] = kappa[h] / sum;
     r.head_share = share;
   }
-  matrix out(r.query_tokens.size(), d);
-  for (std::size_t h = 0; h < H; ++h)  // out += κ_h C_h W_hᵀ, W_h read in place from W^O
-    kernels::gemm(out.rows(), d, d_v, static_cast<float>(share[h]), r.heads[h].context.data(), d_v,
-                  w_o.data() + h * d_v, w_o.cols(), true, 1.0f, out.data(), d);
+  // [κ_1 C_1 … κ_H C_H] (n_q × H d_v), then one product with W^O: one pass over the output
+  // instead of one per head
+  const std::size_t n_q = r.query_tokens.size();
+  matrix joined = matrix::uninitialized(n_q, H * d_v);
+  for (std::size_t h = 0; h < H; ++h) {
+    const auto kappa = static_cast<float>(share[h]);
+    for (std::size_t i = 0; i < n_q; ++i) {
+      const float* c = r.heads[h].context.row(i);
+      float* dst = joined.row(i) + h * d_v;
+      for (std::size_t j = 0; j < d_v; ++j) dst[j] = kappa * c[j];
+    }
+  }
+  matrix out = kernels::matmul_nt(joined, w_o);
   if (bias) add_row_bias(out, *bias);
   check_finite(out, "output", params);
   return out;
@@ -387,19 +397,26 @@ attention_result run_attention(const attention_input& input, const attention_spe
   }
 
   auto clock = std::chrono::steady_clock::now();
-  // Inputs, with absolute positions when asked.
-  matrix xq = input.queries, xk = input.keys, xv = input.values;
+  // Inputs, with absolute positions when asked (copied only then).
+  std::optional<matrix> moved_q, moved_k, moved_v;
   if (spec.position == position_scheme::sinusoidal) {
-    add_sinusoidal(xq);
-    add_sinusoidal(xk);
-    add_sinusoidal(xv);
+    add_sinusoidal(moved_q.emplace(input.queries));
+    add_sinusoidal(moved_k.emplace(input.keys));
+    add_sinusoidal(moved_v.emplace(input.values));
   }
-  matrix q = xq, k = xk, v = xv;
+  const matrix& xq = moved_q ? *moved_q : input.queries;
+  const matrix& xk = moved_k ? *moved_k : input.keys;
+  const matrix& xv = moved_v ? *moved_v : input.values;
+  matrix q, k, v;
   if (project) {
     const auto proj = projections(params, d, H * d_k, spec.convs2s);
     q = apply(proj[0], xq);
     k = apply(proj[1], xk);
     if (!spec.convs2s) v = apply(proj[2], xv);
+  } else {
+    q = xq;
+    k = xk;
+    if (!spec.convs2s) v = xv;
   }
   if (spec.convs2s) {  // v_j = z_j + e_j: the keys (encoder outputs) plus the input embeddings
     if (k.cols() != xv.cols())

@@ -43,7 +43,9 @@ run_report run_job(const run_config& c) {
   check_memory(size, c.max_memory);
   param_store params = param_store::open(c.params_in, c.spec.seed);
   run_report report;
-  report.result = run_attention(in.input, c.spec, params);
+  attention_spec spec = c.spec;  // the raw scores only when an output shows them
+  spec.keep_scores = !c.json_out.empty() || c.view.show == shown_matrix::scores;
+  report.result = run_attention(in.input, spec, params);
 
   if (auto w = oov_warning(in, c.input); !w.empty()) report.warnings.push_back(std::move(w));
   if (const auto unused = params.unused_file_tensors(); !unused.empty())
