@@ -52,9 +52,11 @@ std::uint64_t estimate_stream_bytes(const run_size& s, std::size_t d_model, std:
 
 run_report run_streamed(const run_config& c, const prepared_input& in) {
   if (c.png_out.empty() && c.svg_out.empty() && c.json_out.empty())
-    throw usage_error(
-        "streaming draws a pooled picture: give --png, --svg or --json (a table of "
-        "millions of weights would not help)");
+    throw usage_error(fmt::format(
+        "{} x {} tokens: streaming{}, which draws a pooled picture: give --png, --svg or --json "
+        "(a table of that many weights would not help), or --no-stream",
+        in.input.query_tokens.size(), in.input.key_tokens.size(),
+        c.stream == run_config::streaming::on ? "" : " (automatic for long inputs)"));
   if (c.view.show == shown_matrix::scores)
     throw usage_error(
         "--show scores is not available when streaming: the raw scores are never "

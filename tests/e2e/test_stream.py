@@ -73,6 +73,8 @@ def test_streaming_starts_by_itself_past_4096_squared_cells(env):
     w = np.array(doc["heads"][0]["pooled_weights"])
     sizes = np.diff(doc["pooling"]["col_starts"])
     assert np.allclose((w * sizes).sum(axis=1), 1.0, atol=1e-5)
+    _, err = env.run("run", "--text", "-", "--embeddings", env.embeddings, stdin=text, expect=2)
+    assert "streaming (automatic for long inputs)" in err and "--png" in err, err
     small = env.path("small.json")
     env.run("run", "--text", sentence(env, 50), "--embeddings", env.embeddings, "--json", small)
     assert "streamed" not in json.load(open(small))
