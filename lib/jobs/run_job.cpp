@@ -17,6 +17,22 @@
 
 namespace attnviz {
 
+std::vector<std::string> run_warnings(const run_config& c, const prepared_input& in,
+                                      const param_store& params) {
+  std::vector<std::string> warnings;
+  if (auto w = oov_warning(in, c.input); !w.empty()) warnings.push_back(std::move(w));
+  if (const auto unused = params.unused_file_tensors(); !unused.empty())
+    warnings.push_back(fmt::format("{}: tensors not used by this variant: {}", c.params_in,
+                                   fmt::join(unused, ", ")));
+  return warnings;
+}
+
+result_metadata run_metadata(const run_config& c, const prepared_input& in,
+                             const param_store& params) {
+  return {fmt::format("attn-viz {}", version), in.embeddings_name, params.source(), in.oov_tokens,
+          std::string(oov_policy_name(c.input.oov))};
+}
+
 run_report run_job(const run_config& c) {
   check_outputs({{c.json_out, "--json"},
                  {c.png_out, "--png"},
@@ -47,16 +63,11 @@ run_report run_job(const run_config& c) {
   spec.keep_scores = !c.json_out.empty() || c.view.show == shown_matrix::scores;
   report.result = run_attention(in.input, spec, params);
 
-  if (auto w = oov_warning(in, c.input); !w.empty()) report.warnings.push_back(std::move(w));
-  if (const auto unused = params.unused_file_tensors(); !unused.empty())
-    report.warnings.push_back(fmt::format("{}: tensors not used by this variant: {}", c.params_in,
-                                          fmt::join(unused, ", ")));
+  report.warnings = run_warnings(c, in, params);
 
   output_batch out;
   if (!c.json_out.empty()) {
-    const result_metadata meta{fmt::format("attn-viz {}", version), in.embeddings_name,
-                               params.source(), in.oov_tokens,
-                               std::string(oov_policy_name(c.input.oov))};
+    const result_metadata meta = run_metadata(c, in, params);
     out.add(c.json_out, result_to_json(report.result, meta));
   }
   if (!c.png_out.empty() || !c.svg_out.empty()) {

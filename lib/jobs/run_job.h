@@ -16,6 +16,7 @@
 #include "io/progress.h"
 #include "jobs/inputs.h"
 #include "jobs/memory_guard.h"
+#include "render/json_result.h"
 #include "render/views.h"
 
 namespace attnviz {
@@ -47,5 +48,12 @@ struct run_report {
 };
 
 run_report run_job(const run_config& config);
+
+// Shared by the full and the streaming path: the run's warnings (OOV tokens, tensors of the
+// weights file the variant did not use) and the JSON's metadata.
+std::vector<std::string> run_warnings(const run_config& config, const prepared_input& input,
+                                      const param_store& params);
+result_metadata run_metadata(const run_config& config, const prepared_input& input,
+                             const param_store& params);
 
 }  // namespace attnviz

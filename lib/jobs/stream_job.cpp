@@ -1,12 +1,10 @@
 #include "jobs/stream_job.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 
 #include "analysis/pooled_map.h"
-#include "attnviz/version.h"
 #include "error.h"
 #include "io/progress.h"
 #include "jobs/job_outputs.h"
@@ -91,16 +89,11 @@ run_report run_streamed(const run_config& c, const prepared_input& in) {
   bar.finish();
   report.streamed = true;
 
-  if (auto w = oov_warning(in, c.input); !w.empty()) report.warnings.push_back(std::move(w));
-  if (const auto unused = params.unused_file_tensors(); !unused.empty())
-    report.warnings.push_back(fmt::format("{}: tensors not used by this variant: {}", c.params_in,
-                                          fmt::join(unused, ", ")));
+  report.warnings = run_warnings(c, in, params);
 
   output_batch out;
   if (!c.json_out.empty()) {
-    const result_metadata meta{fmt::format("attn-viz {}", version), in.embeddings_name,
-                               params.source(), in.oov_tokens,
-                               std::string(oov_policy_name(c.input.oov))};
+    const result_metadata meta = run_metadata(c, in, params);
     out.add(c.json_out, pooled_to_json(report.result, pooled, meta));
   }
   if (!c.png_out.empty() || !c.svg_out.empty()) {
