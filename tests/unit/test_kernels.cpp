@@ -126,7 +126,10 @@ TEST_CASE("the fused multi-head kernel equals scores, masks, softmax and context
     };
     for (const shape s : {shape{1, 1, 1, 1, 1}, shape{3, 37, 29, 5, 7}, shape{2, 70, 130, 16, 17},
                           shape{4, 13, 300, 64, 64}})
-      for (bool masked : {false, true}) {
+      for (int mode = 0; mode < 3; ++mode) {
+        // 0: plain (the finiteness check inside the softmax pass); 1: causal mask and scores
+        // kept (the check apart, before masking); 2: scores kept, no mask.
+        const bool masked = mode == 1, keep_scores = mode != 0;
         const matrix q = random_matrix(s.n_q, s.heads * s.d_k, 11);
         const matrix k = random_matrix(s.n_k, s.heads * s.d_k, 12);
         const matrix v = random_matrix(s.n_k, s.heads * s.d_v, 13);
@@ -159,27 +162,28 @@ TEST_CASE("the fused multi-head kernel equals scores, masks, softmax and context
         args.inv_temperature = 1.0f / 0.7f;
         args.alibi_slopes = slopes.data();
         if (masked) args.mask_row = causal;
-        args.scores = sp.data();
+        if (keep_scores) args.scores = sp.data();
         args.weights = wp.data();
         args.context = cp.data();
         args.ldc = s.d_v;
         REQUIRE(kernels::attention_softmax(args));
         for (std::size_t h = 0; h < s.heads; ++h) {
           INFO("heads " << s.heads << " n_q " << s.n_q << " n_k " << s.n_k << " head " << h
-                        << " masked " << masked);
+                        << " mode " << mode);
           matrix e = matmul_nt(q.columns(h * s.d_k, s.d_k), k.columns(h * s.d_k, s.d_k));
           for (std::size_t i = 0; i < s.n_q; ++i)
             for (std::size_t j = 0; j < s.n_k; ++j)
-              e(i, j) = static_cast<float>(0.3 * e(i, j) -
-                                           slopes[h] * std::fabs(double(i) - double(j)));
+              e(i, j) =
+                  static_cast<float>(0.3 * e(i, j) - slopes[h] * std::fabs(double(i) - double(j)));
           matrix vis = e;
           if (masked)
             for (std::size_t i = 0; i < s.n_q; ++i) causal(nullptr, i, vis.row(i), s.n_k);
           const matrix a = align_softmax_reference(vis, align_options{0.7});
           const matrix c = matmul_nn(a, v.columns(h * s.d_v, s.d_v));
           for (std::size_t i = 0; i < e.size(); ++i) {
-            REQUIRE(std::fabs(scores[h].data()[i] - e.data()[i]) <=
-                    1e-5 * (1.0 + std::fabs(e.data()[i])));
+            if (keep_scores)
+              REQUIRE(std::fabs(scores[h].data()[i] - e.data()[i]) <=
+                      1e-5 * (1.0 + std::fabs(e.data()[i])));
             REQUIRE(std::fabs(weights[h].data()[i] - a.data()[i]) <= 1e-5);
             if (vis.data()[i] == neg_inf) REQUIRE(weights[h].data()[i] == 0.0f);
           }
@@ -192,20 +196,34 @@ TEST_CASE("the fused multi-head kernel equals scores, masks, softmax and context
 
 TEST_CASE("the fused kernel reports scores that overflow float") {
   for_each_isa([] {
-    matrix q(2, 4, 1e30f), k(3, 4, 1e30f), v(3, 4, 1.0f), w(2, 3), c(2, 4);
-    float* wp[] = {w.data()};
-    float* cp[] = {c.data()};
-    kernels::attention_args args;
-    args.n_q = 2;
-    args.n_k = 3;
-    args.d_k = args.d_v = 4;
-    args.q = q.data();
-    args.k = k.data();
-    args.v = v.data();
-    args.ldq = args.ldk = args.ldv = args.ldc = 4;
-    args.weights = wp;
-    args.context = cp;
-    CHECK_FALSE(kernels::attention_softmax(args));
+    // Scores of +inf (q·k = 4e60) and of −inf (k negated) in row 1 only, with the check in the
+    // softmax pass (no mask, no scores kept) and apart (mask hook), each alone in a row block
+    // of finite rows, so a lost flag would show.
+    for (float sign : {1.0f, -1.0f})
+      for (bool with_mask : {false, true}) {
+        INFO("sign " << sign << " mask " << with_mask);
+        matrix q(40, 4, 0.5f), k(3, 4, sign * 1e30f), v(3, 4, 1.0f), w(40, 3), c(40, 4);
+        for (std::size_t j = 0; j < 4; ++j) q(1, j) = 1e30f;
+        for (std::size_t i = 0; i < 40; ++i)
+          if (i != 1)
+            for (std::size_t j = 0; j < 4; ++j) q(i, j) = 1e-30f;
+        float* wp[] = {w.data()};
+        float* cp[] = {c.data()};
+        kernels::attention_args args;
+        args.n_q = 40;
+        args.n_k = 3;
+        args.d_k = args.d_v = 4;
+        args.q = q.data();
+        args.k = k.data();
+        args.v = v.data();
+        args.ldq = args.ldk = args.ldv = args.ldc = 4;
+        args.weights = wp;
+        args.context = cp;
+        if (with_mask) args.mask_row = [](const void*, std::size_t, float*, std::size_t) {};
+        CHECK_FALSE(kernels::attention_softmax(args));
+        for (std::size_t i = 0; i < 4; ++i) q(1, i) = 1e-30f;  // now every score is finite
+        CHECK(kernels::attention_softmax(args));
+      }
   });
 }
 
@@ -213,8 +231,8 @@ TEST_CASE("the fused kernel reports scores that overflow float") {
 TEST_CASE("additive_scores matches the plain additive reference for any d_a") {
   for_each_isa([] {
     unsigned seed = 100;
-    for (std::size_t d_a : {std::size_t{1}, std::size_t{5}, std::size_t{16}, std::size_t{37},
-                            std::size_t{128}}) {
+    for (std::size_t d_a :
+         {std::size_t{1}, std::size_t{5}, std::size_t{16}, std::size_t{37}, std::size_t{128}}) {
       const matrix q = random_matrix(9, 6, seed++), k = random_matrix(11, 4, seed++);
       matrix w_q = random_matrix(d_a, 6, seed++), w_k = random_matrix(d_a, 4, seed++);
       for (std::size_t i = 0; i < w_q.size(); ++i) w_q.data()[i] *= 3.0f;  // reach tanh's tails
