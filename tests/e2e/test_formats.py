@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Embedding files in the formats users download, written here by Python's own struct and gzip
+modules from the bundled GloVe sample: word2vec binary, fastText .vec (a header line), and each
+gzip-compressed. Every form must give a run the same vectors, so the same JSON weights, as the
+plain text file; broken forms must fail with exit 2 and the file named."""
+import gzip
+import json
+import os
+import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import main  # noqa: E402
+
+SENTENCE = "the cat sat on the floor because it was tired"
+
+
+def rows(env, limit=3000):
+    out = []
+    with open(env.embeddings, encoding="utf-8") as f:
+        for line in f:
+            parts = line.rstrip("\n").split(" ")
+            if len(parts) > 1:
+                out.append((parts[0], [float(x) for x in parts[1:]]))
+            if len(out) == limit:
+                break
+    return out
+
+
+def word2vec_binary(data):
+    dim = len(data[0][1])
+    blob = bytearray(f"{len(data)} {dim}\n".encode())
+    for word, vec in data:
+        blob += word.encode("utf-8") + b" " + struct.pack(f"<{dim}f", *vec) + b"\n"
+    return bytes(blob)
+
+
+def fasttext_vec(data):
+    lines = [f"{len(data)} {len(data[0][1])}"]
+    lines += [word + " " + " ".join(repr(v) for v in vec) for word, vec in data]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def weights(env, embeddings):
+    out = env.path("out.json")
+    env.run("run", "--text", SENTENCE, "--embeddings", embeddings, "--json", out, "--heads", "2",
+            "--oov", "error")
+    with open(out, encoding="utf-8") as f:
+        j = json.load(f)
+    return [h["weights"] for h in j["heads"]]
+
+
+def write(env, name, data):
+    path = env.path(name)
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def test_every_format_gives_the_same_weights(env):
+    data = rows(env)
+    want = weights(env, env.embeddings)
+    forms = {
+        "sample.bin": word2vec_binary(data),
+        "sample.vec": fasttext_vec(data),
+        "sample.txt.gz": gzip.compress(open(env.embeddings, "rb").read()),
+        "sample.bin.gz": gzip.compress(word2vec_binary(data)),
+        "noext": gzip.compress(fasttext_vec(data)),  # detected by content, not by name
+    }
+    for name, blob in forms.items():
+        got = weights(env, write(env, name, blob))
+        assert got == want, f"{name}: weights differ from the text file's"
+
+
+def test_broken_files_name_themselves(env):
+    data = rows(env, 50)
+    blob = word2vec_binary(data)
+    cases = {
+        "cut.bin": (blob[:-30], "is cut short"),
+        "cut.txt.gz": (gzip.compress(fasttext_vec(data))[:-40], "ends too early"),
+    }
+    for name, (content, what) in cases.items():
+        path = write(env, name, content)
+        _, err = env.run("run", "--text", "the cat zzzqqq", "--embeddings", path, expect=2)
+        assert path in err and what in err, f"{name}: {err}"
+        assert "Traceback" not in err and "terminate" not in err
+
+
+if __name__ == "__main__":
+    sys.exit(main(globals()))
