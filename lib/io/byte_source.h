@@ -29,6 +29,10 @@ class byte_source {
 
   std::size_t read(char* out, std::size_t n);
   bool compressed() const noexcept { return gz_ != nullptr; }
+  // For bytes in memory, how many are left (to size a buffer); otherwise `fallback`.
+  std::size_t size_hint(std::size_t fallback) const noexcept {
+    return file_ || gz_ ? fallback : memory_.size() - static_cast<std::size_t>(offset_);
+  }
   std::uint64_t offset() const noexcept { return offset_; }
   const std::string& path() const noexcept { return path_; }
 

@@ -480,7 +480,7 @@ class binary_reader {
 embedding_table read_source(byte_source& src, const std::unordered_set<std::string>& wanted,
                             std::size_t keep_first) {
   collector out(src.path(), wanted, keep_first);
-  std::string head(chunk_bytes, '\0');
+  std::string head(std::min(chunk_bytes, src.size_hint(chunk_bytes)), '\0');
   std::size_t have = 0;
   while (have < head.size()) {  // gzip may deliver less than asked
     const std::size_t got = src.read(head.data() + have, head.size() - have);
@@ -496,7 +496,8 @@ embedding_table read_source(byte_source& src, const std::unordered_set<std::stri
   } else {
     text_reader reader(src.path(), out);
     bool more = reader.feed(head);
-    std::vector<char> buf(chunk_bytes);
+    std::vector<char> buf(
+        std::max<std::size_t>(1, std::min(chunk_bytes, src.size_hint(chunk_bytes))));
     bool complete = true;
     while (more) {
       const std::size_t n = src.read(buf.data(), buf.size());
