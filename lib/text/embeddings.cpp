@@ -174,6 +174,45 @@ embedding_format detect_format(std::string_view head) {
   return embedding_format::text;
 }
 
+// Fields after position p of a line (s[p] is the separator after the token, or p is the end)
+// and whether any byte is neither a separator nor a number character. A field starts where a
+// non-separator follows a separator. 16 bytes at a time with vector compares (the lane masks
+// are 0x00 / 0xff, so a popcount / 8 counts lanes); the tail byte by byte.
+struct field_scan {
+  std::size_t count;
+  bool other;
+};
+field_scan scan_fields(std::string_view s, std::size_t p) {
+  using u8x16 = unsigned char __attribute__((vector_size(16)));
+  if (p >= s.size()) return {0, false};
+  const char* b = s.data();
+  std::size_t count = 0, q = p + 1;
+  u8x16 other{};
+  const auto sep_of = [](u8x16 c) -> u8x16 { return (c == ' ') | (c == '\t'); };
+  for (; q + 16 <= s.size(); q += 16) {
+    u8x16 c, before;
+    std::memcpy(&c, b + q, 16);
+    std::memcpy(&before, b + q - 1, 16);
+    const u8x16 sep = sep_of(c);
+    const u8x16 number =
+        ((c - '0') < 10) | (c == '.') | (c == '-') | (c == '+') | (c == 'e') | (c == 'E');
+    const u8x16 starts = ~sep & sep_of(before);
+    other |= ~(sep | number);
+    std::uint64_t half[2];
+    std::memcpy(half, &starts, 16);
+    count +=
+        static_cast<std::size_t>(__builtin_popcountll(half[0]) + __builtin_popcountll(half[1])) / 8;
+  }
+  bool any_other = false;
+  for (int l = 0; l < 16; ++l) any_other = any_other || other[l] != 0;
+  for (; q < s.size(); ++q) {
+    const bool sep = is_sep(b[q]);
+    count += !sep && is_sep(b[q - 1]);
+    any_other = any_other || !(sep || is_number_char(b[q]));
+  }
+  return {count, any_other};
+}
+
 class text_reader {
  public:
   text_reader(const std::string& path, collector& out) : path_(path), out_(out) {}
@@ -243,18 +282,7 @@ class text_reader {
     check_token_utf8(token, path_, [&](std::string m) { return input_error(path_, line_no_, m); });
     const bool keep = out_.keeps(token);
     if (!keep && !out_.samples()) {  // the common row: count fields, check characters, one pass
-      std::size_t count = 0;
-      bool in_field = false, other = false;
-      for (std::size_t q = p; q < s.size(); ++q) {
-        const unsigned char k = classes.of[static_cast<unsigned char>(s[q])];
-        if (k == 1) {
-          in_field = false;
-        } else {
-          if (!in_field) ++count;
-          in_field = true;
-          other = other || k == 0;
-        }
-      }
+      const auto [count, other] = scan_fields(s, p);
       check_dim(count);
       if (other) {  // find the field to name it
         split(s, p);

@@ -276,3 +276,29 @@ TEST_CASE("a word2vec header with an absurd dimension is refused before any allo
   CHECK(error_of(p) == p + ":1: header 'count dim' has dimension 34444444444444, more than "
                            "1048576; is this a word2vec binary file?");
 }
+
+TEST_CASE("long skipped rows: fields counted and characters checked across 16-byte blocks") {
+  temp_dir d;
+  const auto row = [](int i, int values, const std::string& odd_value, int odd_at) {
+    std::string r = "w" + std::to_string(i);
+    for (int k = 0; k < values; ++k) {
+      r += k % 3 == 0 ? "\t" : k % 3 == 1 ? " " : " \t  ";  // separators of 1 to 4 bytes
+      r += k == odd_at ? odd_value : "-0.12345e-1";
+    }
+    return r + "\n";
+  };
+  std::string good;
+  for (int i = 0; i < 1100; ++i) good += row(i, 40, "", -1);
+  const auto ok = read_embeddings(d.file("ok.txt", good), {"absent"});
+  CHECK(ok.rows == 1100);
+  CHECK(ok.dim == 40);
+  std::string bad_char = good + row(1100, 40, "0.25x", 33) + good;
+  const auto p1 = d.file("bad_char.txt", bad_char);
+  CHECK(error_of(p1) == p1 + ":1101: value 34 '0.25x' is not a number");
+  std::string ragged = good + row(1100, 39, "", -1);
+  const auto p2 = d.file("ragged_long.txt", ragged);
+  CHECK(error_of(p2) == p2 + ":1101: 39 values, expected 40 (the dimension set by line 1)");
+  std::string trailing = good + row(1100, 40, "", -1);
+  trailing.insert(trailing.size() - 1, " \t ");  // trailing separators are not a field
+  CHECK(read_embeddings(d.file("trailing.txt", trailing), {"absent"}).rows == 1101);
+}
