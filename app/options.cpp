@@ -50,7 +50,8 @@ void add_embedding_flags(CLI::App& cmd, common_flags& f) {
                "Keep upper case in tokens (look-up still falls back to lower case)")
       ->group("Input");
   cmd.add_option("--embeddings,-e", c.embeddings,
-                 "Word vectors: GloVe / word2vec text / fastText .vec "
+                 "Word vectors: GloVe / word2vec text / fastText .vec, word2vec binary, any of "
+                 "them .gz (told apart by content); read until every token is found "
                  "[default: the bundled samples/glove.6B.50d.sample.txt]")
       ->type_name("FILE")
       ->group("Input");
