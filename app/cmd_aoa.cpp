@@ -51,12 +51,13 @@ Example:
     c.max_memory = resolve_max_memory(*flags);
     const aoa_report report = run_aoa(c);
     print_warnings(report.warnings);
-    fmt::print("query weights beta_bar:");
+    std::FILE* out = summary_stream(report.written);
+    fmt::print(out, "query weights beta_bar:");
     for (std::size_t j = 0; j < report.query_tokens.size(); ++j)
-      fmt::print("  {} {:.3f}", report.query_tokens[j], report.result.beta_bar[j]);
-    fmt::print("\ncandidate words (sum of s over their positions):\n");
+      fmt::print(out, "  {} {:.3f}", report.query_tokens[j], report.result.beta_bar[j]);
+    fmt::print(out, "\ncandidate words (sum of s over their positions):\n");
     for (std::size_t k = 0; k < report.word_scores.size() && k < *top; ++k)
-      fmt::print("  {:>2}. {:<16} {:.4f}\n", k + 1, report.word_scores[k].first,
+      fmt::print(out, "  {:>2}. {:<16} {:.4f}\n", k + 1, report.word_scores[k].first,
                  report.word_scores[k].second);
     print_written(report.written);
     return 0;

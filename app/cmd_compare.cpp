@@ -70,8 +70,9 @@ Examples:
     c.scale = *scale == "panel" ? scale_mode::panel : scale_mode::shared;
     const compare_report report = run_compare(c);
     print_warnings(report.warnings);
-    fmt::print("{}", format_comparison(report));
-    if (!report.written.empty()) fmt::print("\n");
+    std::FILE* out = summary_stream(report.written);
+    fmt::print(out, "{}", format_comparison(report));
+    if (!report.written.empty()) fmt::print(out, "\n");
     print_written(report.written);
     return 0;
   };

@@ -59,7 +59,7 @@ Example:
     c.max_memory = resolve_max_memory(*flags);
     const han_report report = run_han(c);
     print_warnings(report.warnings);
-    fmt::print("{}", format_han(report));
+    fmt::print(summary_stream(report.written), "{}", format_han(report));
     print_written(report.written);
     return 0;
   };

@@ -185,8 +185,13 @@ void add_view_flags(CLI::App& cmd, common_flags& f) {
 
 void add_figure_outputs(CLI::App& cmd, std::string& json, std::string& png, std::string& svg,
                         const char* json_help) {
-  cmd.add_option("--json", json, json_help)->type_name("FILE")->group("Output");
-  cmd.add_option("--png", png, "Write the figure as PNG")->type_name("FILE")->group("Output");
+  cmd.add_option("--json", json, std::string(json_help) + " (- for standard output)")
+      ->type_name("FILE")
+      ->group("Output");
+  cmd.add_option("--png", png,
+                 "Write the figure as PNG (any output FILE may be -: standard output)")
+      ->type_name("FILE")
+      ->group("Output");
   cmd.add_option("--svg", svg, "Write the same figure as SVG (text stays text: crisp at any zoom)")
       ->type_name("FILE")
       ->group("Output");

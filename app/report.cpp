@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
+#include "io/file_io.h"
 #include "render/terminal.h"
 
 namespace attnviz::cli {
@@ -17,8 +19,15 @@ void print_warnings(const std::vector<std::string>& warnings) {
   for (const auto& w : warnings) fmt::print(stderr, "attn-viz: warning: {}\n", w);
 }
 
+std::FILE* summary_stream(const std::vector<std::string>& written) {
+  // With an output on standard output ("-"), stdout holds only its bytes: the rest go to stderr.
+  return std::find(written.begin(), written.end(), stdout_name) != written.end() ? stderr : stdout;
+}
+
 void print_written(const std::vector<std::string>& paths) {
-  for (const auto& p : paths) fmt::print("wrote {}\n", p);
+  std::FILE* out = summary_stream(paths);
+  for (const auto& p : paths)
+    if (p != stdout_name) fmt::print(out, "wrote {}\n", p);
 }
 
 void print_terminal_view(const attention_result& result, const view_options& view, bool colour) {

@@ -1,6 +1,7 @@
 // Printing for the CLI: warnings, written paths, the small weights table.
 #pragma once
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,8 @@ namespace attnviz::cli {
 
 void print_warnings(const std::vector<std::string>& warnings);
 void print_written(const std::vector<std::string>& paths);
+// Where a command's summary goes: stdout, or stderr when an output was written to stdout ("-").
+std::FILE* summary_stream(const std::vector<std::string>& written);
 // The heatmap in the terminal: colours when stdout is a terminal and NO_COLOR is unset
 // (24-bit with COLORTERM=truecolor, else 256), else the values as a table; `colour = false`
 // always prints the table.

@@ -36,6 +36,7 @@ std::string read_whole_file(const std::string& path) {
 
 void check_output_path(const std::string& path, const std::string& flag) {
   if (path.empty()) throw usage_error(fmt::format("{}: empty file name", flag));
+  if (path == stdout_name) return;
   const fs::path p(path);
   fs::path dir = p.parent_path();
   if (dir.empty()) dir = ".";
@@ -70,6 +71,22 @@ void write_fully(int fd, const std::string& bytes, const std::string& path) {
 
 std::vector<std::string> output_batch::commit() {
   std::set<std::string> seen;
+  std::vector<std::string> order;
+  for (const auto& f : files_) order.push_back(f.path);
+  std::string stdout_bytes;
+  bool has_stdout = false;
+  std::vector<pending> files;
+  for (auto& f : files_) {
+    if (f.path != stdout_name) {
+      files.push_back(std::move(f));
+      continue;
+    }
+    if (has_stdout)
+      throw usage_error("only one output can go to standard output (-); name a file for the other");
+    has_stdout = true;
+    stdout_bytes = std::move(f.bytes);
+  }
+  files_ = std::move(files);
   for (const auto& f : files_) {
     if (!seen.insert(fs::absolute(f.path).lexically_normal().string()).second)
       throw usage_error(fmt::format("two outputs would be written to the same file {}", f.path));
@@ -116,10 +133,14 @@ std::vector<std::string> output_batch::commit() {
     cleanup();
     throw;
   }
-  std::vector<std::string> paths;
-  for (const auto& f : files_) paths.push_back(f.path);
   files_.clear();
-  return paths;
+  if (has_stdout) {
+    std::fflush(stdout);
+    const std::size_t n = std::fwrite(stdout_bytes.data(), 1, stdout_bytes.size(), stdout);
+    if (n != stdout_bytes.size() || std::fflush(stdout) != 0)
+      throw input_error("standard output", fmt::format("cannot write: {}", std::strerror(errno)));
+  }
+  return order;
 }
 
 }  // namespace attnviz

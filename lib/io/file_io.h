@@ -13,11 +13,15 @@ std::string read_whole_file(const std::string& path);
 // with a clear message); throws input_error otherwise.
 void require_regular_file(const std::string& path);
 
+// The name that means standard output for any output file (`--json -`).
+inline constexpr const char* stdout_name = "-";
+
 // A set of output files written all-or-nothing:
 //   add() only records bytes; commit() first checks every destination folder, then writes each
 //   file to a temporary name beside its destination, and only when all are written renames
 //   them into place. On any failure the temporaries are removed and existing files are left
 //   untouched. Returns the destination paths in the order added.
+//   One output may be "-": its bytes go to standard output, after every file is in place.
 class output_batch {
  public:
   void add(std::string path, std::string bytes);
@@ -32,7 +36,8 @@ class output_batch {
   std::vector<pending> files_;
 };
 
-// Fails early (before any work) when an output's folder is missing or not writable.
+// Fails early (before any work) when an output's folder is missing or not writable ("-", standard
+// output, always passes).
 void check_output_path(const std::string& path, const std::string& flag);
 
 }  // namespace attnviz

@@ -1,14 +1,25 @@
 #include "jobs/job_outputs.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 
+#include "error.h"
 #include "render/canvas.h"
 
 namespace attnviz {
 
 void check_outputs(const std::vector<std::pair<std::string, const char*>>& outputs) {
-  for (const auto& [path, flag] : outputs)
-    if (!path.empty()) check_output_path(path, flag);
+  const char* on_stdout = nullptr;
+  for (const auto& [path, flag] : outputs) {
+    if (path.empty()) continue;
+    check_output_path(path, flag);
+    if (path != stdout_name) continue;
+    if (on_stdout)
+      throw usage_error(
+          fmt::format("{} - and {} -: only one output can go to standard output", on_stdout, flag));
+    on_stdout = flag;
+  }
 }
 
 void add_figure(output_batch& out, const figure& fig, const std::string& png,

@@ -102,6 +102,29 @@ def test_same_inputs_same_bytes(env):
     assert open(other, "rb").read() != outputs[0][2]
 
 
+def test_dash_writes_an_output_to_stdout(env):
+    js = env.path("file.json")
+    env.run("run", "--text", SENTENCE, "--embeddings", env.embeddings, "--heads", "2",
+            "--json", js)
+    out, err = env.run("run", "--text", "-", "--embeddings", env.embeddings, "--heads", "2",
+                       "--json", "-", stdin=SENTENCE)
+    assert out == open(js, encoding="utf-8").read(), "--json - differs from --json FILE"
+    # With a file too, stdout stays pure JSON and the 'wrote' line moves to stderr.
+    png = env.path("beside.png")
+    out, err = env.run("run", "--text", SENTENCE, "--embeddings", env.embeddings, "--heads", "2",
+                       "--json", "-", "--png", png)
+    assert json.loads(out)["heads"][0]["weights"] == json.load(open(js))["heads"][0]["weights"]
+    assert f"wrote {png}" in err and "wrote" not in out
+    # compare's table moves to stderr as well
+    out, err = env.run("compare", "--text", SENTENCE, "--embeddings", env.embeddings,
+                       "--scores", "dot,cosine", "--json", "-")
+    assert json.loads(out)["variants"] and "dot" in err
+    # two outputs cannot share stdout: refused before any work, nothing written
+    out, err = env.run("run", "--text", SENTENCE, "--embeddings", env.embeddings, "--json", "-",
+                       "--svg", "-", expect=2)
+    assert out == "" and "only one output can go to standard output" in err
+
+
 def test_one_and_two_threads_give_identical_bytes(env):
     # 64 tokens: the additive and matrix-product loops run in parallel (rows are independent,
     # so the bytes must not depend on the thread count).
