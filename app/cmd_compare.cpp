@@ -65,6 +65,7 @@ Examples:
     c.input = resolve_input(*flags);
     c.base = resolve_spec(*flags);
     c.params_in = flags->params_in;
+    c.params_prefix = flags->params_prefix;
     c.view = resolve_view(*flags);
     c.max_memory = resolve_max_memory(*flags);
     c.scale = *scale == "panel" ? scale_mode::panel : scale_mode::shared;

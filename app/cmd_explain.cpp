@@ -51,6 +51,7 @@ Examples:
     c.input = resolve_input(*flags);
     c.spec = resolve_spec(*flags);
     c.params_in = flags->params_in;
+    c.params_prefix = flags->params_prefix;
     const explain_report report = run_explain(c);
     print_warnings(report.warnings);
     fmt::print("{}", *as_json ? report.json : report.text);

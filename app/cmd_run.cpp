@@ -84,6 +84,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.)");
     c.input = resolve_input(*flags);
     c.spec = resolve_spec(*flags);
     c.params_in = flags->params_in;
+    c.params_prefix = flags->params_prefix;
     c.view = resolve_view(*flags);
     c.max_memory = resolve_max_memory(*flags);
     const run_report report = run_job(c);

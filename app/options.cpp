@@ -151,6 +151,13 @@ void add_variant_flags(CLI::App& cmd, common_flags& f) {
                  "…, or in_proj_weight)")
       ->type_name("FILE")
       ->group("Parameters");
+  cmd.add_option("--params-prefix", f.params_prefix,
+                 "Take one attention layer of a larger checkpoint: the tensors under PREFIX, "
+                 "named as torch nn.MultiheadAttention (in_proj_weight), Hugging Face BERT "
+                 "(query/key/value.weight, output.dense.weight), GPT-2 (c_attn.weight, Conv1D) "
+                 "or attn-viz; e.g. bert.encoder.layer.0.attention.")
+      ->type_name("PREFIX")
+      ->group("Parameters");
 }
 
 void add_view_flags(CLI::App& cmd, common_flags& f) {

@@ -16,6 +16,7 @@ struct common_flags {
   attention_spec spec;
   std::string hard = "sample";
   std::string params_in;
+  std::string params_prefix;
   int cell = 0;
   std::string cmap;
   std::string show = "weights";

@@ -72,7 +72,7 @@ compare_report run_compare(const compare_config& c) {
         attention_spec spec = c.base;
         spec.score = s, spec.align = a, spec.context = x;
         // each variant gets its own store: general and location both name a score.W
-        param_store params = param_store::open(c.params_in, spec.seed);
+        param_store params = param_store::open(c.params_in, spec.seed, c.params_prefix);
         std::vector<std::string> parts;
         if (scores.size() > 1) parts.push_back(s);
         if (aligns.size() > 1) parts.push_back(a);

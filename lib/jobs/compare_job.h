@@ -22,6 +22,7 @@ struct compare_config {
   std::vector<std::string> aligns;    // empty: base.align
   std::vector<std::string> contexts;  // empty: base.context
   std::string params_in;
+  std::string params_prefix;  // --params-prefix: one attention layer of a checkpoint
   std::string json_out, png_out, svg_out;
   view_options view;
   int cols = 0;

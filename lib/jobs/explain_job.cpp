@@ -86,7 +86,7 @@ explain_report run_explain(const explain_config& c) {
   input_config input = c.input;
   input.vocabulary_rows = c.vocabulary;
   const prepared_input in = prepare_input(input);
-  param_store params = param_store::open(c.params_in, c.spec.seed);
+  param_store params = param_store::open(c.params_in, c.spec.seed, c.params_prefix);
   const attention_result r = run_attention(in.input, c.spec, params);
   if (c.head >= r.heads.size())
     throw usage_error(fmt::format("--head {}: the run has {} head{}", c.head + 1, r.heads.size(),

@@ -16,8 +16,9 @@ struct explain_config {
   input_config input;
   attention_spec spec;
   std::string params_in;
-  std::string query;     // a token (first occurrence) or a 0-based index
-  std::size_t head = 0;  // which head to walk through (0-based) when there are several
+  std::string params_prefix;  // --params-prefix: one attention layer of a checkpoint
+  std::string query;          // a token (first occurrence) or a 0-based index
+  std::size_t head = 0;       // which head to walk through (0-based) when there are several
   std::size_t top_k = 3;
   std::size_t neighbours = 5;      // nearest vocabulary words of the context vector
   std::size_t vocabulary = 50000;  // searched among the embedding file's first rows

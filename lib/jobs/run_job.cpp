@@ -22,7 +22,7 @@ std::vector<std::string> run_warnings(const run_config& c, const prepared_input&
   std::vector<std::string> warnings;
   if (auto w = oov_warning(in, c.input); !w.empty()) warnings.push_back(std::move(w));
   if (const auto unused = params.unused_file_tensors(); !unused.empty())
-    warnings.push_back(fmt::format("{}: tensors not used by this variant: {}", c.params_in,
+    warnings.push_back(fmt::format("{}: tensors not used by this variant: {}", params.source(),
                                    fmt::join(unused, ", ")));
   return warnings;
 }
@@ -57,7 +57,7 @@ run_report run_job(const run_config& c) {
        (size.n_q * size.n_k > auto_stream_cells || estimate_bytes(size) > c.max_memory));
   if (stream) return run_streamed(c, in);
   check_memory(size, c.max_memory);
-  param_store params = param_store::open(c.params_in, c.spec.seed);
+  param_store params = param_store::open(c.params_in, c.spec.seed, c.params_prefix);
   run_report report;
   attention_spec spec = c.spec;  // the raw scores only when an output shows them
   spec.keep_scores = !c.json_out.empty() || c.view.show == shown_matrix::scores;

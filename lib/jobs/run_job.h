@@ -24,7 +24,8 @@ namespace attnviz {
 struct run_config {
   input_config input;
   attention_spec spec;
-  std::string params_in;  // empty: seeded from spec.seed
+  std::string params_in;      // empty: seeded from spec.seed
+  std::string params_prefix;  // --params-prefix: one attention layer of a checkpoint
   // outputs (empty: not written)
   std::string json_out;
   std::string png_out;

@@ -80,7 +80,7 @@ run_report run_streamed(const run_config& c, const prepared_input& in) {
         "{}; use a smaller --pixels or raise --max-memory",
         n_q, n_k, bins_q, bins_k, format_bytes(need), format_bytes(c.max_memory)));
 
-  param_store params = param_store::open(c.params_in, c.spec.seed);
+  param_store params = param_store::open(c.params_in, c.spec.seed, c.params_prefix);
   progress bar("attending", "rows", static_cast<std::uint64_t>(H) * n_q, c.progress);
   pooled_weights pooled(H, n_q, n_k, c.pixels, c.pool,
                         [&bar](std::size_t done, std::size_t) { bar.update(done); });

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "error.h"
+#include "params/checkpoint_layer.h"
 #include "params/rng.h"
 
 namespace attnviz {
@@ -33,8 +34,16 @@ param_store param_store::from_file(const std::string& path) {
   return from_tensors(read_safetensors(path), path);
 }
 
-param_store param_store::open(const std::string& path, std::uint64_t seed) {
-  return path.empty() ? seeded(seed) : from_file(path);
+param_store param_store::open(const std::string& path, std::uint64_t seed,
+                              const std::string& layer_prefix) {
+  if (path.empty()) {
+    if (!layer_prefix.empty()) throw usage_error("--params-prefix needs --params FILE");
+    return seeded(seed);
+  }
+  if (layer_prefix.empty()) return from_file(path);
+  checkpoint_layer layer = select_attention_layer(read_safetensors(path), layer_prefix, path);
+  return from_tensors(std::move(layer.tensors),
+                      fmt::format("{} ({} layer {})", path, layer.scheme, layer_prefix));
 }
 
 param_store param_store::from_tensors(safetensors_file tensors, std::string source) {

@@ -27,8 +27,11 @@ class param_store {
  public:
   static param_store seeded(std::uint64_t seed);
   static param_store from_file(const std::string& path);
-  // from_file(path), or seeded(seed) when path is empty (--params / --seed).
-  static param_store open(const std::string& path, std::uint64_t seed);
+  // from_file(path), or seeded(seed) when path is empty (--params / --seed). With a
+  // layer_prefix, only the attention layer under it, renamed (--params-prefix; see
+  // params/checkpoint_layer.h); a prefix without a path is a usage_error.
+  static param_store open(const std::string& path, std::uint64_t seed,
+                          const std::string& layer_prefix = "");
   // Parameters already in memory (as if read from a file named `source`).
   static param_store from_tensors(safetensors_file tensors, std::string source);
 

@@ -8,6 +8,7 @@ Debian's PyTorch; when torch can be imported here, also makes fresh ones with ot
 head counts and checks those (so a change in PyTorch or in attn-viz shows up)."""
 import json
 import os
+import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -68,6 +69,83 @@ def test_fresh_pytorch_modules_when_torch_is_installed(env):
     make_torch_mha.make(folder, cases, env.embeddings)
     for name, *_ in cases:
         check_case(env, folder, name)
+
+
+def read_safetensors(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    (n,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8:8 + n])
+    out = {}
+    for name, e in header.items():
+        if name == "__metadata__":
+            continue
+        b, end = e["data_offsets"]
+        assert e["dtype"] == "F32"
+        out[name] = np.frombuffer(data[8 + n + b:8 + n + end], dtype="<f4").reshape(e["shape"])
+    return out
+
+
+def write_safetensors(path, tensors):
+    header, blobs, offset = {}, [], 0
+    for name, t in tensors.items():
+        blob = np.ascontiguousarray(t, dtype="<f4").tobytes()
+        header[name] = {"dtype": "F32", "shape": list(t.shape),
+                        "data_offsets": [offset, offset + len(blob)]}
+        blobs.append(blob)
+        offset += len(blob)
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+
+
+def test_one_layer_of_a_bigger_checkpoint_in_each_naming_scheme(env):
+    """The checked-in nn.MultiheadAttention (5 heads) renamed here the way torch, BERT and
+    GPT-2 checkpoints name an attention layer (GPT-2's Conv1D weights transposed to [in, out]),
+    inside a file with other layers; --params-prefix must reproduce torch's weights and output."""
+    folder = os.path.join(env.data, "torch_mha")
+    mha = read_safetensors(os.path.join(folder, "self_h5.safetensors"))
+    expected = json.load(open(os.path.join(folder, "self_h5.json")))
+    w, b = mha["in_proj_weight"], mha["in_proj_bias"]
+    d = w.shape[1]
+    q, k, v = w[:d], w[d:2 * d], w[2 * d:]
+    schemes = {
+        "encoder.layers.3.self_attn.": {
+            "in_proj_weight": w, "in_proj_bias": b,
+            "out_proj.weight": mha["out_proj.weight"], "out_proj.bias": mha["out_proj.bias"]},
+        "bert.encoder.layer.3.attention.": {
+            "self.query.weight": q, "self.query.bias": b[:d],
+            "self.key.weight": k, "self.key.bias": b[d:2 * d],
+            "self.value.weight": v, "self.value.bias": b[2 * d:],
+            "output.dense.weight": mha["out_proj.weight"],
+            "output.dense.bias": mha["out_proj.bias"],
+            "output.LayerNorm.weight": np.ones(d)},
+        "transformer.h.3.attn.": {
+            "c_attn.weight": w.T, "c_attn.bias": b,
+            "c_proj.weight": mha["out_proj.weight"].T, "c_proj.bias": mha["out_proj.bias"],
+            "bias": np.ones((1, 1, 4, 4))},  # GPT-2's causal-mask buffer: not a parameter
+    }
+    for prefix, layer in schemes.items():
+        tensors = {"embeddings.weight": np.zeros((7, d)),
+                   "other.layer.in_proj_weight": np.zeros((3 * d, d))}
+        tensors.update({prefix + name: t for name, t in layer.items()})
+        ckpt = env.path("checkpoint.safetensors")
+        write_safetensors(ckpt, tensors)
+        out = env.path("layer.json")
+        _, err = env.run("run", "--tokens", " ".join(expected["query_tokens"]), "--heads", "5",
+                         "--params", ckpt, "--params-prefix", prefix, "--json", out,
+                         "--embeddings", env.embeddings)
+        assert "not used" not in err, (prefix, err)
+        got = json.load(open(out))
+        dw = np.abs(np.array([h["weights"] for h in got["heads"]]) -
+                    np.array(expected["weights"])).max()
+        do = np.abs(np.array(got["output"]) - np.array(expected["output"])).max()
+        print(f"  {prefix}: max |weights diff| {dw:.2e}, max |output diff| {do:.2e}")
+        assert dw <= TOLERANCE and do <= TOLERANCE, (prefix, dw, do)
+    _, err = env.run("run", "--text", "the cat", "--heads", "5", "--params", ckpt,
+                     "--params-prefix", "decoder.", "--embeddings", env.embeddings, expect=2)
+    assert f"{ckpt}: no tensor name starts with 'decoder.'" in err, err
 
 
 def test_heads_that_do_not_divide_d_model(env):
