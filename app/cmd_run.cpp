@@ -28,7 +28,7 @@ Examples:
   attn-viz run --text - --project --dk 64 --stream --png long.png < book.txt
                               (65,536 tokens -> a 2048 x 2048 pooled map in well under 1 GiB)
 
-Without --json/--png/--svg/--params-out the weights are printed as a table.
+Without --json/--png/--svg/--npy/--params-out the weights are printed as a table.
 Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.)");
   add_input_flags(*cmd, *flags);
   add_variant_flags(*cmd, *flags);
@@ -41,6 +41,12 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.)");
       ->group("Output");
   add_figure_outputs(*cmd, outputs->json_out, outputs->png_out, outputs->svg_out,
                      "Write scores, weights and context as JSON");
+  cmd->add_option("--npy", outputs->npy_dir,
+                  "Write weights.npy, scores.npy, context.npy [heads, rows, cols] (and output.npy) "
+                  "as NumPy float32 arrays, with the tokens as text, into this folder (made if "
+                  "missing)")
+      ->type_name("DIR")
+      ->group("Output");
   cmd->add_option("--params-out", outputs->params_out,
                   "Write every parameter the run used (safetensors), to reproduce or check it")
       ->type_name("FILE")

@@ -49,6 +49,33 @@ void check_output_path(const std::string& path, const std::string& flag) {
     throw usage_error(fmt::format("{} {}: is a folder, expected a file name", flag, path));
 }
 
+void check_output_dir(const std::string& path, const std::string& flag) {
+  if (path.empty()) throw usage_error(fmt::format("{}: empty folder name", flag));
+  const fs::path p(path);
+  std::error_code ec;
+  if (fs::exists(p, ec)) {
+    if (!fs::is_directory(p, ec))
+      throw usage_error(fmt::format("{} {}: exists and is not a folder", flag, path));
+    if (::access(p.c_str(), W_OK) != 0)
+      throw usage_error(fmt::format("{} {}: folder is not writable", flag, path));
+    return;
+  }
+  fs::path parent = p.parent_path();
+  if (parent.empty()) parent = ".";
+  if (!fs::is_directory(parent, ec))
+    throw usage_error(
+        fmt::format("{} {}: folder '{}' does not exist", flag, path, parent.string()));
+  if (::access(parent.c_str(), W_OK) != 0)
+    throw usage_error(
+        fmt::format("{} {}: folder '{}' is not writable", flag, path, parent.string()));
+}
+
+void create_output_dir(const std::string& path) {
+  std::error_code ec;
+  fs::create_directory(path, ec);
+  if (ec) throw input_error(path, fmt::format("cannot create the folder: {}", ec.message()));
+}
+
 void output_batch::add(std::string path, std::string bytes) {
   files_.push_back({std::move(path), std::move(bytes)});
 }

@@ -36,6 +36,12 @@ class output_batch {
   std::vector<pending> files_;
 };
 
+// An output folder (--npy DIR, --out-dir DIR): fine when it is a writable folder, or when it does
+// not exist yet and its parent is a writable folder (create_output_dir makes it when the outputs
+// are ready). Otherwise a usage_error naming the flag.
+void check_output_dir(const std::string& path, const std::string& flag);
+void create_output_dir(const std::string& path);
+
 // Fails early (before any work) when an output's folder is missing or not writable ("-", standard
 // output, always passes).
 void check_output_path(const std::string& path, const std::string& flag);

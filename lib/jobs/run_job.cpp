@@ -14,6 +14,7 @@
 #include "params/param_store.h"
 #include "render/heatmap.h"
 #include "render/json_result.h"
+#include "render/npy_result.h"
 
 namespace attnviz {
 
@@ -38,6 +39,7 @@ run_report run_job(const run_config& c) {
                  {c.png_out, "--png"},
                  {c.svg_out, "--svg"},
                  {c.params_out, "--params-out"}});
+  if (!c.npy_dir.empty()) check_output_dir(c.npy_dir, "--npy");
   if (c.view.cell < 0 || c.view.cell > 256)
     throw usage_error("--cell must be between 1 and 256 pixels");
   colormap::by_name(c.view.cmap.empty() ? "viridis" : c.view.cmap);  // unknown names fail early
@@ -48,19 +50,25 @@ run_report run_job(const run_config& c) {
   size.n_k = in.input.key_tokens.size();
   size.d_v = c.spec.d_k && (c.spec.project || c.spec.heads) ? c.spec.d_k : in.input.values.cols();
   size.heads = std::max<std::size_t>(c.spec.heads, 1);
-  size.json = !c.json_out.empty();
+  size.json = !c.json_out.empty() || !c.npy_dir.empty();
   size.image = !c.png_out.empty() || !c.svg_out.empty();
   size.cell = c.view.cell;
   const bool stream =
       c.stream == run_config::streaming::on ||
       (c.stream == run_config::streaming::automatic &&
        (size.n_q * size.n_k > auto_stream_cells || estimate_bytes(size) > c.max_memory));
+  if (stream && !c.npy_dir.empty())
+    throw usage_error(fmt::format(
+        "--npy writes the full n_q x n_k maps ({} x {}), which a streamed run never holds; "
+        "use --json / --png for the pooled map, or --no-stream",
+        size.n_q, size.n_k));
   if (stream) return run_streamed(c, in);
   check_memory(size, c.max_memory);
   param_store params = param_store::open(c.params_in, c.spec.seed, c.params_prefix);
   run_report report;
   attention_spec spec = c.spec;  // the raw scores only when an output shows them
-  spec.keep_scores = !c.json_out.empty() || c.view.show == shown_matrix::scores;
+  spec.keep_scores =
+      !c.json_out.empty() || !c.npy_dir.empty() || c.view.show == shown_matrix::scores;
   report.result = run_attention(in.input, spec, params);
 
   report.warnings = run_warnings(c, in, params);
@@ -77,6 +85,10 @@ run_report run_job(const run_config& c) {
     add_figure(out, fig, c.png_out, c.svg_out);
   }
   if (!c.params_out.empty()) out.add(c.params_out, params.serialize_used());
+  if (!c.npy_dir.empty()) {
+    add_npy_files(out, c.npy_dir, report.result);
+    create_output_dir(c.npy_dir);
+  }
   report.written = out.commit();
   return report;
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Embedding files in the formats users download, written here by Python's own struct and gzip
+"""Files other tools write and read. Embedding files in the formats users download, written here by Python's own struct and gzip
 modules from the bundled GloVe sample: word2vec binary, fastText .vec (a header line), and each
 gzip-compressed. Every form must give a run the same vectors, so the same JSON weights, as the
-plain text file; broken forms must fail with exit 2 and the file named."""
+plain text file; broken forms must fail with exit 2 and the file named. And --npy: NumPy loads the arrays,
+they equal the JSON's numbers, and the bytes are exactly what numpy.save writes."""
 import gzip
 import json
 import os
@@ -84,6 +85,44 @@ def test_broken_files_name_themselves(env):
         _, err = env.run("run", "--text", "the cat zzzqqq", "--embeddings", path, expect=2)
         assert path in err and what in err, f"{name}: {err}"
         assert "Traceback" not in err and "terminate" not in err
+
+
+def test_npy_files_are_what_numpy_writes(env):
+    import io
+    try:
+        import numpy as np
+    except ImportError:
+        print("  (numpy not installed: skipped)")
+        return
+    for heads in ("0", "5"):
+        folder, js = env.path(f"npy{heads}"), env.path(f"npy{heads}.json")
+        env.run("run", "--text", SENTENCE, "--embeddings", env.embeddings,
+                *(["--heads", heads] if heads != "0" else []), "--npy", folder, "--json", js)
+        doc = json.load(open(js, encoding="utf-8"))
+        names = ["weights", "scores", "context"] + (["output"] if heads != "0" else [])
+        for name in names:
+            path = os.path.join(folder, name + ".npy")
+            a = np.load(path)
+            assert a.dtype == np.dtype("<f4"), (name, a.dtype)
+            want = (np.array(doc["output"], dtype=np.float32) if name == "output" else
+                    np.array([h[name] for h in doc["heads"]], dtype=np.float32))
+            assert a.shape == want.shape and np.array_equal(a, want), name
+            buf = io.BytesIO()
+            np.save(buf, a)  # NumPy's own bytes for the same array: the format matches exactly
+            assert buf.getvalue() == open(path, "rb").read(), f"{name}.npy differs from np.save"
+        tokens = open(os.path.join(folder, "query_tokens.txt"), encoding="utf-8").read().split("\n")
+        assert tokens[:-1] == doc["query_tokens"]
+        if heads == "5":
+            assert np.allclose(np.load(os.path.join(folder, "weights.npy")).sum(axis=-1), 1,
+                               atol=1e-6)
+    # a file in the way, and a streamed run, are refused before any work
+    blocker = write(env, "blocker", b"x")
+    _, err = env.run("run", "--text", SENTENCE, "--embeddings", env.embeddings, "--npy", blocker,
+                     expect=2)
+    assert "exists and is not a folder" in err
+    _, err = env.run("run", "--text", SENTENCE, "--embeddings", env.embeddings, "--stream",
+                     "--npy", env.path("never"), expect=2)
+    assert "--npy" in err and not os.path.exists(env.path("never"))
 
 
 if __name__ == "__main__":
