@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -106,8 +105,10 @@ class collector {
   std::size_t sampled_ = 0;
 };
 
-void check_token_utf8(std::string_view token, const std::string& source,
-                      const std::function<input_error(std::string)>& where) {
+// `where(message)` makes the error with the caller's position; a template, not std::function,
+// since this runs for every row of the file.
+template <class Where>
+void check_token_utf8(std::string_view token, const std::string& source, const Where& where) {
   for (unsigned char c : token)
     if (c >= 0x80) {  // only tokens with non-ASCII bytes need the full check
       try {

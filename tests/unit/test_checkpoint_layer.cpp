@@ -44,6 +44,18 @@ struct layer_numbers {
               bo = vector_of(d, 8);
 };
 
+// The same numbers under the names the pipeline asks for.
+std::map<std::string, tensor_data> direct_names(const layer_numbers& n) {
+  return {{"q_proj.weight", tensor_of(n.wq)},
+          {"k_proj.weight", tensor_of(n.wk)},
+          {"v_proj.weight", tensor_of(n.wv)},
+          {"q_proj.bias", n.bq},
+          {"k_proj.bias", n.bk},
+          {"v_proj.bias", n.bv},
+          {"out_proj.weight", tensor_of(n.wo)},
+          {"out_proj.bias", n.bo}};
+}
+
 attention_result run_two_heads(param_store params) {
   attention_spec spec;
   spec.project = true;
@@ -75,14 +87,7 @@ safetensors_file with_noise(std::map<std::string, tensor_data> layer, const std:
 
 TEST_CASE("torch, BERT, GPT-2 and attn-viz names give the same two-head run") {
   const layer_numbers n;
-  const auto want = run_two_heads(attnviz::testing::store({{"q_proj.weight", tensor_of(n.wq)},
-                                                           {"k_proj.weight", tensor_of(n.wk)},
-                                                           {"v_proj.weight", tensor_of(n.wv)},
-                                                           {"q_proj.bias", n.bq},
-                                                           {"k_proj.bias", n.bk},
-                                                           {"v_proj.bias", n.bv},
-                                                           {"out_proj.weight", tensor_of(n.wo)},
-                                                           {"out_proj.bias", n.bo}}));
+  const auto want = run_two_heads(attnviz::testing::store(direct_names(n)));
   std::vector<float> packed_bias = n.bq.values;
   packed_bias.insert(packed_bias.end(), n.bk.values.begin(), n.bk.values.end());
   packed_bias.insert(packed_bias.end(), n.bv.values.begin(), n.bv.values.end());
@@ -124,16 +129,7 @@ TEST_CASE("torch, BERT, GPT-2 and attn-viz names give the same two-head run") {
         {"c_proj.weight", tensor_of(transpose(n.wo))},
         {"c_proj.bias", n.bo},
         {"bias", {{1, 1, 4, 4}, std::vector<float>(16, 1.0f)}}}},  // GPT-2's causal-mask buffer
-      {"attn-viz",
-       "decoder.self_attn.",
-       {{"q_proj.weight", tensor_of(n.wq)},
-        {"k_proj.weight", tensor_of(n.wk)},
-        {"v_proj.weight", tensor_of(n.wv)},
-        {"q_proj.bias", n.bq},
-        {"k_proj.bias", n.bk},
-        {"v_proj.bias", n.bv},
-        {"out_proj.weight", tensor_of(n.wo)},
-        {"out_proj.bias", n.bo}}},
+      {"attn-viz", "decoder.self_attn.", direct_names(n)},
   };
   for (const auto& c : cases) {
     INFO("scheme " << c.scheme << ", prefix " << c.prefix);
