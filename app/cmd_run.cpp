@@ -4,11 +4,50 @@
 #include <memory>
 
 #include "commands.h"
+#include "error.h"
+#include "jobs/batch_job.h"
 #include "jobs/run_job.h"
 #include "options.h"
 #include "report.h"
 
 namespace attnviz::cli {
+
+namespace {
+
+int run_batch_command(const CLI::App& cmd, const common_flags& flags, batch_config batch,
+                      const std::string& formats, bool quiet) {
+  if (batch.input.empty()) throw usage_error("--out-dir needs --input FILE (one run per line)");
+  if (batch.out_dir.empty())
+    throw usage_error("--input needs --out-dir DIR: each line writes its own files there");
+  for (const char* flag : {"--text", "--tokens", "--source", "--target", "--values", "--json",
+                           "--png", "--svg", "--npy", "--params-out", "--term", "--stream"})
+    if (cmd.count(flag))
+      throw usage_error(fmt::format(
+          "{} does not go with --input: the lines are the inputs, and --formats chooses the "
+          "files written per line",
+          flag));
+  batch.formats = parse_batch_formats(formats);
+  if (quiet) batch.progress = progress_style::quiet;
+  run_config& c = batch.run;
+  c.input = resolve_input(flags);
+  c.spec = resolve_spec(flags);
+  c.params_in = flags.params_in;
+  c.params_prefix = flags.params_prefix;
+  c.view = resolve_view(flags);
+  c.max_memory = resolve_max_memory(flags);
+  c.stream = run_config::streaming::off;
+  c.progress = progress_style::quiet;
+  const batch_report report = run_batch(batch);
+  for (const auto& s : report.skipped) fmt::print(stderr, "attn-viz: skipped {}\n", s.message);
+  print_warnings(report.warnings);
+  fmt::print("ran {} of {} line(s){}: {} file(s) in {} (list: {})\n", report.succeeded,
+             report.lines,
+             report.skipped.empty() ? "" : fmt::format(", {} skipped", report.skipped.size()),
+             report.files, batch.out_dir, report.index_path);
+  return report.succeeded > 0 ? 0 : 2;
+}
+
+}  // namespace
 
 action setup_run(CLI::App& app) {
   auto flags = std::make_shared<common_flags>();
@@ -25,10 +64,14 @@ Examples:
   attn-viz run --source "paris is the capital of france" --target "what is the capital ?" \
                --score general --png cross.png
   attn-viz run --text "..." --context hard --hard argmax        (prints the table)
+  attn-viz run --input sentences.txt --out-dir maps --formats png,json   (one run per line)
   attn-viz run --text - --project --dk 64 --stream --png long.png < book.txt
                               (65,536 tokens -> a 2048 x 2048 pooled map in well under 1 GiB)
 
 Without --json/--png/--svg/--npy/--params-out the weights are printed as a table.
+Batch (--input): every line runs with the same variant and parameters, lines in parallel, a
+progress bar on stderr (plain lines when not a terminal, none with --quiet). A bad line is
+reported with its number and skipped; exit 0 when at least one line ran, 2 when none did.
 Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.)");
   add_input_flags(*cmd, *flags);
   add_variant_flags(*cmd, *flags);
@@ -80,7 +123,31 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.)");
       ->group("Long inputs");
   cmd->add_flag("--quiet,-q", *quiet, "No progress bar on stderr")->group("Long inputs");
 
-  return [flags, outputs, term, stream, no_stream, pool, quiet] {
+  auto batch = std::make_shared<batch_config>();
+  auto formats = std::make_shared<std::string>("png,json");
+  cmd->add_option("--input,-i", batch->input,
+                  "Batch: one run per line of FILE (- for standard input): a sentence, or "
+                  "source<TAB>target for cross attention; blank lines are skipped")
+      ->type_name("FILE")
+      ->group("Batch");
+  cmd->add_option("--out-dir,-o", batch->out_dir,
+                  "Batch: folder for the outputs (made if missing): NNNN-first-words.png etc., "
+                  "NNNN the line number, and index.json listing every line's files or error")
+      ->type_name("DIR")
+      ->group("Batch");
+  cmd->add_option("--formats", *formats, "Batch: what to write per line, from png, json, svg, npy")
+      ->capture_default_str()
+      ->group("Batch");
+  cmd->add_flag("--strict", batch->strict,
+                "Batch: stop at the first bad line (exit 2, nothing written) instead of reporting "
+                "and skipping it")
+      ->group("Batch");
+
+  return [cmd, flags, outputs, term, stream, no_stream, pool, quiet, batch, formats] {
+    if (!batch->input.empty() || !batch->out_dir.empty())
+      return run_batch_command(*cmd, *flags, *batch, *formats, *quiet);
+    for (const char* flag : {"--formats", "--strict"})
+      if (cmd->count(flag)) throw usage_error(fmt::format("{} needs --input FILE", flag));
     run_config c = *outputs;
     c.stream = *stream      ? run_config::streaming::on
                : *no_stream ? run_config::streaming::off

@@ -12,15 +12,6 @@
 #include "text/tokenizer.h"
 
 namespace attnviz {
-namespace {
-
-struct tokenized {
-  attention_structure structure = attention_structure::self;
-  std::vector<std::string> queries;
-  std::vector<std::string> keys;
-  std::vector<std::string> values;  // empty: the keys
-};
-
 tokenized tokenize_inputs(const input_config& c) {
   const int given = !c.text.empty() + !c.tokens.empty() + (!c.source.empty() || !c.target.empty());
   if (given == 0)
@@ -55,8 +46,6 @@ tokenized tokenize_inputs(const input_config& c) {
   return t;
 }
 
-}  // namespace
-
 std::string_view oov_policy_name(oov_policy p) {
   switch (p) {
     case oov_policy::hash:
@@ -69,20 +58,18 @@ std::string_view oov_policy_name(oov_policy p) {
   return "?";
 }
 
-prepared_input prepare_input(const input_config& c) {
-  if (c.embeddings.empty()) throw usage_error("--embeddings FILE is required");
-  const tokenized tok = tokenize_inputs(c);
-  std::unordered_set<std::string> wanted;
+void add_wanted(std::unordered_set<std::string>& wanted, const tokenized& tok) {
   add_wanted(wanted, tok.queries);
   add_wanted(wanted, tok.keys);
   add_wanted(wanted, tok.values);
-  embedding_table table = read_embeddings(c.embeddings, wanted, c.vocabulary_rows);
+}
 
-  const embedded_tokens q = embed_tokens(tok.queries, table, c.oov);
+prepared_input embed_input(const tokenized& tok, const embedding_table& table, oov_policy oov) {
+  const embedded_tokens q = embed_tokens(tok.queries, table, oov);
   const embedded_tokens k =
-      tok.structure == attention_structure::self ? q : embed_tokens(tok.keys, table, c.oov);
+      tok.structure == attention_structure::self ? q : embed_tokens(tok.keys, table, oov);
   prepared_input out;
-  const embedded_tokens v = tok.values.empty() ? k : embed_tokens(tok.values, table, c.oov);
+  const embedded_tokens v = tok.values.empty() ? k : embed_tokens(tok.values, table, oov);
   out.oov_tokens = q.oov_tokens;
   std::unordered_set<std::string> seen(q.oov_tokens.begin(), q.oov_tokens.end());
   for (const auto* list : {&k.oov_tokens, &v.oov_tokens})
@@ -95,6 +82,17 @@ prepared_input prepare_input(const input_config& c) {
   out.input.keys = k.vectors;
   out.input.values = v.vectors;
   out.input.value_tokens = tok.values;
+  out.embeddings_name = std::filesystem::path(table.source).filename().string();
+  return out;
+}
+
+prepared_input prepare_input(const input_config& c) {
+  if (c.embeddings.empty()) throw usage_error("--embeddings FILE is required");
+  const tokenized tok = tokenize_inputs(c);
+  std::unordered_set<std::string> wanted;
+  add_wanted(wanted, tok);
+  embedding_table table = read_embeddings(c.embeddings, wanted, c.vocabulary_rows);
+  prepared_input out = embed_input(tok, table, c.oov);
   out.embeddings_name = std::filesystem::path(c.embeddings).filename().string();
   out.table = std::move(table);
   return out;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "attention/pipeline.h"
@@ -32,6 +33,23 @@ struct prepared_input {
   embedding_table table;                // the vectors read (sentence tokens + vocabulary rows)
 };
 
+// The tokens of one input: what tokenize_inputs makes of --text / --tokens / --source+--target
+// (and --values). Errors name the flag (see tokenize).
+struct tokenized {
+  attention_structure structure = attention_structure::self;
+  std::vector<std::string> queries;
+  std::vector<std::string> keys;
+  std::vector<std::string> values;  // empty: the keys
+};
+tokenized tokenize_inputs(const input_config& config);
+
+// Every token of `tok`, for read_embeddings.
+void add_wanted(std::unordered_set<std::string>& wanted, const tokenized& tok);
+
+// The pipeline's input from tokens and a table already read (the table is not copied in).
+prepared_input embed_input(const tokenized& tok, const embedding_table& table, oov_policy oov);
+
+// tokenize_inputs + read_embeddings + embed_input, keeping the table.
 prepared_input prepare_input(const input_config& config);
 
 std::string_view oov_policy_name(oov_policy p);

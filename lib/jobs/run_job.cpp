@@ -34,6 +34,18 @@ result_metadata run_metadata(const run_config& c, const prepared_input& in,
           std::string(oov_policy_name(c.input.oov))};
 }
 
+run_size size_of_run(const run_config& c, const prepared_input& in) {
+  run_size size;
+  size.n_q = in.input.query_tokens.size();
+  size.n_k = in.input.key_tokens.size();
+  size.d_v = c.spec.d_k && (c.spec.project || c.spec.heads) ? c.spec.d_k : in.input.values.cols();
+  size.heads = std::max<std::size_t>(c.spec.heads, 1);
+  size.json = !c.json_out.empty() || !c.npy_dir.empty();
+  size.image = !c.png_out.empty() || !c.svg_out.empty();
+  size.cell = c.view.cell;
+  return size;
+}
+
 run_report run_job(const run_config& c) {
   check_outputs({{c.json_out, "--json"},
                  {c.png_out, "--png"},
@@ -45,14 +57,7 @@ run_report run_job(const run_config& c) {
   colormap::by_name(c.view.cmap.empty() ? "viridis" : c.view.cmap);  // unknown names fail early
 
   const prepared_input in = prepare_input(c.input);
-  run_size size;
-  size.n_q = in.input.query_tokens.size();
-  size.n_k = in.input.key_tokens.size();
-  size.d_v = c.spec.d_k && (c.spec.project || c.spec.heads) ? c.spec.d_k : in.input.values.cols();
-  size.heads = std::max<std::size_t>(c.spec.heads, 1);
-  size.json = !c.json_out.empty() || !c.npy_dir.empty();
-  size.image = !c.png_out.empty() || !c.svg_out.empty();
-  size.cell = c.view.cell;
+  const run_size size = size_of_run(c, in);
   const bool stream =
       c.stream == run_config::streaming::on ||
       (c.stream == run_config::streaming::automatic &&
@@ -64,16 +69,22 @@ run_report run_job(const run_config& c) {
         size.n_q, size.n_k));
   if (stream) return run_streamed(c, in);
   check_memory(size, c.max_memory);
-  param_store params = param_store::open(c.params_in, c.spec.seed, c.params_prefix);
+  output_batch out;
+  run_report report =
+      run_prepared(c, in, param_store::open(c.params_in, c.spec.seed, c.params_prefix), out);
+  report.written = out.commit();
+  return report;
+}
+
+run_report run_prepared(const run_config& c, const prepared_input& in, param_store params,
+                        output_batch& out) {
   run_report report;
   attention_spec spec = c.spec;  // the raw scores only when an output shows them
   spec.keep_scores =
       !c.json_out.empty() || !c.npy_dir.empty() || c.view.show == shown_matrix::scores;
   report.result = run_attention(in.input, spec, params);
-
   report.warnings = run_warnings(c, in, params);
 
-  output_batch out;
   if (!c.json_out.empty()) {
     const result_metadata meta = run_metadata(c, in, params);
     out.add(c.json_out, result_to_json(report.result, meta));
@@ -89,7 +100,6 @@ run_report run_job(const run_config& c) {
     add_npy_files(out, c.npy_dir, report.result);
     create_output_dir(c.npy_dir);
   }
-  report.written = out.commit();
   return report;
 }
 

@@ -13,9 +13,11 @@
 
 #include "analysis/pooled_map.h"
 #include "attention/pipeline.h"
+#include "io/file_io.h"
 #include "io/progress.h"
 #include "jobs/inputs.h"
 #include "jobs/memory_guard.h"
+#include "params/param_store.h"
 #include "render/json_result.h"
 #include "render/views.h"
 
@@ -51,10 +53,18 @@ struct run_report {
 
 run_report run_job(const run_config& config);
 
+// The materialised run of an input already prepared, with `params` (a copy: the run records what
+// it uses): the result and warnings, and every output `config` names added to `out`, not yet
+// committed (written is left empty). run_job and the batch (batch_job.h) share it.
+run_report run_prepared(const run_config& config, const prepared_input& input, param_store params,
+                        output_batch& out);
+
 // Shared by the full and the streaming path: the run's warnings (OOV tokens, tensors of the
 // weights file the variant did not use) and the JSON's metadata.
 std::vector<std::string> run_warnings(const run_config& config, const prepared_input& input,
                                       const param_store& params);
+// What the materialised run of `input` with config's outputs takes (for check_memory).
+run_size size_of_run(const run_config& config, const prepared_input& input);
 result_metadata run_metadata(const run_config& config, const prepared_input& input,
                              const param_store& params);
 

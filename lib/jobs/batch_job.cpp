@@ -1,0 +1,328 @@
+#include "jobs/batch_job.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <iostream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <unordered_set>
+
+#include "error.h"
+#include "io/file_io.h"
+#include "render/colormap.h"
+
+namespace attnviz {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+struct batch_line {
+  std::size_t number = 0;  // 1-based
+  std::string text;
+  std::string stem;
+  tokenized tokens;
+  std::optional<prepared_input> input;  // set once embedded, dropped once run
+  std::vector<std::string> oov_tokens;
+  std::string error;  // non-empty: skipped ("FILE:LINE: what was wrong")
+  std::vector<std::string> written;
+  std::vector<std::string> warnings;
+};
+
+std::string read_lines_source(const std::string& path) {
+  if (path != "-") return read_whole_file(path);
+  return std::string((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+}
+
+// The lines to run (not blank, not a '#' comment), numbered as in the file (a leading UTF-8 BOM and a trailing '\r' are
+// dropped).
+std::vector<batch_line> split_lines(std::string bytes) {
+  if (bytes.rfind("\xEF\xBB\xBF", 0) == 0) bytes.erase(0, 3);
+  std::vector<batch_line> lines;
+  std::size_t number = 0, pos = 0;
+  while (pos < bytes.size()) {
+    std::size_t end = bytes.find('\n', pos);
+    if (end == std::string::npos) end = bytes.size();
+    std::string text = bytes.substr(pos, end - pos);
+    pos = end + 1;
+    ++number;
+    if (!text.empty() && text.back() == '\r') text.pop_back();
+    const std::size_t first = text.find_first_not_of(" \t\f\v");
+    if (first == std::string::npos || text[first] == '#') continue;  // blank, or a comment
+    batch_line line;
+    line.number = number;
+    line.text = std::move(text);
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+// The line as --text, or as --source/--target around its one tab.
+tokenized tokenize_line(const batch_line& line, const input_config& base,
+                        const std::string& where) {
+  input_config c;
+  c.keep_case = base.keep_case;
+  const std::size_t tab = line.text.find('\t');
+  if (tab == std::string::npos) {
+    c.text = line.text;
+  } else {
+    if (line.text.find('\t', tab + 1) != std::string::npos)
+      throw input_error(where, "has more than one tab; expected a sentence or source<TAB>target");
+    c.source = line.text.substr(0, tab);
+    c.target = line.text.substr(tab + 1);
+    if (c.source.find_first_not_of(' ') == std::string::npos)
+      throw input_error(where, "has nothing before its tab; expected source<TAB>target");
+    if (c.target.find_first_not_of(' ') == std::string::npos)
+      throw input_error(where, "has nothing after its tab; expected source<TAB>target");
+  }
+  try {
+    return tokenize_inputs(c);
+  } catch (const input_error& e) {
+    // tokenize names the flag ("--text (byte 3): ..."); the user's file and line say more.
+    std::string what = e.what();
+    if (what.rfind("--", 0) == 0) what.replace(0, what.find_first_of(" :"), where);
+    throw std::runtime_error(what);
+  }
+}
+
+// The message of e without a leading "where: " (input_error's what() names the source first).
+std::string message_at(const std::string& where, const std::exception& e) {
+  const std::string what = e.what();
+  if (what.rfind(where, 0) == 0) return what;
+  return fmt::format("{}: {}", where, what);
+}
+
+std::string_view format_extension(batch_format f) {
+  switch (f) {
+    case batch_format::png:
+      return "png";
+    case batch_format::json:
+      return "json";
+    case batch_format::svg:
+      return "svg";
+    case batch_format::npy:
+      return "npy";
+  }
+  return "?";
+}
+
+// The line's run_config: the shared one with this line's output paths.
+run_config line_config(const batch_config& c, const std::string& stem) {
+  run_config r = c.run;
+  r.json_out = r.png_out = r.svg_out = r.params_out = r.npy_dir = {};
+  const std::filesystem::path dir(c.out_dir);
+  for (batch_format f : c.formats) {
+    const std::string file = (dir / (stem + "." + std::string(format_extension(f)))).string();
+    switch (f) {
+      case batch_format::png:
+        r.png_out = file;
+        break;
+      case batch_format::json:
+        r.json_out = file;
+        break;
+      case batch_format::svg:
+        r.svg_out = file;
+        break;
+      case batch_format::npy:
+        r.npy_dir = (dir / stem).string();
+        break;
+    }
+  }
+  return r;
+}
+
+std::string index_json(const batch_config& c, const std::vector<batch_line>& lines,
+                       const batch_report& report) {
+  ojson j;
+  j["input"] = c.input == "-" ? "(standard input)" : c.input;
+  j["lines"] = report.lines;
+  j["succeeded"] = report.succeeded;
+  j["skipped"] = report.skipped.size();
+  ojson rows = ojson::array();
+  for (const auto& line : lines) {
+    ojson row;
+    row["line"] = line.number;
+    row["text"] = line.text;
+    if (line.error.empty()) {
+      row["files"] = line.written;
+    } else {
+      row["error"] = line.error;
+    }
+    rows.push_back(std::move(row));
+  }
+  j["runs"] = std::move(rows);
+  // A line with invalid UTF-8 is listed with U+FFFD in place of its bad bytes.
+  return j.dump(1, ' ', false, ojson::error_handler_t::replace) + "\n";
+}
+
+}  // namespace
+
+std::vector<batch_format> parse_batch_formats(std::string_view list) {
+  std::vector<batch_format> out;
+  std::size_t pos = 0;
+  while (pos <= list.size()) {
+    std::size_t end = list.find(',', pos);
+    if (end == std::string_view::npos) end = list.size();
+    const std::string_view name = list.substr(pos, end - pos);
+    pos = end + 1;
+    batch_format f;
+    if (name == "png") {
+      f = batch_format::png;
+    } else if (name == "json") {
+      f = batch_format::json;
+    } else if (name == "svg") {
+      f = batch_format::svg;
+    } else if (name == "npy") {
+      f = batch_format::npy;
+    } else {
+      throw usage_error(
+          fmt::format("--formats: unknown format '{}' (known: png, json, svg, npy)", name));
+    }
+    if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
+  }
+  return out;
+}
+
+std::string batch_file_stem(std::size_t line, std::size_t width, std::string_view text) {
+  std::string stem = fmt::format("{:0{}}", line, width);
+  std::string words, word;
+  bool full = false;
+  auto flush = [&] {  // whole words only, up to the first that does not fit in 40 characters
+    if (word.empty() || full) return word.clear();
+    full = words.size() + 1 + word.size() > 40;
+    if (!full) words += '-' + word;
+    word.clear();
+  };
+  for (char ch : text) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (u < 128 && std::isalnum(u)) {
+      word += static_cast<char>(std::tolower(u));
+    } else {
+      flush();
+    }
+  }
+  flush();
+  return stem + words;
+}
+
+batch_report run_batch(const batch_config& c) {
+  if (c.formats.empty()) throw usage_error("--formats: give at least one of png, json, svg, npy");
+  check_output_dir(c.out_dir, "--out-dir");
+  if (c.run.view.cell < 0 || c.run.view.cell > 256)
+    throw usage_error("--cell must be between 1 and 256 pixels");
+  colormap::by_name(c.run.view.cmap.empty() ? "viridis" : c.run.view.cmap);
+  if (c.run.input.embeddings.empty()) throw usage_error("--embeddings FILE is required");
+  // The parameters first: a bad --params file stops the batch before the lines are read.
+  const param_store params = param_store::open(c.run.params_in, c.run.spec.seed,
+                                               c.run.params_prefix);
+
+  std::vector<batch_line> lines = split_lines(read_lines_source(c.input));
+  const std::string name = c.input == "-" ? "(standard input)" : c.input;
+  if (lines.empty()) throw input_error(name, "has no lines to run (only blank lines)");
+  const std::size_t width =
+      std::max<std::size_t>(4, fmt::format("{}", lines.back().number).size());
+
+  // Tokens of every line, then one pass over the embedding file for all of them.
+  std::unordered_set<std::string> wanted;
+  for (auto& line : lines) {
+    const std::string where = fmt::format("{}:{}", name, line.number);
+    line.stem = batch_file_stem(line.number, width, line.text);
+    try {
+      line.tokens = tokenize_line(line, c.run.input, where);
+      add_wanted(wanted, line.tokens);
+    } catch (const std::exception& e) {
+      line.error = message_at(where, e);
+    }
+  }
+  const embedding_table table = read_embeddings(c.run.input.embeddings, wanted);
+  for (auto& line : lines) {
+    if (!line.error.empty()) continue;
+    const std::string where = fmt::format("{}:{}", name, line.number);
+    try {
+      prepared_input in = embed_input(line.tokens, table, c.run.input.oov);
+      check_memory(size_of_run(line_config(c, line.stem), in), c.run.max_memory);
+      line.oov_tokens = in.oov_tokens;
+      line.input = std::move(in);
+    } catch (const std::exception& e) {  // input_error (--oov error), usage_error (memory)
+      line.error = message_at(where, e);
+    }
+  }
+  if (c.strict)
+    for (const auto& line : lines)
+      if (!line.error.empty())
+        throw usage_error(fmt::format("{} (--strict: stopped, nothing written)", line.error));
+
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    if (lines[i].error.empty()) todo.push_back(i);
+  check_output_dir(c.out_dir, "--out-dir");
+  create_output_dir(c.out_dir);
+
+  {
+    progress bar("running", "lines", todo.size(), c.progress);
+    std::atomic<std::uint64_t> done{0};
+    const auto count = static_cast<std::ptrdiff_t>(todo.size());
+#pragma omp parallel for schedule(dynamic, 1) if (count > 1)
+    for (std::ptrdiff_t t = 0; t < count; ++t) {
+      batch_line& line = lines[todo[static_cast<std::size_t>(t)]];
+      try {
+        const run_config rc = line_config(c, line.stem);
+        output_batch out;
+        run_report report = run_prepared(rc, *line.input, params, out);
+        const std::string own_oov = oov_warning(*line.input, c.run.input);
+        for (auto& w : report.warnings)
+          if (w != own_oov) line.warnings.push_back(std::move(w));
+        for (const auto& path : out.commit())  // named within the folder, which may move
+          line.written.push_back(
+              std::filesystem::path(path).lexically_relative(c.out_dir).generic_string());
+      } catch (const std::exception& e) {
+        line.error = message_at(fmt::format("{}:{}", name, line.number), e);
+      }
+      line.input.reset();  // its matrices are no longer needed
+      bar.update(++done);
+    }
+  }
+
+  batch_report report;
+  report.lines = lines.size();
+  std::vector<std::string> oov;
+  std::unordered_set<std::string> seen_oov, seen_warning;
+  std::size_t oov_lines = 0;
+  for (const auto& line : lines) {
+    if (!line.error.empty()) {
+      report.skipped.push_back({line.number, line.error});
+      continue;
+    }
+    ++report.succeeded;
+    report.files += line.written.size();
+    for (const auto& w : line.warnings)
+      if (seen_warning.insert(w).second) report.warnings.push_back(w);
+  }
+  // OOV tokens over every line, in order of first appearance: one warning, not one per line.
+  for (const auto& line : lines) {
+    if (!line.error.empty()) continue;
+    for (const auto& t : line.oov_tokens)
+      if (seen_oov.insert(t).second) oov.push_back(t);
+    oov_lines += !line.oov_tokens.empty();
+  }
+  if (!oov.empty())
+    report.warnings.insert(
+        report.warnings.begin(),
+        fmt::format("{} token(s) in {} line(s) not in {}: {} ({})", oov.size(), oov_lines,
+                    c.run.input.embeddings, list_tokens(oov),
+                    c.run.input.oov == oov_policy::hash
+                        ? "given deterministic hash vectors; --oov zero or --oov error to change"
+                        : "given zero vectors"));
+
+  report.index_path = (std::filesystem::path(c.out_dir) / "index.json").string();
+  output_batch index;
+  index.add(report.index_path, index_json(c, lines, report));
+  index.commit();
+  ++report.files;
+  return report;
+}
+
+}  // namespace attnviz

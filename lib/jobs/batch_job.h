@@ -1,0 +1,67 @@
+// `attn-viz run --input FILE --out-dir DIR`: one run per line of a text file.
+//
+// Each non-blank line is a sentence (self-attention) or `source<TAB>target` (cross attention:
+// the source gives keys and values, the target queries). Blank lines and '#' comments are
+// skipped and not counted; line numbers stay those of the file.
+//
+// Order of work:
+//   1. check the folder and the variant; read the file (or standard input for "-");
+//   2. tokenize every line; a bad line (invalid UTF-8, no tokens, two tabs, too big for
+//      --max-memory, or --oov error with a missing token) is recorded with its line number;
+//   3. read the embedding file once, for the tokens of every line;
+//   4. with `strict`, the first bad line is an input_error here, before anything is written;
+//   5. run the good lines in parallel (OpenMP, one line per thread at a time; the kernels inside
+//      a line then run on one thread), each line's files written all-or-nothing as
+//      DIR/NNNN-first-words.{png,json,svg} and DIR/NNNN-first-words/ (npy), NNNN the line
+//      number; progress on stderr;
+//   6. DIR/index.json: every line with its files or its error.
+// Every line runs with the same parameters (the same seed, or the same --params file), so the
+// outputs are the same bytes whatever the thread count.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/progress.h"
+#include "jobs/run_job.h"
+
+namespace attnviz {
+
+enum class batch_format { png, json, svg, npy };
+
+struct batch_config {
+  run_config run;     // input flags, variant, parameters, view, max_memory; its paths unused
+  std::string input;  // the lines ("-": standard input)
+  std::string out_dir;
+  std::vector<batch_format> formats = {batch_format::png, batch_format::json};
+  bool strict = false;
+  progress_style progress = progress_style::automatic;
+};
+
+struct batch_line_error {
+  std::size_t line = 0;  // 1-based line of the input file
+  std::string message;   // starts with "FILE:LINE"
+};
+
+struct batch_report {
+  std::size_t lines = 0;      // lines to run (not blank, not comments)
+  std::size_t succeeded = 0;  // lines whose files were all written
+  std::size_t files = 0;      // files written in all (index.json included)
+  std::vector<batch_line_error> skipped;  // in line order
+  std::vector<std::string> warnings;      // OOV tokens over all lines, unused tensors
+  std::string index_path;                 // DIR/index.json
+};
+
+batch_report run_batch(const batch_config& config);
+
+// "png,json" -> formats; unknown names are a usage_error listing the known ones.
+std::vector<batch_format> parse_batch_formats(std::string_view list);
+
+// The file stem of line `line`: the number padded to `width` digits, then up to 40 characters
+// of the line's ASCII letters and digits in lower case, runs of anything else as one '-':
+// (7, 4, "The cat sat.") -> "0007-the-cat-sat". Only the number when nothing is left.
+std::string batch_file_stem(std::size_t line, std::size_t width, std::string_view text);
+
+}  // namespace attnviz
