@@ -35,6 +35,7 @@ Examples:
   attn-viz compare --text "..." --scores all --show scores --scale panel --svg grid.svg
   attn-viz compare --text "..." --score additive --aligns softmax,hardmax --png align.png)");
   add_input_flags(*cmd, *flags);
+  add_subword_flag(*cmd, *flags);
   add_variant_flags(*cmd, *flags);
   add_view_flags(*cmd, *flags);
   cmd->add_option("--scores", config->scores,

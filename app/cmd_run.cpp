@@ -74,6 +74,7 @@ progress bar on stderr (plain lines when not a terminal, none with --quiet). A b
 reported with its number and skipped; exit 0 when at least one line ran, 2 when none did.
 Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.)");
   add_input_flags(*cmd, *flags);
+  add_subword_flag(*cmd, *flags);
   add_variant_flags(*cmd, *flags);
   add_view_flags(*cmd, *flags);
   auto outputs = std::make_shared<run_config>();

@@ -44,6 +44,15 @@ void add_input_flags(CLI::App& cmd, common_flags& f) {
   add_embedding_flags(cmd, f);
 }
 
+void add_subword_flag(CLI::App& cmd, common_flags& f) {
+  auto& c = f.input;
+  cmd.add_flag("--merge-subwords", c.merge_subwords,
+               "Sub-word pieces (--tokens \"play ##ing\", \"▁play ing\", \"Ġplay ing\") become "
+               "words: a word's weight sums over its key pieces and averages over its query "
+               "pieces (rows still sum to 1); pieces are looked up without their mark")
+      ->group("Input");
+}
+
 void add_embedding_flags(CLI::App& cmd, common_flags& f) {
   auto& c = f.input;
   cmd.add_flag("--keep-case", c.keep_case,

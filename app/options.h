@@ -31,6 +31,8 @@ struct common_flags {
 
 // --text --tokens --source --target --values --keep-case --embeddings --oov
 void add_input_flags(CLI::App& cmd, common_flags& flags);
+// --merge-subwords (run and compare: the commands whose maps are drawn per token).
+void add_subword_flag(CLI::App& cmd, common_flags& f);
 // --keep-case --embeddings --oov --max-memory (for commands with their own sentence flags)
 void add_embedding_flags(CLI::App& cmd, common_flags& flags);
 // --score --align --context --temperature --hard --window --mask --pad-keys --sharpen --project

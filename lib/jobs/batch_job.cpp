@@ -232,7 +232,7 @@ batch_report run_batch(const batch_config& c) {
     line.stem = batch_file_stem(line.number, width, line.text);
     try {
       line.tokens = tokenize_line(line, c.run.input, where);
-      add_wanted(wanted, line.tokens);
+      add_wanted(wanted, line.tokens, c.run.input.merge_subwords);
     } catch (const std::exception& e) {
       line.error = message_at(where, e);
     }
@@ -242,7 +242,8 @@ batch_report run_batch(const batch_config& c) {
     if (!line.error.empty()) continue;
     const std::string where = fmt::format("{}:{}", name, line.number);
     try {
-      prepared_input in = embed_input(line.tokens, table, c.run.input.oov);
+      prepared_input in =
+          embed_input(line.tokens, table, c.run.input.oov, c.run.input.merge_subwords);
       check_memory(size_of_run(line_config(c, line.stem), in), c.run.max_memory);
       line.oov_tokens = in.oov_tokens;
       line.input = std::move(in);

@@ -7,6 +7,7 @@
 #include <deque>
 #include <nlohmann/json.hpp>
 
+#include "analysis/subwords.h"
 #include "attention/registry.h"
 #include "attnviz/version.h"
 #include "error.h"
@@ -77,8 +78,9 @@ compare_report run_compare(const compare_config& c) {
         if (scores.size() > 1) parts.push_back(s);
         if (aligns.size() > 1) parts.push_back(a);
         if (contexts.size() > 1) parts.push_back(x);
-        compared_variant v{
-            fmt::format("{}", fmt::join(parts, " · ")), run_attention(in.input, spec, params), {}};
+        attention_result r = run_attention(in.input, spec, params);
+        if (c.input.merge_subwords) r = merge_subwords(r);
+        compared_variant v{fmt::format("{}", fmt::join(parts, " · ")), std::move(r), {}};
         // metrics need distributions: the heads' mean (also for --head-view max) or one head
         view_options weights_view = c.view;
         weights_view.show = shown_matrix::weights;

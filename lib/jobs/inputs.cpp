@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <unordered_set>
 
+#include "analysis/subwords.h"
 #include "error.h"
 #include "text/embeddings.h"
 #include "text/tokenizer.h"
@@ -58,18 +59,41 @@ std::string_view oov_policy_name(oov_policy p) {
   return "?";
 }
 
-void add_wanted(std::unordered_set<std::string>& wanted, const tokenized& tok) {
-  add_wanted(wanted, tok.queries);
-  add_wanted(wanted, tok.keys);
-  add_wanted(wanted, tok.values);
+namespace {
+
+std::vector<std::string> without_marks(const std::vector<std::string>& pieces) {
+  std::vector<std::string> out;
+  for (const auto& p : pieces) out.emplace_back(strip_subword_mark(p));
+  return out;
 }
 
-prepared_input embed_input(const tokenized& tok, const embedding_table& table, oov_policy oov) {
-  const embedded_tokens q = embed_tokens(tok.queries, table, oov);
+// The tokens as the embedding file is asked for them.
+tokenized lookup_names(const tokenized& tok, bool strip_marks) {
+  if (!strip_marks) return tok;
+  tokenized out = tok;
+  out.queries = without_marks(tok.queries);
+  out.keys = without_marks(tok.keys);
+  out.values = without_marks(tok.values);
+  return out;
+}
+
+}  // namespace
+
+void add_wanted(std::unordered_set<std::string>& wanted, const tokenized& tok, bool strip_marks) {
+  const tokenized names = lookup_names(tok, strip_marks);
+  add_wanted(wanted, names.queries);
+  add_wanted(wanted, names.keys);
+  add_wanted(wanted, names.values);
+}
+
+prepared_input embed_input(const tokenized& tok, const embedding_table& table, oov_policy oov,
+                           bool strip_marks) {
+  const tokenized names = lookup_names(tok, strip_marks);
+  const embedded_tokens q = embed_tokens(names.queries, table, oov);
   const embedded_tokens k =
-      tok.structure == attention_structure::self ? q : embed_tokens(tok.keys, table, oov);
+      tok.structure == attention_structure::self ? q : embed_tokens(names.keys, table, oov);
   prepared_input out;
-  const embedded_tokens v = tok.values.empty() ? k : embed_tokens(tok.values, table, oov);
+  const embedded_tokens v = tok.values.empty() ? k : embed_tokens(names.values, table, oov);
   out.oov_tokens = q.oov_tokens;
   std::unordered_set<std::string> seen(q.oov_tokens.begin(), q.oov_tokens.end());
   for (const auto* list : {&k.oov_tokens, &v.oov_tokens})
@@ -90,9 +114,9 @@ prepared_input prepare_input(const input_config& c) {
   if (c.embeddings.empty()) throw usage_error("--embeddings FILE is required");
   const tokenized tok = tokenize_inputs(c);
   std::unordered_set<std::string> wanted;
-  add_wanted(wanted, tok);
+  add_wanted(wanted, tok, c.merge_subwords);
   embedding_table table = read_embeddings(c.embeddings, wanted, c.vocabulary_rows);
-  prepared_input out = embed_input(tok, table, c.oov);
+  prepared_input out = embed_input(tok, table, c.oov, c.merge_subwords);
   out.embeddings_name = std::filesystem::path(c.embeddings).filename().string();
   out.table = std::move(table);
   return out;

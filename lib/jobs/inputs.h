@@ -24,6 +24,7 @@ struct input_config {
   std::string embeddings;
   oov_policy oov = oov_policy::hash;
   std::size_t vocabulary_rows = 0;  // > 0: also keep the file's first rows (explain's neighbours)
+  bool merge_subwords = false;  // pieces are looked up without their ##, ▁ or Ġ mark
 };
 
 struct prepared_input {
@@ -43,11 +44,14 @@ struct tokenized {
 };
 tokenized tokenize_inputs(const input_config& config);
 
-// Every token of `tok`, for read_embeddings.
-void add_wanted(std::unordered_set<std::string>& wanted, const tokenized& tok);
+// Every token of `tok` as embed_input looks it up, for read_embeddings.
+void add_wanted(std::unordered_set<std::string>& wanted, const tokenized& tok,
+                bool strip_marks = false);
 
 // The pipeline's input from tokens and a table already read (the table is not copied in).
-prepared_input embed_input(const tokenized& tok, const embedding_table& table, oov_policy oov);
+// With strip_marks, sub-word pieces are looked up without their mark (--merge-subwords).
+prepared_input embed_input(const tokenized& tok, const embedding_table& table, oov_policy oov,
+                           bool strip_marks = false);
 
 // tokenize_inputs + read_embeddings + embed_input, keeping the table.
 prepared_input prepare_input(const input_config& config);

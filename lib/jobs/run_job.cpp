@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "analysis/subwords.h"
 #include "attnviz/version.h"
 #include "error.h"
 #include "io/file_io.h"
@@ -30,8 +31,13 @@ std::vector<std::string> run_warnings(const run_config& c, const prepared_input&
 
 result_metadata run_metadata(const run_config& c, const prepared_input& in,
                              const param_store& params) {
-  return {fmt::format("attn-viz {}", version), in.embeddings_name, params.source(), in.oov_tokens,
-          std::string(oov_policy_name(c.input.oov))};
+  result_metadata meta{fmt::format("attn-viz {}", version), in.embeddings_name, params.source(),
+                       in.oov_tokens, std::string(oov_policy_name(c.input.oov))};
+  if (c.input.merge_subwords) {
+    meta.query_pieces = pieces_of_words(in.input.query_tokens);
+    meta.key_pieces = pieces_of_words(in.input.key_tokens);
+  }
+  return meta;
 }
 
 run_size size_of_run(const run_config& c, const prepared_input& in) {
@@ -67,6 +73,11 @@ run_report run_job(const run_config& c) {
         "--npy writes the full n_q x n_k maps ({} x {}), which a streamed run never holds; "
         "use --json / --png for the pooled map, or --no-stream",
         size.n_q, size.n_k));
+  if (stream && c.input.merge_subwords)
+    throw usage_error(fmt::format(
+        "--merge-subwords needs the full maps of the pieces ({} x {}), which a streamed run "
+        "never holds; use --no-stream",
+        size.n_q, size.n_k));
   if (stream) return run_streamed(c, in);
   check_memory(size, c.max_memory);
   output_batch out;
@@ -83,6 +94,7 @@ run_report run_prepared(const run_config& c, const prepared_input& in, param_sto
   spec.keep_scores =
       !c.json_out.empty() || !c.npy_dir.empty() || c.view.show == shown_matrix::scores;
   report.result = run_attention(in.input, spec, params);
+  if (c.input.merge_subwords) report.result = merge_subwords(report.result);
   report.warnings = run_warnings(c, in, params);
 
   if (!c.json_out.empty()) {

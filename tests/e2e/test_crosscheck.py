@@ -455,5 +455,62 @@ def test_full_glove_file_when_available(env):
                                  "--score", "concat", "--da", "12"], embeddings=glove)
 
 
+def merge_blocks(a, rows, cols, mean_cols):
+    """Word map from a piece map: block sums over key pieces, means over query pieces."""
+    out = np.zeros((len(rows), len(cols)))
+    for I, ri in enumerate(rows):
+        for J, cj in enumerate(cols):
+            block = a[np.ix_(ri, cj)]
+            out[I, J] = block.mean() if mean_cols else block.sum(axis=1).mean()
+    return out
+
+
+def test_merge_subwords(env):
+    """--merge-subwords against the same run on the unmarked pieces, merged here in NumPy: the
+    marks only change how pieces are looked up (without them) and grouped."""
+    # (name, marked pieces, the same pieces unmarked, flags, query words, key words)
+    cases = [
+        ("self", ["--tokens", "[CLS] the cat play ##ed on the mat ##s [SEP]"],
+         ["--tokens", "[CLS] the cat play ed on the mat s [SEP]"],
+         ["--heads", "2", "--mask", "window:2", "--seed", "3"],
+         [[0], [1], [2], [3, 4], [5], [6], [7, 8], [9]], None),
+        # SentencePiece pieces through the tokenizer (--source/--target), which keeps ▁ attached
+        ("cross", ["--source", "▁the ▁cat ▁play ed ▁on ▁it", "--target", "▁what ▁pl ay ed"],
+         ["--source", "the cat play ed on it", "--target", "what pl ay ed"],
+         ["--heads", "2", "--seed", "3"],
+         [[0], [1, 2, 3]], [[0], [1], [2, 3], [4], [5]]),
+    ]
+    for name, marked, plain, flags_here, rows, cols in cases:
+        cols = cols or rows
+        got_path, want_path = env.path(f"merged-{name}.json"), env.path(f"plain-{name}.json")
+        env.run("run", *marked, *flags_here, "--merge-subwords", "--json", got_path)
+        env.run("run", *plain, *flags_here, "--json", want_path)
+        got = json.load(open(got_path, encoding="utf-8"))
+        want = json.load(open(want_path, encoding="utf-8"))
+        assert got["subwords"]["merged"] is True
+        assert [len(p) for p in got["subwords"]["query_pieces"]] == [len(r) for r in rows]
+        assert [len(p) for p in got["subwords"]["key_pieces"]] == [len(c) for c in cols]
+        for gh, wh in zip(got["heads"], want["heads"]):
+            w = np.array(wh["weights"], dtype=np.float64)
+            close(f"{name} merged weights", np.array(gh["weights"]), merge_blocks(w, rows, cols, False))
+            close(f"{name} merged scores", np.array(gh["scores"]),
+                  merge_blocks(np.array(wh["scores"]), rows, cols, True))
+            c = np.array(wh["context"])
+            close(f"{name} merged context", np.array(gh["context"]),
+                  np.array([c[r].mean(axis=0) for r in rows]))
+            merged = np.array(gh["weights"])
+            assert np.all(np.abs(merged.sum(axis=1) - 1) < 1e-6), merged.sum(axis=1)
+        out = np.array(want["output"])
+        close(f"{name} merged output", np.array(got["output"]),
+              np.array([out[r].mean(axis=0) for r in rows]))
+    doc = json.load(open(env.path("merged-self.json"), encoding="utf-8"))
+    assert doc["query_tokens"] == ["[CLS]", "the", "cat", "played", "on", "the", "mats", "[SEP]"]
+    # the window mask hides "[CLS]" from "on" (pieces 0 and 5): exactly 0 in the merged map
+    assert doc["heads"][0]["weights"][4][0] == 0.0
+    _, err = env.run("run", "--tokens", "a ##b", "--merge-subwords", "--stream", "--png",
+                     env.path("x.png"), expect=2)
+    assert "--merge-subwords" in err and "--no-stream" in err, err
+
+
 if __name__ == "__main__":
     sys.exit(main(globals()))
