@@ -60,6 +60,12 @@ Examples:
       ->group("Compare");
   add_figure_outputs(*cmd, config->json_out, config->png_out, config->svg_out,
                      "Write every variant's numbers and the metrics as JSON");
+  cmd->add_option("--html", config->html_out,
+                  "Write one self-contained page (no network): every variant's map behind a "
+                  "selector, hover for the query, key, score and weight and the query's "
+                  "explanation")
+      ->type_name("FILE")
+      ->group("Output");
 
   return [flags, config, scale] {
     compare_config c = *config;

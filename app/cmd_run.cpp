@@ -20,7 +20,8 @@ int run_batch_command(const CLI::App& cmd, const common_flags& flags, batch_conf
   if (batch.out_dir.empty())
     throw usage_error("--input needs --out-dir DIR: each line writes its own files there");
   for (const char* flag : {"--text", "--tokens", "--source", "--target", "--values", "--json",
-                           "--png", "--svg", "--npy", "--params-out", "--term", "--stream"})
+                           "--png", "--svg", "--npy", "--html", "--params-out", "--term",
+                           "--stream"})
     if (cmd.count(flag))
       throw usage_error(fmt::format(
           "{} does not go with --input: the lines are the inputs, and --formats chooses the "
@@ -68,7 +69,7 @@ Examples:
   attn-viz run --text - --project --dk 64 --stream --png long.png < book.txt
                               (65,536 tokens -> a 2048 x 2048 pooled map in well under 1 GiB)
 
-Without --json/--png/--svg/--npy/--params-out the weights are printed as a table.
+Without --json/--png/--svg/--npy/--html/--params-out the weights are printed as a table.
 Batch (--input): every line runs with the same variant and parameters, lines in parallel, a
 progress bar on stderr (plain lines when not a terminal, none with --quiet). A bad line is
 reported with its number and skipped; exit 0 when at least one line ran, 2 when none did.
@@ -90,6 +91,11 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.)");
                   "as NumPy float32 arrays, with the tokens as text, into this folder (made if "
                   "missing)")
       ->type_name("DIR")
+      ->group("Output");
+  cmd->add_option("--html", outputs->html_out,
+                  "Write one self-contained page (no network): the map, hover for the query, "
+                  "key, score and weight with the query's explanation, a head selector")
+      ->type_name("FILE")
       ->group("Output");
   cmd->add_option("--params-out", outputs->params_out,
                   "Write every parameter the run used (safetensors), to reproduce or check it")
@@ -136,7 +142,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.)");
                   "NNNN the line number, and index.json listing every line's files or error")
       ->type_name("DIR")
       ->group("Batch");
-  cmd->add_option("--formats", *formats, "Batch: what to write per line, from png, json, svg, npy")
+  cmd->add_option("--formats", *formats, "Batch: what to write per line, from png, json, svg, npy, html")
       ->capture_default_str()
       ->group("Batch");
   cmd->add_flag("--strict", batch->strict,

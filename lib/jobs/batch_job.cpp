@@ -105,6 +105,8 @@ std::string_view format_extension(batch_format f) {
       return "svg";
     case batch_format::npy:
       return "npy";
+    case batch_format::html:
+      return "html";
   }
   return "?";
 }
@@ -112,7 +114,7 @@ std::string_view format_extension(batch_format f) {
 // The line's run_config: the shared one with this line's output paths.
 run_config line_config(const batch_config& c, const std::string& stem) {
   run_config r = c.run;
-  r.json_out = r.png_out = r.svg_out = r.params_out = r.npy_dir = {};
+  r.json_out = r.png_out = r.svg_out = r.params_out = r.npy_dir = r.html_out = {};
   const std::filesystem::path dir(c.out_dir);
   for (batch_format f : c.formats) {
     const std::string file = (dir / (stem + "." + std::string(format_extension(f)))).string();
@@ -128,6 +130,9 @@ run_config line_config(const batch_config& c, const std::string& stem) {
         break;
       case batch_format::npy:
         r.npy_dir = (dir / stem).string();
+        break;
+      case batch_format::html:
+        r.html_out = file;
         break;
     }
   }
@@ -177,9 +182,11 @@ std::vector<batch_format> parse_batch_formats(std::string_view list) {
       f = batch_format::svg;
     } else if (name == "npy") {
       f = batch_format::npy;
+    } else if (name == "html") {
+      f = batch_format::html;
     } else {
       throw usage_error(
-          fmt::format("--formats: unknown format '{}' (known: png, json, svg, npy)", name));
+          fmt::format("--formats: unknown format '{}' (known: png, json, svg, npy, html)", name));
     }
     if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
   }
@@ -209,7 +216,7 @@ std::string batch_file_stem(std::size_t line, std::size_t width, std::string_vie
 }
 
 batch_report run_batch(const batch_config& c) {
-  if (c.formats.empty()) throw usage_error("--formats: give at least one of png, json, svg, npy");
+  if (c.formats.empty()) throw usage_error("--formats: give at least one of png, json, svg, npy, html");
   check_output_dir(c.out_dir, "--out-dir");
   if (c.run.view.cell < 0 || c.run.view.cell > 256)
     throw usage_error("--cell must be between 1 and 256 pixels");

@@ -12,7 +12,7 @@
 //   4. with `strict`, the first bad line is an input_error here, before anything is written;
 //   5. run the good lines in parallel (OpenMP, one line per thread at a time; the kernels inside
 //      a line then run on one thread), each line's files written all-or-nothing as
-//      DIR/NNNN-first-words.{png,json,svg} and DIR/NNNN-first-words/ (npy), NNNN the line
+//      DIR/NNNN-first-words.{png,json,svg,html} and DIR/NNNN-first-words/ (npy), NNNN the line
 //      number; progress on stderr;
 //   6. DIR/index.json: every line with its files or its error.
 // Every line runs with the same parameters (the same seed, or the same --params file), so the
@@ -29,7 +29,7 @@
 
 namespace attnviz {
 
-enum class batch_format { png, json, svg, npy };
+enum class batch_format { png, json, svg, npy, html };
 
 struct batch_config {
   run_config run;     // input flags, variant, parameters, view, max_memory; its paths unused

@@ -14,6 +14,7 @@
 #include "io/file_io.h"
 #include "jobs/job_outputs.h"
 #include "params/param_store.h"
+#include "render/html_page.h"
 #include "render/json_result.h"
 
 namespace attnviz {
@@ -40,7 +41,10 @@ std::vector<std::string> expand(const std::vector<std::string>& given, const std
 }  // namespace
 
 compare_report run_compare(const compare_config& c) {
-  check_outputs({{c.json_out, "--json"}, {c.png_out, "--png"}, {c.svg_out, "--svg"}});
+  check_outputs({{c.json_out, "--json"},
+                 {c.png_out, "--png"},
+                 {c.svg_out, "--svg"},
+                 {c.html_out, "--html"}});
   if (c.cols < 0) throw usage_error("--cols must be at least 1");
   colormap::by_name(c.view.cmap.empty() ? "viridis" : c.view.cmap);
 
@@ -128,6 +132,16 @@ compare_report run_compare(const compare_config& c) {
     grid.scale = c.scale;
     const figure fig = grid_figure(grid);
     add_figure(out, fig, c.png_out, c.svg_out);
+  }
+  if (!c.html_out.empty()) {
+    std::vector<html_panel> panels;
+    for (const auto& v : report.variants) panels.push_back({v.label, &v.result});
+    const attention_result& first = report.variants.front().result;
+    out.add(c.html_out,
+            html_page(panels, c.view,
+                      fmt::format("{}-attention · {} variants", structure_name(first.structure), n),
+                      fmt::format("{} queries × {} keys · {}", first.query_tokens.size(),
+                                  first.key_tokens.size(), in.embeddings_name)));
   }
   if (!c.json_out.empty()) {
     std::vector<std::pair<std::string, const attention_result*>> results;

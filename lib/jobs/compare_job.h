@@ -24,6 +24,7 @@ struct compare_config {
   std::string params_in;
   std::string params_prefix;  // --params-prefix: one attention layer of a checkpoint
   std::string json_out, png_out, svg_out;
+  std::string html_out;  // --html: one page, a variant selector over every variant
   view_options view;
   int cols = 0;
   scale_mode scale = scale_mode::shared;

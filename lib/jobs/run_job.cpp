@@ -14,6 +14,7 @@
 #include "jobs/stream_job.h"
 #include "params/param_store.h"
 #include "render/heatmap.h"
+#include "render/html_page.h"
 #include "render/json_result.h"
 #include "render/npy_result.h"
 
@@ -56,7 +57,8 @@ run_report run_job(const run_config& c) {
   check_outputs({{c.json_out, "--json"},
                  {c.png_out, "--png"},
                  {c.svg_out, "--svg"},
-                 {c.params_out, "--params-out"}});
+                 {c.params_out, "--params-out"},
+                 {c.html_out, "--html"}});
   if (!c.npy_dir.empty()) check_output_dir(c.npy_dir, "--npy");
   if (c.view.cell < 0 || c.view.cell > 256)
     throw usage_error("--cell must be between 1 and 256 pixels");
@@ -68,6 +70,11 @@ run_report run_job(const run_config& c) {
       c.stream == run_config::streaming::on ||
       (c.stream == run_config::streaming::automatic &&
        (size.n_q * size.n_k > auto_stream_cells || estimate_bytes(size) > c.max_memory));
+  if (stream && !c.html_out.empty())
+    throw usage_error(fmt::format(
+        "--html holds the full n_q x n_k maps ({} x {}), which a streamed run never holds; use "
+        "--png / --json for the pooled map, or --no-stream",
+        size.n_q, size.n_k));
   if (stream && !c.npy_dir.empty())
     throw usage_error(fmt::format(
         "--npy writes the full n_q x n_k maps ({} x {}), which a streamed run never holds; "
@@ -91,8 +98,8 @@ run_report run_prepared(const run_config& c, const prepared_input& in, param_sto
                         output_batch& out) {
   run_report report;
   attention_spec spec = c.spec;  // the raw scores only when an output shows them
-  spec.keep_scores =
-      !c.json_out.empty() || !c.npy_dir.empty() || c.view.show == shown_matrix::scores;
+  spec.keep_scores = !c.json_out.empty() || !c.npy_dir.empty() || !c.html_out.empty() ||
+                     c.view.show == shown_matrix::scores;
   report.result = run_attention(in.input, spec, params);
   if (c.input.merge_subwords) report.result = merge_subwords(report.result);
   report.warnings = run_warnings(c, in, params);
@@ -101,12 +108,17 @@ run_report run_prepared(const run_config& c, const prepared_input& in, param_sto
     const result_metadata meta = run_metadata(c, in, params);
     out.add(c.json_out, result_to_json(report.result, meta));
   }
+  std::string suffix = fmt::format(" · {}", in.embeddings_name);
+  if (!params.used().empty()) suffix += fmt::format(" · parameters {}", params_label(params));
   if (!c.png_out.empty() || !c.svg_out.empty()) {
-    std::string suffix = fmt::format(" · {}", in.embeddings_name);
-    if (!params.used().empty()) suffix += fmt::format(" · parameters {}", params_label(params));
     const figure fig = result_figure(report.result, c.view, suffix);
     add_figure(out, fig, c.png_out, c.svg_out);
   }
+  if (!c.html_out.empty())
+    out.add(c.html_out, html_page({{"", &report.result}}, c.view, variant_title(report.result),
+                                  fmt::format("{} queries × {} keys{}",
+                                              report.result.query_tokens.size(),
+                                              report.result.key_tokens.size(), suffix)));
   if (!c.params_out.empty()) out.add(c.params_out, params.serialize_used());
   if (!c.npy_dir.empty()) {
     add_npy_files(out, c.npy_dir, report.result);

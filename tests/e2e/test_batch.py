@@ -40,8 +40,8 @@ def test_lines_match_single_runs(env):
     src = write_lines(env, "in.txt", LINES)
     out = env.path("out")
     stdout, stderr = env.run("run", "--input", src, "--out-dir", out, *VARIANT,
-                             "--formats", "png,json,svg")
-    assert "ran 3 of 6 line(s), 3 skipped: 10 file(s)" in stdout, stdout
+                             "--formats", "png,json,svg,html")
+    assert "ran 3 of 6 line(s), 3 skipped: 13 file(s)" in stdout, stdout
     assert "skipped" in stderr and "in.txt:4: has more than one tab" in stderr, stderr
     assert "in.txt:7: has nothing before its tab" in stderr, stderr
     assert "in.txt:8 (byte 0): invalid UTF-8" in stderr, stderr
@@ -51,7 +51,8 @@ def test_lines_match_single_runs(env):
     assert index["runs"][0]["files"] == [
         "0001-the-cat-sat-on-the-floor-because-it-was.json",
         "0001-the-cat-sat-on-the-floor-because-it-was.png",
-        "0001-the-cat-sat-on-the-floor-because-it-was.svg"]
+        "0001-the-cat-sat-on-the-floor-because-it-was.svg",
+        "0001-the-cat-sat-on-the-floor-because-it-was.html"]
     assert "error" in index["runs"][2] and "files" not in index["runs"][2]
 
     singles = {
@@ -63,11 +64,11 @@ def test_lines_match_single_runs(env):
     for stem, given in singles.items():
         one = env.path("single")
         env.run("run", *given, *VARIANT, "--json", one + ".json", "--png", one + ".png",
-                "--svg", one + ".svg")
-        for ext in ("json", "png", "svg"):
+                "--svg", one + ".svg", "--html", one + ".html")
+        for ext in ("json", "png", "svg", "html"):
             assert read(os.path.join(out, f"{stem}.{ext}")) == read(f"{one}.{ext}"), (stem, ext)
     assert sorted(os.listdir(out)) == sorted(
-        [f"{s}.{e}" for s in singles for e in ("json", "png", "svg")] + ["index.json"])
+        [f"{s}.{e}" for s in singles for e in ("json", "png", "svg", "html")] + ["index.json"])
 
 
 def test_thread_count_does_not_change_bytes(env):

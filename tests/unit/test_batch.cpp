@@ -26,9 +26,9 @@ TEST_CASE("batch file stems: number, then whole lower-case ASCII words within 40
 
 TEST_CASE("batch formats: a comma list, duplicates once, unknown names refused") {
   CHECK(parse_batch_formats("png") == std::vector<batch_format>{batch_format::png});
-  CHECK(parse_batch_formats("json,png,json,npy,svg") ==
+  CHECK(parse_batch_formats("json,png,json,npy,svg,html") ==
         std::vector<batch_format>{batch_format::json, batch_format::png, batch_format::npy,
-                                  batch_format::svg});
+                                  batch_format::svg, batch_format::html});
   CHECK_THROWS_AS(parse_batch_formats("png,gif"), usage_error);
   CHECK_THROWS_AS(parse_batch_formats(""), usage_error);
   CHECK_THROWS_AS(parse_batch_formats("png,"), usage_error);

@@ -1,0 +1,384 @@
+#include "render/html_page.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <deque>
+#include <nlohmann/json.hpp>
+
+#include "analysis/query_story.h"
+#include "attention/pipeline.h"
+#include "attention/registry.h"
+#include "error.h"
+#include "render/colormap.h"
+#include "render/heatmap.h"
+
+namespace attnviz {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+// A float as the shortest decimal that reads back as the same float (0.25, not 0.25000000372).
+double shortest(float v) {
+  if (!std::isfinite(v)) return 0.0;  // not reached: maps hold finite values
+  return std::strtod(fmt::format("{}", v).c_str(), nullptr);
+}
+
+ojson rows_json(const matrix& m) {
+  ojson rows = ojson::array();
+  for (std::size_t i = 0; i < m.rows(); ++i) {
+    ojson row = ojson::array();
+    for (std::size_t j = 0; j < m.cols(); ++j) row.push_back(shortest(m(i, j)));
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+ojson range_json(const matrix& m, bool centered) {
+  const auto [lo, hi] = value_range(m, centered);
+  return {lo, hi};
+}
+
+ojson colormap_json(const colormap& c) {
+  ojson out = ojson::array();
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    const rgb e = c.entry(i);
+    out.push_back(fmt::format("#{:02x}{:02x}{:02x}", e.r, e.g, e.b));
+  }
+  return out;
+}
+
+ojson stages_json(const attention_result& r) {
+  ojson out = ojson::array();
+  const std::pair<const char*, const variant_info*> stages[] = {
+      {"score", &find_score(r.spec.score).info},
+      {"align", &find_align(r.spec.align).info},
+      {"context", &find_context(r.spec.context).info}};
+  for (const auto& [stage, v] : stages)
+    out.push_back({{"stage", stage},
+                   {"name", v->name},
+                   {"summary", v->summary},
+                   {"formula", v->formula},
+                   {"paper", v->paper}});
+  return out;
+}
+
+ojson view_json(const attention_result& r, const std::string& label, const matrix& weights,
+                const matrix* scores, const query_row& row) {
+  ojson v;
+  v["label"] = label;
+  v["weights"] = rows_json(weights);
+  v["weights_range"] = range_json(weights, false);
+  if (scores && !scores->empty()) {
+    v["scores"] = rows_json(*scores);
+    v["scores_range"] = range_json(*scores, true);
+  } else {
+    v["scores"] = nullptr;
+  }
+  ojson masked = ojson::array();
+  if (row.masked && !row.masked->empty())
+    for (std::size_t i = 0; i < weights.rows(); ++i)
+      for (std::size_t j = 0; j < weights.cols(); ++j)
+        if ((*row.masked)[i * weights.cols() + j]) masked.push_back({i, j});
+  v["masked"] = std::move(masked);
+  ojson explain = ojson::array();
+  for (std::size_t i = 0; i < weights.rows(); ++i) explain.push_back(query_story(r, row, i));
+  v["explain"] = std::move(explain);
+  return v;
+}
+
+ojson panel_json(const html_panel& p) {
+  const attention_result& r = *p.result;
+  ojson panel;
+  panel["label"] = p.label.empty() ? variant_short_title(r) : p.label;
+  panel["stages"] = stages_json(r);
+  panel["query_tokens"] = r.query_tokens;
+  panel["key_tokens"] = r.key_tokens;
+  ojson views = ojson::array();
+  const std::size_t heads = r.heads.size();
+  for (std::size_t h = 0; h < heads; ++h) {
+    const head_result& hr = r.heads[h];
+    query_row row{&hr.weights, hr.scores.empty() ? nullptr : &hr.scores, &hr.context,
+                  &hr.masked, &hr.chosen_keys,
+                  heads > 1 ? fmt::format("head {} of {}", h + 1, heads) : ""};
+    views.push_back(view_json(r, heads > 1 ? fmt::format("head {}", h + 1) : "weights",
+                              hr.weights, row.scores, row));
+  }
+  if (heads > 1) {
+    const matrix mean = aggregate_heads(r, head_aggregate::mean);
+    matrix mean_scores;
+    if (!r.heads[0].scores.empty()) mean_scores = aggregate_heads(r, head_aggregate::mean, true);
+    const query_row row{&mean, mean_scores.empty() ? nullptr : &mean_scores, nullptr,
+                        nullptr, nullptr, fmt::format("mean of {} heads", heads)};
+    views.push_back(view_json(r, fmt::format("mean of {} heads", heads), mean, row.scores, row));
+  }
+  panel["views"] = std::move(views);
+  return panel;
+}
+
+std::string escape_html(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// JSON inside <script>: "</" would end the element early, so it is written "<\/" (the same
+// string to a JSON parser).
+std::string script_safe(std::string json) {
+  for (std::size_t pos = json.find("</"); pos != std::string::npos; pos = json.find("</", pos))
+    json.replace(pos, 2, "<\\/");
+  return json;
+}
+
+constexpr const char* page_style = R"(
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#222;background:#fff}
+h1{font-size:20px;margin:0 0 2px}
+.sub{color:#666;margin:0 0 14px}
+.controls{display:flex;gap:18px;flex-wrap:wrap;margin-bottom:12px}
+.controls label{display:flex;gap:6px;align-items:center}
+.controls label[hidden]{display:none}
+.main{display:flex;gap:24px;align-items:flex-start;flex-wrap:wrap}
+canvas{display:block;cursor:crosshair}
+aside{min-width:320px;max-width:560px;flex:1}
+#hover{font-weight:600;min-height:1.5em;margin-bottom:8px;white-space:pre-wrap}
+#explain{background:#f6f6f4;border:1px solid #ddd;border-radius:4px;padding:10px;
+  white-space:pre-wrap;font:12.5px/1.5 ui-monospace,"DejaVu Sans Mono",monospace;min-height:7em}
+#stages{margin-top:14px}
+#stages dt{font-weight:600;margin-top:8px}
+#stages dd{margin:2px 0 0 0}
+#stages code{font:12.5px ui-monospace,"DejaVu Sans Mono",monospace}
+#stages .paper{color:#666;font-size:12.5px}
+footer{margin-top:22px;color:#888;font-size:12px}
+)";
+
+constexpr const char* page_script = R"JS(
+(function () {
+  "use strict";
+  var data = JSON.parse(document.getElementById("attnviz-data").textContent);
+  var canvas = document.getElementById("map"), ctx = canvas.getContext("2d");
+  var pick = {variant: document.getElementById("variant"), head: document.getElementById("head"),
+              matrix: document.getElementById("matrix")};
+  var hoverBox = document.getElementById("hover"), explainBox = document.getElementById("explain");
+  var state = {panel: 0, view: 0, matrix: "weights", hover: null};
+  var layout = null;
+
+  function option(select, value, text) {
+    var o = document.createElement("option");
+    o.value = value; o.textContent = text; select.appendChild(o);
+  }
+  function panel() { return data.panels[state.panel]; }
+  function view() { return panel().views[state.view]; }
+  function values() { return view()[state.matrix] || view().weights; }
+  function range() { var v = view(); return state.matrix === "scores" && v.scores ? v.scores_range : v.weights_range; }
+  function colours() { return state.matrix === "scores" && view().scores ? data.colormaps.scores : data.colormaps.weights; }
+  function colour(x) {
+    var r = range(), c = colours(), t = r[1] > r[0] ? (x - r[0]) / (r[1] - r[0]) : 0;
+    return c[Math.max(0, Math.min(c.length - 1, Math.floor(t * c.length)))];
+  }
+  function fmt(x) { return " " + x.toFixed(4); }
+
+  function fillSelectors() {
+    pick.variant.innerHTML = "";
+    data.panels.forEach(function (p, i) { option(pick.variant, i, p.label); });
+    pick.variant.parentNode.hidden = data.panels.length < 2;
+    pick.head.innerHTML = "";
+    panel().views.forEach(function (v, i) { option(pick.head, i, v.label); });
+    pick.head.parentNode.hidden = panel().views.length < 2;
+    if (state.view >= panel().views.length) state.view = 0;
+    pick.head.value = state.view;
+    var hasScores = !!view().scores;
+    pick.matrix.parentNode.hidden = !hasScores;
+    if (!hasScores) state.matrix = "weights";
+    pick.matrix.value = state.matrix;
+  }
+
+  function stagesText() {
+    var dl = document.getElementById("stages");
+    dl.innerHTML = "";
+    panel().stages.forEach(function (s) {
+      var dt = document.createElement("dt");
+      dt.textContent = s.stage + ": " + s.name + " — " + s.summary;
+      var dd = document.createElement("dd"), code = document.createElement("code");
+      code.textContent = s.formula;
+      var paper = document.createElement("div");
+      paper.className = "paper"; paper.textContent = s.paper;
+      dd.appendChild(code); dd.appendChild(paper);
+      dl.appendChild(dt); dl.appendChild(dd);
+    });
+  }
+
+  function draw() {
+    var p = panel(), v = values(), nq = p.query_tokens.length, nk = p.key_tokens.length;
+    var cell = Math.max(6, Math.min(40, Math.floor(640 / Math.max(nq, nk))));
+    var font = Math.max(9, Math.min(14, cell - 4)) + "px system-ui, sans-serif";
+    ctx.font = font;
+    var labels = cell >= 9, left = 8, top = 8;
+    if (labels) {
+      p.query_tokens.forEach(function (t) { left = Math.max(left, ctx.measureText(t).width + 12); });
+      p.key_tokens.forEach(function (t) { top = Math.max(top, ctx.measureText(t).width * 0.75 + 16); });
+    }
+    var w = Math.ceil(left + nk * cell + 90), h = Math.ceil(top + nq * cell + 12);
+    var dpr = window.devicePixelRatio || 1;
+    canvas.width = w * dpr; canvas.height = h * dpr;
+    canvas.style.width = w + "px"; canvas.style.height = h + "px";
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, w, h);
+    layout = {left: left, top: top, cell: cell, nq: nq, nk: nk};
+    for (var i = 0; i < nq; i++)
+      for (var j = 0; j < nk; j++) {
+        ctx.fillStyle = colour(v[i][j]);
+        ctx.fillRect(left + j * cell, top + i * cell, cell, cell);
+      }
+    view().masked.forEach(function (m) {  // masked cells: light grey
+      ctx.fillStyle = "#e4e4e4"; ctx.fillRect(left + m[1] * cell, top + m[0] * cell, cell, cell);
+    });
+    ctx.fillStyle = "#222"; ctx.font = font;
+    if (labels) {
+      ctx.textAlign = "right"; ctx.textBaseline = "middle";
+      p.query_tokens.forEach(function (t, i) { ctx.fillText(t, left - 6, top + (i + 0.5) * cell); });
+      ctx.textAlign = "left";
+      p.key_tokens.forEach(function (t, j) {
+        ctx.save(); ctx.translate(left + (j + 0.5) * cell, top - 6); ctx.rotate(-Math.PI / 4);
+        ctx.fillText(t, 0, 0); ctx.restore();
+      });
+    }
+    // colour bar
+    var bx = left + nk * cell + 16, bh = Math.min(nq * cell, 240), c = colours(), r = range();
+    for (var k = 0; k < bh; k++) {
+      ctx.fillStyle = c[Math.min(c.length - 1, Math.floor((1 - (k + 0.5) / bh) * c.length))];
+      ctx.fillRect(bx, top + k, 14, 1);
+    }
+    ctx.textAlign = "left"; ctx.textBaseline = "middle"; ctx.font = "11px system-ui, sans-serif";
+    ctx.fillText(String(+r[1].toPrecision(3)), bx + 18, top + 5);
+    ctx.fillText(String(+r[0].toPrecision(3)), bx + 18, top + bh - 5);
+    if (state.hover) {
+      var hi = state.hover[0], hj = state.hover[1];
+      ctx.strokeStyle = "rgba(255,255,255,0.9)"; ctx.lineWidth = 1;
+      ctx.strokeRect(left + 0.5, top + hi * cell + 0.5, nk * cell - 1, cell - 1);
+      ctx.strokeStyle = "#000"; ctx.lineWidth = 2;
+      ctx.strokeRect(left + hj * cell + 1, top + hi * cell + 1, cell - 2, cell - 2);
+    }
+  }
+
+  function show(i, j) {
+    var p = panel(), vw = view();
+    state.hover = [i, j];
+    var text = "query \u201c" + p.query_tokens[i] + "\u201d (" + i + ") \u2192 key \u201c" +
+               p.key_tokens[j] + "\u201d (" + j + ")\n";
+    text += vw.scores ? "score e =" + fmt(vw.scores[i][j]) + "   " : "";
+    text += "weight a =" + fmt(vw.weights[i][j]);
+    var masked = vw.masked.some(function (m) { return m[0] === i && m[1] === j; });
+    if (masked) text += "   (masked)";
+    hoverBox.textContent = text;
+    explainBox.textContent = vw.explain[i];
+    draw();
+  }
+
+  canvas.addEventListener("mousemove", function (ev) {
+    if (!layout) return;
+    var b = canvas.getBoundingClientRect();
+    var j = Math.floor((ev.clientX - b.left - layout.left) / layout.cell);
+    var i = Math.floor((ev.clientY - b.top - layout.top) / layout.cell);
+    if (i >= 0 && j >= 0 && i < layout.nq && j < layout.nk &&
+        (!state.hover || state.hover[0] !== i || state.hover[1] !== j)) show(i, j);
+  });
+  pick.variant.addEventListener("change", function () {
+    state.panel = +pick.variant.value; state.hover = null; fillSelectors(); stagesText(); draw();
+  });
+  pick.head.addEventListener("change", function () {
+    state.view = +pick.head.value;
+    if (state.hover) show(state.hover[0], state.hover[1]); else draw();
+  });
+  pick.matrix.addEventListener("change", function () {
+    state.matrix = pick.matrix.value; draw();
+  });
+
+  window.attnviz = {
+    data: data,
+    cellCenter: function (i, j) {
+      var b = canvas.getBoundingClientRect();
+      return {x: b.left + layout.left + (j + 0.5) * layout.cell,
+              y: b.top + layout.top + (i + 0.5) * layout.cell};
+    }
+  };
+  fillSelectors(); stagesText(); draw();
+  explainBox.textContent = "Hover a cell: its query's row is explained here.";
+})();
+)JS";
+
+}  // namespace
+
+void check_html_size(const std::vector<html_panel>& panels) {
+  std::size_t cells = 0;
+  for (const auto& p : panels) {
+    const std::size_t views = p.result->heads.size() + (p.result->heads.size() > 1);
+    cells += views * p.result->query_tokens.size() * p.result->key_tokens.size();
+  }
+  if (cells > html_max_cells)
+    throw usage_error(fmt::format(
+        "--html: the page would hold {} weights (at most {} stay quick in a browser); use --png "
+        "or --npy for maps this big, or fewer heads or variants",
+        cells, html_max_cells));
+}
+
+std::string html_page(const std::vector<html_panel>& panels, const view_options& view,
+                      const std::string& title, const std::string& subtitle) {
+  check_html_size(panels);
+  ojson data;
+  data["title"] = title;
+  data["subtitle"] = subtitle;
+  data["colormaps"] = {
+      {"weights", colormap_json(colormap::by_name(view.cmap.empty() ? "viridis" : view.cmap))},
+      {"scores", colormap_json(colormap::by_name(view.cmap.empty() ? "rdbu" : view.cmap))}};
+  ojson list = ojson::array();
+  for (const auto& p : panels) list.push_back(panel_json(p));
+  data["panels"] = std::move(list);
+
+  std::string page;
+  page += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  page +=
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+      "script-src 'unsafe-inline'; style-src 'unsafe-inline'\">\n";
+  page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  page += fmt::format("<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n", escape_html(title),
+                      page_style);
+  page += fmt::format("<h1>{}</h1>\n<p class=\"sub\">{}</p>\n", escape_html(title),
+                      escape_html(subtitle));
+  page +=
+      "<div class=\"controls\">\n"
+      "<label>Variant <select id=\"variant\"></select></label>\n"
+      "<label>Head <select id=\"head\"></select></label>\n"
+      "<label>Show <select id=\"matrix\"><option value=\"weights\">weights a_ij</option>"
+      "<option value=\"scores\">scores e_ij</option></select></label>\n"
+      "</div>\n"
+      "<div class=\"main\">\n<canvas id=\"map\" width=\"10\" height=\"10\"></canvas>\n"
+      "<aside>\n<div id=\"hover\">Hover a cell of the map.</div>\n<div id=\"explain\"></div>\n"
+      "<dl id=\"stages\"></dl>\n</aside>\n</div>\n";
+  page +=
+      "<footer>Made by attn-viz; everything on this page is in this one file and it makes no "
+      "network request.</footer>\n";
+  page += "<script type=\"application/json\" id=\"attnviz-data\">" +
+          script_safe(data.dump(-1, ' ', false, ojson::error_handler_t::replace)) + "</script>\n";
+  page += fmt::format("<script>{}</script>\n</body>\n</html>\n", page_script);
+  return page;
+}
+
+}  // namespace attnviz

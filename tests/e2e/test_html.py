@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""--html: one self-contained page. Checked as a file (nothing fetched, the numbers equal the
+JSON's) and in a real browser: headless Chromium loads it from disk, the mouse hovers cells, and
+the page must show that query/key pair's score and weight and the query's explanation, follow the
+head and variant selectors, throw no script error, and start no request but the page itself.
+
+Without Chromium the browser checks are skipped (said on stdout), unless
+ATTNVIZ_REQUIRE_BROWSER=1 (CI sets it after installing Debian's chromium)."""
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from browser import Browser, find_chromium  # noqa: E402
+from harness import main  # noqa: E402
+
+SENTENCE = "the cat sat on the floor because it was tired"
+RUN = ("--text", SENTENCE, "--heads", "2", "--project", "--mask", "causal", "--seed", "4")
+
+
+def page_data(path):
+    html = open(path, encoding="utf-8").read()
+    m = re.search(r'<script type="application/json" id="attnviz-data">(.*?)</script>', html, re.S)
+    assert m, "no data block"
+    return html, json.loads(m.group(1))
+
+
+def make(env, name, *argv, command="run"):
+    page, doc = env.path(name + ".html"), env.path(name + ".json")
+    env.run(command, *argv, "--html", page, "--json", doc)
+    return page, json.load(open(doc, encoding="utf-8"))
+
+
+def close_enough(a, b):
+    return abs(a - b) <= 1e-7 * max(1.0, abs(b))
+
+
+def test_page_is_one_offline_file_with_the_runs_numbers(env):
+    page, doc = make(env, "run", *RUN)
+    html, data = page_data(page)
+    assert "Content-Security-Policy" in html and "default-src 'none'" in html
+    for needle in ("http:", "https:", " src=", "href=", "@import", "url(", "fetch(",
+                   "XMLHttpRequest"):
+        assert needle not in html, f"the page refers to something outside it: {needle}"
+    panel = data["panels"][0]
+    assert panel["query_tokens"] == doc["query_tokens"]
+    assert [v["label"] for v in panel["views"]] == ["head 1", "head 2", "mean of 2 heads"]
+    for view, head in zip(panel["views"], doc["heads"]):
+        for name in ("weights", "scores"):
+            for got_row, want_row in zip(view[name], head[name]):
+                assert all(close_enough(g, w) for g, w in zip(got_row, want_row)), name
+        # causal: key j > i masked, exactly 0, and listed
+        assert sorted(map(tuple, view["masked"])) == [(i, j) for i in range(10)
+                                                      for j in range(10) if j > i]
+        assert all(view["weights"][i][j] == 0 for i, j in view["masked"])
+    for got_row, want_row in zip(panel["views"][2]["weights"], doc["mean_weights"]):
+        assert all(close_enough(g, w) for g, w in zip(got_row, want_row))
+    assert len(panel["views"][0]["explain"]) == 10
+    assert panel["views"][0]["explain"][1].startswith('query 1 "cat" · head 1 of 2')
+    assert len(data["colormaps"]["weights"]) == 256
+    # same input, same bytes
+    again = env.path("again.html")
+    env.run("run", *RUN, "--html", again)
+    assert open(again, "rb").read() == open(page, "rb").read()
+
+
+def test_markup_in_tokens_stays_text(env):
+    page, doc = make(env, "markup", "--tokens", "a </script> <b>x</b> & \"q\"")
+    html, data = page_data(page)
+    assert data["panels"][0]["query_tokens"] == ["a", "</script>", "<b>x</b>", "&", '"q"']
+    assert html.count("</script>") == 2  # the data block's and the script's own
+
+
+def start_browser():
+    exe = find_chromium()
+    if not exe:
+        if os.environ.get("ATTNVIZ_REQUIRE_BROWSER") == "1":
+            raise AssertionError("ATTNVIZ_REQUIRE_BROWSER=1 but chromium is not installed")
+        print("  chromium is not installed: browser checks skipped")
+        return None
+    return Browser(exe)
+
+
+def hover(browser, i, j):
+    pos = browser.evaluate(f"JSON.stringify(window.attnviz.cellCenter({i}, {j}))")
+    pos = json.loads(pos)
+    browser.move_mouse(pos["x"], pos["y"])
+    return (browser.evaluate("document.getElementById('hover').textContent"),
+            browser.evaluate("document.getElementById('explain').textContent"))
+
+
+def shown_numbers(text):
+    score = re.search(r"score e = *(-?\d+\.\d{4})", text)
+    weight = re.search(r"weight a = *(-?\d+\.\d{4})", text)
+    return (float(score.group(1)) if score else None), float(weight.group(1))
+
+
+def select(browser, element, value):
+    browser.evaluate(f"(function(){{var s=document.getElementById('{element}');"
+                     f"s.value='{value}';s.dispatchEvent(new Event('change'));}})()")
+
+
+def test_hover_in_a_real_browser(env):
+    browser = start_browser()
+    if browser is None:
+        return
+    try:
+        page, doc = make(env, "run", *RUN)
+        url = "file://" + os.path.abspath(page)
+        browser.open(url)
+        assert browser.evaluate("document.title").startswith("self-attention")
+        for i, j in [(1, 0), (9, 3), (5, 5), (0, 0)]:
+            text, explain = hover(browser, i, j)
+            q, k = doc["query_tokens"][i], doc["key_tokens"][j]
+            assert f"query \u201c{q}\u201d ({i}) \u2192 key \u201c{k}\u201d ({j})" in text, text
+            score, weight = shown_numbers(text)
+            assert score == round(doc["heads"][0]["scores"][i][j], 4), (text, i, j)
+            assert weight == round(doc["heads"][0]["weights"][i][j], 4), (text, i, j)
+            assert explain.startswith(f'query {i} "{q}" · head 1 of 2'), explain
+            assert "top keys" in explain and "|c_" in explain, explain
+        # a masked cell: weight 0, said so
+        text, _ = hover(browser, 2, 7)
+        assert "(masked)" in text and shown_numbers(text)[1] == 0.0, text
+        # the head selector: head 2, then the mean
+        select(browser, "head", "1")
+        text, explain = hover(browser, 9, 1)
+        assert shown_numbers(text)[1] == round(doc["heads"][1]["weights"][9][1], 4), text
+        assert "head 2 of 2" in explain
+        select(browser, "head", "2")
+        text, explain = hover(browser, 9, 2)
+        assert shown_numbers(text)[1] == round(doc["mean_weights"][9][2], 4), text
+        assert "mean of 2 heads" in explain
+        assert browser.evaluate("document.getElementById('variant').parentNode.hidden") is True
+        # the canvas drew the map: the cell under (0, 0) has head 1's colour for its weight
+        assert browser.console_errors() == []
+        assert browser.requests() == [url], browser.requests()
+    finally:
+        browser.close()
+
+
+def test_variant_selector_in_a_real_browser(env):
+    browser = start_browser()
+    if browser is None:
+        return
+    try:
+        page, doc = make(env, "cmp", "--text", SENTENCE, "--scores", "dot,cosine,general",
+                         command="compare")
+        url = "file://" + os.path.abspath(page)
+        browser.open(url)
+        labels = browser.evaluate(
+            "Array.from(document.getElementById('variant').options).map(o => o.text)")
+        assert labels == [v["label"] for v in doc["variants"]], labels
+        assert browser.evaluate("document.getElementById('head').parentNode.hidden") is True
+        for index in (0, 2):
+            select(browser, "variant", str(index))
+            text, explain = hover(browser, 3, 2)
+            want = doc["variants"][index]["heads"][0]
+            assert shown_numbers(text) == (round(want["scores"][3][2], 4),
+                                           round(want["weights"][3][2], 4)), text
+            stages = browser.evaluate("document.getElementById('stages').textContent")
+            assert doc["variants"][index]["variant"]["score"] in stages
+        assert browser.console_errors() == []
+        assert browser.requests() == [url], browser.requests()
+    finally:
+        browser.close()
+
+
+def test_usage(env):
+    _, err = env.run("run", "--text", SENTENCE, "--stream", "--html", env.path("s.html"),
+                     expect=2)
+    assert "--html" in err and "--no-stream" in err, err
+    _, err = env.run("run", "--text", SENTENCE, "--html", env.path("missing/dir/p.html"),
+                     expect=2)
+    assert "--html" in err, err
+
+
+if __name__ == "__main__":
+    sys.exit(main(globals()))
