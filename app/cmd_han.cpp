@@ -54,6 +54,7 @@ Example:
     const input_config in = resolve_input(*flags);
     c.document = in.text;
     c.embeddings = in.embeddings;
+    c.cache_dir = in.cache_dir;
     c.oov = in.oov;
     c.keep_case = in.keep_case;
     c.max_memory = resolve_max_memory(*flags);

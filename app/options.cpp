@@ -11,6 +11,7 @@
 #include "jobs/demo_job.h"
 #include "jobs/memory_guard.h"
 #include "render/colormap.h"
+#include "text/embedding_cache.h"
 
 namespace attnviz::cli {
 namespace {
@@ -63,6 +64,15 @@ void add_embedding_flags(CLI::App& cmd, common_flags& f) {
                  "them .gz (told apart by content); read until every token is found "
                  "[default: the bundled samples/glove.6B.50d.sample.txt]")
       ->type_name("FILE")
+      ->group("Input");
+  cmd.add_flag("--cache", f.cache,
+               "Keep a binary copy of the whole embedding file (first run: reads and checks all "
+               "of it) so later runs look tokens up without reading it; rebuilt when the file "
+               "changes. In $ATTNVIZ_CACHE_DIR, else $XDG_CACHE_HOME/attn-viz, else "
+               "~/.cache/attn-viz")
+      ->group("Input");
+  cmd.add_option("--cache-dir", f.cache_dir, "--cache, in this folder (made if missing)")
+      ->type_name("DIR")
       ->group("Input");
   cmd.add_option("--oov", f.oov,
                  "Tokens not in the vocabulary: hash (deterministic vector per token, scaled like "
@@ -235,6 +245,7 @@ input_config resolve_input(const common_flags& f) {
           : f.oov == "error" ? oov_policy::error
                              : oov_policy::hash;
   if (c.embeddings.empty()) c.embeddings = find_samples_dir() + "/glove.6B.50d.sample.txt";
+  c.cache_dir = !f.cache_dir.empty() ? f.cache_dir : f.cache ? default_cache_dir() : "";
   return c;
 }
 

@@ -27,6 +27,8 @@ struct common_flags {
   std::vector<std::size_t> pad_keys;
   std::string position = "none";
   std::string combine = "concat";
+  bool cache = false;     // --cache
+  std::string cache_dir;  // --cache-dir (implies --cache)
 };
 
 // --text --tokens --source --target --values --keep-case --embeddings --oov

@@ -14,6 +14,7 @@
 #include "error.h"
 #include "io/file_io.h"
 #include "render/colormap.h"
+#include "text/embedding_cache.h"
 
 namespace attnviz {
 namespace {
@@ -244,7 +245,8 @@ batch_report run_batch(const batch_config& c) {
       line.error = message_at(where, e);
     }
   }
-  const embedding_table table = read_embeddings(c.run.input.embeddings, wanted);
+  const embedding_table table =
+      load_embeddings(c.run.input.embeddings, wanted, 0, c.run.input.cache_dir);
   for (auto& line : lines) {
     if (!line.error.empty()) continue;
     const std::string where = fmt::format("{}:{}", name, line.number);

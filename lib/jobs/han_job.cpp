@@ -14,6 +14,7 @@
 #include "jobs/job_outputs.h"
 #include "render/canvas.h"
 #include "render/document_view.h"
+#include "text/embedding_cache.h"
 #include "text/embeddings.h"
 #include "text/tokenizer.h"
 
@@ -80,7 +81,7 @@ han_report run_han(const han_config& c) {
 
   std::unordered_set<std::string> wanted;
   for (const auto& s : report.sentences) add_wanted(wanted, s);
-  const embedding_table table = read_embeddings(c.embeddings, wanted);
+  const embedding_table table = load_embeddings(c.embeddings, wanted, 0, c.cache_dir);
   std::vector<matrix> vectors;
   std::vector<std::string> oov;
   std::unordered_set<std::string> seen;

@@ -14,6 +14,7 @@ namespace attnviz {
 struct han_config {
   std::string document;  // text; sentences end at line breaks and . ! ? … 。 ！ ？
   std::string embeddings;
+  std::string cache_dir;  // --cache (empty: read the file)
   oov_policy oov = oov_policy::hash;
   bool keep_case = false;
   std::uint64_t seed = 0;

@@ -9,6 +9,7 @@
 
 #include "analysis/subwords.h"
 #include "error.h"
+#include "text/embedding_cache.h"
 #include "text/embeddings.h"
 #include "text/tokenizer.h"
 
@@ -115,7 +116,7 @@ prepared_input prepare_input(const input_config& c) {
   const tokenized tok = tokenize_inputs(c);
   std::unordered_set<std::string> wanted;
   add_wanted(wanted, tok, c.merge_subwords);
-  embedding_table table = read_embeddings(c.embeddings, wanted, c.vocabulary_rows);
+  embedding_table table = load_embeddings(c.embeddings, wanted, c.vocabulary_rows, c.cache_dir);
   prepared_input out = embed_input(tok, table, c.oov, c.merge_subwords);
   out.embeddings_name = std::filesystem::path(c.embeddings).filename().string();
   out.table = std::move(table);

@@ -55,14 +55,15 @@ std::string_view preview(std::string_view field) {
 class collector {
  public:
   collector(const std::string& source, const std::unordered_set<std::string>& wanted,
-            std::size_t keep_first)
-      : wanted_(wanted), keep_first_(keep_first) {
+            std::size_t keep_first, const embedding_row_sink* sink = nullptr)
+      : wanted_(wanted), keep_first_(keep_first), sink_(sink) {
     table.source = source;
   }
 
   // Whether the next row (with this token) is kept; call before counting it.
   bool keeps(std::string_view token) {
     key_.assign(token.data(), token.size());
+    if (sink_) return seen_.insert(key_).second;  // every first occurrence, to the sink
     const bool is_wanted = wanted_.count(key_) != 0;
     const bool keep = (is_wanted || table.rows < keep_first_) && !table.vectors.count(key_);
     next_found_ = keep && is_wanted;
@@ -79,12 +80,17 @@ class collector {
       norm_sum_ += std::sqrt(ss);
       ++sampled_;
     }
+    if (keep && sink_) {
+      (*sink_)(key_, table.rows - 1, values);
+      return;
+    }
     if (keep) table.vectors.emplace(key_, values);
     if (next_found_) ++found_;
   }
   void skipped_row() { ++table.rows; }
 
   bool satisfied() const noexcept {
+    if (sink_) return false;  // a scan reads everything
     return found_ == wanted_.size() && table.rows >= keep_first_ && sampled_ >= norm_sample_rows;
   }
 
@@ -98,6 +104,8 @@ class collector {
  private:
   const std::unordered_set<std::string>& wanted_;
   std::size_t keep_first_;
+  const embedding_row_sink* sink_;
+  std::unordered_set<std::string> seen_;  // a scan's tokens so far (the first row wins)
   std::string key_;  // reused: no allocation per row
   bool next_found_ = false;
   std::size_t found_ = 0;
@@ -507,8 +515,8 @@ class binary_reader {
 
 // Reads the first bytes (enough to tell the format), then streams the rest to the right reader.
 embedding_table read_source(byte_source& src, const std::unordered_set<std::string>& wanted,
-                            std::size_t keep_first) {
-  collector out(src.path(), wanted, keep_first);
+                            std::size_t keep_first, const embedding_row_sink* sink = nullptr) {
+  collector out(src.path(), wanted, keep_first, sink);
   std::string head(std::min(chunk_bytes, src.size_hint(chunk_bytes)), '\0');
   std::size_t have = 0;
   while (have < head.size()) {  // gzip may deliver less than asked
@@ -559,6 +567,11 @@ embedding_table read_embeddings(const std::string& path,
                                 std::size_t keep_first) {
   byte_source src(path);
   return read_source(src, wanted, keep_first);
+}
+
+embedding_table scan_embeddings(const std::string& path, const embedding_row_sink& sink) {
+  byte_source src(path);
+  return read_source(src, {}, 0, &sink);
 }
 
 embedding_table parse_embeddings(std::string_view bytes, const std::string& source,

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -59,6 +60,13 @@ struct embedding_table {
 embedding_table read_embeddings(const std::string& path,
                                 const std::unordered_set<std::string>& wanted,
                                 std::size_t keep_first = 0);
+// Every row of the file in order, parsed and checked as above, handed to `sink` (a token seen
+// before is not: the first row wins); nothing is kept and reading never stops early. Returns the
+// table without vectors (dim, rows, mean_norm, format, compressed, bytes_read). For the cache.
+using embedding_row_sink =
+    std::function<void(std::string_view token, std::uint64_t row, const std::vector<float>& values)>;
+embedding_table scan_embeddings(const std::string& path, const embedding_row_sink& sink);
+
 // The same rules on bytes in memory (not compressed); `source` names them in errors.
 embedding_table parse_embeddings(std::string_view bytes, const std::string& source,
                                  const std::unordered_set<std::string>& wanted);

@@ -125,5 +125,29 @@ def test_npy_files_are_what_numpy_writes(env):
     assert "--npy" in err and not os.path.exists(env.path("never"))
 
 
+def test_cache_gives_the_same_bytes(env):
+    data = rows(env)
+    cache = env.path("cache")
+    sources = [env.embeddings, write(env, "c.bin", word2vec_binary(data)),
+               write(env, "c.txt.gz", gzip.compress(open(env.embeddings, "rb").read()))]
+    for src in sources:
+        plain, first, second = (env.path(n) for n in ("plain.json", "first.json", "second.json"))
+        env.run("run", "--text", SENTENCE, "-e", src, "--heads", "2", "--json", plain)
+        env.run("run", "--text", SENTENCE, "-e", src, "--heads", "2", "--json", first,
+                "--cache-dir", cache)
+        made = {f: os.stat(os.path.join(cache, f)).st_mtime_ns for f in os.listdir(cache)}
+        env.run("run", "--text", SENTENCE, "-e", src, "--heads", "2", "--json", second,
+                "--cache", extra_env={"ATTNVIZ_CACHE_DIR": cache})
+        after = {f: os.stat(os.path.join(cache, f)).st_mtime_ns for f in os.listdir(cache)}
+        assert made == after, "the second run rewrote the cache"
+        for path in (first, second):
+            assert open(path, "rb").read() == open(plain, "rb").read(), (src, path)
+    assert len(os.listdir(cache)) == 3
+    # a folder that cannot be made: exit 2, named
+    _, err = env.run("run", "--text", SENTENCE, "--cache-dir", os.path.join(sources[1], "x"),
+                     expect=2)
+    assert "--cache" in err, err
+
+
 if __name__ == "__main__":
     sys.exit(main(globals()))
