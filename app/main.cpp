@@ -43,7 +43,8 @@ int main(int argc, char** argv) {
       {"explain", cli::setup_explain(app)}, {"transformer", cli::setup_transformer(app)},
       {"aoa", cli::setup_aoa(app)},         {"han", cli::setup_han(app)},
       {"list", cli::setup_list(app)},       {"demo", cli::setup_demo(app)},
-      {"bench", cli::setup_bench(app)}};
+      {"bench", cli::setup_bench(app)},     {"man", cli::setup_man(app)},
+      {"completion", cli::setup_completion(app)}};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

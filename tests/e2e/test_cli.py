@@ -249,5 +249,92 @@ def test_demo_writes_heatmaps_and_prints_paths(env):
     assert "cross-" in names
 
 
+COMMANDS = ["run", "compare", "explain", "transformer", "aoa", "han", "list", "demo", "bench",
+            "man", "completion"]
+
+
+def help_options(env, command):
+    out, _ = env.run(command, "--help")
+    return set(re.findall(r"^ {2}(?:-[A-Za-z],)?(--[a-z][a-z0-9-]*)", out, re.M)) - {"--help"}
+
+
+def test_man_page_lists_every_command_and_option(env):
+    page, _ = env.run("man")
+    assert page.startswith(".TH ATTN-VIZ 1 ")
+    for command in COMMANDS:
+        assert f'.SS "attn-viz {command}"' in page, command
+        section = page.split(f'.SS "attn-viz {command}"', 1)[1].split(".SS ", 1)[0]
+        for option in help_options(env, command):
+            roff_name = "\\fB" + option.replace("-", "\\-") + "\\fR"
+            if roff_name not in section and option not in (
+                    "--version", "--threads", "--isa", "--png-level"):
+                raise AssertionError(f"{command} {option} is not in the man page")
+    assert all(ord(c) < 128 for c in page), "non-ASCII must be written as \\[uXXXX]"
+    import shutil
+    import subprocess
+    if shutil.which("groff"):
+        path = env.path("attn-viz.1")
+        with open(path, "w") as f:
+            f.write(page)
+        proc = subprocess.run(["groff", "-man", "-Tutf8", "-ww", path], capture_output=True,
+                              text=True)
+        assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+        text = re.sub(".\x08", "", proc.stdout)  # bold is drawn by overstriking
+        for dash in ("\u2010", "\u2212"):
+            text = text.replace(dash, "-")
+        assert "--merge-subwords" in text and "\u2581play" in text, text[:2000]
+
+
+def test_bash_completion(env):
+    import subprocess
+    script, _ = env.run("completion", "bash")
+    path = env.path("attn-viz.bash")
+    with open(path, "w") as f:
+        f.write(script)
+    open(env.path("cat.html"), "w").close()
+
+    def complete(*words):
+        line = " ".join(f"'{w}'" for w in words)
+        code = (f"source {path}; COMP_WORDS=(attn-viz {line}); "
+                f"COMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 )); _attn_viz; "
+                f"printf '%s\\n' \"${{COMPREPLY[@]}}\"")
+        proc = subprocess.run(["bash", "-c", code], capture_output=True, text=True,
+                              cwd=env.tmp)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout.split()
+
+    assert set(COMMANDS) <= set(complete(""))
+    assert complete("ru") == ["run"]
+    assert complete("run", "--merge") == ["--merge-subwords"]
+    assert "--threads" in complete("run", "--thr")  # global options follow a command too
+    assert complete("run", "--oov", "") == ["hash", "zero", "error"]
+    assert complete("compare", "--score", "scal") == ["scaled_dot"]
+    assert complete("run", "--formats", "") == []  # free text: nothing offered
+    assert complete("run", "--html", "ca") == ["cat.html"]  # FILE: files
+    assert complete("--threads", "2", "run", "--isa", "avx5") == ["avx512"]
+    # every option of every command is offered after it
+    for command in ("run", "compare", "explain"):
+        assert help_options(env, command) <= set(complete(command, "--")), command
+    _, err = env.run("completion", "zsh", expect=2)
+    assert "only bash" in err
+
+
+def test_install_puts_man_page_and_completion(env):
+    import subprocess
+    build = os.path.dirname(os.path.abspath(env.exe))
+    if not os.path.exists(os.path.join(build, "cmake_install.cmake")):
+        print("  not a CMake build folder; skipped")
+        return
+    prefix = env.path("prefix")
+    proc = subprocess.run(["cmake", "--install", build, "--prefix", prefix],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    page = os.path.join(prefix, "share/man/man1/attn-viz.1")
+    completion = os.path.join(prefix, "share/bash-completion/completions/attn-viz")
+    assert open(page).read() == env.run("man")[0]
+    assert open(completion).read() == env.run("completion", "bash")[0]
+    assert os.access(os.path.join(prefix, "bin/attn-viz"), os.X_OK)
+
+
 if __name__ == "__main__":
     sys.exit(main(globals()))
