@@ -52,7 +52,8 @@ option_model model_of(const CLI::Option& o) {
     m.choices = split(type.substr(brace + 2, type.size() - brace - 3), ',');
     type.erase(brace);
   }
-  if (const auto colon = type.find(':'); colon != std::string::npos) type.erase(colon);  // INT:INT in [0 - 9]
+  if (const auto colon = type.find(':'); colon != std::string::npos)
+    type.erase(colon);  // INT:INT in [0 - 9]
   m.value = type;
   if (m.choices.empty() && !m.names.empty()) m.choices = registry_choices(m.names.front());
   m.default_value = o.get_default_str();
@@ -67,8 +68,7 @@ command_model command_of(const CLI::App& app, const std::string& name) {
   c.description = app.get_description();
   c.footer = app.get_footer();
   for (const CLI::Option* o : app.get_options())
-    if (!o->get_lnames().empty() || !o->get_snames().empty())
-      c.options.push_back(model_of(*o));
+    if (!o->get_lnames().empty() || !o->get_snames().empty()) c.options.push_back(model_of(*o));
   return c;
 }
 

@@ -9,8 +9,8 @@
 namespace attnviz::cli {
 
 struct option_model {
-  std::vector<std::string> names;  // "--score", "-s"
-  std::string value;               // "FILE", "TEXT", ... (empty: a flag)
+  std::vector<std::string> names;    // "--score", "-s"
+  std::string value;                 // "FILE", "TEXT", ... (empty: a flag)
   std::vector<std::string> choices;  // fixed values ({hash,zero,error}, or a registry's names)
   std::string default_value;
   std::string description;

@@ -38,11 +38,11 @@ std::string bash_completion(const std::vector<command_model>& commands) {
       if (!o.choices.empty()) {
         values += fmt::format("    {}) words=\"{}\" ;;\n", pattern, fmt::join(o.choices, " "));
       } else if (o.value == "FILE") {
-        values += fmt::format("    {}) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n",
-                              pattern);
+        values +=
+            fmt::format("    {}) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n", pattern);
       } else if (o.value == "DIR") {
-        values += fmt::format("    {}) COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n",
-                              pattern);
+        values +=
+            fmt::format("    {}) COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n", pattern);
       } else {
         values += fmt::format("    {}) return ;;\n", pattern);  // free text: nothing to offer
       }

@@ -45,8 +45,7 @@ std::string bold_name(const std::string& n) {
 
 std::string option_entry(const option_model& o) {
   std::string head;
-  for (std::size_t i = 0; i < o.names.size(); ++i)
-    head += (i ? ", " : "") + bold_name(o.names[i]);
+  for (std::size_t i = 0; i < o.names.size(); ++i) head += (i ? ", " : "") + bold_name(o.names[i]);
   if (!o.value.empty()) head += " \\fI" + roff(o.value) + "\\fR";
   std::string body = o.description;
   if (!o.choices.empty() && o.description.find(o.choices.front()) == std::string::npos) {
@@ -82,8 +81,7 @@ std::string man_page(const std::vector<command_model>& commands) {
        "projections, stage 1 scores e_ij, stage 2 alignment weights a_ij (each row sums to 1, "
        "masked keys are exactly 0), stage 3 contexts c_i. Outputs are heatmaps (PNG, SVG, the "
        "terminal), data (JSON, NumPy .npy) and an offline HTML page.\n";
-  t += ".SH GLOBAL OPTIONS\nThese may come before or after the command.\n" +
-       options_section(prog);
+  t += ".SH GLOBAL OPTIONS\nThese may come before or after the command.\n" + options_section(prog);
   t += ".SH COMMANDS\n";
   for (std::size_t i = 1; i < commands.size(); ++i) {
     const command_model& c = commands[i];

@@ -19,9 +19,9 @@ int run_batch_command(const CLI::App& cmd, const common_flags& flags, batch_conf
   if (batch.input.empty()) throw usage_error("--out-dir needs --input FILE (one run per line)");
   if (batch.out_dir.empty())
     throw usage_error("--input needs --out-dir DIR: each line writes its own files there");
-  for (const char* flag : {"--text", "--tokens", "--source", "--target", "--values", "--json",
-                           "--png", "--svg", "--npy", "--html", "--params-out", "--term",
-                           "--stream"})
+  for (const char* flag :
+       {"--text", "--tokens", "--source", "--target", "--values", "--json", "--png", "--svg",
+        "--npy", "--html", "--params-out", "--term", "--stream"})
     if (cmd.count(flag))
       throw usage_error(fmt::format(
           "{} does not go with --input: the lines are the inputs, and --formats chooses the "
@@ -142,7 +142,8 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.)");
                   "NNNN the line number, and index.json listing every line's files or error")
       ->type_name("DIR")
       ->group("Batch");
-  cmd->add_option("--formats", *formats, "Batch: what to write per line, from png, json, svg, npy, html")
+  cmd->add_option("--formats", *formats,
+                  "Batch: what to write per line, from png, json, svg, npy, html")
       ->capture_default_str()
       ->group("Batch");
   cmd->add_flag("--strict", batch->strict,

@@ -39,11 +39,16 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   // name and action of each subcommand, in the order --help lists them
   const std::pair<const char*, cli::action> commands[] = {
-      {"run", cli::setup_run(app)},         {"compare", cli::setup_compare(app)},
-      {"explain", cli::setup_explain(app)}, {"transformer", cli::setup_transformer(app)},
-      {"aoa", cli::setup_aoa(app)},         {"han", cli::setup_han(app)},
-      {"list", cli::setup_list(app)},       {"demo", cli::setup_demo(app)},
-      {"bench", cli::setup_bench(app)},     {"man", cli::setup_man(app)},
+      {"run", cli::setup_run(app)},
+      {"compare", cli::setup_compare(app)},
+      {"explain", cli::setup_explain(app)},
+      {"transformer", cli::setup_transformer(app)},
+      {"aoa", cli::setup_aoa(app)},
+      {"han", cli::setup_han(app)},
+      {"list", cli::setup_list(app)},
+      {"demo", cli::setup_demo(app)},
+      {"bench", cli::setup_bench(app)},
+      {"man", cli::setup_man(app)},
       {"completion", cli::setup_completion(app)}};
   try {
     app.parse(argc, argv);

@@ -56,10 +56,10 @@ std::string query_story(const attention_result& r, const query_row& row, std::si
   }
   for (std::size_t j = 0; j < n_k; ++j)
     if (a(i, j) > 0.0f) entropy -= a(i, j) * std::log2(static_cast<double>(a(i, j)));
-  t += fmt::format("top keys {} ({:.1f}% together); entropy {:.2f} bits (uniform over {} keys: "
-                   "{:.2f})",
-                   tops, 100.0 * share, entropy, n_k - n_masked,
-                   std::log2(static_cast<double>(n_k - n_masked)));
+  t += fmt::format(
+      "top keys {} ({:.1f}% together); entropy {:.2f} bits (uniform over {} keys: "
+      "{:.2f})",
+      tops, 100.0 * share, entropy, n_k - n_masked, std::log2(static_cast<double>(n_k - n_masked)));
   if (n_masked) t += fmt::format("; {} key(s) masked (weight 0)", n_masked);
   t += "\n";
 
@@ -72,8 +72,8 @@ std::string query_story(const attention_result& r, const query_row& row, std::si
     double norm = 0.0;
     for (std::size_t d = 0; d < row.context->cols(); ++d) norm += double(c[d]) * c[d];
     t += fmt::format("{} |c_{}| = {:.4f} (d_v = {})",
-                     row.chosen_keys && !row.chosen_keys->empty() ? ";" : ":", i,
-                     std::sqrt(norm), row.context->cols());
+                     row.chosen_keys && !row.chosen_keys->empty() ? ";" : ":", i, std::sqrt(norm),
+                     row.context->cols());
   }
   t += "\n";
   return t;

@@ -19,10 +19,10 @@
 namespace attnviz {
 
 struct query_row {
-  const matrix* weights = nullptr;   // n_q × n_k
-  const matrix* scores = nullptr;    // may be null (not kept)
-  const matrix* context = nullptr;   // may be null (a mean over heads has none)
-  const std::vector<bool>* masked = nullptr;  // n_q·n_k, may be null or empty
+  const matrix* weights = nullptr;                // n_q × n_k
+  const matrix* scores = nullptr;                 // may be null (not kept)
+  const matrix* context = nullptr;                // may be null (a mean over heads has none)
+  const std::vector<bool>* masked = nullptr;      // n_q·n_k, may be null or empty
   const std::vector<int>* chosen_keys = nullptr;  // hard context, may be null or empty
   std::string what;  // "head 1 of 2", "mean of 2 heads"; empty for a single head
 };

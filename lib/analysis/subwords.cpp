@@ -14,8 +14,8 @@ bool starts_with(std::string_view s, std::string_view prefix) {
 }
 
 bool is_special(std::string_view p) {
-  return p.size() >= 3 && ((p.front() == '[' && p.back() == ']') ||
-                           (p.front() == '<' && p.back() == '>'));
+  return p.size() >= 3 &&
+         ((p.front() == '[' && p.back() == ']') || (p.front() == '<' && p.back() == '>'));
 }
 
 bool has_word_start_mark(std::string_view p) {
@@ -70,16 +70,16 @@ std::string_view strip_subword_mark(std::string_view piece) {
 }
 
 word_spans group_subwords(const std::vector<std::string>& pieces) {
-  const bool marked_starts = std::any_of(pieces.begin(), pieces.end(),
-                                         [](const std::string& p) { return has_word_start_mark(p); });
+  const bool marked_starts = std::any_of(
+      pieces.begin(), pieces.end(), [](const std::string& p) { return has_word_start_mark(p); });
   word_spans s;
   bool previous_special = true;  // nothing to continue before the first piece
   for (std::size_t i = 0; i < pieces.size(); ++i) {
     const std::string_view p = pieces[i];
     const bool special = is_special(p);
-    const bool continues = !special && !previous_special &&
-                           (starts_with(p, wordpiece_mark) ||
-                            (marked_starts && !has_word_start_mark(p)));
+    const bool continues =
+        !special && !previous_special &&
+        (starts_with(p, wordpiece_mark) || (marked_starts && !has_word_start_mark(p)));
     if (continues) {
       s.words.back() += strip_subword_mark(p);
     } else {

@@ -38,8 +38,8 @@ std::string read_lines_source(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
 }
 
-// The lines to run (not blank, not a '#' comment), numbered as in the file (a leading UTF-8 BOM and a trailing '\r' are
-// dropped).
+// The lines to run (not blank, not a '#' comment), numbered as in the file (a leading UTF-8 BOM and
+// a trailing '\r' are dropped).
 std::vector<batch_line> split_lines(std::string bytes) {
   if (bytes.rfind("\xEF\xBB\xBF", 0) == 0) bytes.erase(0, 3);
   std::vector<batch_line> lines;
@@ -217,21 +217,21 @@ std::string batch_file_stem(std::size_t line, std::size_t width, std::string_vie
 }
 
 batch_report run_batch(const batch_config& c) {
-  if (c.formats.empty()) throw usage_error("--formats: give at least one of png, json, svg, npy, html");
+  if (c.formats.empty())
+    throw usage_error("--formats: give at least one of png, json, svg, npy, html");
   check_output_dir(c.out_dir, "--out-dir");
   if (c.run.view.cell < 0 || c.run.view.cell > 256)
     throw usage_error("--cell must be between 1 and 256 pixels");
   colormap::by_name(c.run.view.cmap.empty() ? "viridis" : c.run.view.cmap);
   if (c.run.input.embeddings.empty()) throw usage_error("--embeddings FILE is required");
   // The parameters first: a bad --params file stops the batch before the lines are read.
-  const param_store params = param_store::open(c.run.params_in, c.run.spec.seed,
-                                               c.run.params_prefix);
+  const param_store params =
+      param_store::open(c.run.params_in, c.run.spec.seed, c.run.params_prefix);
 
   std::vector<batch_line> lines = split_lines(read_lines_source(c.input));
   const std::string name = c.input == "-" ? "(standard input)" : c.input;
   if (lines.empty()) throw input_error(name, "has no lines to run (only blank lines)");
-  const std::size_t width =
-      std::max<std::size_t>(4, fmt::format("{}", lines.back().number).size());
+  const std::size_t width = std::max<std::size_t>(4, fmt::format("{}", lines.back().number).size());
 
   // Tokens of every line, then one pass over the embedding file for all of them.
   std::unordered_set<std::string> wanted;

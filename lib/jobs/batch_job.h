@@ -46,9 +46,9 @@ struct batch_line_error {
 };
 
 struct batch_report {
-  std::size_t lines = 0;      // lines to run (not blank, not comments)
-  std::size_t succeeded = 0;  // lines whose files were all written
-  std::size_t files = 0;      // files written in all (index.json included)
+  std::size_t lines = 0;                  // lines to run (not blank, not comments)
+  std::size_t succeeded = 0;              // lines whose files were all written
+  std::size_t files = 0;                  // files written in all (index.json included)
   std::vector<batch_line_error> skipped;  // in line order
   std::vector<std::string> warnings;      // OOV tokens over all lines, unused tensors
   std::string index_path;                 // DIR/index.json

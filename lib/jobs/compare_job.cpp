@@ -41,10 +41,8 @@ std::vector<std::string> expand(const std::vector<std::string>& given, const std
 }  // namespace
 
 compare_report run_compare(const compare_config& c) {
-  check_outputs({{c.json_out, "--json"},
-                 {c.png_out, "--png"},
-                 {c.svg_out, "--svg"},
-                 {c.html_out, "--html"}});
+  check_outputs(
+      {{c.json_out, "--json"}, {c.png_out, "--png"}, {c.svg_out, "--svg"}, {c.html_out, "--html"}});
   if (c.cols < 0) throw usage_error("--cols must be at least 1");
   colormap::by_name(c.view.cmap.empty() ? "viridis" : c.view.cmap);
 

@@ -24,7 +24,7 @@ struct input_config {
   std::string embeddings;
   oov_policy oov = oov_policy::hash;
   std::size_t vocabulary_rows = 0;  // > 0: also keep the file's first rows (explain's neighbours)
-  bool merge_subwords = false;  // pieces are looked up without their ##, ▁ or Ġ mark
+  bool merge_subwords = false;      // pieces are looked up without their ##, ▁ or Ġ mark
   std::string cache_dir;  // --cache: answer from a binary copy of the whole file (empty: no)
 };
 

@@ -115,10 +115,10 @@ run_report run_prepared(const run_config& c, const prepared_input& in, param_sto
     add_figure(out, fig, c.png_out, c.svg_out);
   }
   if (!c.html_out.empty())
-    out.add(c.html_out, html_page({{"", &report.result}}, c.view, variant_title(report.result),
-                                  fmt::format("{} queries × {} keys{}",
-                                              report.result.query_tokens.size(),
-                                              report.result.key_tokens.size(), suffix)));
+    out.add(c.html_out,
+            html_page({{"", &report.result}}, c.view, variant_title(report.result),
+                      fmt::format("{} queries × {} keys{}", report.result.query_tokens.size(),
+                                  report.result.key_tokens.size(), suffix)));
   if (!c.params_out.empty()) out.add(c.params_out, params.serialize_used());
   if (!c.npy_dir.empty()) {
     add_npy_files(out, c.npy_dir, report.result);

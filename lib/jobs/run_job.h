@@ -33,7 +33,7 @@ struct run_config {
   std::string png_out;
   std::string svg_out;
   std::string params_out;
-  std::string npy_dir;  // --npy DIR: weights, scores, context (and output) as .npy files
+  std::string npy_dir;   // --npy DIR: weights, scores, context (and output) as .npy files
   std::string html_out;  // --html FILE: the self-contained interactive page
   view_options view;
   std::uint64_t max_memory = default_memory_limit;

@@ -99,18 +99,18 @@ ojson panel_json(const html_panel& p) {
   const std::size_t heads = r.heads.size();
   for (std::size_t h = 0; h < heads; ++h) {
     const head_result& hr = r.heads[h];
-    query_row row{&hr.weights, hr.scores.empty() ? nullptr : &hr.scores, &hr.context,
-                  &hr.masked, &hr.chosen_keys,
-                  heads > 1 ? fmt::format("head {} of {}", h + 1, heads) : ""};
-    views.push_back(view_json(r, heads > 1 ? fmt::format("head {}", h + 1) : "weights",
-                              hr.weights, row.scores, row));
+    query_row row{&hr.weights,     hr.scores.empty() ? nullptr : &hr.scores,
+                  &hr.context,     &hr.masked,
+                  &hr.chosen_keys, heads > 1 ? fmt::format("head {} of {}", h + 1, heads) : ""};
+    views.push_back(view_json(r, heads > 1 ? fmt::format("head {}", h + 1) : "weights", hr.weights,
+                              row.scores, row));
   }
   if (heads > 1) {
     const matrix mean = aggregate_heads(r, head_aggregate::mean);
     matrix mean_scores;
     if (!r.heads[0].scores.empty()) mean_scores = aggregate_heads(r, head_aggregate::mean, true);
-    const query_row row{&mean, mean_scores.empty() ? nullptr : &mean_scores, nullptr,
-                        nullptr, nullptr, fmt::format("mean of {} heads", heads)};
+    const query_row row{&mean,   mean_scores.empty() ? nullptr : &mean_scores, nullptr, nullptr,
+                        nullptr, fmt::format("mean of {} heads", heads)};
     views.push_back(view_json(r, fmt::format("mean of {} heads", heads), mean, row.scores, row));
   }
   panel["views"] = std::move(views);

@@ -140,9 +140,8 @@ void add_sources(ojson& doc, const attention_result& r, const result_metadata& m
   doc["key_tokens"] = r.key_tokens;
   if (!r.value_tokens.empty()) doc["value_tokens"] = r.value_tokens;
   if (!meta.query_pieces.empty())
-    doc["subwords"] = {{"merged", true},
-                       {"query_pieces", meta.query_pieces},
-                       {"key_pieces", meta.key_pieces}};
+    doc["subwords"] = {
+        {"merged", true}, {"query_pieces", meta.query_pieces}, {"key_pieces", meta.key_pieces}};
 }
 
 // Multi-head extras: the heads' mean weights, κ for the weighted combination, the output.

@@ -49,7 +49,9 @@ std::string cache_file(const std::string& dir, const source_stamp& s) {
   return (fs::path(dir) / fmt::format("{:016x}.avc", fnv1a64(s.path))).string();
 }
 
-std::size_t padded(std::size_t n) { return (n + 63) / 64 * 64; }
+std::size_t padded(std::size_t n) {
+  return (n + 63) / 64 * 64;
+}
 
 template <class T>
 void put(std::string& out, T v) {
@@ -100,8 +102,7 @@ void write_cache(const std::string& file, const source_stamp& s, const embedding
 
   const std::string tmp = fmt::format("{}.tmp.{}", file, ::getpid());
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f)
-    throw usage_error(fmt::format("--cache: cannot write {}: {}", tmp, std::strerror(errno)));
+  if (!f) throw usage_error(fmt::format("--cache: cannot write {}: {}", tmp, std::strerror(errno)));
   auto write = [&](const void* p, std::size_t n) { return std::fwrite(p, 1, n, f) == n; };
   const bool ok = write(head.data(), head.size()) &&
                   write(rows.vectors.data(), rows.vectors.size() * sizeof(float)) &&
@@ -245,9 +246,8 @@ embedding_table read_embeddings_cached(const std::string& path,
 
   // Build: scan every row into memory, write, then answer from what was written.
   scanned rows;
-  const embedding_table summary =
-      scan_embeddings(path, [&](std::string_view token, std::uint64_t row,
-                                const std::vector<float>& values) {
+  const embedding_table summary = scan_embeddings(
+      path, [&](std::string_view token, std::uint64_t row, const std::vector<float>& values) {
         rows.vectors.insert(rows.vectors.end(), values.begin(), values.end());
         rows.rows.push_back(row);
         rows.tokens += token;

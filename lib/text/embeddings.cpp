@@ -106,7 +106,7 @@ class collector {
   std::size_t keep_first_;
   const embedding_row_sink* sink_;
   std::unordered_set<std::string> seen_;  // a scan's tokens so far (the first row wins)
-  std::string key_;  // reused: no allocation per row
+  std::string key_;                       // reused: no allocation per row
   bool next_found_ = false;
   std::size_t found_ = 0;
   double norm_sum_ = 0.0;

@@ -63,8 +63,8 @@ embedding_table read_embeddings(const std::string& path,
 // Every row of the file in order, parsed and checked as above, handed to `sink` (a token seen
 // before is not: the first row wins); nothing is kept and reading never stops early. Returns the
 // table without vectors (dim, rows, mean_norm, format, compressed, bytes_read). For the cache.
-using embedding_row_sink =
-    std::function<void(std::string_view token, std::uint64_t row, const std::vector<float>& values)>;
+using embedding_row_sink = std::function<void(std::string_view token, std::uint64_t row,
+                                              const std::vector<float>& values)>;
 embedding_table scan_embeddings(const std::string& path, const embedding_row_sink& sink);
 
 // The same rules on bytes in memory (not compressed); `source` names them in errors.

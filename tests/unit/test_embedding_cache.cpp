@@ -111,11 +111,10 @@ TEST_CASE("cache: word2vec binary and gzip sources; errors stay the source's") {
   CHECK(read_embeddings_cached(src, {"b"}, 0, dir).format == embedding_format::word2vec_binary);
 
   const std::string bad = d.file("bad.txt", "a 1 2\nb 3\n");
-  CHECK_THROWS_WITH_AS(read_embeddings_cached(bad, {"a"}, 0, dir),
-                       doctest::Contains("bad.txt:2"), input_error);
+  CHECK_THROWS_WITH_AS(read_embeddings_cached(bad, {"a"}, 0, dir), doctest::Contains("bad.txt:2"),
+                       input_error);
   CHECK_THROWS_AS(read_embeddings_cached(d.file("empty.txt", ""), {"a"}, 0, dir), input_error);
-  CHECK_THROWS_AS(read_embeddings_cached(d.path("none.txt"), {"a"}, 0, dir),
-                  input_error);
+  CHECK_THROWS_AS(read_embeddings_cached(d.path("none.txt"), {"a"}, 0, dir), input_error);
   // a cache folder that cannot be made
   const std::string file = d.file("plain", "x");
   CHECK_THROWS_AS(read_embeddings_cached(src, {"a"}, 0, file + "/sub"), usage_error);

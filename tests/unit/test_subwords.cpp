@@ -22,8 +22,12 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
-std::vector<std::size_t> starts(const std::string& s) { return group_subwords(split(s)).starts; }
-std::vector<std::string> words(const std::string& s) { return group_subwords(split(s)).words; }
+std::vector<std::size_t> starts(const std::string& s) {
+  return group_subwords(split(s)).starts;
+}
+std::vector<std::string> words(const std::string& s) {
+  return group_subwords(split(s)).words;
+}
 
 }  // namespace
 
@@ -31,8 +35,7 @@ TEST_CASE("pieces into words: WordPiece, SentencePiece, byte-level BPE, special 
   // WordPiece: ## continues; unmarked pieces are words
   CHECK(words("[CLS] the play ##ing ##s cat [SEP]") ==
         std::vector<std::string>{"[CLS]", "the", "playings", "cat", "[SEP]"});
-  CHECK(starts("[CLS] the play ##ing ##s cat [SEP]") ==
-        std::vector<std::size_t>{0, 1, 2, 5, 6, 7});
+  CHECK(starts("[CLS] the play ##ing ##s cat [SEP]") == std::vector<std::size_t>{0, 1, 2, 5, 6, 7});
   // SentencePiece: ▁ starts a word, an unmarked piece continues
   CHECK(words("▁the ▁play ing s ▁cat </s>") ==
         std::vector<std::string>{"the", "playings", "cat", "</s>"});
@@ -59,9 +62,10 @@ TEST_CASE("merged maps: sum over key pieces, mean over query pieces, by hand") {
   r.structure = attention_structure::self;
   r.query_tokens = r.key_tokens = {"go", "play", "##ing"};
   head_result h;
-  h.weights = mat(3, 3, {0.5f, 0.25f, 0.25f,  //
-                         0.0f, 0.6f, 0.4f,    //
-                         0.2f, 0.2f, 0.6f});
+  h.weights = mat(3, 3,
+                  {0.5f, 0.25f, 0.25f,  //
+                   0.0f, 0.6f, 0.4f,    //
+                   0.2f, 0.2f, 0.6f});
   h.scores = mat(3, 3, {1, 2, 3, 4, 5, 6, 7, 8, 9});
   h.context = mat(3, 2, {1, 2, 3, 4, 5, 6});
   h.masked = {false, false, false, true, false, false, false, false, false};
