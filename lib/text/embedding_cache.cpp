@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -186,6 +187,8 @@ std::optional<embedding_table> answer(const mapped_file& m, const source_stamp& 
   t.dim = dim;
   t.rows = get<std::uint64_t>(p + 16);
   t.mean_norm = get<double>(p + 32);
+  if (get<std::uint32_t>(p + 40) > 1 || !std::isfinite(t.mean_norm) || t.mean_norm < 0)
+    return std::nullopt;
   t.format = static_cast<embedding_format>(get<std::uint32_t>(p + 40));
   t.compressed = get<std::uint32_t>(p + 44) != 0;
   t.complete = true;
@@ -196,26 +199,31 @@ std::optional<embedding_table> answer(const mapped_file& m, const source_stamp& 
     if (a > b || b > tok_bytes) return std::string_view();
     return std::string_view(reinterpret_cast<const char*>(p + tok_at + a), b - a);
   };
+  // A damaged copy must not give NaN vectors (the source never has them): it is rebuilt.
   auto take = [&](std::uint64_t e) {
-    const auto* v = reinterpret_cast<const float*>(p + vec_at + e * dim * 4);
     std::vector<float> values(dim);
-    std::memcpy(values.data(), v, dim * 4);
+    std::memcpy(values.data(), p + vec_at + e * dim * 4, dim * 4);
+    for (float v : values)
+      if (!std::isfinite(v)) return false;
     t.vectors.emplace(std::string(token(e)), std::move(values));
+    return true;
   };
   for (const auto& w : wanted) {
-    for (std::uint64_t b = fnv1a64(w) & (buckets - 1);; b = (b + 1) & (buckets - 1)) {
+    std::uint64_t b = fnv1a64(w) & (buckets - 1), probes = 0;
+    for (; probes < buckets; ++probes, b = (b + 1) & (buckets - 1)) {
       const auto slot = get<std::uint32_t>(p + bucket_at + b * 4);
       if (slot == 0) break;
       if (slot > entries) return std::nullopt;
       if (token(slot - 1) == w) {
-        take(slot - 1);
+        if (!take(slot - 1)) return std::nullopt;
         break;
       }
     }
+    if (probes == buckets) return std::nullopt;  // no empty bucket: not a table this code wrote
   }
   for (std::uint64_t e = 0; e < entries && get<std::uint64_t>(p + rows_at + e * 8) < keep_first;
        ++e)
-    if (!t.vectors.count(std::string(token(e)))) take(e);
+    if (!t.vectors.count(std::string(token(e))) && !take(e)) return std::nullopt;
   return t;
 }
 

@@ -2,8 +2,10 @@
 // foreign cache file is rebuilt; errors stay the source's.
 #include <doctest/doctest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <thread>
 
 #include "error.h"
@@ -94,6 +96,39 @@ TEST_CASE("cache: a changed source, a cut or a foreign cache file is rebuilt") {
   check_same(read_embeddings_cached(src, {"w5"}, 0, dir, &use), read_embeddings(src, {"w5"}));
   CHECK(use.built);
   CHECK(fs::file_size(use.path) == size);
+}
+
+TEST_CASE("cache: a hostile copy (every bucket full, a NaN vector) is rebuilt, never trusted") {
+  temp_dir d;
+  const std::string src = d.file("vec.txt", text_rows());
+  const std::string dir = d.path("c");
+  cache_use use;
+  const embedding_table want = read_embeddings(src, {"w9", "absent"});
+  read_embeddings_cached(src, {"w9"}, 0, dir, &use);
+  const auto size = fs::file_size(use.path);
+  std::string bytes(size, '\0');
+  std::ifstream(use.path, std::ios::binary).read(bytes.data(), static_cast<long>(size));
+  std::uint64_t buckets = 0;
+  std::memcpy(&buckets, bytes.data() + 64, 8);
+  // every bucket names entry 1: a missing token would be probed for ever
+  std::string full = bytes;
+  for (std::uint64_t b = 0; b < buckets; ++b) {
+    const std::uint32_t one = 1;
+    std::memcpy(full.data() + size - 4 * buckets + 4 * b, &one, 4);
+  }
+  std::ofstream(use.path, std::ios::binary | std::ios::trunc) << full;
+  check_same(read_embeddings_cached(src, {"w9", "absent"}, 0, dir, &use), want);
+  CHECK(use.built);  // no hang, and no wrong answer: rebuilt
+  // a NaN in the vectors (the first entry's first value)
+  std::string nan_copy = bytes;
+  std::uint32_t path_len = 0;
+  std::memcpy(&path_len, bytes.data() + 72, 4);
+  const std::size_t vec_at = (76 + path_len + 63) / 64 * 64;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::memcpy(nan_copy.data() + vec_at, &nan, 4);
+  std::ofstream(use.path, std::ios::binary | std::ios::trunc) << nan_copy;
+  check_same(read_embeddings_cached(src, {"w0"}, 0, dir, &use), read_embeddings(src, {"w0"}));
+  CHECK(use.built);
 }
 
 TEST_CASE("cache: word2vec binary and gzip sources; errors stay the source's") {
