@@ -24,7 +24,7 @@ struct result_metadata {
   std::vector<std::string> oov_tokens;
   std::string oov_policy;
   // --merge-subwords: the pieces of each query and key word (empty: not merged)
-  std::vector<std::vector<std::string>> query_pieces, key_pieces;
+  std::vector<std::vector<std::string>> query_pieces = {}, key_pieces = {};
 };
 
 std::string result_to_json(const attention_result& result, const result_metadata& meta);
