@@ -268,8 +268,7 @@ batch_report run_batch(const batch_config& c) {
   std::vector<std::size_t> todo;
   for (std::size_t i = 0; i < lines.size(); ++i)
     if (lines[i].error.empty()) todo.push_back(i);
-  check_output_dir(c.out_dir, "--out-dir");
-  create_output_dir(c.out_dir);
+  create_output_dir(c.out_dir);  // checked before any work
 
   {
     progress bar("running", "lines", todo.size(), c.progress);
