@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <unordered_set>
+#include <utility>
 
 #include "error.h"
 #include "io/file_io.h"
@@ -96,19 +97,16 @@ std::string message_at(const std::string& where, const std::exception& e) {
   return fmt::format("{}: {}", where, what);
 }
 
+// Each format's name, which is also its files' extension.
+constexpr std::pair<std::string_view, batch_format> format_names[] = {{"png", batch_format::png},
+                                                                      {"json", batch_format::json},
+                                                                      {"svg", batch_format::svg},
+                                                                      {"npy", batch_format::npy},
+                                                                      {"html", batch_format::html}};
+
 std::string_view format_extension(batch_format f) {
-  switch (f) {
-    case batch_format::png:
-      return "png";
-    case batch_format::json:
-      return "json";
-    case batch_format::svg:
-      return "svg";
-    case batch_format::npy:
-      return "npy";
-    case batch_format::html:
-      return "html";
-  }
+  for (const auto& [name, format] : format_names)
+    if (format == f) return name;
   return "?";
 }
 
@@ -174,22 +172,12 @@ std::vector<batch_format> parse_batch_formats(std::string_view list) {
     if (end == std::string_view::npos) end = list.size();
     const std::string_view name = list.substr(pos, end - pos);
     pos = end + 1;
-    batch_format f;
-    if (name == "png") {
-      f = batch_format::png;
-    } else if (name == "json") {
-      f = batch_format::json;
-    } else if (name == "svg") {
-      f = batch_format::svg;
-    } else if (name == "npy") {
-      f = batch_format::npy;
-    } else if (name == "html") {
-      f = batch_format::html;
-    } else {
+    const auto* known = std::find_if(std::begin(format_names), std::end(format_names),
+                                     [&](const auto& entry) { return entry.first == name; });
+    if (known == std::end(format_names))
       throw usage_error(
           fmt::format("--formats: unknown format '{}' (known: png, json, svg, npy, html)", name));
-    }
-    if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
+    if (std::find(out.begin(), out.end(), known->second) == out.end()) out.push_back(known->second);
   }
   return out;
 }
@@ -318,13 +306,8 @@ batch_report run_batch(const batch_config& c) {
     oov_lines += !line.oov_tokens.empty();
   }
   if (!oov.empty())
-    report.warnings.insert(
-        report.warnings.begin(),
-        fmt::format("{} token(s) in {} line(s) not in {}: {} ({})", oov.size(), oov_lines,
-                    c.run.input.embeddings, list_tokens(oov),
-                    c.run.input.oov == oov_policy::hash
-                        ? "given deterministic hash vectors; --oov zero or --oov error to change"
-                        : "given zero vectors"));
+    report.warnings.insert(report.warnings.begin(),
+                           oov_warning(oov, c.run.input, fmt::format(" in {} line(s)", oov_lines)));
 
   report.index_path = (std::filesystem::path(c.out_dir) / "index.json").string();
   output_batch index;

@@ -14,6 +14,7 @@
 #include "jobs/job_outputs.h"
 #include "render/canvas.h"
 #include "render/document_view.h"
+#include "render/json_numbers.h"
 #include "text/embedding_cache.h"
 #include "text/embeddings.h"
 #include "text/tokenizer.h"
@@ -24,9 +25,7 @@ namespace {
 std::string han_json(const han_report& r, const std::string& embeddings, const param_store& params,
                      const std::vector<std::string>& oov, oov_policy policy) {
   using ojson = nlohmann::ordered_json;
-  auto num = [](double v) {
-    return std::strtod(fmt::format("{}", static_cast<float>(v)).c_str(), nullptr);
-  };
+  auto num = [](double v) { return json_number(static_cast<float>(v)); };
   ojson doc;
   doc["tool"] = fmt::format("attn-viz {}", version);
   doc["structure"] = "han";

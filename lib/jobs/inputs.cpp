@@ -123,13 +123,18 @@ prepared_input prepare_input(const input_config& c) {
   return out;
 }
 
-std::string oov_warning(const prepared_input& in, const input_config& c) {
-  if (in.oov_tokens.empty()) return {};
-  return fmt::format("{} token(s) not in {}: {} ({})", in.oov_tokens.size(), c.embeddings,
-                     list_tokens(in.oov_tokens),
+std::string oov_warning(const std::vector<std::string>& oov_tokens, const input_config& c,
+                        std::string_view where) {
+  if (oov_tokens.empty()) return {};
+  return fmt::format("{} token(s){} not in {}: {} ({})", oov_tokens.size(), where, c.embeddings,
+                     list_tokens(oov_tokens),
                      c.oov == oov_policy::hash
                          ? "given deterministic hash vectors; --oov zero or --oov error to change"
                          : "given zero vectors");
+}
+
+std::string oov_warning(const prepared_input& in, const input_config& c) {
+  return oov_warning(in.oov_tokens, c);
 }
 
 }  // namespace attnviz

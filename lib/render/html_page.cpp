@@ -13,27 +13,12 @@
 #include "error.h"
 #include "render/colormap.h"
 #include "render/heatmap.h"
+#include "render/json_numbers.h"
 
 namespace attnviz {
 namespace {
 
 using ojson = nlohmann::ordered_json;
-
-// A float as the shortest decimal that reads back as the same float (0.25, not 0.25000000372).
-double shortest(float v) {
-  if (!std::isfinite(v)) return 0.0;  // not reached: maps hold finite values
-  return std::strtod(fmt::format("{}", v).c_str(), nullptr);
-}
-
-ojson rows_json(const matrix& m) {
-  ojson rows = ojson::array();
-  for (std::size_t i = 0; i < m.rows(); ++i) {
-    ojson row = ojson::array();
-    for (std::size_t j = 0; j < m.cols(); ++j) row.push_back(shortest(m(i, j)));
-    rows.push_back(std::move(row));
-  }
-  return rows;
-}
 
 ojson range_json(const matrix& m, bool centered) {
   const auto [lo, hi] = value_range(m, centered);
@@ -68,10 +53,10 @@ ojson view_json(const attention_result& r, const std::string& label, const matri
                 const matrix* scores, const query_row& row) {
   ojson v;
   v["label"] = label;
-  v["weights"] = rows_json(weights);
+  v["weights"] = json_rows(weights);
   v["weights_range"] = range_json(weights, false);
   if (scores && !scores->empty()) {
-    v["scores"] = rows_json(*scores);
+    v["scores"] = json_rows(*scores);
     v["scores_range"] = range_json(*scores, true);
   } else {
     v["scores"] = nullptr;

@@ -7,28 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include "attention/registry.h"
+#include "render/json_numbers.h"
 
 namespace attnviz {
 namespace {
 
 using ojson = nlohmann::ordered_json;
-
-// The double whose shortest representation is the float's shortest representation.
-ojson number(float v) {
-  if (!std::isfinite(v)) return nullptr;
-  const std::string s = fmt::format("{}", v);
-  return std::strtod(s.c_str(), nullptr);
-}
-
-ojson rows(const matrix& m) {
-  ojson out = ojson::array();
-  for (std::size_t i = 0; i < m.rows(); ++i) {
-    ojson row = ojson::array();
-    for (std::size_t j = 0; j < m.cols(); ++j) row.push_back(number(m(i, j)));
-    out.push_back(std::move(row));
-  }
-  return out;
-}
 
 // Indented JSON, but every array of plain values (numbers, strings) on one line: a 40×40
 // matrix stays 40 lines and token lists stay readable.
@@ -111,9 +95,9 @@ ojson heads_json(const attention_result& r) {
   ojson heads = ojson::array();
   for (const auto& h : r.heads) {
     ojson jh;
-    jh["scores"] = rows(h.scores);
-    jh["weights"] = rows(h.weights);
-    jh["context"] = rows(h.context);
+    jh["scores"] = json_rows(h.scores);
+    jh["weights"] = json_rows(h.weights);
+    jh["context"] = json_rows(h.context);
     if (!h.chosen_keys.empty()) jh["chosen_keys"] = h.chosen_keys;
     ojson masked = ojson::array();
     for (std::size_t i = 0; i < h.masked_rows.size(); ++i)
@@ -146,9 +130,9 @@ void add_sources(ojson& doc, const attention_result& r, const result_metadata& m
 
 // Multi-head extras: the heads' mean weights, κ for the weighted combination, the output.
 void add_combined(ojson& doc, const attention_result& r) {
-  if (r.heads.size() > 1) doc["mean_weights"] = rows(aggregate_heads(r, head_aggregate::mean));
+  if (r.heads.size() > 1) doc["mean_weights"] = json_rows(aggregate_heads(r, head_aggregate::mean));
   if (!r.head_share.empty()) doc["head_share"] = r.head_share;
-  if (r.multihead()) doc["output"] = rows(r.output);
+  if (r.multihead()) doc["output"] = json_rows(r.output);
 }
 
 }  // namespace
@@ -185,7 +169,7 @@ std::string pooled_to_json(const attention_result& r, const pooled_weights& pool
   ojson heads = ojson::array();
   for (std::size_t h = 0; h < r.heads.size(); ++h) {
     ojson jh;
-    jh["pooled_weights"] = rows(pooled.maps()[h]);
+    jh["pooled_weights"] = json_rows(pooled.maps()[h]);
     ojson masked = ojson::array();
     for (std::size_t i = 0; i < r.heads[h].masked_rows.size(); ++i)
       if (r.heads[h].masked_rows[i]) masked.push_back(i);
@@ -195,7 +179,7 @@ std::string pooled_to_json(const attention_result& r, const pooled_weights& pool
   }
   doc["heads"] = std::move(heads);
   if (r.heads.size() > 1)
-    doc["mean_pooled_weights"] = rows(aggregate_maps(pooled.maps(), head_aggregate::mean));
+    doc["mean_pooled_weights"] = json_rows(aggregate_maps(pooled.maps(), head_aggregate::mean));
   return pretty(doc) + "\n";
 }
 
@@ -246,17 +230,17 @@ std::string aoa_to_json(const std::vector<std::string>& document_tokens,
                         {"word_scores", "sum of s over the positions of each distinct word"}};
   doc["document_tokens"] = document_tokens;
   doc["query_tokens"] = query_tokens;
-  doc["M"] = rows(r.m);
-  doc["alpha"] = rows(r.alpha);
-  doc["beta"] = rows(r.beta);
+  doc["M"] = json_rows(r.m);
+  doc["alpha"] = json_rows(r.alpha);
+  doc["beta"] = json_rows(r.beta);
   ojson bb = ojson::array(), s = ojson::array();
-  for (double v : r.beta_bar) bb.push_back(number(static_cast<float>(v)));
-  for (double v : r.s) s.push_back(number(static_cast<float>(v)));
+  for (double v : r.beta_bar) bb.push_back(json_number(static_cast<float>(v)));
+  for (double v : r.s) s.push_back(json_number(static_cast<float>(v)));
   doc["beta_bar"] = std::move(bb);
   doc["s"] = std::move(s);
   ojson ws = ojson::array();
   for (const auto& [w, v] : word_scores)
-    ws.push_back({{"word", w}, {"score", number(static_cast<float>(v))}});
+    ws.push_back({{"word", w}, {"score", json_number(static_cast<float>(v))}});
   doc["word_scores"] = std::move(ws);
   return pretty(doc) + "\n";
 }
