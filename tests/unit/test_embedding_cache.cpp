@@ -24,7 +24,7 @@ std::string text_rows(float shift = 0.0f) {
   for (int i = 0; i < 1500; ++i) {
     const int id = i == 1200 ? 3 : i;
     s += "w" + std::to_string(id);
-    for (int k = 0; k < 3; ++k) s += " " + std::to_string(0.001f * (i * 3 + k) + shift);
+    for (int k = 0; k < 3; ++k) s += " " + std::to_string(0.001f * static_cast<float>(i * 3 + k) + shift);
     s += "\n";
   }
   return s;
