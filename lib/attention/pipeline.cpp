@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 
 #include "attention/registry.h"
 #include "error.h"
@@ -15,8 +16,11 @@
 namespace attnviz {
 namespace {
 
+// One projection y = x Wᵀ + b. The weight is read where the store holds it (its tensors stay
+// put for the store's lifetime), so a call copies no parameter before the product packs it.
 struct projection {
-  matrix weight;  // [out, in]
+  const float* weight = nullptr;  // [out, in], row-major
+  std::size_t out = 0, in = 0;
   std::optional<std::vector<float>> bias;
 };
 
@@ -31,11 +35,14 @@ std::vector<projection> projections(param_store& params, std::size_t d, std::siz
       throw usage_error(fmt::format(
           "in_proj_weight packs projections of size d = {}; heads x d_k = {} does not match", d,
           out));
-    const matrix packed = params.require_matrix("in_proj_weight", 3 * d, d);
+    const auto& packed = params.require(
+        "in_proj_weight", {static_cast<std::int64_t>(3 * d), static_cast<std::int64_t>(d)},
+        param_init::xavier_uniform);
     const auto bias = params.optional_vector("in_proj_bias", 3 * d);
     for (std::size_t p = 0; p < 3; ++p) {
-      std::vector<float> rows(packed.data() + p * d * d, packed.data() + (p + 1) * d * d);
-      proj[p].weight = matrix(d, d, std::move(rows));
+      proj[p].weight = packed.values.data() + p * d * d;
+      proj[p].out = d;
+      proj[p].in = d;
       if (bias)
         proj[p].bias = std::vector<float>(bias->begin() + static_cast<std::ptrdiff_t>(p * d),
                                           bias->begin() + static_cast<std::ptrdiff_t>((p + 1) * d));
@@ -44,14 +51,22 @@ std::vector<projection> projections(param_store& params, std::size_t d, std::siz
   }
   const char* names[3] = {"q_proj", "k_proj", "v_proj"};
   for (std::size_t p = 0; p < (skip_values ? 2u : 3u); ++p) {
-    proj[p].weight = params.require_matrix(fmt::format("{}.weight", names[p]), out, d);
+    const auto& w = params.require(fmt::format("{}.weight", names[p]),
+                                   {static_cast<std::int64_t>(out), static_cast<std::int64_t>(d)},
+                                   param_init::xavier_uniform);
+    proj[p].weight = w.values.data();
+    proj[p].out = out;
+    proj[p].in = d;
     proj[p].bias = params.optional_vector(fmt::format("{}.bias", names[p]), out);
   }
   return proj;
 }
 
 matrix apply(const projection& p, const matrix& x) {
-  matrix y = kernels::matmul_nt(x, p.weight);
+  if (x.cols() != p.in) throw std::logic_error("projection: input size differs from the weight's");
+  matrix y = matrix::uninitialized(x.rows(), p.out);  // beta = 0: every entry written
+  kernels::gemm(x.rows(), p.out, p.in, 1.0f, x.data(), x.cols(), p.weight, p.in, true, 0.0f,
+                y.data(), p.out);
   if (p.bias) add_row_bias(y, *p.bias);
   return y;
 }
@@ -290,7 +305,13 @@ void check_streamable(const score_entry& score, const align_entry& align,
 // computed as [κ_1 C_1 … κ_H C_H] W^Oᵀ + b.
 matrix combine_heads(attention_result& r, param_store& params) {
   const std::size_t H = r.heads.size(), d_v = r.d_v, d = r.d_model;
-  const matrix w_o = params.require_matrix("out_proj.weight", d, H * d_v);
+  // W^O (d × H d_v) is read where the store holds it
+  const float* w_o =
+      params
+          .require("out_proj.weight",
+                   {static_cast<std::int64_t>(d), static_cast<std::int64_t>(H * d_v)},
+                   param_init::xavier_uniform)
+          .values.data();
   const auto bias = params.optional_vector("out_proj.bias", d);
   std::vector<double> share(H, 1.0);
   if (r.spec.combine == head_combine::weighted) {
@@ -319,7 +340,9 @@ matrix combine_heads(attention_result& r, param_store& params) {
       for (std::size_t j = 0; j < d_v; ++j) dst[j] = kappa * c[j];
     }
   }
-  matrix out = kernels::matmul_nt(joined, w_o);
+  matrix out = matrix::uninitialized(n_q, d);  // beta = 0: every entry written
+  kernels::gemm(n_q, d, H * d_v, 1.0f, joined.data(), H * d_v, w_o, H * d_v, true, 0.0f, out.data(),
+                d);
   if (bias) add_row_bias(out, *bias);
   check_finite(out, "output", params);
   return out;
