@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """attn-viz against its anchors, in one run, on this machine.
 
-For each shape and thread count, alternating in the same run:
+For each shape and thread count, alternating in the same run, in --rounds rounds (default 3):
   attn-viz      `attn-viz --threads T bench --no-scores` (median of its timed calls), run
-                before and after the anchors of the shape; each stage is the mean of the two
+                before and after the oneDNN anchors in each round; the round's stages are the
+                mean of the two
   oneDNN        ../shared/bench/bench_attn.py --impl dnnl_reuse and dnnl: oneDNN's JIT sgemm
                 for the projections, per-head sgemm for QK^T and AV, PyTorch's softmax
   torch MHA     bench_attn.py --impl mha_w: nn.MultiheadAttention, need_weights=True,
@@ -17,10 +18,13 @@ and the machine's FMA peak from ../shared/bench/fma_peak.cpp, compiled and run h
 
 Like for like: the oneDNN anchor has no biases and no output projection, so it is compared
 with attn-viz's project + attend stages; torch MHA has both, so it is compared with attn-viz's
-total. Ratios are anchor seconds / attn-viz seconds (> 1: attn-viz is faster).
+total. Ratios are anchor seconds / attn-viz seconds (> 1: attn-viz is faster). Each round
+gives its own ratios (both sides measured within seconds of each other); the table shows the
+median over the rounds and, in brackets, the lowest and highest. Times are the medians over
+the rounds. torch MHA (seconds per call) runs once per shape, in the first round.
 
 Usage: /usr/bin/python3 bench/run_benchmarks.py --exe build/attn-viz [--shared ../shared/bench]
-       [--threads 1,2] [--quick] [--mha-max-n 2048] [--out bench/results.jsonl]
+       [--threads 1,2] [--rounds 3] [--quick] [--mha-max-n 2048] [--out bench/results.jsonl]
 Prints a Markdown table; every measurement is also appended to --out as one JSON line.
 """
 import argparse
@@ -102,6 +106,11 @@ print(json.dumps({{"median_s": statistics.median(ts), "times_s": ts,
     return json.loads(out.strip().splitlines()[-1])
 
 
+def ratio_cell(median, span, bold=False):
+    m = f"**{median:.2f}×**" if bold else f"{median:.2f}×"
+    return f"{m} ({span[0]:.2f}–{span[1]:.2f})"
+
+
 def fmt_s(s):
     return f"{s * 1e3:.1f} ms" if s < 0.1 else f"{s:.3f} s"
 
@@ -111,6 +120,8 @@ def main():
     p.add_argument("--exe", default=os.path.join(HERE, "..", "build", "attn-viz"))
     p.add_argument("--shared", default=os.path.join(HERE, "..", "..", "shared", "bench"))
     p.add_argument("--threads", default="1,2")
+    p.add_argument("--rounds", type=int, default=3,
+                   help="rounds of attn-viz / oneDNN / attn-viz per shape (ratios: median, range)")
     p.add_argument("--quick", action="store_true", help="only n = 128, 512, 2048 and additive")
     p.add_argument("--mha-max-n", type=int, default=2048,
                    help="largest n for torch MHA (about 7 s per call at 2048, 4x that at 4096)")
@@ -135,33 +146,49 @@ def main():
     rows = []
     for (n, d, h) in shapes:
         for t in threads:
-            # attn-viz before and after its anchors (the VM's speed drifts from minute to
-            # minute): each stage is the mean of the two medians.
-            before = attnviz(a.exe, n, d, h, t)
-            reuse = anchor(a.shared, "dnnl_reuse", n, d, h, t)
-            fresh = anchor(a.shared, "dnnl", n, d, h, t)
-            mha = anchor(a.shared, "mha_w", n, d, h, t) if n <= a.mha_max_n else None
-            after = attnviz(a.exe, n, d, h, t)
-            ours = dict(before)
-            ours["stages_s"] = {k: (before["stages_s"][k] + after["stages_s"][k]) / 2
-                                for k in before["stages_s"]}
-            ours["total_s"] = (before["total_s"] + after["total_s"]) / 2
-            ours["stage_gflops"] = {k: ours["gflop"][k] / v for k, v in ours["stages_s"].items() if v > 0}
-            ours["peak_rss_mib"] = max(before["peak_rss_mib"], after["peak_rss_mib"])
-            st = ours["stages_s"]
-            ours_no_out = st.get("project", 0) + st.get("attend", 0)
-            mm_gflop = ours["gflop"]["project"] + ours["gflop"]["attend"]
-            row = dict(n=n, d=d, h=h, threads=t, ours_total=ours["total_s"], ours_no_out=ours_no_out,
-                       stages=st, before_total=before["total_s"], after_total=after["total_s"],
-                       stage_gflops=ours["stage_gflops"], isa=ours["isa"],
-                       rss=ours["peak_rss_mib"], dnnl_reuse=reuse["median_s"], dnnl=fresh["median_s"],
+            # Rounds of attn-viz, the two oneDNN anchors, attn-viz again (the VM's speed
+            # drifts from minute to minute): a round's attn-viz stages are the mean of its two
+            # calls, and its ratios compare measurements seconds apart.
+            rounds = []
+            mha = None
+            for r in range(a.rounds):
+                before = attnviz(a.exe, n, d, h, t)
+                reuse = anchor(a.shared, "dnnl_reuse", n, d, h, t)
+                fresh = anchor(a.shared, "dnnl", n, d, h, t)
+                if r == 0 and n <= a.mha_max_n:
+                    mha = anchor(a.shared, "mha_w", n, d, h, t)
+                after = attnviz(a.exe, n, d, h, t)
+                st = {k: (before["stages_s"][k] + after["stages_s"][k]) / 2
+                      for k in before["stages_s"]}
+                no_out = st.get("project", 0) + st.get("attend", 0)
+                total = (before["total_s"] + after["total_s"]) / 2
+                rounds.append(dict(stages=st, no_out=no_out, total=total,
+                                   before_total=before["total_s"], after_total=after["total_s"],
+                                   rss=max(before["peak_rss_mib"], after["peak_rss_mib"]),
+                                   dnnl_reuse=reuse["median_s"], dnnl=fresh["median_s"],
+                                   ratio_reuse=reuse["median_s"] / no_out,
+                                   ratio_fresh=fresh["median_s"] / no_out))
+            med = lambda key: statistics.median(x[key] for x in rounds)
+            span = lambda key: (min(x[key] for x in rounds), max(x[key] for x in rounds))
+            st = {k: statistics.median(x["stages"][k] for x in rounds) for k in rounds[0]["stages"]}
+            ours_no_out = med("no_out")
+            ours_total = med("total")
+            mm_gflop = before["gflop"]["project"] + before["gflop"]["attend"]
+            row = dict(n=n, d=d, h=h, threads=t, rounds=rounds, ours_total=ours_total,
+                       ours_no_out=ours_no_out, stages=st,
+                       stage_gflops={k: before["gflop"][k] / v for k, v in st.items() if v > 0},
+                       isa=before["isa"], rss=max(x["rss"] for x in rounds),
+                       dnnl_reuse=med("dnnl_reuse"), dnnl=med("dnnl"),
+                       ratio_reuse=med("ratio_reuse"), ratio_reuse_span=span("ratio_reuse"),
+                       ratio_fresh=med("ratio_fresh"), ratio_fresh_span=span("ratio_fresh"),
                        mha=mha["median_s"] if mha else None,
                        pct_peak=100 * mm_gflop / ours_no_out / peak[t])
             record("attention", **row)
             rows.append(row)
             print(f"n={n} d={d} h={h} T={t}: attn-viz {fmt_s(ours_no_out)} (+out proj "
-                  f"{fmt_s(st.get('combine', 0))}), oneDNN reused {fmt_s(reuse['median_s'])}, "
-                  f"fresh {fmt_s(fresh['median_s'])}"
+                  f"{fmt_s(st.get('combine', 0))}), oneDNN reused {fmt_s(row['dnnl_reuse'])} "
+                  f"({ratio_cell(row['ratio_reuse'], row['ratio_reuse_span'])}), fresh "
+                  f"{fmt_s(row['dnnl'])} ({ratio_cell(row['ratio_fresh'], row['ratio_fresh_span'])})"
                   + (f", torch MHA {fmt_s(mha['median_s'])}" if mha else ""), file=sys.stderr)
 
     add = []
@@ -204,8 +231,9 @@ def main():
         mha = f"{fmt_s(r['mha'])} | **{r['mha'] / r['ours_total']:.0f}×**" if r["mha"] else "- | -"
         print(f"| {r['n']} | {r['d']} | {r['h']} | {r['threads']} | {fmt_s(r['ours_no_out'])} | "
               f"{fmt_s(r['ours_total'])} | {r['pct_peak']:.0f}% | {fmt_s(r['dnnl_reuse'])} | "
-              f"**{r['dnnl_reuse'] / r['ours_no_out']:.2f}×** | {fmt_s(r['dnnl'])} | "
-              f"**{r['dnnl'] / r['ours_no_out']:.2f}×** | {mha} | {r['rss']:.0f} MiB |")
+              f"{ratio_cell(r['ratio_reuse'], r['ratio_reuse_span'], True)} | {fmt_s(r['dnnl'])} | "
+              f"{ratio_cell(r['ratio_fresh'], r['ratio_fresh_span'], True)} | {mha} | "
+              f"{r['rss']:.0f} MiB |")
     print()
     print("| additive, n = 1024, d = d_a = 128 | T | attn-viz | PyTorch broadcast | ratio | RSS attn-viz / torch |")
     print("|---|---|---|---|---|---|")
