@@ -11,6 +11,17 @@
 
 namespace attnviz {
 
+std::vector<std::string_view> split_list(std::string_view list, char sep) {
+  std::vector<std::string_view> items;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = list.find(sep, start);
+    items.push_back(list.substr(start, end == std::string_view::npos ? end : end - start));
+    if (end == std::string_view::npos) return items;
+    start = end + 1;
+  }
+}
+
 std::string normalise_name(std::string_view s) {
   std::string out;
   for (char c : s)

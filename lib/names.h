@@ -11,6 +11,10 @@ namespace attnviz {
 // "Scaled-Dot" -> "scaled_dot"
 std::string normalise_name(std::string_view name);
 
+// The items of a list as typed ("causal,window:2"): split at every `sep`, empty items kept
+// (so "" gives one empty item and "a,,b" three items).
+std::vector<std::string_view> split_list(std::string_view list, char sep = ',');
+
 // Levenshtein distance (insertions, deletions, substitutions).
 std::size_t edit_distance(std::string_view a, std::string_view b);
 

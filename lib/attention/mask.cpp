@@ -24,12 +24,7 @@ std::size_t parse_count(std::string_view text, std::string_view what) {
 
 std::vector<mask_rule> parse_masks(std::string_view list) {
   std::vector<mask_rule> rules;
-  std::size_t start = 0;
-  while (start <= list.size()) {
-    std::size_t end = list.find(',', start);
-    if (end == std::string_view::npos) end = list.size();
-    const std::string_view item = list.substr(start, end - start);
-    start = end + 1;
+  for (const std::string_view item : split_list(list)) {
     if (item.empty()) continue;
     const auto colon = item.find(':');
     const std::string kind = normalise_name(item.substr(0, colon));

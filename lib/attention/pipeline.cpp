@@ -35,12 +35,10 @@ std::vector<projection> projections(param_store& params, std::size_t d, std::siz
       throw usage_error(fmt::format(
           "in_proj_weight packs projections of size d = {}; heads x d_k = {} does not match", d,
           out));
-    const auto& packed = params.require(
-        "in_proj_weight", {static_cast<std::int64_t>(3 * d), static_cast<std::int64_t>(d)},
-        param_init::xavier_uniform);
+    const float* packed = params.require_matrix_data("in_proj_weight", 3 * d, d);
     const auto bias = params.optional_vector("in_proj_bias", 3 * d);
     for (std::size_t p = 0; p < 3; ++p) {
-      proj[p].weight = packed.values.data() + p * d * d;
+      proj[p].weight = packed + p * d * d;
       proj[p].out = d;
       proj[p].in = d;
       if (bias)
@@ -51,10 +49,7 @@ std::vector<projection> projections(param_store& params, std::size_t d, std::siz
   }
   const char* names[3] = {"q_proj", "k_proj", "v_proj"};
   for (std::size_t p = 0; p < (skip_values ? 2u : 3u); ++p) {
-    const auto& w = params.require(fmt::format("{}.weight", names[p]),
-                                   {static_cast<std::int64_t>(out), static_cast<std::int64_t>(d)},
-                                   param_init::xavier_uniform);
-    proj[p].weight = w.values.data();
+    proj[p].weight = params.require_matrix_data(fmt::format("{}.weight", names[p]), out, d);
     proj[p].out = out;
     proj[p].in = d;
     proj[p].bias = params.optional_vector(fmt::format("{}.bias", names[p]), out);
@@ -305,13 +300,7 @@ void check_streamable(const score_entry& score, const align_entry& align,
 // computed as [κ_1 C_1 … κ_H C_H] W^Oᵀ + b.
 matrix combine_heads(attention_result& r, param_store& params) {
   const std::size_t H = r.heads.size(), d_v = r.d_v, d = r.d_model;
-  // W^O (d × H d_v) is read where the store holds it
-  const float* w_o =
-      params
-          .require("out_proj.weight",
-                   {static_cast<std::int64_t>(d), static_cast<std::int64_t>(H * d_v)},
-                   param_init::xavier_uniform)
-          .values.data();
+  const float* w_o = params.require_matrix_data("out_proj.weight", d, H * d_v);  // d × H d_v
   const auto bias = params.optional_vector("out_proj.bias", d);
   std::vector<double> share(H, 1.0);
   if (r.spec.combine == head_combine::weighted) {

@@ -14,6 +14,7 @@
 
 #include "error.h"
 #include "io/file_io.h"
+#include "names.h"
 #include "render/colormap.h"
 #include "text/embedding_cache.h"
 
@@ -166,12 +167,7 @@ std::string index_json(const batch_config& c, const std::vector<batch_line>& lin
 
 std::vector<batch_format> parse_batch_formats(std::string_view list) {
   std::vector<batch_format> out;
-  std::size_t pos = 0;
-  while (pos <= list.size()) {
-    std::size_t end = list.find(',', pos);
-    if (end == std::string_view::npos) end = list.size();
-    const std::string_view name = list.substr(pos, end - pos);
-    pos = end + 1;
+  for (const std::string_view name : split_list(list)) {
     const auto* known = std::find_if(std::begin(format_names), std::end(format_names),
                                      [&](const auto& entry) { return entry.first == name; });
     if (known == std::end(format_names))

@@ -105,9 +105,14 @@ const tensor_data& param_store::require_full(const std::string& name,
 
 matrix param_store::require_matrix(const std::string& name, std::size_t rows, std::size_t cols,
                                    param_init init) {
-  const auto& t =
-      require(name, {static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols)}, init);
-  return matrix(rows, cols, t.values);
+  const float* values = require_matrix_data(name, rows, cols, init);
+  return matrix(rows, cols, std::vector<float>(values, values + rows * cols));
+}
+
+const float* param_store::require_matrix_data(const std::string& name, std::size_t rows,
+                                              std::size_t cols, param_init init) {
+  return require(name, {static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols)}, init)
+      .values.data();
 }
 
 std::vector<float> param_store::require_vector(const std::string& name, std::size_t n,

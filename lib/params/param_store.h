@@ -41,6 +41,10 @@ class param_store {
                              param_init init);
   matrix require_matrix(const std::string& name, std::size_t rows, std::size_t cols,
                         param_init init = param_init::xavier_uniform);
+  // The same rows × cols values (row-major) without the copy: where the store keeps them, valid
+  // as long as the store (for the weights a product packs straight from the store).
+  const float* require_matrix_data(const std::string& name, std::size_t rows, std::size_t cols,
+                                   param_init init = param_init::xavier_uniform);
   std::vector<float> require_vector(const std::string& name, std::size_t n,
                                     param_init init = param_init::xavier_uniform);
 

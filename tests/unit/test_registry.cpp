@@ -4,6 +4,7 @@
 
 #include "attention/registry.h"
 #include "error.h"
+#include "names.h"
 
 using namespace attnviz;
 
@@ -45,4 +46,13 @@ TEST_CASE("no two entries share a name or alias within a stage") {
     CHECK(seen.insert(std::string(e.info.name)).second);
     for (auto a : e.info.aliases) CHECK(seen.insert(std::string(a)).second);
   }
+}
+
+TEST_CASE("split_list: the items as typed, empty ones kept") {
+  using items = std::vector<std::string_view>;
+  CHECK(split_list("causal") == items{"causal"});
+  CHECK(split_list("causal,window:2") == items{"causal", "window:2"});
+  CHECK(split_list("") == items{""});
+  CHECK(split_list("a,,b,") == items{"a", "", "b", ""});
+  CHECK(split_list("x;y", ';') == items{"x", "y"});
 }
