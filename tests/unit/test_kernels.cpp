@@ -137,10 +137,11 @@ TEST_CASE("the fused multi-head kernel equals scores, masks, softmax and context
     };
     for (const shape s : {shape{1, 1, 1, 1, 1}, shape{3, 37, 29, 5, 7}, shape{2, 70, 130, 16, 17},
                           shape{4, 13, 300, 64, 64}})
-      for (int mode = 0; mode < 3; ++mode) {
-        // 0: plain (the finiteness check inside the softmax pass); 1: causal mask and scores
-        // kept (the check apart, before masking); 2: scores kept, no mask.
-        const bool masked = mode == 1, keep_scores = mode != 0;
+      for (int mode = 0; mode < 4; ++mode) {
+        // 0: plain with ALiBi (the finiteness check inside the softmax pass); 1: causal mask
+        // and scores kept (the check apart, before masking); 2: scores kept, no mask; 3: plain
+        // without ALiBi (the scores straight from the product).
+        const bool masked = mode == 1, keep_scores = mode == 1 || mode == 2, alibi = mode != 3;
         const matrix q = random_matrix(s.n_q, s.heads * s.d_k, 11);
         const matrix k = random_matrix(s.n_k, s.heads * s.d_k, 12);
         const matrix v = random_matrix(s.n_k, s.heads * s.d_v, 13);
@@ -171,7 +172,7 @@ TEST_CASE("the fused multi-head kernel equals scores, masks, softmax and context
         args.ldv = v.cols();
         args.scale = 0.3f;
         args.inv_temperature = 1.0f / 0.7f;
-        args.alibi_slopes = slopes.data();
+        if (alibi) args.alibi_slopes = slopes.data();
         if (masked) args.mask_row = causal;
         if (keep_scores) args.scores = sp.data();
         args.weights = wp.data();
@@ -184,8 +185,8 @@ TEST_CASE("the fused multi-head kernel equals scores, masks, softmax and context
           matrix e = matmul_nt(q.columns(h * s.d_k, s.d_k), k.columns(h * s.d_k, s.d_k));
           for (std::size_t i = 0; i < s.n_q; ++i)
             for (std::size_t j = 0; j < s.n_k; ++j)
-              e(i, j) =
-                  static_cast<float>(0.3 * e(i, j) - slopes[h] * std::fabs(double(i) - double(j)));
+              e(i, j) = static_cast<float>(0.3 * e(i, j) - (alibi ? slopes[h] : 0.0) *
+                                                               std::fabs(double(i) - double(j)));
           matrix vis = e;
           if (masked)
             for (std::size_t i = 0; i < s.n_q; ++i) causal(nullptr, i, vis.row(i), s.n_k);
@@ -205,36 +206,79 @@ TEST_CASE("the fused multi-head kernel equals scores, masks, softmax and context
   });
 }
 
+// The softmax's row maximum must be exact wherever it lies: in any vector of a row, in its
+// ragged end, in any row of a block. One key scores 250 against |e| <= 1 for the others, so a
+// maximum found short by more than 88 would overflow the exponentials; with the right one each
+// weight row is one-hot at that key (e^-249 is 0 in float) and each context row is that key's
+// value.
+TEST_CASE("the fused kernel finds each row's maximum wherever it lies") {
+  for_each_isa([] {
+    const std::size_t n_q = 13, n_k = 300;
+    for (std::size_t top : {std::size_t{0}, std::size_t{17}, std::size_t{40}, std::size_t{63},
+                            std::size_t{64}, std::size_t{150}, std::size_t{299}}) {
+      INFO("top key " << top);
+      matrix q(n_q, 1, 1.0f), k = random_matrix(n_k, 1, 21), v = random_matrix(n_k, 2, 22);
+      k(top, 0) = 250.0f;
+      matrix w(n_q, n_k), c(n_q, 2);
+      float* wp[] = {w.data()};
+      float* cp[] = {c.data()};
+      kernels::attention_args args;
+      args.n_q = n_q;
+      args.n_k = n_k;
+      args.d_k = 1;
+      args.d_v = 2;
+      args.q = q.data();
+      args.k = k.data();
+      args.v = v.data();
+      args.ldq = args.ldk = 1;
+      args.ldv = args.ldc = 2;
+      args.weights = wp;
+      args.context = cp;
+      REQUIRE(kernels::attention_softmax(args));
+      for (std::size_t i = 0; i < n_q; ++i) {
+        for (std::size_t j = 0; j < n_k; ++j) REQUIRE(w(i, j) == (j == top ? 1.0f : 0.0f));
+        REQUIRE(c(i, 0) == v(top, 0));
+        REQUIRE(c(i, 1) == v(top, 1));
+      }
+    }
+  });
+}
+
 TEST_CASE("the fused kernel reports scores that overflow float") {
   for_each_isa([] {
-    // Scores of +inf (q·k = 4e60) and of −inf (k negated) in row 1 only, with the check in the
-    // softmax pass (no mask, no scores kept) and apart (mask hook), each alone in a row block
-    // of finite rows, so a lost flag would show.
-    for (float sign : {1.0f, -1.0f})
-      for (bool with_mask : {false, true}) {
-        INFO("sign " << sign << " mask " << with_mask);
-        matrix q(40, 4, 0.5f), k(3, 4, sign * 1e30f), v(3, 4, 1.0f), w(40, 3), c(40, 4);
-        for (std::size_t j = 0; j < 4; ++j) q(1, j) = 1e30f;
-        for (std::size_t i = 0; i < 40; ++i)
-          if (i != 1)
-            for (std::size_t j = 0; j < 4; ++j) q(i, j) = 1e-30f;
-        float* wp[] = {w.data()};
-        float* cp[] = {c.data()};
-        kernels::attention_args args;
-        args.n_q = 40;
-        args.n_k = 3;
-        args.d_k = args.d_v = 4;
-        args.q = q.data();
-        args.k = k.data();
-        args.v = v.data();
-        args.ldq = args.ldk = args.ldv = args.ldc = 4;
-        args.weights = wp;
-        args.context = cp;
-        if (with_mask) args.mask_row = [](const void*, std::size_t, float*, std::size_t) {};
-        CHECK_FALSE(kernels::attention_softmax(args));
-        for (std::size_t i = 0; i < 4; ++i) q(1, i) = 1e-30f;  // now every score is finite
-        CHECK(kernels::attention_softmax(args));
-      }
+    // One score of +inf (q·k = 4e60) or −inf (that key negated), in row 1 only, with the check
+    // in the softmax pass (no mask, no scores kept) and apart (mask hook), each alone in a row
+    // block of finite rows, so a lost flag would show. The bad key is the first, the 30th (the
+    // second vector of a register tile on every instruction set) or the last (with 70 keys,
+    // past the last whole vector).
+    for (std::size_t n_k : {std::size_t{3}, std::size_t{70}})
+      for (std::size_t bad : {std::size_t{0}, std::size_t{29}, n_k - 1})
+        for (float sign : {1.0f, -1.0f})
+          for (bool with_mask : {false, true}) {
+            if (bad >= n_k) continue;
+            INFO("n_k " << n_k << " bad key " << bad << " sign " << sign << " mask " << with_mask);
+            matrix q(40, 4, 1e-30f), k(n_k, 4, 1e-30f), v(n_k, 4, 1.0f), w(40, n_k), c(40, 4);
+            for (std::size_t j = 0; j < 4; ++j) {
+              q(1, j) = 1e30f;
+              k(bad, j) = sign * 1e30f;
+            }
+            float* wp[] = {w.data()};
+            float* cp[] = {c.data()};
+            kernels::attention_args args;
+            args.n_q = 40;
+            args.n_k = n_k;
+            args.d_k = args.d_v = 4;
+            args.q = q.data();
+            args.k = k.data();
+            args.v = v.data();
+            args.ldq = args.ldk = args.ldv = args.ldc = 4;
+            args.weights = wp;
+            args.context = cp;
+            if (with_mask) args.mask_row = [](const void*, std::size_t, float*, std::size_t) {};
+            CHECK_FALSE(kernels::attention_softmax(args));
+            for (std::size_t j = 0; j < 4; ++j) q(1, j) = 1e-30f;  // now every score is finite
+            CHECK(kernels::attention_softmax(args));
+          }
   });
 }
 
