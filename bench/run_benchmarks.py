@@ -21,7 +21,7 @@ with attn-viz's project + attend stages; torch MHA has both, so it is compared w
 total. Ratios are anchor seconds / attn-viz seconds (> 1: attn-viz is faster). Each round
 gives its own ratios (both sides measured within seconds of each other); the table shows the
 median over the rounds and, in brackets, the lowest and highest. Times are the medians over
-the rounds. torch MHA (seconds per call) runs once per shape, in the first round.
+the rounds. torch MHA (seconds per call) runs once per shape, after the first round.
 
 Stolen time: the machine may be a VM whose host takes a core away for seconds at a time (the
 steal column of /proc/stat grows). Each round records the CPU time stolen while it ran, as a
@@ -123,6 +123,11 @@ def steal_seconds():
         return 0.0
 
 
+def stolen_share(start, threads):
+    """Share of wall time x threads stolen since start = (steal_seconds(), perf_counter())."""
+    return (steal_seconds() - start[0]) / ((time.perf_counter() - start[1]) * threads)
+
+
 def ratio_cell(median, span, bold=False):
     m = f"**{median:.2f}×**" if bold else f"{median:.2f}×"
     return f"{m} ({span[0]:.2f}–{span[1]:.2f})"
@@ -174,12 +179,12 @@ def main():
             discarded = 0
             for r in range(a.rounds):
                 for attempt in range(a.redo + 1):
-                    steal0, wall0 = steal_seconds(), time.perf_counter()
+                    start = (steal_seconds(), time.perf_counter())
                     before = attnviz(a.exe, n, d, h, t)
                     reuse = anchor(a.shared, "dnnl_reuse", n, d, h, t)
                     fresh = anchor(a.shared, "dnnl", n, d, h, t)
                     after = attnviz(a.exe, n, d, h, t)
-                    stolen = (steal_seconds() - steal0) / ((time.perf_counter() - wall0) * t)
+                    stolen = stolen_share(start, t)
                     st = {k: (before["stages_s"][k] + after["stages_s"][k]) / 2
                           for k in before["stages_s"]}
                     no_out = st.get("project", 0) + st.get("attend", 0)
@@ -198,9 +203,9 @@ def main():
                           "stolen, measured again", file=sys.stderr)
                 rounds.append(one)
                 if r == 0 and n <= a.mha_max_n:  # seconds per call: once per shape
-                    steal0, wall0 = steal_seconds(), time.perf_counter()
+                    start = (steal_seconds(), time.perf_counter())
                     mha = anchor(a.shared, "mha_w", n, d, h, t)
-                    mha["stolen"] = (steal_seconds() - steal0) / ((time.perf_counter() - wall0) * t)
+                    mha["stolen"] = stolen_share(start, t)
             med = lambda key: statistics.median(x[key] for x in rounds)
             span = lambda key: (min(x[key] for x in rounds), max(x[key] for x in rounds))
             st = {k: statistics.median(x["stages"][k] for x in rounds) for k in rounds[0]["stages"]}

@@ -248,9 +248,9 @@ TEST_CASE("the fused kernel reports scores that overflow float") {
   for_each_isa([] {
     // One score of +inf (q·k = 4e60) or −inf (that key negated), in row 1 only, with the check
     // in the softmax pass (no mask, no scores kept) and apart (mask hook), each alone in a row
-    // block of finite rows, so a lost flag would show. The bad key is the first, the 30th (the
-    // second vector of a register tile on every instruction set) or the last (with 70 keys,
-    // past the last whole vector).
+    // block of finite rows, so a lost flag would show. The bad key is the first, the 30th (in a
+    // later vector of the row than the first on every instruction set) or the last (with 70
+    // keys, past the last whole vector).
     for (std::size_t n_k : {std::size_t{3}, std::size_t{70}})
       for (std::size_t bad : {std::size_t{0}, std::size_t{29}, n_k - 1})
         for (float sign : {1.0f, -1.0f})
