@@ -45,6 +45,9 @@ matrix matmul_nn(const matrix& a, const matrix& b);
 // Softmax of every row of e (rows × n, stride ld), in place, with temperature 1 / inv_tau.
 // −inf entries get 0, an all −inf row gives zeros. Returns false if a NaN was seen.
 bool softmax_rows(float* e, std::size_t rows, std::size_t n, std::size_t ld, float inv_tau);
+// y_j = exp(x_j) for x_j <= 0 with the vector exponential every softmax here uses (0 below
+// -87.3, where the float result would be denormal). y may be x.
+void exp_nonpositive(const float* x, float* y, std::size_t n);
 
 // Masks a row of scores in place (sets hidden keys to −inf): row index i, n_k entries.
 using mask_row_fn = void (*)(const void* context, std::size_t i, float* scores, std::size_t n_k);
