@@ -3,6 +3,7 @@
 // Each has a plain serial reference elsewhere in lib/ that the tests compare it with:
 //   gemm                matmul_nt / matmul_nn (tensor.h)              tolerance 1e-5 relative
 //   softmax_rows        align_softmax (align.h)                       1e-6 absolute
+//   exp_nonpositive     std::exp in double                            2 ulp
 //   attention_softmax   scaled_dot -> masks -> softmax -> soft context 1e-5
 //   additive_scores     additive_scores (score.h)                     1e-5 · Σ|v|
 //   sparsemax_threshold sparsemax_row (align.h, sort-based)           1e-12
