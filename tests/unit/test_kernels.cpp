@@ -170,6 +170,34 @@ void causal(const void*, std::size_t i, float* e, std::size_t n_k) {
   for (std::size_t j = i + 1; j < n_k; ++j) e[j] = neg_inf;
 }
 
+// attention_args for one head over whole matrices: q (n_q × d_k), k (n_k × d_k), v (n_k × d_v);
+// weights into w (n_q × n_k), context into c (n_q × d_v); scale 1, τ 1, no mask, no scores.
+// The matrices are read and written in place, so they must outlive it.
+struct one_head {
+  float* weights[1];
+  float* context[1];
+  kernels::attention_args args;
+
+  one_head(const matrix& q, const matrix& k, const matrix& v, matrix& w, matrix& c)
+      : weights{w.data()}, context{c.data()} {
+    args.n_q = q.rows();
+    args.n_k = k.rows();
+    args.d_k = q.cols();
+    args.d_v = v.cols();
+    args.q = q.data();
+    args.k = k.data();
+    args.v = v.data();
+    args.ldq = q.cols();
+    args.ldk = k.cols();
+    args.ldv = v.cols();
+    args.ldc = c.cols();
+    args.weights = weights;
+    args.context = context;
+  }
+  one_head(const one_head&) = delete;
+  one_head& operator=(const one_head&) = delete;
+};
+
 }  // namespace
 
 // attention_softmax against the stage-by-stage references, per head: E = scale Q_h K_hᵀ −
@@ -264,21 +292,8 @@ TEST_CASE("the fused kernel finds each row's maximum wherever it lies") {
       matrix q(n_q, 1, 1.0f), k = random_matrix(n_k, 1, 21), v = random_matrix(n_k, 2, 22);
       k(top, 0) = 250.0f;
       matrix w(n_q, n_k), c(n_q, 2);
-      float* wp[] = {w.data()};
-      float* cp[] = {c.data()};
-      kernels::attention_args args;
-      args.n_q = n_q;
-      args.n_k = n_k;
-      args.d_k = 1;
-      args.d_v = 2;
-      args.q = q.data();
-      args.k = k.data();
-      args.v = v.data();
-      args.ldq = args.ldk = 1;
-      args.ldv = args.ldc = 2;
-      args.weights = wp;
-      args.context = cp;
-      REQUIRE(kernels::attention_softmax(args));
+      const one_head head(q, k, v, w, c);
+      REQUIRE(kernels::attention_softmax(head.args));
       for (std::size_t i = 0; i < n_q; ++i) {
         for (std::size_t j = 0; j < n_k; ++j) REQUIRE(w(i, j) == (j == top ? 1.0f : 0.0f));
         REQUIRE(c(i, 0) == v(top, 0));
@@ -316,21 +331,8 @@ TEST_CASE("the fused kernel's bounded shift hands back blocks it would get wrong
       for (std::size_t j = 4; j < n_k; ++j) k(j, 0) = j % 2 == 0 ? -12.0f : -0.25f * float(j % 9);
       const matrix v = random_matrix(n_k, 3, 31);
       matrix w(n_q, n_k), c(n_q, 3);
-      float* wp[] = {w.data()};
-      float* cp[] = {c.data()};
-      kernels::attention_args args;
-      args.n_q = n_q;
-      args.n_k = n_k;
-      args.d_k = 2;
-      args.d_v = 3;
-      args.q = q.data();
-      args.k = k.data();
-      args.v = v.data();
-      args.ldq = args.ldk = 2;
-      args.ldv = args.ldc = 3;
-      args.weights = wp;
-      args.context = cp;
-      REQUIRE(kernels::attention_softmax(args));
+      const one_head head(q, k, v, w, c);
+      REQUIRE(kernels::attention_softmax(head.args));
       const matrix want = align_softmax_reference(matmul_nt(q, k), align_options{1.0});
       const matrix want_c = matmul_nn(want, v);
       for (std::size_t i = 0; i < n_q; ++i) {
@@ -341,7 +343,7 @@ TEST_CASE("the fused kernel's bounded shift hands back blocks it would get wrong
       }
       if (kind == 0) {
         k(20, 1) = std::numeric_limits<float>::quiet_NaN();
-        CHECK_FALSE(kernels::attention_softmax(args));
+        CHECK_FALSE(kernels::attention_softmax(head.args));
       }
     }
   });
@@ -365,22 +367,12 @@ TEST_CASE("the fused kernel reports scores that overflow float") {
               q(1, j) = 1e30f;
               k(bad, j) = sign * 1e30f;
             }
-            float* wp[] = {w.data()};
-            float* cp[] = {c.data()};
-            kernels::attention_args args;
-            args.n_q = 40;
-            args.n_k = n_k;
-            args.d_k = args.d_v = 4;
-            args.q = q.data();
-            args.k = k.data();
-            args.v = v.data();
-            args.ldq = args.ldk = args.ldv = args.ldc = 4;
-            args.weights = wp;
-            args.context = cp;
-            if (with_mask) args.mask_row = [](const void*, std::size_t, float*, std::size_t) {};
-            CHECK_FALSE(kernels::attention_softmax(args));
+            one_head head(q, k, v, w, c);
+            if (with_mask)
+              head.args.mask_row = [](const void*, std::size_t, float*, std::size_t) {};
+            CHECK_FALSE(kernels::attention_softmax(head.args));
             for (std::size_t j = 0; j < 4; ++j) q(1, j) = 1e-30f;  // now every score is finite
-            CHECK(kernels::attention_softmax(args));
+            CHECK(kernels::attention_softmax(head.args));
           }
   });
 }
