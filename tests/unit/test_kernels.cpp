@@ -170,30 +170,39 @@ void causal(const void*, std::size_t i, float* e, std::size_t n_k) {
   for (std::size_t j = i + 1; j < n_k; ++j) e[j] = neg_inf;
 }
 
-// attention_args for one head over whole matrices: q (n_q × d_k), k (n_k × d_k), v (n_k × d_v);
-// weights into w (n_q × n_k), context into c (n_q × d_v); scale 1, τ 1, no mask, no scores.
-// The matrices are read and written in place, so they must outlive it.
+// attention_args over whole matrices split into `heads` equal column blocks: q (n_q × H d_k),
+// k (n_k × H d_k), v (n_k × H d_v); head h's weights into weights[h] (n_q × n_k), its context
+// into context[h] (n_q × d_v). Scale 1, τ 1, no mask, no scores kept. Everything is read and
+// written in place, so it must outlive the arguments.
+kernels::attention_args args_over(const matrix& q, const matrix& k, const matrix& v,
+                                  std::size_t heads, float* const* weights,
+                                  float* const* context) {
+  kernels::attention_args args;
+  args.heads = heads;
+  args.n_q = q.rows();
+  args.n_k = k.rows();
+  args.d_k = q.cols() / heads;
+  args.d_v = v.cols() / heads;
+  args.q = q.data();
+  args.k = k.data();
+  args.v = v.data();
+  args.ldq = q.cols();
+  args.ldk = k.cols();
+  args.ldv = v.cols();
+  args.ldc = args.d_v;
+  args.weights = weights;
+  args.context = context;
+  return args;
+}
+
+// args_over for one head, weights into w (n_q × n_k) and context into c (n_q × d_v).
 struct one_head {
   float* weights[1];
   float* context[1];
   kernels::attention_args args;
 
   one_head(const matrix& q, const matrix& k, const matrix& v, matrix& w, matrix& c)
-      : weights{w.data()}, context{c.data()} {
-    args.n_q = q.rows();
-    args.n_k = k.rows();
-    args.d_k = q.cols();
-    args.d_v = v.cols();
-    args.q = q.data();
-    args.k = k.data();
-    args.v = v.data();
-    args.ldq = q.cols();
-    args.ldk = k.cols();
-    args.ldv = v.cols();
-    args.ldc = c.cols();
-    args.weights = weights;
-    args.context = context;
-  }
+      : weights{w.data()}, context{c.data()}, args(args_over(q, k, v, 1, weights, context)) {}
   one_head(const one_head&) = delete;
   one_head& operator=(const one_head&) = delete;
 };
@@ -230,26 +239,12 @@ TEST_CASE("the fused multi-head kernel equals scores, masks, softmax and context
           wp.push_back(weights[h].data());
           cp.push_back(context[h].data());
         }
-        kernels::attention_args args;
-        args.heads = s.heads;
-        args.n_q = s.n_q;
-        args.n_k = s.n_k;
-        args.d_k = s.d_k;
-        args.d_v = s.d_v;
-        args.q = q.data();
-        args.ldq = q.cols();
-        args.k = k.data();
-        args.ldk = k.cols();
-        args.v = v.data();
-        args.ldv = v.cols();
+        kernels::attention_args args = args_over(q, k, v, s.heads, wp.data(), cp.data());
         args.scale = 0.3f;
         args.inv_temperature = 1.0f / 0.7f;
         if (alibi) args.alibi_slopes = slopes.data();
         if (masked) args.mask_row = causal;
         if (keep_scores) args.scores = sp.data();
-        args.weights = wp.data();
-        args.context = cp.data();
-        args.ldc = s.d_v;
         REQUIRE(kernels::attention_softmax(args));
         for (std::size_t h = 0; h < s.heads; ++h) {
           INFO("heads " << s.heads << " n_q " << s.n_q << " n_k " << s.n_k << " head " << h
