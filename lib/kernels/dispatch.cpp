@@ -122,8 +122,8 @@ bool softmax_rows(float* e, std::size_t rows, std::size_t n, std::size_t ld, flo
   return table().softmax_rows(e, rows, n, ld, inv_tau);
 }
 
-void exp_nonpositive(const float* x, float* y, std::size_t n) {
-  table().exp_nonpositive(x, y, n);
+void exp2_nonpositive(const float* t, float* y, std::size_t n) {
+  table().exp2_nonpositive(t, y, n);
 }
 
 bool attention_softmax(const attention_args& args) {

@@ -34,7 +34,7 @@ struct isa_table {
   void (*gemm)(std::size_t, std::size_t, std::size_t, float, const float*, std::size_t,
                const float*, std::size_t, bool, float, float*, std::size_t);
   bool (*softmax_rows)(float*, std::size_t, std::size_t, std::size_t, float);
-  void (*exp_nonpositive)(const float*, float*, std::size_t);
+  void (*exp2_nonpositive)(const float*, float*, std::size_t);
   bool (*attention_softmax)(const attention_args&);
   void (*additive_scores)(const float*, const float*, const float*, const float*, std::size_t,
                           std::size_t, std::size_t, float*);

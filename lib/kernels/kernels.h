@@ -3,7 +3,7 @@
 // Each has a plain serial reference elsewhere in lib/ that the tests compare it with:
 //   gemm                matmul_nt / matmul_nn (tensor.h)              tolerance 1e-5 relative
 //   softmax_rows        align_softmax (align.h)                       1e-6 absolute
-//   exp_nonpositive     std::exp in double                            2 ulp
+//   exp2_nonpositive    std::exp2 in double                           2 ulp
 //   attention_softmax   scaled_dot -> masks -> softmax -> soft context 1e-5
 //   additive_scores     additive_scores (score.h)                     1e-5 · Σ|v|
 //   sparsemax_threshold sparsemax_row (align.h, sort-based)           1e-12
@@ -46,9 +46,9 @@ matrix matmul_nn(const matrix& a, const matrix& b);
 // Softmax of every row of e (rows × n, stride ld), in place, with temperature 1 / inv_tau.
 // −inf entries get 0, an all −inf row gives zeros. Returns false if a NaN was seen.
 bool softmax_rows(float* e, std::size_t rows, std::size_t n, std::size_t ld, float inv_tau);
-// y_j = exp(x_j) for x_j <= 0 with the vector exponential every softmax here uses (0 below
-// -87.3, where the float result would be denormal). y may be x.
-void exp_nonpositive(const float* x, float* y, std::size_t n);
+// y_j = 2^(t_j) for t_j <= 0 with the vector exponential every softmax here uses, as
+// exp(x) = 2^(x log2 e) (0 below -126, where the float result would be denormal). y may be t.
+void exp2_nonpositive(const float* t, float* y, std::size_t n);
 
 // Masks a row of scores in place (sets hidden keys to −inf): row index i, n_k entries.
 using mask_row_fn = void (*)(const void* context, std::size_t i, float* scores, std::size_t n_k);
