@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 
@@ -86,8 +87,52 @@ void check_pad_keys(const mask_set& masks, std::size_t n_k) {
 }
 
 void mask_row(const mask_set& masks, std::size_t i, float* scores, std::size_t n_k) {
-  for (std::size_t j = 0; j < n_k; ++j)
-    if (!masks.visible(i, j)) scores[j] = -std::numeric_limits<float>::infinity();
+  const float hide = -std::numeric_limits<float>::infinity();
+  for (const auto& r : masks.rules) {
+    switch (r.what) {
+      case mask_rule::kind::causal:  // hides (i, n_k)
+        if (i + 1 < n_k) std::fill(scores + i + 1, scores + n_k, hide);
+        break;
+      case mask_rule::kind::window: {  // keeps [i − R, i + R]
+        const std::size_t first = std::min(i > r.param ? i - r.param : 0, n_k);
+        const std::size_t end = r.param < n_k ? std::min(i + r.param + 1, n_k) : n_k;
+        std::fill(scores, scores + first, hide);
+        std::fill(scores + end, scores + n_k, hide);
+        break;
+      }
+      case mask_rule::kind::dilated: {  // keeps j = i mod K, i mod K + K, ... (K >= 1)
+        std::size_t from = 0;
+        for (std::size_t keep = i % r.param; keep < n_k; keep += r.param) {
+          std::fill(scores + from, scores + keep, hide);
+          from = keep + 1;
+        }
+        if (from < n_k) std::fill(scores + from, scores + n_k, hide);
+        break;
+      }
+    }
+  }
+  for (std::size_t k : masks.pad_keys)
+    if (k < n_k) scores[k] = hide;
+}
+
+mask_map map_masks(const mask_set& masks, std::size_t n_q, std::size_t n_k) {
+  mask_map map;
+  map.full_rows.assign(n_q, false);
+  if (masks.empty()) return map;
+  map.hidden.assign(n_q * n_k, false);
+  std::vector<float> row(n_k);
+  for (std::size_t i = 0; i < n_q; ++i) {
+    std::fill(row.begin(), row.end(), 0.0f);
+    mask_row(masks, i, row.data(), n_k);
+    bool all = true;
+    for (std::size_t j = 0; j < n_k; ++j) {
+      const bool hidden = row[j] != 0.0f;
+      map.hidden[i * n_k + j] = hidden;
+      all = all && hidden;
+    }
+    map.full_rows[i] = all;
+  }
+  return map;
 }
 
 matrix apply_masks(const matrix& scores, const mask_set& masks) {

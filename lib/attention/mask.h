@@ -40,8 +40,17 @@ struct mask_set {
 
 // Pad keys past n_k are a usage_error.
 void check_pad_keys(const mask_set& masks, std::size_t n_k);
-// Row i of the scores (n_k entries) with its hidden keys set to -inf, in place.
+// Row i of the scores (n_k entries) with its hidden keys set to -inf, in place: rule by rule,
+// by filling the ranges each hides (mask_set::visible is the entry-by-entry reference).
 void mask_row(const mask_set& masks, std::size_t i, float* scores, std::size_t n_k);
+
+// Which entries of an n_q × n_k map the masks hide (row-major; empty without masks) and which
+// rows they hide entirely.
+struct mask_map {
+  std::vector<bool> hidden;
+  std::vector<bool> full_rows;
+};
+mask_map map_masks(const mask_set& masks, std::size_t n_q, std::size_t n_k);
 // Scores with masked entries set to -inf (check_pad_keys, then mask_row on every row).
 matrix apply_masks(const matrix& scores, const mask_set& masks);
 

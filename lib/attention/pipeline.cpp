@@ -81,19 +81,9 @@ void check_finite(const matrix& m, const char* what, const param_store& params) 
 }
 
 // Which keys the masks hid, per head: masked (row-major, empty without masks) and masked_rows.
-void record_masks(head_result& head, const mask_set& masks, std::size_t n_q, std::size_t n_k) {
-  head.masked_rows.assign(n_q, false);
-  if (masks.empty()) return;
-  head.masked.assign(n_q * n_k, false);
-  for (std::size_t i = 0; i < n_q; ++i) {
-    bool all_masked = true;
-    for (std::size_t j = 0; j < n_k; ++j) {
-      const bool m = !masks.visible(i, j);
-      if (m) head.masked[i * n_k + j] = true;
-      all_masked = all_masked && m;
-    }
-    head.masked_rows[i] = all_masked;
-  }
+void record_masks(head_result& head, const mask_map& map) {
+  head.masked = map.hidden;
+  head.masked_rows = map.full_rows;
 }
 
 void mask_hook(const void* masks, std::size_t i, float* scores, std::size_t n_k) {
@@ -183,12 +173,13 @@ std::vector<head_result> run_heads_fused(const matrix& q, const matrix& k, const
     args.sink_context = &relay;
   }
   if (!kernels::attention_softmax(args)) throw_overflow(params, "scores");
+  const mask_map map = sink ? mask_map{} : map_masks(spec.masks, n_q, n_k);
   for (std::size_t h = 0; h < H; ++h) {
     check_finite(heads[h].context, "context", params);
     if (sink)
       relay.record(heads[h], h, n_q);
     else
-      record_masks(heads[h], spec.masks, n_q, n_k);
+      record_masks(heads[h], map);
     if (spec.position == position_scheme::alibi) heads[h].alibi_slope = slopes[h];
   }
   return heads;
@@ -233,7 +224,7 @@ head_result run_head(const head_inputs& in, const attention_spec& spec, param_st
   add_time(timing, "score", seconds_since(clock));
   const matrix visible = apply_masks(scores, spec.masks);
   head.weights = align.fn(visible, align_options{spec.temperature, spec.window, &in.q, &params});
-  record_masks(head, spec.masks, visible.rows(), visible.cols());
+  record_masks(head, map_masks(spec.masks, visible.rows(), visible.cols()));
   if (spec.keep_scores) head.scores = std::move(scores);
   add_time(timing, "align", seconds_since(clock));
   auto ctx = context.fn(head.weights, in.v, context_options{spec.hard, in.seed});

@@ -228,6 +228,48 @@ TEST_CASE("masks: masked weights are exactly 0, scores stay unmasked, full rows 
   for (float v : r.heads[0].weights.values()) CHECK_FALSE(std::isnan(v));
 }
 
+// mask_row fills the ranges each rule hides; visible() decides entry by entry. Every combination
+// of up to three rules (window and dilation sizes from 0 / 1 to past the row), with and without
+// pad keys, on every row of short and long rows, and map_masks from the same rows.
+TEST_CASE("mask_row and map_masks hide exactly the keys visible() hides") {
+  const std::vector<std::string> kinds = {"causal",    "window:0",  "window:1",  "window:3",
+                                          "window:40", "dilated:1", "dilated:2", "dilated:5",
+                                          "dilated:40"};
+  std::size_t rows_checked = 0, hidden_seen = 0;
+  for (std::size_t a = 0; a < kinds.size(); ++a)
+    for (std::size_t b = a; b <= kinds.size(); ++b)
+      for (int pads = 0; pads < 2; ++pads) {
+        mask_set m;
+        m.rules = parse_masks(kinds[a] + (b < kinds.size() ? "," + kinds[b] : std::string()));
+        if (pads) m.pad_keys = {0, 6, 30};  // 30: past the short rows
+        for (std::size_t n_k : {std::size_t{1}, std::size_t{7}, std::size_t{33}}) {
+          const std::size_t n_q = n_k + 3;  // rows past the last key too
+          INFO(m.describe().front() << " n_k " << n_k);
+          const mask_map map = map_masks(m, n_q, n_k);
+          REQUIRE(map.hidden.size() == n_q * n_k);
+          for (std::size_t i = 0; i < n_q; ++i) {
+            std::vector<float> row(n_k, 1.5f);
+            mask_row(m, i, row.data(), n_k);
+            bool all = true;
+            for (std::size_t j = 0; j < n_k; ++j) {
+              const bool hidden = !m.visible(i, j);
+              REQUIRE(row[j] == (hidden ? -std::numeric_limits<float>::infinity() : 1.5f));
+              REQUIRE(map.hidden[i * n_k + j] == hidden);
+              all = all && hidden;
+              hidden_seen += hidden;
+            }
+            REQUIRE(map.full_rows[i] == all);
+            ++rows_checked;
+          }
+        }
+      }
+  CHECK(rows_checked == 108 * (4 + 10 + 36));  // 54 rule lists, with and without pads
+  CHECK(hidden_seen > rows_checked);  // the rules did hide keys
+  const mask_map none = map_masks(mask_set{}, 3, 4);
+  CHECK(none.hidden.empty());
+  CHECK(none.full_rows == std::vector<bool>(3, false));
+}
+
 TEST_CASE("mask rules: window, dilated, combinations, errors") {
   mask_set m;
   m.rules = parse_masks("window:1,dilated:2");
