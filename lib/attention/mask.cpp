@@ -115,6 +115,19 @@ void mask_row(const mask_set& masks, std::size_t i, float* scores, std::size_t n
     if (k < n_k) scores[k] = hide;
 }
 
+key_span visible_span(const mask_set& masks, std::size_t i, std::size_t n_k) {
+  key_span span{0, n_k};
+  for (const auto& r : masks.rules) {
+    if (r.what == mask_rule::kind::causal) span.end = std::min(span.end, i + 1);
+    if (r.what == mask_rule::kind::window) {
+      span.first = std::max(span.first, i > r.param ? i - r.param : 0);
+      if (r.param < n_k) span.end = std::min(span.end, i + r.param + 1);
+    }
+  }
+  span.first = std::min(span.first, span.end);
+  return span;
+}
+
 mask_map map_masks(const mask_set& masks, std::size_t n_q, std::size_t n_k) {
   mask_map map;
   map.full_rows.assign(n_q, false);

@@ -44,6 +44,13 @@ void check_pad_keys(const mask_set& masks, std::size_t n_k);
 // by filling the ranges each hides (mask_set::visible is the entry-by-entry reference).
 void mask_row(const mask_set& masks, std::size_t i, float* scores, std::size_t n_k);
 
+// [first, end): the keys row i may see lie in it (first <= end <= n_k). causal and window
+// narrow it to their range; dilated and pad keys do not.
+struct key_span {
+  std::size_t first = 0, end = 0;
+};
+key_span visible_span(const mask_set& masks, std::size_t i, std::size_t n_k);
+
 // Which entries of an n_q × n_k map the masks hide (row-major; empty without masks) and which
 // rows they hide entirely.
 struct mask_map {

@@ -90,6 +90,13 @@ void mask_hook(const void* masks, std::size_t i, float* scores, std::size_t n_k)
   mask_row(*static_cast<const mask_set*>(masks), i, scores, n_k);
 }
 
+void span_hook(const void* masks, std::size_t i, std::size_t n_k, std::size_t* first,
+               std::size_t* end) {
+  const key_span span = visible_span(*static_cast<const mask_set*>(masks), i, n_k);
+  *first = span.first;
+  *end = span.end;
+}
+
 // Streaming: forwards blocks of weights to the sink and notes, per head, the rows whose keys
 // were all masked. A row with a visible key sums to 1, so with masks a row of zeros is exactly
 // a row with every key hidden.
@@ -162,6 +169,7 @@ std::vector<head_result> run_heads_fused(const matrix& q, const matrix& k, const
   if (spec.position == position_scheme::alibi) args.alibi_slopes = slopes.data();
   if (!spec.masks.empty()) {
     args.mask_row = mask_hook;
+    args.mask_span = span_hook;
     args.mask_context = &spec.masks;
   }
   args.scores = scores.data();

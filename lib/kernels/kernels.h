@@ -52,6 +52,10 @@ void exp2_nonpositive(const float* t, float* y, std::size_t n);
 
 // Masks a row of scores in place (sets hidden keys to −inf): row index i, n_k entries.
 using mask_row_fn = void (*)(const void* context, std::size_t i, float* scores, std::size_t n_k);
+// The keys row i may see lie in [*first, *end) (first <= end <= n_k): the mask hides every key
+// outside, so the fused kernel need not compute them.
+using mask_span_fn = void (*)(const void* context, std::size_t i, std::size_t n_k,
+                              std::size_t* first, std::size_t* end);
 // Receives rows [i0, i0 + rows) of head h's weights (rows × n_k, row-major) as soon as they are
 // final. Called from several threads at once, each time for a different (head, i0).
 using rows_sink_fn = void (*)(void* context, std::size_t head, std::size_t i0, std::size_t rows,
@@ -70,6 +74,9 @@ struct attention_args {
   const double* alibi_slopes = nullptr;  // heads entries, or none
   mask_row_fn mask_row = nullptr;
   const void* mask_context = nullptr;
+  // Optional, with mask_row: where each row's visible keys lie. Without scores kept, a block of
+  // rows then computes only the keys some row of it may see (causal: about half of them).
+  mask_span_fn mask_span = nullptr;
   float* const* scores = nullptr;   // per head n_q × n_k before masking, or none (not kept)
   float* const* weights = nullptr;  // per head n_q × n_k, or none: streaming (see rows_sink)
   float* const* context = nullptr;  // per head n_q rows of d_v, stride ldc

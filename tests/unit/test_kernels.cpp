@@ -173,6 +173,22 @@ namespace {
 void causal(const void*, std::size_t i, float* e, std::size_t n_k) {
   for (std::size_t j = i + 1; j < n_k; ++j) e[j] = neg_inf;
 }
+void causal_span(const void*, std::size_t i, std::size_t n_k, std::size_t* first,
+                 std::size_t* end) {
+  *first = 0;
+  *end = std::min(i + 1, n_k);
+}
+// Keys within 3 of the query, and every third of them hidden as well (inside the span).
+void window3(const void*, std::size_t i, float* e, std::size_t n_k) {
+  for (std::size_t j = 0; j < n_k; ++j)
+    if ((i > j ? i - j : j - i) > 3 || j % 3 == 2) e[j] = neg_inf;
+}
+void window3_span(const void*, std::size_t i, std::size_t n_k, std::size_t* first,
+                  std::size_t* end) {
+  *first = std::min(i > 3 ? i - 3 : 0, n_k);
+  *end = std::min(i + 4, n_k);
+  if (*first > *end) *first = *end;
+}
 
 // attention_args over whole matrices split into `heads` equal column blocks: q (n_q × H d_k),
 // k (n_k × H d_k), v (n_k × H d_v); head h's weights into weights[h] (n_q × n_k), its context
@@ -220,13 +236,21 @@ TEST_CASE("the fused multi-head kernel equals scores, masks, softmax and context
     struct shape {
       std::size_t heads, n_q, n_k, d_k, d_v;
     };
+    // (300 × 5: whole blocks of rows past the last key; d_v = 150: several panels of V_h;
+    // n_k = 3000: blocks of a few rows, so a window's span starts inside a panel of keys.)
     for (const shape s : {shape{1, 1, 1, 1, 1}, shape{3, 37, 29, 5, 7}, shape{2, 70, 130, 16, 17},
-                          shape{4, 13, 300, 64, 64}})
-      for (int mode = 0; mode < 4; ++mode) {
+                          shape{4, 13, 300, 64, 64}, shape{1, 300, 5, 4, 3},
+                          shape{1, 40, 200, 8, 150}, shape{1, 50, 3000, 4, 3}})
+      for (int mode = 0; mode < 6; ++mode) {
         // 0: plain with ALiBi (the finiteness check inside the softmax pass); 1: causal mask
         // and scores kept (the check apart, before masking); 2: scores kept, no mask; 3: plain
-        // without ALiBi (the scores straight from the product).
-        const bool masked = mode == 1, keep_scores = mode == 1 || mode == 2, alibi = mode != 3;
+        // without ALiBi (the scores straight from the product); 4: causal mask with its span
+        // and ALiBi (only the keys a block may see are computed); 5: a window mask with its
+        // span, rows past the last key included (blocks with no key to compute).
+        const bool keep_scores = mode == 1 || mode == 2, alibi = mode != 3 && mode != 5;
+        const kernels::mask_row_fn mask = mode == 1 || mode == 4 ? causal
+                                          : mode == 5            ? window3
+                                                                 : nullptr;
         const matrix q = random_matrix(s.n_q, s.heads * s.d_k, 11);
         const matrix k = random_matrix(s.n_k, s.heads * s.d_k, 12);
         const matrix v = random_matrix(s.n_k, s.heads * s.d_v, 13);
@@ -247,7 +271,9 @@ TEST_CASE("the fused multi-head kernel equals scores, masks, softmax and context
         args.scale = 0.3f;
         args.inv_temperature = 1.0f / 0.7f;
         if (alibi) args.alibi_slopes = slopes.data();
-        if (masked) args.mask_row = causal;
+        args.mask_row = mask;
+        if (mode == 4) args.mask_span = causal_span;
+        if (mode == 5) args.mask_span = window3_span;
         if (keep_scores) args.scores = sp.data();
         REQUIRE(kernels::attention_softmax(args));
         for (std::size_t h = 0; h < s.heads; ++h) {
@@ -259,8 +285,8 @@ TEST_CASE("the fused multi-head kernel equals scores, masks, softmax and context
               e(i, j) = static_cast<float>(0.3 * e(i, j) - (alibi ? slopes[h] : 0.0) *
                                                                std::fabs(double(i) - double(j)));
           matrix vis = e;
-          if (masked)
-            for (std::size_t i = 0; i < s.n_q; ++i) causal(nullptr, i, vis.row(i), s.n_k);
+          if (mask)
+            for (std::size_t i = 0; i < s.n_q; ++i) mask(nullptr, i, vis.row(i), s.n_k);
           const matrix a = align_softmax_reference(vis, align_options{0.7});
           const matrix c = matmul_nn(a, v.columns(h * s.d_v, s.d_v));
           for (std::size_t i = 0; i < e.size(); ++i) {

@@ -228,10 +228,11 @@ TEST_CASE("masks: masked weights are exactly 0, scores stay unmasked, full rows 
   for (float v : r.heads[0].weights.values()) CHECK_FALSE(std::isnan(v));
 }
 
-// mask_row fills the ranges each rule hides; visible() decides entry by entry. Every combination
-// of up to three rules (window and dilation sizes from 0 / 1 to past the row), with and without
-// pad keys, on every row of short and long rows, and map_masks from the same rows.
-TEST_CASE("mask_row and map_masks hide exactly the keys visible() hides") {
+// mask_row fills the ranges each rule hides; visible() decides entry by entry. Every pair of
+// rules (window and dilation sizes from 0 / 1 to past the row), with and without pad keys, on
+// every row of short and long rows, and map_masks from the same rows; visible_span holds every
+// visible key, and with causal and window rules alone its ends are visible.
+TEST_CASE("mask_row, map_masks and visible_span agree with visible()") {
   const std::vector<std::string> kinds = {"causal",    "window:0",  "window:1",  "window:3",
                                           "window:40", "dilated:1", "dilated:2", "dilated:5",
                                           "dilated:40"};
@@ -242,6 +243,8 @@ TEST_CASE("mask_row and map_masks hide exactly the keys visible() hides") {
         mask_set m;
         m.rules = parse_masks(kinds[a] + (b < kinds.size() ? "," + kinds[b] : std::string()));
         if (pads) m.pad_keys = {0, 6, 30};  // 30: past the short rows
+        bool tight = !pads;
+        for (const auto& rule : m.rules) tight = tight && rule.what != mask_rule::kind::dilated;
         for (std::size_t n_k : {std::size_t{1}, std::size_t{7}, std::size_t{33}}) {
           const std::size_t n_q = n_k + 3;  // rows past the last key too
           INFO(m.describe().front() << " n_k " << n_k);
@@ -250,9 +253,17 @@ TEST_CASE("mask_row and map_masks hide exactly the keys visible() hides") {
           for (std::size_t i = 0; i < n_q; ++i) {
             std::vector<float> row(n_k, 1.5f);
             mask_row(m, i, row.data(), n_k);
+            const key_span span = visible_span(m, i, n_k);
+            REQUIRE(span.first <= span.end);
+            REQUIRE(span.end <= n_k);
+            if (tight && span.first < span.end) {  // causal and window spans are exact
+              REQUIRE(m.visible(i, span.first));
+              REQUIRE(m.visible(i, span.end - 1));
+            }
             bool all = true;
             for (std::size_t j = 0; j < n_k; ++j) {
               const bool hidden = !m.visible(i, j);
+              if (j < span.first || j >= span.end) REQUIRE(hidden);
               REQUIRE(row[j] == (hidden ? -std::numeric_limits<float>::infinity() : 1.5f));
               REQUIRE(map.hidden[i * n_k + j] == hidden);
               all = all && hidden;
