@@ -237,10 +237,14 @@ TEST_CASE("the fused multi-head kernel equals scores, masks, softmax and context
       std::size_t heads, n_q, n_k, d_k, d_v;
     };
     // (300 × 5: whole blocks of rows past the last key; d_v = 150: several panels of V_h;
-    // n_k = 3000: blocks of a few rows, so a window's span starts inside a panel of keys.)
+    // n_k = 3000: blocks of a few rows, so a window's span starts inside a panel of keys;
+    // n_k = 256 and 1024: rows of whole vectors, which the weights' writer drips out inside the
+    // A·V product's register tiles, falling behind on narrow vectors, with 45 and 30 rows
+    // leaving a strip too short for a full tile.)
     for (const shape s : {shape{1, 1, 1, 1, 1}, shape{3, 37, 29, 5, 7}, shape{2, 70, 130, 16, 17},
                           shape{4, 13, 300, 64, 64}, shape{1, 300, 5, 4, 3},
-                          shape{1, 40, 200, 8, 150}, shape{1, 50, 3000, 4, 3}})
+                          shape{1, 40, 200, 8, 150}, shape{1, 50, 3000, 4, 3},
+                          shape{2, 45, 256, 16, 20}, shape{1, 30, 1024, 8, 70}})
       for (int mode = 0; mode < 6; ++mode) {
         // 0: plain with ALiBi (the finiteness check inside the softmax pass); 1: causal mask
         // and scores kept (the check apart, before masking); 2: scores kept, no mask; 3: plain
