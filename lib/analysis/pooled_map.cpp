@@ -109,13 +109,10 @@ void pooled_weights::consume(std::size_t head, std::size_t i0, std::size_t rows,
     if (!complete.empty())  // this thread alone owns the bin now: its rows are all here
       reduce_bin(complete.data(), rows_.size(bin), cols_, how_, maps_[head].row(bin));
   }
-  if (on_rows_) {
-    std::size_t done = 0;
-    {
-      const std::lock_guard<std::mutex> guard(lock_);
-      done = done_ += rows;
-    }
-    on_rows_(done, maps_.size() * rows_.n);
+  if (on_rows_) {  // under the lock: one call at a time, `done` in increasing order
+    const std::lock_guard<std::mutex> guard(lock_);
+    done_ += rows;
+    on_rows_(done_, maps_.size() * rows_.n);
   }
 }
 

@@ -46,7 +46,8 @@ matrix aggregate_maps(const std::vector<matrix>& maps, head_aggregate how);
 
 class pooled_weights final : public weights_sink {
  public:
-  // on_rows(done, total) after each block, for progress (total = heads · n_q rows).
+  // on_rows(done, total) after each block, for progress (total = heads · n_q rows); the calls
+  // come one at a time, from whichever thread consumed the block, with `done` increasing.
   using rows_callback = std::function<void(std::size_t done, std::size_t total)>;
   pooled_weights(std::size_t heads, std::size_t n_q, std::size_t n_k, std::size_t pixels,
                  pool_mode how, rows_callback on_rows = {});
