@@ -2,19 +2,79 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <new>
+#include <sstream>
 #include <string>
+#include <system_error>
+#include <thread>
+#include <algorithm>
 #include <utility>
 
 #include "attnviz/version.h"
 #include "commands.h"
 #include "error.h"
+#include "io/file_io.h"
 #include "kernels/kernels.h"
 #include "render/canvas.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+// Every command's last step: what it printed must have reached standard output (and its
+// messages standard error). A full disk or a closed pipe is an error like any other: exit 2.
+int finish(int code, int stdout_errno = 0) {
+  errno = 0;
+  if (std::fflush(stdout) != 0 && errno != 0) stdout_errno = errno;
+  if (std::ferror(stdout) || stdout_errno != 0) {
+    fmt::print(stderr, "attn-viz: error: standard output: cannot write: {}\n",
+               std::strerror(stdout_errno != 0 ? stdout_errno : EIO));
+    std::fflush(stderr);
+    return 2;
+  }
+  if (std::fflush(stderr) != 0 || std::ferror(stderr)) return 2;
+  return code;
+}
+
+// The files each command reads, protected from its outputs (attnviz::guard_input): every
+// option of the chosen subcommand that takes a FILE outside the "Output" group, and standard
+// input when it is redirected from a file.
+void guard_inputs(const CLI::App& app) {
+  attnviz::guard_stdin();
+  for (const CLI::App* cmd : app.get_subcommands())
+    for (const CLI::Option* opt : cmd->get_options()) {
+      if (opt->get_type_name() != "FILE" || opt->get_group() == "Output") continue;
+      for (const auto& value : opt->results()) attnviz::guard_input(value, opt->get_name());
+    }
+}
+
+// Every unsigned integer option refuses a negative value (CLI11 would wrap "-1" to 2^64 - 1).
+// Walks the whole tree after the subcommands are declared, so a new option gets it too.
+void refuse_negative_unsigned(CLI::App& app) {
+  static const CLI::Validator non_negative(
+      [](std::string& value) -> std::string {
+        const auto first = value.find_first_not_of(" \t");
+        if (first != std::string::npos && value[first] == '-')
+          return fmt::format("must be 0 or more, got {}", value);
+        return {};
+      },
+      "", "non-negative");
+  for (CLI::Option* opt : app.get_options())
+    if (opt->get_type_name() == "UINT") opt->check(non_negative);
+  for (CLI::App* sub : app.get_subcommands({})) refuse_negative_unsigned(*sub);
+}
+
+// --threads: at most 4 threads per core (more only slows the kernels, and a huge count makes
+// the OpenMP runtime try to allocate stacks for all of them).
+std::size_t max_threads() {
+  return 4 * std::max(1u, std::thread::hardware_concurrency());
+}
+
+int print_errno = 0;  // the error of a print to standard output that threw
+
+int run(int argc, char** argv) {
   using namespace attnviz;
   CLI::App app{
       "attn-viz: see what an attention mechanism does to a sentence.\n"
@@ -50,17 +110,31 @@ int main(int argc, char** argv) {
       {"bench", cli::setup_bench(app)},
       {"man", cli::setup_man(app)},
       {"completion", cli::setup_completion(app)}};
+  refuse_negative_unsigned(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    if (e.get_exit_code() == 0) {  // --help, --version: printed here, so a failure is seen
+      std::ostringstream out, err;
+      const int code = app.exit(e, out, err);
+      const std::string text = out.str();
+      if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() ||
+          std::fflush(stdout) != 0)
+        print_errno = errno;
+      fmt::print(stderr, "{}", err.str());
+      return code;
+    }
     fmt::print(stderr, "attn-viz: error: {} (see 'attn-viz --help')\n", e.what());
     return 2;
   }
   try {
+    if (threads > max_threads())
+      throw usage_error(fmt::format("--threads {}: at most {} (4 per core; this machine has {})",
+                                    threads, max_threads(), max_threads() / 4));
     if (threads > 0) kernels::set_threads(threads);
     if (!isa.empty()) kernels::use_isa(isa);
     set_png_level(png_level);
+    guard_inputs(app);
     for (const auto& [name, act] : commands)
       if (app.got_subcommand(name)) return act();
     return 2;
@@ -75,8 +149,22 @@ int main(int argc, char** argv) {
                "attn-viz: error: out of memory: the run needs more than this machine has; use "
                "fewer tokens or a lower --max-memory so the size check stops it first\n");
     return 2;
+  } catch (const std::system_error& e) {
+    if (std::ferror(stdout)) {  // a failed print: main's finish reports it
+      print_errno = e.code().value();
+      return 2;
+    }
+    fmt::print(stderr, "attn-viz: internal error: {}\n", e.what());
+    return 1;
   } catch (const std::exception& e) {
     fmt::print(stderr, "attn-viz: internal error: {}\n", e.what());
     return 1;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int code = run(argc, argv);
+  return finish(code, print_errno);
 }

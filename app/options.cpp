@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <iterator>
 
@@ -21,6 +23,20 @@ std::string names_of(const Entries& entries) {
   std::vector<std::string_view> names;
   for (const auto& e : entries) names.push_back(e.info.name);
   return fmt::format("{}", fmt::join(names, ", "));
+}
+
+// A real number > 0 (CLI::PositiveNumber's message prints DBL_MAX in full).
+const CLI::Validator& positive_number() {
+  static const CLI::Validator v(
+      [](std::string& value) -> std::string {
+        char* end = nullptr;
+        const double x = std::strtod(value.c_str(), &end);
+        if (end == value.c_str() || *end != '\0' || !(x > 0.0) || !std::isfinite(x))
+          return fmt::format("must be a number above 0, got {}", value);
+        return {};
+      },
+      "POSITIVE", "positive");
+  return v;
 }
 
 }  // namespace
@@ -152,7 +168,7 @@ void add_variant_flags(CLI::App& cmd, common_flags& f) {
       ->group("Variant");
   cmd.add_option("--alibi-slope", s.alibi_slope,
                  "ALiBi slope m of the first head; head h uses m^h [default: 2^(-8/heads)]")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_number())
       ->group("Variant");
   cmd.add_flag("--convs2s", s.convs2s,
                "ConvS2S values: v_j = z_j + e_j, the keys plus the input embeddings")

@@ -66,7 +66,20 @@ matrix apply(const projection& p, const matrix& x) {
   return y;
 }
 
-void throw_overflow(const param_store& params, const char* what) {
+// The overflow's likely cause: a scale the user set (named as its flag), else the parameters'
+// source ("--seed 0" or the weights file).
+void throw_overflow(const attention_spec& spec, const param_store& params, const char* what) {
+  std::string cause;
+  if (spec.sharpen != 1.0)
+    cause = fmt::format("--sharpen {:g}", spec.sharpen);
+  else if (spec.position == position_scheme::alibi && spec.alibi_slope != 0.0)
+    cause = fmt::format("--alibi-slope {:g}", spec.alibi_slope);
+  else if (spec.temperature != 1.0)
+    cause = fmt::format("--temperature {:g}", spec.temperature);
+  if (!cause.empty())
+    throw input_error(cause, fmt::format("the {} overflowed the float range: use a value closer "
+                                         "to 1",
+                                         what));
   throw input_error(params.source(),
                     fmt::format("the {} overflowed the float range: the inputs or parameters "
                                 "are too large",
@@ -75,9 +88,10 @@ void throw_overflow(const param_store& params, const char* what) {
 
 // Scores come from finite inputs and parameters; an infinite or NaN one means they overflowed
 // float (|e| > 3.4e38), which no alignment can turn into meaningful weights.
-void check_finite(const matrix& m, const char* what, const param_store& params) {
+void check_finite(const matrix& m, const char* what, const attention_spec& spec,
+                  const param_store& params) {
   for (std::size_t i = 0; i < m.size(); ++i)
-    if (!std::isfinite(m.data()[i])) throw_overflow(params, what);
+    if (!std::isfinite(m.data()[i])) throw_overflow(spec, params, what);
 }
 
 // Which keys the masks hid, per head: masked (row-major, empty without masks) and masked_rows.
@@ -180,10 +194,10 @@ std::vector<head_result> run_heads_fused(const matrix& q, const matrix& k, const
     args.rows_sink = sink_relay::relay;
     args.sink_context = &relay;
   }
-  if (!kernels::attention_softmax(args)) throw_overflow(params, "scores");
+  if (!kernels::attention_softmax(args)) throw_overflow(spec, params, "scores");
   const mask_map map = sink ? mask_map{} : map_masks(spec.masks, n_q, n_k);
   for (std::size_t h = 0; h < H; ++h) {
-    check_finite(heads[h].context, "context", params);
+    check_finite(heads[h].context, "context", spec, params);
     if (sink)
       relay.record(heads[h], h, n_q);
     else
@@ -228,7 +242,7 @@ head_result run_head(const head_inputs& in, const attention_spec& spec, param_st
     add_alibi(scores, in.alibi_slope);
     head.alibi_slope = in.alibi_slope;
   }
-  check_finite(scores, "scores", params);
+  check_finite(scores, "scores", spec, params);
   add_time(timing, "score", seconds_since(clock));
   const matrix visible = apply_masks(scores, spec.masks);
   head.weights = align.fn(visible, align_options{spec.temperature, spec.window, &in.q, &params});
@@ -237,7 +251,7 @@ head_result run_head(const head_inputs& in, const attention_spec& spec, param_st
   add_time(timing, "align", seconds_since(clock));
   auto ctx = context.fn(head.weights, in.v, context_options{spec.hard, in.seed});
   head.context = std::move(ctx.context);
-  check_finite(head.context, "context", params);
+  check_finite(head.context, "context", spec, params);
   head.chosen_keys = std::move(ctx.chosen);
   add_time(timing, "context", seconds_since(clock));
   return head;
@@ -265,7 +279,7 @@ head_result run_head_streamed(const head_inputs& in, std::size_t h, const attent
     std::copy(in.q.row(i0), in.q.row(i0) + rows * in.q.cols(), q_block.data());
     matrix scores = score.fn(score_inputs{q_block, in.k, params, spec.d_a, spec.sharpen});
     if (spec.position == position_scheme::alibi) add_alibi(scores, in.alibi_slope, i0);
-    check_finite(scores, "scores", params);
+    check_finite(scores, "scores", spec, params);
     for (std::size_t r = 0; r < rows; ++r) mask_row(spec.masks, i0 + r, scores.row(r), n_k);
     add_time(timing, "score", seconds_since(clock));
     const matrix weights =
@@ -276,7 +290,7 @@ head_result run_head_streamed(const head_inputs& in, std::size_t h, const attent
     std::copy(ctx.context.data(), ctx.context.data() + ctx.context.size(), head.context.row(i0));
     add_time(timing, "context", seconds_since(clock));
   }
-  check_finite(head.context, "context", params);
+  check_finite(head.context, "context", spec, params);
   relay.record(head, h, n_q);
   return head;
 }
@@ -332,7 +346,7 @@ matrix combine_heads(attention_result& r, param_store& params) {
   kernels::gemm(n_q, d, H * d_v, 1.0f, joined.data(), H * d_v, w_o, H * d_v, true, 0.0f, out.data(),
                 d);
   if (bias) add_row_bias(out, *bias);
-  check_finite(out, "output", params);
+  check_finite(out, "output", r.spec, params);
   return out;
 }
 

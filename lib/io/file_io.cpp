@@ -10,12 +10,66 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <optional>
 #include <set>
+#include <utility>
 
 #include "error.h"
 
 namespace attnviz {
 namespace fs = std::filesystem;
+
+namespace {
+
+struct guarded_file {
+  dev_t dev;
+  ino_t ino;
+  std::string name;
+};
+
+std::vector<guarded_file>& guarded() {
+  static std::vector<guarded_file> files;
+  return files;
+}
+
+std::mutex& guarded_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+void guard(const struct stat& st, const std::string& name) {
+  std::lock_guard<std::mutex> lock(guarded_mutex());
+  for (const auto& g : guarded())
+    if (g.dev == st.st_dev && g.ino == st.st_ino) return;
+  guarded().push_back({st.st_dev, st.st_ino, name});
+}
+
+// The guarded input that `st` is, if any.
+std::optional<std::string> guarded_name(const struct stat& st) {
+  std::lock_guard<std::mutex> lock(guarded_mutex());
+  for (const auto& g : guarded())
+    if (g.dev == st.st_dev && g.ino == st.st_ino) return g.name;
+  return std::nullopt;
+}
+
+}  // namespace
+
+void guard_input(const std::string& path, const std::string& name) {
+  struct stat st {};
+  if (path.empty() || path == stdout_name || ::stat(path.c_str(), &st) != 0) return;
+  if (S_ISREG(st.st_mode)) guard(st, name);
+}
+
+void guard_stdin() {
+  struct stat st {};
+  if (::fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode)) guard(st, "standard input");
+}
+
+void clear_guarded_inputs() {
+  std::lock_guard<std::mutex> lock(guarded_mutex());
+  guarded().clear();
+}
 
 void require_regular_file(const std::string& path) {
   struct stat st {};
@@ -23,6 +77,7 @@ void require_regular_file(const std::string& path) {
     throw input_error(path, fmt::format("cannot open: {}", std::strerror(errno)));
   if (S_ISDIR(st.st_mode)) throw input_error(path, "is a folder, expected a file");
   if (!S_ISREG(st.st_mode)) throw input_error(path, "is not a regular file (expected a file)");
+  guard(st, path);
 }
 
 std::string read_whole_file(const std::string& path) {
@@ -34,19 +89,67 @@ std::string read_whole_file(const std::string& path) {
   return bytes;
 }
 
-void check_output_path(const std::string& path, const std::string& flag) {
-  if (path.empty()) throw usage_error(fmt::format("{}: empty file name", flag));
-  if (path == stdout_name) return;
-  const fs::path p(path);
-  fs::path dir = p.parent_path();
+namespace {
+
+// The final target of a chain of symbolic links (`path` itself when it is not a link); relative
+// targets are taken from the link's folder, as the system does.
+fs::path follow_links(const std::string& path, const std::string& name) {
+  fs::path p(path);
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p;
+    std::error_code ec;
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec)
+      throw usage_error(
+          fmt::format("{} {}: cannot read the link: {}", name, path, ec.message()));
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  throw usage_error(fmt::format("{} {}: too many levels of symbolic links", name, path));
+}
+
+const char* kind_of(mode_t mode) {
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a file";
+}
+
+}  // namespace
+
+output_target resolve_output(const std::string& path, const std::string& name) {
+  if (path.empty()) throw usage_error(fmt::format("{}: empty file name", name));
+  if (path == stdout_name) return {output_target::kind::to_stdout, path};
+  const fs::path target = follow_links(path, name);
+  const std::string shown =
+      target == fs::path(path) ? path : fmt::format("{} (a link to {})", path, target.string());
+  struct stat st {};
+  if (::stat(target.c_str(), &st) == 0) {
+    if (const auto input = guarded_name(st))
+      throw usage_error(fmt::format(
+          "{} {}: is the same file as {}, an input of this run; writing it would destroy that "
+          "input: name another file",
+          name, shown, *input));
+    if (S_ISDIR(st.st_mode))
+      throw usage_error(fmt::format("{} {}: is a folder, expected a file name", name, shown));
+    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+      return {output_target::kind::stream, target.string()};
+    if (!S_ISREG(st.st_mode))
+      throw usage_error(fmt::format(
+          "{} {}: is {}; attn-viz writes files, character devices, pipes or - (standard output)",
+          name, shown, kind_of(st.st_mode)));
+  }
+  fs::path dir = target.parent_path();
   if (dir.empty()) dir = ".";
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
-    throw usage_error(fmt::format("{} {}: folder '{}' does not exist", flag, path, dir.string()));
+    throw usage_error(fmt::format("{} {}: folder '{}' does not exist", name, shown, dir.string()));
   if (::access(dir.c_str(), W_OK) != 0)
-    throw usage_error(fmt::format("{} {}: folder '{}' is not writable", flag, path, dir.string()));
-  if (fs::is_directory(p, ec))
-    throw usage_error(fmt::format("{} {}: is a folder, expected a file name", flag, path));
+    throw usage_error(fmt::format("{} {}: folder '{}' is not writable", name, shown, dir.string()));
+  return {output_target::kind::replace, target.string()};
+}
+
+void check_output_path(const std::string& path, const std::string& flag) {
+  resolve_output(path, flag);
 }
 
 void check_output_dir(const std::string& path, const std::string& flag) {
@@ -71,13 +174,22 @@ void check_output_dir(const std::string& path, const std::string& flag) {
 }
 
 void create_output_dir(const std::string& path) {
+  make_output_dir(path);
+}
+
+bool make_output_dir(const std::string& path) {
   std::error_code ec;
-  fs::create_directory(path, ec);
+  const bool made = fs::create_directory(path, ec);
   if (ec) throw input_error(path, fmt::format("cannot create the folder: {}", ec.message()));
+  return made;
 }
 
 void output_batch::add(std::string path, std::string bytes) {
   files_.push_back({std::move(path), std::move(bytes)});
+}
+
+void output_batch::add_dir(std::string path) {
+  dirs_.push_back(std::move(path));
 }
 
 namespace {
@@ -96,71 +208,113 @@ void write_fully(int fd, const std::string& bytes, const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+mode_t new_file_mode(const std::string& existing) {
+  struct stat st {};
+  if (::stat(existing.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return st.st_mode & 07777;
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  return 0644 & ~mask;
+}
+
+// `bytes` in a new temporary file beside `target`; returns its name.
+std::string write_temporary(const std::string& target, const std::string& bytes,
+                            const std::string& shown, std::vector<std::string>& temps) {
+  const fs::path p(target);
+  fs::path dir = p.parent_path();
+  if (dir.empty()) dir = ".";
+  const std::string tmpl = (dir / ("." + p.filename().string() + ".tmp-XXXXXX")).string();
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  const int fd = ::mkstemp(buf.data());
+  if (fd < 0)
+    throw input_error(shown, fmt::format("cannot create a temporary file in '{}': {}",
+                                         dir.string(), std::strerror(errno)));
+  temps.emplace_back(buf.data());
+  try {
+    write_fully(fd, bytes, shown);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::fchmod(fd, new_file_mode(target));
+  if (::close(fd) != 0)
+    throw input_error(shown, fmt::format("cannot write: {}", std::strerror(errno)));
+  return temps.back();
+}
+
+// `bytes` into an existing character device or FIFO, as `>` does (a FIFO waits for its reader).
+void write_stream(const std::string& target, const std::string& bytes, const std::string& shown) {
+  const int fd = ::open(target.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) throw input_error(shown, fmt::format("cannot open: {}", std::strerror(errno)));
+  try {
+    write_fully(fd, bytes, shown);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  if (::close(fd) != 0)
+    throw input_error(shown, fmt::format("cannot write: {}", std::strerror(errno)));
+}
+
+}  // namespace
+
 std::vector<std::string> output_batch::commit() {
-  std::set<std::string> seen;
   std::vector<std::string> order;
   for (const auto& f : files_) order.push_back(f.path);
   std::string stdout_bytes;
   bool has_stdout = false;
-  std::vector<pending> files;
+  // every destination resolved and checked before anything is written
+  std::vector<std::pair<output_target, pending*>> targets;
+  std::set<std::string> seen;
   for (auto& f : files_) {
-    if (f.path != stdout_name) {
-      files.push_back(std::move(f));
+    if (f.path == stdout_name) {
+      if (has_stdout)
+        throw usage_error(
+            "only one output can go to standard output (-); name a file for the other");
+      has_stdout = true;
       continue;
     }
-    if (has_stdout)
-      throw usage_error("only one output can go to standard output (-); name a file for the other");
-    has_stdout = true;
-    stdout_bytes = std::move(f.bytes);
-  }
-  files_ = std::move(files);
-  for (const auto& f : files_) {
-    if (!seen.insert(fs::absolute(f.path).lexically_normal().string()).second)
+    bool in_new_dir = false;
+    for (const auto& d : dirs_)
+      in_new_dir = in_new_dir || fs::path(f.path).parent_path() == fs::path(d);
+    output_target t;
+    if (in_new_dir && !fs::exists(fs::path(f.path).parent_path()))
+      t = {output_target::kind::replace, f.path};  // a folder commit makes: nothing there yet
+    else
+      t = resolve_output(f.path, "output");
+    if (!seen.insert(fs::absolute(t.path).lexically_normal().string()).second)
       throw usage_error(fmt::format("two outputs would be written to the same file {}", f.path));
-    check_output_path(f.path, "output");
+    targets.emplace_back(t, &f);
   }
+  for (auto& f : files_)
+    if (f.path == stdout_name) stdout_bytes = std::move(f.bytes);
+
   std::vector<std::string> temps;
+  std::vector<std::string> made_dirs;
   auto cleanup = [&] {
     for (const auto& t : temps) ::unlink(t.c_str());
+    for (auto d = made_dirs.rbegin(); d != made_dirs.rend(); ++d) ::rmdir(d->c_str());
   };
   try {
-    for (const auto& f : files_) {
-      const fs::path p(f.path);
-      fs::path dir = p.parent_path();
-      if (dir.empty()) dir = ".";
-      std::string tmpl = (dir / ("." + p.filename().string() + ".tmp-XXXXXX")).string();
-      std::vector<char> buf(tmpl.begin(), tmpl.end());
-      buf.push_back('\0');
-      const int fd = ::mkstemp(buf.data());
-      if (fd < 0)
-        throw input_error(f.path, fmt::format("cannot create a temporary file in '{}': {}",
-                                              dir.string(), std::strerror(errno)));
-      temps.emplace_back(buf.data());
-      try {
-        write_fully(fd, f.bytes, f.path);
-      } catch (...) {
-        ::close(fd);
-        throw;
-      }
-      ::fchmod(
-          fd, 0644 & ~[] {
-            mode_t m = ::umask(0);
-            ::umask(m);
-            return m;
-          }());
-      if (::close(fd) != 0)
-        throw input_error(f.path, fmt::format("cannot write: {}", std::strerror(errno)));
-    }
-    for (std::size_t i = 0; i < files_.size(); ++i) {
-      if (std::rename(temps[i].c_str(), files_[i].path.c_str()) != 0)
-        throw input_error(files_[i].path,
-                          fmt::format("cannot rename into place: {}", std::strerror(errno)));
-    }
+    for (const auto& d : dirs_)
+      if (make_output_dir(d)) made_dirs.push_back(d);
+    std::vector<std::pair<std::string, std::string>> renames;  // temporary -> destination
+    for (const auto& [t, f] : targets)
+      if (t.how == output_target::kind::replace)
+        renames.emplace_back(write_temporary(t.path, f->bytes, f->path, temps), t.path);
+    for (const auto& [t, f] : targets)
+      if (t.how == output_target::kind::stream) write_stream(t.path, f->bytes, f->path);
+    for (const auto& [temp, dest] : renames)
+      if (std::rename(temp.c_str(), dest.c_str()) != 0)
+        throw input_error(dest, fmt::format("cannot rename into place: {}", std::strerror(errno)));
   } catch (...) {
     cleanup();
     throw;
   }
   files_.clear();
+  dirs_.clear();
   if (has_stdout) {
     std::fflush(stdout);
     const std::size_t n = std::fwrite(stdout_bytes.data(), 1, stdout_bytes.size(), stdout);

@@ -16,15 +16,43 @@ void require_regular_file(const std::string& path);
 // The name that means standard output for any output file (`--json -`).
 inline constexpr const char* stdout_name = "-";
 
+// Inputs the run reads, so that no output is ever written over one of them (by the same path,
+// a symbolic link or a hard link: files are compared by device and inode). guard_input records
+// an existing file under `name` (the parameter that named it; the first name given to a file
+// wins); guard_stdin records standard input when it is redirected from a regular file.
+// require_regular_file guards every file the library opens, under its path.
+void guard_input(const std::string& path, const std::string& name);
+void guard_stdin();
+void clear_guarded_inputs();  // tests
+
+// Where the bytes of an output go, decided as `cp` and the shell's `>` do:
+//   to_stdout  "-": standard output;
+//   stream     an existing character device or FIFO (also through a link): written into, in
+//              place, never replaced;
+//   replace    anything else: written to a temporary file beside `path`, then renamed over it.
+//              A symbolic link is followed: `path` is its final target, which is replaced and
+//              the link kept.
+// A block device, socket or folder is refused (usage_error naming `name`), as is a missing or
+// unwritable folder for a replaced file and any guarded input.
+struct output_target {
+  enum class kind { to_stdout, stream, replace };
+  kind how = kind::replace;
+  std::string path;  // the resolved destination (the link's target for a link)
+};
+output_target resolve_output(const std::string& path, const std::string& name);
+
 // A set of output files written all-or-nothing:
-//   add() only records bytes; commit() first checks every destination folder, then writes each
-//   file to a temporary name beside its destination, and only when all are written renames
-//   them into place. On any failure the temporaries are removed and existing files are left
-//   untouched. Returns the destination paths in the order added.
+//   add() only records bytes; add_dir() a folder the outputs go into. commit() first resolves
+//   every destination (resolve_output), then makes the missing folders, writes each replaced
+//   file to a temporary name beside its destination and each stream in place, and only when all
+//   are written renames the temporaries into place. On any failure the temporaries and the
+//   folders it made are removed and existing files are left untouched (a stream may have
+//   received part of its bytes). Returns the destination paths as given, in the order added.
 //   One output may be "-": its bytes go to standard output, after every file is in place.
 class output_batch {
  public:
   void add(std::string path, std::string bytes);
+  void add_dir(std::string path);
   bool empty() const noexcept { return files_.empty(); }
   std::vector<std::string> commit();
 
@@ -34,6 +62,7 @@ class output_batch {
     std::string bytes;
   };
   std::vector<pending> files_;
+  std::vector<std::string> dirs_;
 };
 
 // An output folder (--npy DIR, --out-dir DIR): fine when it is a writable folder, or when it does
@@ -41,9 +70,11 @@ class output_batch {
 // are ready). Otherwise a usage_error naming the flag.
 void check_output_dir(const std::string& path, const std::string& flag);
 void create_output_dir(const std::string& path);
+// create_output_dir when the folder is missing; true when it made it.
+bool make_output_dir(const std::string& path);
 
-// Fails early (before any work) when an output's folder is missing or not writable ("-", standard
-// output, always passes).
+// Fails early (before any work) with resolve_output's checks: a folder missing or not writable, a
+// destination that cannot be written, a guarded input ("-", standard output, always passes).
 void check_output_path(const std::string& path, const std::string& flag);
 
 }  // namespace attnviz

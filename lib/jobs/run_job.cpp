@@ -122,7 +122,7 @@ run_report run_prepared(const run_config& c, const prepared_input& in, param_sto
   if (!c.params_out.empty()) out.add(c.params_out, params.serialize_used());
   if (!c.npy_dir.empty()) {
     add_npy_files(out, c.npy_dir, report.result);
-    create_output_dir(c.npy_dir);
+    out.add_dir(c.npy_dir);
   }
   return report;
 }

@@ -135,6 +135,7 @@ class mapped_file {
     void* p = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_SHARED, fd, 0);
     ::close(fd);
     if (p == MAP_FAILED) return std::nullopt;
+    guard_input(path, path);  // read while the run lasts: no output may replace it
     return mapped_file(static_cast<const unsigned char*>(p), static_cast<std::size_t>(st.st_size));
   }
   mapped_file(mapped_file&& o) noexcept : data_(o.data_), size_(o.size_) { o.data_ = nullptr; }
@@ -238,15 +239,12 @@ std::string default_cache_dir() {
   throw usage_error("--cache: no cache folder (set ATTNVIZ_CACHE_DIR, XDG_CACHE_HOME or HOME)");
 }
 
-embedding_table read_embeddings_cached(const std::string& path,
-                                       const std::unordered_set<std::string>& wanted,
-                                       std::size_t keep_first, const std::string& cache_dir,
-                                       cache_use* use) {
-  const source_stamp s = stamp_of(path);
-  std::error_code ec;
-  fs::create_directories(cache_dir, ec);
-  if (!fs::is_directory(cache_dir))
-    throw usage_error(fmt::format("--cache: cannot make the folder {}", cache_dir));
+namespace {
+
+embedding_table read_or_build_cache(const std::string& path, const source_stamp& s,
+                                    const std::unordered_set<std::string>& wanted,
+                                    std::size_t keep_first, const std::string& cache_dir,
+                                    cache_use* use) {
   const std::string file = cache_file(cache_dir, s);
   if (use) *use = {file, false};
   if (auto m = mapped_file::open(file))
@@ -268,6 +266,31 @@ embedding_table read_embeddings_cached(const std::string& path,
   if (m) t = answer(*m, s, path, wanted, keep_first);
   if (!t) throw std::runtime_error(fmt::format("the cache just written ({}) does not read", file));
   return std::move(*t);
+}
+
+}  // namespace
+
+embedding_table read_embeddings_cached(const std::string& path,
+                                       const std::unordered_set<std::string>& wanted,
+                                       std::size_t keep_first, const std::string& cache_dir,
+                                       cache_use* use) {
+  const source_stamp s = stamp_of(path);
+  // the folders this call makes, deepest last: removed again (when still empty) if it fails
+  std::vector<fs::path> made;
+  std::error_code ec;
+  for (fs::path d = fs::path(cache_dir); !d.empty() && !fs::exists(d, ec); d = d.parent_path()) {
+    made.insert(made.begin(), d);
+    if (d == d.parent_path()) break;
+  }
+  fs::create_directories(cache_dir, ec);
+  if (!fs::is_directory(cache_dir))
+    throw usage_error(fmt::format("--cache: cannot make the folder {}", cache_dir));
+  try {
+    return read_or_build_cache(path, s, wanted, keep_first, cache_dir, use);
+  } catch (...) {
+    for (auto d = made.rbegin(); d != made.rend(); ++d) ::rmdir(d->c_str());
+    throw;
+  }
 }
 
 embedding_table load_embeddings(const std::string& path,

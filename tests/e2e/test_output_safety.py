@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""An output path never destroys what is there, and every write error is reported.
+
+Destinations that are not regular files are written into (FIFO, character device) or refused
+(socket), links are followed, an output that is one of the run's inputs is refused before
+anything runs, and a full standard output is an error (exit 2) for every command. Every file,
+FIFO, link and device node is made in the test's own temporary folder; the only system file
+used is /dev/full, opened for writing as the shell's `> /dev/full` would."""
+import os
+import socket
+import stat
+import subprocess
+import sys
+import threading
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import main  # noqa: E402
+
+SENTENCE = "the cat sat on the mat"
+
+
+def write(path, text):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def run_raw(env, argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE):
+    proc = subprocess.run([os.path.abspath(env.exe), *argv], stdin=stdin, stdout=stdout, stderr=subprocess.PIPE,
+                          timeout=300, cwd=env.tmp)
+    return proc.returncode, proc.stderr.decode("utf-8", "replace")
+
+
+def expect_refused(env, argv, words, stdin=subprocess.DEVNULL):
+    code, err = run_raw(env, argv, stdin=stdin)
+    assert code == 2, f"exit {code} for {argv}: {err}"
+    lines = [line for line in err.splitlines() if "error" in line]
+    assert len(lines) == 1, err
+    for w in words:
+        assert w in lines[0], f"{w!r} not in {lines[0]!r}"
+
+
+def test_output_that_is_an_input_is_refused(env):
+    emb = env.path("e.txt")
+    write(emb, read(env.embeddings).decode("utf-8"))
+    before = read(emb)
+    os.link(emb, env.path("hard.txt"))
+    os.symlink("e.txt", env.path("link.txt"))
+    for flag in ("--json", "--png", "--svg", "--html", "--params-out"):
+        for out in ("e.txt", "hard.txt", "link.txt"):
+            expect_refused(env, ["run", "--text", SENTENCE, "-e", "e.txt", flag, out],
+                           [flag, out, "same file as --embeddings", "name another file"])
+    # the output flag first, the input after it: the same
+    expect_refused(env, ["run", "--png", "e.txt", "--text", SENTENCE, "--embeddings", "e.txt"],
+                   ["--png e.txt", "--embeddings"])
+    assert read(emb) == before
+    assert not os.path.exists(env.path("real.json"))
+
+
+def test_output_that_is_standard_input_is_refused(env):
+    write(env.path("s.txt"), SENTENCE)
+    with open(env.path("s.txt"), "rb") as stdin:
+        expect_refused(env, ["run", "--text", "-", "--json", "s.txt"],
+                       ["--json s.txt", "same file as standard input"], stdin=stdin)
+    assert read(env.path("s.txt")) == SENTENCE.encode()
+
+
+def test_parameters_in_and_out_are_not_the_same_file(env):
+    code, err = run_raw(env, ["run", "--text", SENTENCE, "--score", "general",
+                              "--params-out", "p.safetensors"])
+    assert code == 0, err
+    before = read(env.path("p.safetensors"))
+    expect_refused(env, ["run", "--text", SENTENCE, "--score", "general", "--params",
+                         "p.safetensors", "--params-out", "p.safetensors"],
+                   ["--params-out p.safetensors", "same file as --params"])
+    assert read(env.path("p.safetensors")) == before
+
+
+def test_batch_and_other_commands_refuse_their_inputs(env):
+    write(env.path("lines.txt"), SENTENCE + "\n")
+    before = read(env.path("lines.txt"))
+    # han and transformer take --params too
+    expect_refused(env, ["han", "--document", "A b. C d.", "--params", "lines.txt",
+                         "--params-out", "lines.txt"], ["--params-out lines.txt", "--params"])
+    expect_refused(env, ["compare", "--text", SENTENCE, "-e", "lines.txt", "--json", "lines.txt"],
+                   ["--json lines.txt", "--embeddings"])
+    assert read(env.path("lines.txt")) == before
+
+
+def test_fifo_is_written_into(env):
+    fifo = env.path("pipe")
+    os.mkfifo(fifo)
+    got = {}
+
+    def reader():
+        with open(fifo, "rb") as f:
+            got["bytes"] = f.read()
+    t = threading.Thread(target=reader)
+    t.start()
+    code, err = run_raw(env, ["run", "--text", SENTENCE, "--json", "pipe"])
+    if t.is_alive() and "bytes" not in got:  # the run never opened the FIFO: free the reader
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    t.join(timeout=60)
+    assert code == 0, err
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced by a file"
+    assert got["bytes"].startswith(b"{") and b'"weights"' in got["bytes"], got["bytes"][:200]
+
+
+def test_symlink_is_followed(env):
+    write(env.path("target.png"), "old")
+    os.symlink("target.png", env.path("link.png"))
+    code, err = run_raw(env, ["run", "--text", SENTENCE, "--png", "link.png"])
+    assert code == 0, err
+    assert os.path.islink(env.path("link.png")), "the link was replaced by a file"
+    assert read(env.path("target.png"))[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_socket_is_refused(env):
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(env.path("sock"))
+    try:
+        expect_refused(env, ["run", "--text", SENTENCE, "--json", "sock"],
+                       ["--json sock", "is a socket"])
+        assert stat.S_ISSOCK(os.lstat(env.path("sock")).st_mode)
+    finally:
+        s.close()
+
+
+def test_private_device_nodes(env):
+    null_node, full_node = env.path("null"), env.path("full")
+    try:
+        os.mknod(null_node, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        os.mknod(full_node, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+    except PermissionError:
+        print("  (not root: device nodes skipped)")
+        return
+    code, err = run_raw(env, ["run", "--text", SENTENCE, "--png", "null", "--json", "null.json"])
+    assert code == 0, err
+    assert stat.S_ISCHR(os.lstat(null_node).st_mode), "the device node was replaced"
+    code, err = run_raw(env, ["run", "--text", SENTENCE, "--json", "full", "--png", "x.png"])
+    assert code == 2 and "No space left on device" in err, (code, err)
+    assert stat.S_ISCHR(os.lstat(full_node).st_mode)
+    assert not os.path.exists(env.path("x.png")), "a file was written although the run failed"
+
+
+def test_full_standard_output_is_an_error_for_every_command(env):
+    write(env.path("lines.txt"), SENTENCE + "\n")
+    commands = [
+        ["run", "--text", SENTENCE],
+        ["run", "--text", SENTENCE, "--json", "-"],
+        ["run", "--text", SENTENCE, "--term"],
+        ["run", "--input", "lines.txt", "--out-dir", "batch", "--quiet"],
+        ["explain", "--text", SENTENCE, "--query", "cat"],
+        ["compare", "--text", SENTENCE, "--scores", "dot,cosine"],
+        ["transformer", "--source", "paris is big", "--target", "what is big"],
+        ["aoa", "--document", "paris is the capital of france", "--query", "what capital"],
+        ["han", "--document", "The food was cold. The waiter was rude."],
+        ["list"],
+        ["list", "score"],
+        ["demo", "--out-dir", "demo"],
+        ["bench", "--n", "16", "--d", "8", "--heads", "1", "--reps", "1", "--warmup", "0"],
+        ["man"],
+        ["completion", "bash"],
+        ["--help"],
+        ["run", "--help"],
+        ["--version"],
+    ]
+    for argv in commands:
+        with open("/dev/full", "wb") as full:
+            code, err = run_raw(env, argv, stdout=full)
+        assert code == 2, f"exit {code} for {argv} > /dev/full: {err}"
+        assert "attn-viz: error: standard output: cannot write: No space left on device" in err, \
+            f"{argv}: {err}"
+
+
+def test_out_of_range_numbers_are_refused_by_name(env):
+    cases = [
+        (["--threads", "99999999999", "run", "--text", SENTENCE], ["--threads 99999999999", "at most"]),
+        (["run", "--text", SENTENCE, "--threads", "-1"], ["--threads", "must be 0 or more, got -1"]),
+        (["run", "--text", SENTENCE, "--seed", "-1"], ["--seed", "must be 0 or more, got -1"]),
+        (["run", "--text", SENTENCE, "--pad-keys", "1,-1"], ["--pad-keys", "got -1"]),
+        (["explain", "--text", SENTENCE, "--query", "cat", "--vocabulary", "-1"],
+         ["--vocabulary", "got -1"]),
+        (["bench", "--n", "-5"], ["--n", "got -5"]),
+        (["run", "--text", SENTENCE, "--position", "alibi", "--alibi-slope", "0"],
+         ["--alibi-slope", "must be a number above 0, got 0"]),
+        (["run", "--text", SENTENCE, "--score", "cosine", "--sharpen", "1e308"],
+         ["--sharpen 1e+308", "overflowed"]),
+        (["run", "--text", SENTENCE, "--position", "alibi", "--heads", "2", "--alibi-slope", "1e308"],
+         ["--alibi-slope 1e+308", "overflowed"]),
+    ]
+    for argv, words in cases:
+        code, err = run_raw(env, argv)
+        assert code == 2, f"exit {code} for {argv}: {err}"
+        assert len(err) < 300, f"message too long: {err}"
+        for w in words:
+            assert w in err, f"{w!r} not in {err!r}"
+
+
+if __name__ == "__main__":
+    sys.exit(main(globals()))
