@@ -17,6 +17,7 @@
 #include "names.h"
 #include "render/colormap.h"
 #include "text/embedding_cache.h"
+#include "text/utf8.h"
 
 namespace attnviz {
 namespace {
@@ -150,7 +151,7 @@ std::string index_json(const batch_config& c, const std::vector<batch_line>& lin
   for (const auto& line : lines) {
     ojson row;
     row["line"] = line.number;
-    row["text"] = line.text;
+    row["text"] = shorten_for_message(line.text, 200);  // a 2 MB line is not copied whole
     if (line.error.empty()) {
       row["files"] = line.written;
     } else {

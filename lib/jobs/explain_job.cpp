@@ -13,6 +13,8 @@
 #include "attnviz/version.h"
 #include "error.h"
 #include "params/param_store.h"
+#include "text/lookup.h"
+#include "text/utf8.h"
 
 namespace attnviz {
 namespace {
@@ -26,11 +28,12 @@ std::size_t find_query(const std::vector<std::string>& tokens, const std::string
   const auto [end, ec] = std::from_chars(q.data(), q.data() + q.size(), index);
   if (ec == std::errc() && end == q.data() + q.size() && !q.empty()) {
     if (index < tokens.size()) return index;
-    throw usage_error(fmt::format("--query {}: there are only {} query tokens (0 to {})", q,
+    throw usage_error(fmt::format("--query {}: there are only {} query tokens (0 to {})",
+                                  shorten_for_message(q),
                                   tokens.size(), tokens.size() - 1));
   }
-  throw usage_error(fmt::format("--query '{}' is not one of the query tokens ({}) nor an index", q,
-                                fmt::join(tokens, " ")));
+  throw usage_error(fmt::format("--query '{}' is not one of the query tokens ({}) nor an index",
+                                shorten_for_message(q), list_tokens(tokens)));
 }
 
 // Words of `text` in lines of at most `width` columns, each after `indent` spaces.

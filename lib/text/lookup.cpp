@@ -1,4 +1,5 @@
 #include "text/lookup.h"
+#include "text/utf8.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -20,11 +21,11 @@ void add_wanted(std::unordered_set<std::string>& wanted, const std::vector<std::
 }
 
 std::string list_tokens(const std::vector<std::string>& tokens, std::size_t limit) {
-  if (tokens.size() <= limit) return fmt::format("{}", fmt::join(tokens, ", "));
-  return fmt::format(
-      "{} … and {} more",
-      fmt::join(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(limit), ", "),
-      tokens.size() - limit);
+  std::vector<std::string> shown;
+  for (std::size_t i = 0; i < tokens.size() && i < limit; ++i)
+    shown.push_back(shorten_for_message(tokens[i]));
+  if (tokens.size() <= limit) return fmt::format("{}", fmt::join(shown, ", "));
+  return fmt::format("{} … and {} more", fmt::join(shown, ", "), tokens.size() - limit);
 }
 
 std::vector<float> oov_hash_vector(const std::string& token, std::size_t dim, double norm) {

@@ -171,4 +171,12 @@ char32_t to_lower(char32_t cp) noexcept {
   return cp;
 }
 
+std::string shorten_for_message(std::string_view text, std::size_t max_chars) {
+  if (text.size() <= max_chars) return std::string(text);  // bytes >= characters
+  const std::u32string cps = decode_utf8_lossy(text);
+  if (cps.size() <= max_chars) return std::string(text);
+  return fmt::format("{}… ({} bytes)", encode_utf8(std::u32string_view(cps).substr(0, max_chars)),
+                     text.size());
+}
+
 }  // namespace attnviz

@@ -29,6 +29,10 @@ bool is_letter_like(char32_t cp) noexcept;  // anything that is none of the abov
 int display_width(char32_t cp) noexcept;
 int display_width(std::string_view utf8);
 
+// A token or line as a message shows it: whole when it has at most `max_chars` characters,
+// else its first `max_chars` characters and "… (N bytes)". Invalid UTF-8 shows as U+FFFD.
+std::string shorten_for_message(std::string_view text, std::size_t max_chars = 40);
+
 // Simple lower-casing: ASCII, Latin-1, Latin Extended-A, Greek and Cyrillic capitals.
 char32_t to_lower(char32_t cp) noexcept;
 

@@ -201,5 +201,38 @@ def test_out_of_range_numbers_are_refused_by_name(env):
             assert w in err, f"{w!r} not in {err!r}"
 
 
+def test_long_tokens_are_cut_in_messages_and_the_index(env):
+    token = "x" * 2_000_000
+    write(env.path("long.txt"), f"the {token} sat\n")
+    code, err = run_raw(env, ["run", "--text", "-", "--json", "long.json"],
+                        stdin=open(env.path("long.txt"), "rb"))
+    assert code == 0, err[:500]
+    assert "x" * 40 + "… (2000000 bytes)" in err and len(err) < 1000, err[:500]
+    code, err = run_raw(env, ["run", "--input", "long.txt", "--out-dir", "batch", "--quiet",
+                              "--formats", "json"])
+    assert code == 0, err[:500]
+    assert len(err) < 1000, err[:500]
+    import json
+    index = json.loads(read(env.path("batch/index.json")))
+    assert index["runs"][0]["text"].endswith("… (2000008 bytes)"), index["runs"][0]["text"][:300]
+    assert os.path.getsize(env.path("batch/index.json")) < 2000
+
+
+def test_a_failed_run_leaves_no_folder_it_made(env):
+    write(env.path("bad.txt"), "cat 1 2\ndog 3\n")
+    code, err = run_raw(env, ["run", "--text", SENTENCE, "-e", "bad.txt",
+                              "--cache-dir", "cache/sub"])
+    assert code == 2 and "bad.txt:2" in err, err
+    assert not os.path.exists(env.path("cache")), "the failed --cache-dir run left its folder"
+    try:  # a write that fails after the folder is made: a private twin of /dev/full
+        os.mknod(env.path("full2"), 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+    except PermissionError:
+        print("  (not root: the --npy case is skipped)")
+        return
+    code, err = run_raw(env, ["run", "--text", SENTENCE, "--npy", "npy", "--png", "full2"])
+    assert code == 2 and "No space left on device" in err, err
+    assert not os.path.exists(env.path("npy")), "the failed --npy run left its folder"
+
+
 if __name__ == "__main__":
     sys.exit(main(globals()))
