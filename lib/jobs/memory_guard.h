@@ -3,7 +3,8 @@
 //
 // Estimate (bytes), for V variants, H heads, n_q queries, n_k keys, d_v value size:
 //   matrices   V · H · (2 · n_q · n_k + n_q · d_v) · 4          scores, weights, context
-//   JSON       V · H · (2 · n_q · n_k + n_q · d_v) · 16         about 16 bytes per number
+//   JSON       V · H · (2 · n_q · n_k + n_q · d_v) · 16         text, about 13 bytes a number
+//              (the maps are written as text straight away, never held as JSON values)
 //   image      V · (n_k · cell + 400) · (n_q · cell + 400) · 3  RGB raster (+ as much to encode)
 // The default limit is 8 GiB (--max-memory).
 #pragma once

@@ -234,5 +234,42 @@ def test_a_failed_run_leaves_no_folder_it_made(env):
     assert not os.path.exists(env.path("npy")), "the failed --npy run left its folder"
 
 
+def sanitized(exe):
+    """True for an AddressSanitizer build, which reserves terabytes of address space."""
+    out = subprocess.run(["ldd", exe], capture_output=True, text=True).stdout
+    return "libasan" in out
+
+
+def test_json_under_a_memory_limit_fails_cleanly(env):
+    import resource
+    if sanitized(env.exe):
+        print("  (AddressSanitizer build: no address-space limit possible, skipped)")
+        return
+    words = [line.split(" ", 1)[0] for line in open(env.embeddings, encoding="utf-8")][:300]
+    write(env.path("4k.txt"), " ".join(words[(i * 7) % len(words)] for i in range(4000)))
+    outcomes = set()
+    for mib in (350, 450, 550, 650, 800):
+        def limit(mib=mib):
+            resource.setrlimit(resource.RLIMIT_AS, (mib << 20, mib << 20))
+        out = env.path(f"j{mib}.json")
+        with open(env.path("4k.txt"), "rb") as stdin:
+            proc = subprocess.run([os.path.abspath(env.exe), "run", "--tokens", "-", "--no-stream",
+                                   "--json", out], stdin=stdin, capture_output=True,
+                                  preexec_fn=limit, timeout=300)
+        err = proc.stderr.decode("utf-8", "replace")
+        assert proc.returncode in (0, 2), f"{mib} MiB: exit {proc.returncode}: {err[-500:]}"
+        outcomes.add(proc.returncode)
+        if proc.returncode == 2:
+            assert "out of memory" in err, err
+            assert not os.path.exists(out), "a failed run left its JSON"
+        else:
+            assert read(out).endswith(b"}\n")
+    assert outcomes == {0, 2}, f"the limits did not bracket the run: {outcomes}"
+    # the size check counts the JSON text (about 13 bytes a number): it stops the run first
+    code, err = run_raw(env, ["run", "--tokens", "-", "--no-stream", "--json", "x.json",
+                              "--max-memory", "300M"], stdin=open(env.path("4k.txt"), "rb"))
+    assert code == 2 and "would need about" in err, err
+
+
 if __name__ == "__main__":
     sys.exit(main(globals()))
