@@ -46,3 +46,24 @@ TEST_CASE("JSON result: the contract's fields, shapes and exact float values") {
   CHECK(text.find(R"("query_tokens": ["a", "b", "c"])") != std::string::npos);
   CHECK(text == result_to_json(r, {"attn-viz test", "e.txt", "--seed 0", {"c"}, "hash"}));
 }
+
+TEST_CASE("JSON result: a token spelled like a map's placeholder does not confuse the writer") {
+  attention_input in;
+  // the writer's placeholder text for the first map, as a token (and an empty-rows matrix)
+  in.query_tokens = in.key_tokens = {"\x01" "attn-viz matrix 0\x01", "b"};
+  in.queries = in.keys = in.values = mat(2, 2, {0.5f, 0, 0, 0.25f});
+  attention_spec spec;
+  auto p = param_store::seeded(0);
+  const auto r = run_attention(in, spec, p);
+  const std::string text = result_to_json(r, {"attn-viz test", "e.txt", "--seed 0", {}, "hash"});
+  const auto j = nlohmann::json::parse(text);
+  CHECK(j["query_tokens"][0] == "\x01" "attn-viz matrix 0\x01");
+  const auto& h = j["heads"][0];
+  for (std::size_t i = 0; i < 2; ++i)
+    for (std::size_t k = 0; k < 2; ++k) {
+      CHECK(h["weights"][i][k].get<float>() == r.heads[0].weights(i, k));
+      CHECK(h["scores"][i][k].get<float>() == r.heads[0].scores(i, k));
+    }
+  // the maps laid out as every other writer lays them out: rows one per line
+  CHECK(text.find("\"weights\": [\n    [") != std::string::npos);
+}
