@@ -1,7 +1,10 @@
 // attn-viz run: one variant on one sentence (or pair).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
+#include <set>
+#include <vector>
 
 #include "commands.h"
 #include "error.h"
@@ -13,6 +16,23 @@
 namespace attnviz::cli {
 
 namespace {
+
+// What shapes a batch's files, for its journal: every flag given to the command and to attn-viz
+// itself, with its values, except those that only say where, how loud or how fast.
+std::vector<std::string> batch_settings(const CLI::App& cmd) {
+  static const std::set<std::string> ignored = {"--resume", "--quiet",   "--input", "--out-dir",
+                                                "--strict", "--threads", "--help"};
+  std::vector<std::string> settings;
+  for (const CLI::App* app : {cmd.get_parent(), &cmd})
+    for (const CLI::Option* opt : app->get_options()) {
+      if (opt->count() == 0 || ignored.count(opt->get_name())) continue;
+      std::string s = opt->get_name();
+      for (const auto& v : opt->results()) s += '\0' + v;
+      settings.push_back(std::move(s));
+    }
+  std::sort(settings.begin(), settings.end());
+  return settings;
+}
 
 int run_batch_command(const CLI::App& cmd, const common_flags& flags, batch_config batch,
                       const std::string& formats, bool quiet) {
@@ -28,6 +48,7 @@ int run_batch_command(const CLI::App& cmd, const common_flags& flags, batch_conf
           "files written per line",
           flag));
   batch.formats = parse_batch_formats(formats);
+  batch.settings = batch_settings(cmd);
   if (quiet) batch.progress = progress_style::quiet;
   run_config& c = batch.run;
   c.input = resolve_input(flags);
@@ -41,8 +62,9 @@ int run_batch_command(const CLI::App& cmd, const common_flags& flags, batch_conf
   const batch_report report = run_batch(batch);
   for (const auto& s : report.skipped) fmt::print(stderr, "attn-viz: skipped {}\n", s.message);
   print_warnings(report.warnings);
-  fmt::print("ran {} of {} line(s){}: {} file(s) in {} (list: {})\n", report.succeeded,
-             report.lines,
+  fmt::print("ran {} of {} line(s){}{}: {} file(s) in {} (list: {})\n",
+             report.succeeded - report.resumed, report.lines,
+             report.resumed ? fmt::format(", {} already done (--resume)", report.resumed) : "",
              report.skipped.empty() ? "" : fmt::format(", {} skipped", report.skipped.size()),
              report.files, batch.out_dir, report.index_path);
   return report.succeeded > 0 ? 0 : 2;
@@ -146,6 +168,11 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.)");
                   "Batch: what to write per line, from png, json, svg, npy, html")
       ->capture_default_str()
       ->group("Batch");
+  cmd->add_flag("--resume", batch->resume,
+                "Batch: skip the lines an earlier run of the same batch finished (its journal, "
+                "DIR/.attn-viz-journal.jsonl, records each line once its files are whole), so a "
+                "killed run picks up where it stopped; refused when the flags or files changed")
+      ->group("Batch");
   cmd->add_flag("--strict", batch->strict,
                 "Batch: stop at the first bad line (exit 2, nothing written) instead of reporting "
                 "and skipping it")
@@ -154,7 +181,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.)");
   return [cmd, flags, outputs, term, stream, no_stream, pool, quiet, batch, formats] {
     if (!batch->input.empty() || !batch->out_dir.empty())
       return run_batch_command(*cmd, *flags, *batch, *formats, *quiet);
-    for (const char* flag : {"--formats", "--strict"})
+    for (const char* flag : {"--formats", "--strict", "--resume"})
       if (cmd->count(flag)) throw usage_error(fmt::format("{} needs --input FILE", flag));
     run_config c = *outputs;
     c.stream = *stream      ? run_config::streaming::on

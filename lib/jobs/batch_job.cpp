@@ -250,10 +250,29 @@ batch_report run_batch(const batch_config& c) {
       if (!line.error.empty())
         throw usage_error(fmt::format("{} (--strict: stopped, nothing written)", line.error));
 
-  std::vector<std::size_t> todo;
-  for (std::size_t i = 0; i < lines.size(); ++i)
-    if (lines[i].error.empty()) todo.push_back(i);
   create_output_dir(c.out_dir);  // checked before any work
+  std::vector<std::string> settings = c.settings;
+  for (const auto f : c.formats) settings.emplace_back(format_extension(f));
+  batch_journal journal(c.out_dir,
+                        batch_settings_hash(settings, {c.run.input.embeddings, c.run.params_in}),
+                        c.resume);
+  std::size_t resumed = 0;
+  if (c.resume) {
+    std::vector<std::string> stems;
+    for (const auto& line : lines) stems.push_back(line.stem);
+    remove_stale_temporaries(c.out_dir, stems);  // a commit the kill interrupted
+  }
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (!lines[i].error.empty()) continue;
+    if (const auto* files = journal.done(lines[i].number, lines[i].text, lines[i].stem)) {
+      lines[i].written = *files;
+      lines[i].input.reset();
+      ++resumed;
+      continue;
+    }
+    todo.push_back(i);
+  }
 
   {
     progress bar("running", "lines", todo.size(), c.progress);
@@ -272,6 +291,7 @@ batch_report run_batch(const batch_config& c) {
         for (const auto& path : out.commit())  // named within the folder, which may move
           line.written.push_back(
               std::filesystem::path(path).lexically_relative(c.out_dir).generic_string());
+        journal.record(line.number, line.text, line.stem, line.written);
       } catch (const std::exception& e) {
         line.error = message_at(fmt::format("{}:{}", name, line.number), e);
       }
@@ -282,6 +302,7 @@ batch_report run_batch(const batch_config& c) {
 
   batch_report report;
   report.lines = lines.size();
+  report.resumed = resumed;
   std::vector<std::string> oov;
   std::unordered_set<std::string> seen_oov, seen_warning;
   std::size_t oov_lines = 0;

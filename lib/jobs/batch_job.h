@@ -15,6 +15,9 @@
 //      DIR/NNNN-first-words.{png,json,svg,html} and DIR/NNNN-first-words/ (npy), NNNN the line
 //      number; progress on stderr;
 //   6. DIR/index.json: every line with its files or its error.
+// Each line's record goes to the journal once its files are in place (batch_journal.h); with
+// `resume`, lines recorded there are not run again, and the files and index come out as a
+// clean run's.
 // Every line runs with the same parameters (the same seed, or the same --params file), so the
 // outputs are the same bytes whatever the thread count.
 #pragma once
@@ -25,6 +28,7 @@
 #include <vector>
 
 #include "io/progress.h"
+#include "jobs/batch_journal.h"
 #include "jobs/run_job.h"
 
 namespace attnviz {
@@ -38,6 +42,8 @@ struct batch_config {
   std::vector<batch_format> formats = {batch_format::png, batch_format::json};
   bool strict = false;
   progress_style progress = progress_style::automatic;
+  bool resume = false;                // skip the lines the journal says are done
+  std::vector<std::string> settings;  // what else shapes the files (the app's flags), hashed
 };
 
 struct batch_line_error {
@@ -47,7 +53,8 @@ struct batch_line_error {
 
 struct batch_report {
   std::size_t lines = 0;                  // lines to run (not blank, not comments)
-  std::size_t succeeded = 0;              // lines whose files were all written
+  std::size_t succeeded = 0;              // lines whose files were all written (or resumed)
+  std::size_t resumed = 0;                // of those, lines the journal had as done
   std::size_t files = 0;                  // files written in all (index.json included)
   std::vector<batch_line_error> skipped;  // in line order
   std::vector<std::string> warnings;      // OOV tokens over all lines, unused tensors

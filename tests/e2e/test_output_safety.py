@@ -271,5 +271,81 @@ def test_json_under_a_memory_limit_fails_cleanly(env):
     assert code == 2 and "would need about" in err, err
 
 
+def tree(root, skip=(".attn-viz-journal.jsonl",)):
+    """Every file under root (relative path -> bytes), the journal left out."""
+    files = {}
+    for folder, _, names in os.walk(root):
+        for n in names:
+            if n in skip:
+                continue
+            full = os.path.join(folder, n)
+            files[os.path.relpath(full, root)] = read(full)
+    return files
+
+
+def test_resume_after_sigterm_gives_the_files_of_a_clean_run(env):
+    import random
+    import signal
+    import time
+    words = [line.split(" ", 1)[0] for line in open(env.embeddings, encoding="utf-8")][:400]
+    rng = random.Random(3)
+    lines = [" ".join(rng.choice(words) for _ in range(rng.randint(20, 60))) for _ in range(400)]
+    write(env.path("lines.txt"), "\n".join(lines) + "\n")
+    batch = ["run", "--input", "lines.txt", "--formats", "png,json,npy", "--quiet", "-j", "2"]
+    code, err = run_raw(env, batch + ["--out-dir", "clean"])
+    assert code == 0, err
+
+    journal = env.path("killed/.attn-viz-journal.jsonl")
+    proc = subprocess.Popen([os.path.abspath(env.exe), *batch, "--out-dir", "killed"],
+                            cwd=env.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if os.path.exists(journal) and sum(1 for _ in open(journal, "rb")) > 40:
+            break
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=60)
+    assert proc.returncode == -signal.SIGTERM, f"the batch ended before the kill ({proc.returncode})"
+    done = sum(1 for _ in open(journal, "rb")) - 1
+    assert 0 < done < len(lines), done
+    # what a kill can leave: a commit's temporary file, a record cut short; and a file cut after
+    write(env.path("killed/.0003-x.png.tmp-AbC123"), "half")
+    with open(journal, "ab") as f:
+        f.write(b'{"files":[["0399-')
+    first = json_line(journal, 1)
+    with open(env.path("killed/" + first["files"][0][0]), "r+b") as f:
+        f.truncate(10)
+
+    # other settings: refused, nothing touched
+    before = tree(env.path("killed"))
+    code, err = run_raw(env, batch + ["--out-dir", "killed", "--resume", "--score", "dot"])
+    assert code == 2 and "other settings" in err, err
+    assert tree(env.path("killed")) == before
+
+    code, out_err = run_raw(env, batch + ["--out-dir", "killed", "--resume"])
+    assert code == 0, out_err
+    clean, resumed = tree(env.path("clean")), tree(env.path("killed"))
+    assert sorted(clean) == sorted(resumed), set(clean) ^ set(resumed)
+    for name in clean:
+        assert clean[name] == resumed[name], f"{name} differs from the clean run's"
+
+
+def json_line(path, k):
+    import json
+    with open(path, encoding="utf-8") as f:
+        return json.loads(f.read().splitlines()[k])
+
+
+def test_resume_reports_what_it_skipped(env):
+    write(env.path("two.txt"), "the cat sat\nthe dog ran\n")
+    code, err = run_raw(env, ["run", "--input", "two.txt", "--out-dir", "two", "--quiet"])
+    assert code == 0, err
+    proc = subprocess.run([os.path.abspath(env.exe), "run", "--input", "two.txt", "--out-dir",
+                           "two", "--quiet", "--resume"], cwd=env.tmp, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "ran 0 of 2 line(s), 2 already done (--resume)" in proc.stdout, proc.stdout
+
+
 if __name__ == "__main__":
     sys.exit(main(globals()))
