@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
-# Usage: fuzz/run.sh [SECONDS] [TARGET ...]
+# Usage: fuzz/run.sh [--long] [SECONDS] [TARGET ...]
 #
 # Builds the libFuzzer targets (clang, AddressSanitizer + UndefinedBehaviorSanitizer) into
 # build-fuzz/ and runs each TARGET (default: all four) for SECONDS (default 60) on a scratch copy
 # of its seed corpus fuzz/corpus/TARGET/. Prints the executions each ran clean for; stops with a
 # non-zero exit and the crashing input (build-fuzz/crash-*) at the first failure.
 #   targets: embeddings safetensors tokenizer binding
+#
+# --long: the deep run (default 1800 s a target instead of 60). Afterwards the inputs that
+# reached new code are merged into fuzz/corpus/TARGET/ (libFuzzer's -merge=1 keeps only those
+# that add coverage), so the corpus grows from run to run; commit it. CI runs the short mode on
+# the committed corpus. Every new parser gets its own target here from the start.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-secs=${1:-60}
+long=0
+if [ "${1:-}" = "--long" ]; then long=1; shift; fi
+secs=${1:-$([ "$long" = 1 ] && echo 1800 || echo 60)}
 [ $# -gt 0 ] && shift
 targets=${*:-embeddings safetensors tokenizer binding}
 build=${ATTNVIZ_FUZZ_BUILD:-build-fuzz}
@@ -30,5 +37,10 @@ for t in $targets; do
   fi
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
   echo "fuzz_$t: $runs executions in ${secs} s, no crash"
+  if [ "$long" = 1 ]; then
+    before=$(ls "fuzz/corpus/$t" | wc -l)
+    "$build/fuzz/fuzz_$t" -merge=1 "fuzz/corpus/$t" "$work" > "$build/merge_$t.log" 2>&1
+    echo "fuzz_$t: corpus $before -> $(ls "fuzz/corpus/$t" | wc -l) inputs (fuzz/corpus/$t)"
+  fi
   rm -rf "$work"
 done
