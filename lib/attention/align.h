@@ -41,18 +41,17 @@ matrix align_hardmax(const matrix& scores, const align_options& options);
 // sparsemax (Martins & Astudillo 2016): the Euclidean projection of z = e_i·/τ onto the simplex,
 //   a_ij = max(z_j − θ, 0) with θ chosen so the row sums to 1. Exact zeros outside the support.
 //   align_sparsemax finds θ by threshold search (kernels::sparsemax_threshold); the reference
-//   row, sparsemax_row: pass 1: sort z descending; pass 2: support size
+//   row, kernels::sparsemax_row_ref: pass 1: sort z descending; pass 2: support size
 //   k = max{k : 1 + k z_(k) > Σ_{j≤k} z_(j)}, θ = (Σ_{j≤k} z_(j) − 1) / k; pass 3: clip.
 matrix align_sparsemax(const matrix& scores, const align_options& options);
 // entmax15 (Peters, Niculae, Martins 2019), α = 1.5: a_ij = max(z_j/2 − θ, 0)² with θ such that
 //   the row sums to 1 (z = e_i·/τ). Exact, sort-based: with s = z/2 sorted descending, for each
 //   k: μ_k = mean(s_1..k), σ²_k = mean(s²_1..k) − μ_k², θ_k = μ_k − sqrt((1 − k σ²_k) / k);
-//   the support is the largest k with θ_k ≤ s_k, and θ = θ_k there (entmax15_row, the
+//   the support is the largest k with θ_k ≤ s_k, and θ = θ_k there (kernels::entmax15_row_ref, the
 //   reference; align_entmax15 uses kernels::entmax15_threshold, a bisection for the support).
 matrix align_entmax15(const matrix& scores, const align_options& options);
-// One row of each, for tests and for the local alignments: z (n values, -inf = masked) -> p.
-void sparsemax_row(const double* z, double* p, std::size_t n);
-void entmax15_row(const double* z, double* p, std::size_t n);
+// The sort-based rows of both are the kernels' references: kernels::sparsemax_row_ref and
+// kernels::entmax15_row_ref (kernels.h).
 
 // ---- local alignments (align_local.cpp; Luong, Pham, Manning 2015) ------------------------
 // local-m: monotonic centre p_i = i (scaled to n_k − 1 when n_q ≠ n_k: p_i = i (n_k−1)/(n_q−1)),

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "text/number_format.h"
+#include "number_format.h"
 
 namespace attnviz {
 namespace {

@@ -16,7 +16,7 @@ aoa_report run_aoa(const aoa_config& c) {
   check_outputs({{c.json_out, "--json"}, {c.png_out, "--png"}, {c.svg_out, "--svg"}});
   if (c.input.source.empty() || c.input.target.empty())
     throw usage_error("aoa needs --document and --query");
-  colormap::by_name(c.view.cmap.empty() ? "viridis" : c.view.cmap);
+  colormap::named_or_default(c.view.cmap);
   const prepared_input in = prepare_input(c.input);
   run_size size;
   size.n_q = in.input.key_tokens.size();    // rows: document words
@@ -59,9 +59,7 @@ aoa_report run_aoa(const aoa_config& c) {
       p.col_axis = std::move(col_axis);
       p.cell = c.view.cell;
       p.annotate = c.view.annotate;
-      p.cmap = &colormap::by_name(diverging             ? "rdbu"
-                                  : c.view.cmap.empty() ? "viridis"
-                                                        : c.view.cmap);
+      p.cmap = &colormap::named_or_default(diverging ? "" : c.view.cmap, diverging);
       p.centered = diverging;
       grid.panels.push_back(std::move(p));
     };

@@ -207,7 +207,7 @@ batch_report run_batch(const batch_config& c) {
   check_output_dir(c.out_dir, "--out-dir");
   if (c.run.view.cell < 0 || c.run.view.cell > 256)
     throw usage_error("--cell must be between 1 and 256 pixels");
-  colormap::by_name(c.run.view.cmap.empty() ? "viridis" : c.run.view.cmap);
+  colormap::named_or_default(c.run.view.cmap);
   if (c.run.input.embeddings.empty()) throw usage_error("--embeddings FILE is required");
   // The parameters first: a bad --params file stops the batch before the lines are read.
   const param_store params =

@@ -44,7 +44,7 @@ compare_report run_compare(const compare_config& c) {
   check_outputs(
       {{c.json_out, "--json"}, {c.png_out, "--png"}, {c.svg_out, "--svg"}, {c.html_out, "--html"}});
   if (c.cols < 0) throw usage_error("--cols must be at least 1");
-  colormap::by_name(c.view.cmap.empty() ? "viridis" : c.view.cmap);
+  colormap::named_or_default(c.view.cmap);
 
   const auto scores = expand(c.scores, c.base.score, score_registry(), find_score);
   const auto aligns = expand(c.aligns, c.base.align, align_registry(), find_align);

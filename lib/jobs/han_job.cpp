@@ -65,7 +65,7 @@ han_report run_han(const han_config& c) {
                  {c.png_out, "--png"},
                  {c.svg_out, "--svg"},
                  {c.params_out, "--params-out"}});
-  const colormap& cmap = colormap::by_name(c.cmap.empty() ? "viridis" : c.cmap);
+  const colormap& cmap = colormap::named_or_default(c.cmap);
   han_report report;
   report.sentences = split_sentences(c.document, tokenizer_options{c.keep_case}, "--document");
   if (report.sentences.empty()) throw input_error("--document", "has no tokens");

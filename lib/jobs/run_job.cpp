@@ -62,7 +62,7 @@ run_report run_job(const run_config& c) {
   if (!c.npy_dir.empty()) check_output_dir(c.npy_dir, "--npy");
   if (c.view.cell < 0 || c.view.cell > 256)
     throw usage_error("--cell must be between 1 and 256 pixels");
-  colormap::by_name(c.view.cmap.empty() ? "viridis" : c.view.cmap);  // unknown names fail early
+  colormap::named_or_default(c.view.cmap);  // unknown names fail early
 
   const prepared_input in = prepare_input(c.input);
   const run_size size = size_of_run(c, in);

@@ -10,10 +10,10 @@
 #include "jobs/job_outputs.h"
 #include "jobs/run_job.h"
 #include "kernels/kernels.h"
+#include "number_format.h"
 #include "render/json_result.h"
 #include "render/pooled_view.h"
 #include "render/views.h"
-#include "text/number_format.h"
 
 namespace attnviz {
 namespace {
@@ -113,7 +113,7 @@ run_report run_streamed(const run_config& c, const prepared_input& in) {
     const bool cross = report.result.structure == attention_structure::cross;
     view.row_axis = cross ? "queries i (target)" : "queries i";
     view.col_axis = cross ? "keys j (source)" : "keys j";
-    view.cmap = &colormap::by_name(c.view.cmap.empty() ? "viridis" : c.view.cmap);
+    view.cmap = &colormap::named_or_default(c.view.cmap);
     add_figure(out, pooled_heatmap_figure(view), c.png_out, c.svg_out);
   }
   if (!c.params_out.empty()) out.add(c.params_out, params.serialize_used());

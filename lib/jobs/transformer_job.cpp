@@ -35,7 +35,7 @@ transformer_report run_transformer(const transformer_config& c) {
                  {c.params_out, "--params-out"}});
   if (c.input.source.empty() || c.input.target.empty())
     throw usage_error("transformer needs --source (encoder input) and --target (decoder input)");
-  colormap::by_name(c.view.cmap.empty() ? "viridis" : c.view.cmap);
+  colormap::named_or_default(c.view.cmap);
 
   const prepared_input in = prepare_input(c.input);
   const std::size_t n_src = in.input.key_tokens.size(), n_tgt = in.input.query_tokens.size();

@@ -6,8 +6,8 @@
 //   exp2_nonpositive    std::exp2 in double                           2 ulp
 //   attention_softmax   scaled_dot -> masks -> softmax -> soft context 1e-5
 //   additive_scores     additive_scores (score.h)                     1e-5 · Σ|v|
-//   sparsemax_threshold sparsemax_row (align.h, sort-based)           1e-12
-//   entmax15_threshold  entmax15_row (align.h, sort-based)            1e-9
+//   sparsemax_threshold sparsemax_row_ref (sparse_ref.cpp, sort-based) 1e-12
+//   entmax15_threshold  entmax15_row_ref (sparse_ref.cpp, sort-based)  1e-9
 //
 // The SIMD kernels are compiled once per instruction set (kernels_generic.cpp, and on x86-64
 // kernels_avx2.cpp and kernels_avx512.cpp, each with its own -m flags) from the same sources
@@ -95,8 +95,11 @@ void additive_scores(const float* p, const float* r, const float* v, const float
                      std::size_t n_q, std::size_t n_k, std::size_t d_a, float* e);
 
 // Sparse alignments by threshold search instead of a full sort (sparse_threshold.cpp), with the
-// row contract of sparsemax_row / entmax15_row: z has n values, −inf = masked.
+// row contract of the references below: z has n values, −inf = masked.
 void sparsemax_threshold(const double* z, double* p, std::size_t n);
 void entmax15_threshold(const double* z, double* p, std::size_t n);
+// The plain references (sparse_ref.cpp): sort each row, exact; serial, no SIMD.
+void sparsemax_row_ref(const double* z, double* p, std::size_t n);
+void entmax15_row_ref(const double* z, double* p, std::size_t n);
 
 }  // namespace attnviz::kernels

@@ -1,4 +1,4 @@
-// Sparse alignments by threshold search (the references sort each row: align_sparse.cpp).
+// Sparse alignments by threshold search (the references sort each row: sparse_ref.cpp).
 //
 // Shapes: one row z of n scores (−inf = masked) -> p (n), Σ p = 1, exact zeros off the support.
 //   sparsemax  p_j = max(z_j − θ, 0)            with θ such that Σ p = 1
@@ -17,7 +17,6 @@
 #include <cmath>
 #include <limits>
 
-#include "attention/align.h"
 #include "kernels/kernels.h"
 
 namespace attnviz::kernels {
@@ -96,7 +95,7 @@ void entmax15_threshold(const double* z, double* p, std::size_t n) {
   measure(hi, count_hi);
   for (std::size_t iterations = 0; count_lo != count_hi; ++iterations) {
     if (iterations == 100) {
-      entmax15_row(z, p, n);
+      entmax15_row_ref(z, p, n);
       return;
     }
     const double mid = 0.5 * (lo + hi);

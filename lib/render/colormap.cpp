@@ -54,6 +54,11 @@ const colormap& colormap::viridis() {
   return by_name("viridis");
 }
 
+const colormap& colormap::named_or_default(std::string_view name, bool scores) {
+  if (!name.empty()) return by_name(name);
+  return by_name(scores ? default_scores_cmap : default_weights_cmap);
+}
+
 const colormap& colormap::by_name(std::string_view name) {
   static std::map<std::string, colormap> cache;
   static std::mutex lock;

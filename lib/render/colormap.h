@@ -26,6 +26,10 @@ struct colormap_info {
 // Every colormap attn-viz ships (assets/colormaps/<name>.csv), in the order --help lists them.
 const std::vector<colormap_info>& colormap_registry();
 
+// The colormaps figures use when none is named (--cmap).
+inline constexpr std::string_view default_weights_cmap = "viridis";
+inline constexpr std::string_view default_scores_cmap = "rdbu";
+
 class colormap {
  public:
   // Parses "r,g,b" lines of floats in [0, 1] ('#' starts a comment line).
@@ -33,6 +37,9 @@ class colormap {
   static const colormap& viridis();
   // A registered colormap by name (parsed once); unknown names are a usage_error.
   static const colormap& by_name(std::string_view name);
+  // by_name(name), or when name is empty the default: default_weights_cmap, or
+  // default_scores_cmap for a map of scores (diverging, centred on 0).
+  static const colormap& named_or_default(std::string_view name, bool scores = false);
 
   const std::string& name() const noexcept { return name_; }
   std::size_t size() const noexcept { return table_.size(); }

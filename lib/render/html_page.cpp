@@ -331,7 +331,7 @@ std::string html_page(const std::vector<html_panel>& panels, const view_options&
   data["title"] = title;
   data["subtitle"] = subtitle;
   data["colormaps"] = {
-      {"weights", colormap_json(colormap::by_name(view.cmap.empty() ? "viridis" : view.cmap))},
+      {"weights", colormap_json(colormap::named_or_default(view.cmap))},
       {"scores", colormap_json(colormap::by_name(view.cmap.empty() ? "rdbu" : view.cmap))}};
   ojson list = ojson::array();
   for (const auto& p : panels) list.push_back(panel_json(p));

@@ -6,9 +6,9 @@
 #include <cmath>
 #include <memory>
 
+#include "number_format.h"
 #include "render/font.h"
 #include "render/heatmap.h"
-#include "text/number_format.h"
 #include "text/utf8.h"
 
 namespace attnviz {

@@ -79,7 +79,7 @@ heatmap_spec make_heatmap(const attention_result& r, std::size_t head, const vie
   spec.col_axis = cross ? "keys (source)" : "keys";
   spec.cell = o.cell;
   spec.annotate = o.annotate;
-  spec.cmap = &colormap::by_name(o.cmap.empty() ? (scores ? "rdbu" : "viridis") : o.cmap);
+  spec.cmap = &colormap::named_or_default(o.cmap, scores);
   // a diverging colormap puts 0 in its middle
   for (const auto& info : colormap_registry())
     if (info.name == spec.cmap->name()) spec.centered = info.kind == colormap_kind::diverging;

@@ -8,6 +8,7 @@
 #include "attention/align.h"
 #include "attention/registry.h"
 #include "helpers.h"
+#include "kernels/kernels.h"
 #include "params/param_store.h"
 
 using namespace attnviz;
@@ -100,14 +101,14 @@ TEST_CASE("every registered align function keeps the contract on random and extr
 TEST_CASE("sparsemax by hand: [1, 0.5, -1] -> [0.75, 0.25, 0] (theta = 0.25)") {
   const double z[] = {1.0, 0.5, -1.0};
   double p[3];
-  sparsemax_row(z, p, 3);
+  kernels::sparsemax_row_ref(z, p, 3);
   CHECK(p[0] == doctest::Approx(0.75));
   CHECK(p[1] == doctest::Approx(0.25));
   CHECK(p[2] == 0.0);  // exactly zero
   const double tie[] = {2.0, 2.0}, far[] = {3.0, 0.0};
-  sparsemax_row(tie, p, 2);
+  kernels::sparsemax_row_ref(tie, p, 2);
   CHECK(p[0] == doctest::Approx(0.5));
-  sparsemax_row(far, p, 2);
+  kernels::sparsemax_row_ref(far, p, 2);
   CHECK(p[0] == 1.0);
   CHECK(p[1] == 0.0);
   // temperature divides the scores first: [1, 0.5, -1] at tau = 0.5 is [2, 1, -2] -> [1, 0, 0]
@@ -118,13 +119,13 @@ TEST_CASE("sparsemax by hand: [1, 0.5, -1] -> [0.75, 0.25, 0] (theta = 0.25)") {
 TEST_CASE("entmax15 by hand: [1, 0] -> theta = 1/4 - sqrt(7/16), p = (z/2 - theta)^2") {
   const double z[] = {1.0, 0.0};
   double p[2];
-  entmax15_row(z, p, 2);
+  kernels::entmax15_row_ref(z, p, 2);
   const double theta = 0.25 - std::sqrt(0.4375);
   CHECK(p[0] == doctest::Approx((0.5 - theta) * (0.5 - theta)));
   CHECK(p[1] == doctest::Approx(theta * theta));
   CHECK(p[0] + p[1] == doctest::Approx(1.0));
   const double far[] = {2.0, 0.0};  // s = [1, 0]: theta = 0, p = [1, 0] with an exact zero
-  entmax15_row(far, p, 2);
+  kernels::entmax15_row_ref(far, p, 2);
   CHECK(p[0] == doctest::Approx(1.0));
   CHECK(p[1] == 0.0);
   // entmax15 is between softmax and sparsemax: more zeros than softmax, fewer than sparsemax
