@@ -42,7 +42,7 @@ Example:
       ->capture_default_str()
       ->check(CLI::Range(1, 1000))
       ->group("Output");
-  add_figure_outputs(*cmd, config->json_out, config->png_out, config->svg_out,
+  add_figure_outputs(*cmd, config->out.json, config->out.png, config->out.svg,
                      "Write M, alpha, beta, beta_bar, s and the word scores as JSON");
   return [flags, config, top] {
     aoa_config c = *config;

@@ -58,9 +58,9 @@ Examples:
       ->check(CLI::IsMember({"shared", "panel"}))
       ->capture_default_str()
       ->group("Compare");
-  add_figure_outputs(*cmd, config->json_out, config->png_out, config->svg_out,
+  add_figure_outputs(*cmd, config->out.json, config->out.png, config->out.svg,
                      "Write every variant's numbers and the metrics as JSON");
-  cmd->add_option("--html", config->html_out,
+  cmd->add_option("--html", config->out.html,
                   "Write one self-contained page (no network): every variant's map behind a "
                   "selector, hover for the query, key, score and weight and the query's "
                   "explanation")
@@ -69,12 +69,7 @@ Examples:
 
   return [flags, config, scale] {
     compare_config c = *config;
-    c.input = resolve_input(*flags);
-    c.base = resolve_spec(*flags);
-    c.params_in = flags->params_in;
-    c.params_prefix = flags->params_prefix;
-    c.view = resolve_view(*flags);
-    c.max_memory = resolve_max_memory(*flags);
+    resolve_job(*flags, c);
     c.scale = *scale == "panel" ? scale_mode::panel : scale_mode::shared;
     const compare_report report = run_compare(c);
     print_warnings(report.warnings);

@@ -48,10 +48,7 @@ Examples:
   return [flags, config, as_json, head] {
     explain_config c = *config;
     c.head = *head - 1;
-    c.input = resolve_input(*flags);
-    c.spec = resolve_spec(*flags);
-    c.params_in = flags->params_in;
-    c.params_prefix = flags->params_prefix;
+    resolve_job(*flags, c);
     const explain_report report = run_explain(c);
     print_warnings(report.warnings);
     fmt::print("{}", *as_json ? report.json : report.text);

@@ -44,9 +44,9 @@ Example:
       ->capture_default_str()
       ->check(CLI::Range(1, 4))
       ->group("Figure");
-  add_figure_outputs(*cmd, config->json_out, config->png_out, config->svg_out,
+  add_figure_outputs(*cmd, config->out.json, config->out.png, config->out.svg,
                      "Write word weights, sentence weights and vectors as JSON");
-  cmd->add_option("--params-out", config->params_out, "Write the han.* parameters used")
+  cmd->add_option("--params-out", config->out.params, "Write the han.* parameters used")
       ->type_name("FILE")
       ->group("Output");
   return [flags, config] {

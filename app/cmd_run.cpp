@@ -51,12 +51,7 @@ int run_batch_command(const CLI::App& cmd, const common_flags& flags, batch_conf
   batch.settings = batch_settings(cmd);
   if (quiet) batch.progress = progress_style::quiet;
   run_config& c = batch.run;
-  c.input = resolve_input(flags);
-  c.spec = resolve_spec(flags);
-  c.params_in = flags.params_in;
-  c.params_prefix = flags.params_prefix;
-  c.view = resolve_view(flags);
-  c.max_memory = resolve_max_memory(flags);
+  resolve_job(flags, c);
   c.stream = run_config::streaming::off;
   c.progress = progress_style::quiet;
   const batch_report report = run_batch(batch);
@@ -106,20 +101,20 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.)");
                 "Draw the heatmap in the terminal (24-bit or 256 colours; plain numbers when "
                 "not a terminal or NO_COLOR is set)")
       ->group("Output");
-  add_figure_outputs(*cmd, outputs->json_out, outputs->png_out, outputs->svg_out,
+  add_figure_outputs(*cmd, outputs->out.json, outputs->out.png, outputs->out.svg,
                      "Write scores, weights and context as JSON");
-  cmd->add_option("--npy", outputs->npy_dir,
+  cmd->add_option("--npy", outputs->out.npy_dir,
                   "Write weights.npy, scores.npy, context.npy [heads, rows, cols] (and output.npy) "
                   "as NumPy float32 arrays, with the tokens as text, into this folder (made if "
                   "missing)")
       ->type_name("DIR")
       ->group("Output");
-  cmd->add_option("--html", outputs->html_out,
+  cmd->add_option("--html", outputs->out.html,
                   "Write one self-contained page (no network): the map, hover for the query, "
                   "key, score and weight with the query's explanation, a head selector")
       ->type_name("FILE")
       ->group("Output");
-  cmd->add_option("--params-out", outputs->params_out,
+  cmd->add_option("--params-out", outputs->out.params,
                   "Write every parameter the run used (safetensors), to reproduce or check it")
       ->type_name("FILE")
       ->group("Output");
@@ -189,12 +184,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.)");
                             : run_config::streaming::automatic;
     c.pool = parse_pool_mode(*pool);
     if (*quiet) c.progress = progress_style::quiet;
-    c.input = resolve_input(*flags);
-    c.spec = resolve_spec(*flags);
-    c.params_in = flags->params_in;
-    c.params_prefix = flags->params_prefix;
-    c.view = resolve_view(*flags);
-    c.max_memory = resolve_max_memory(*flags);
+    resolve_job(*flags, c);
     const run_report report = run_job(c);
     print_warnings(report.warnings);
     if (!report.streamed && (*term || report.written.empty()))

@@ -36,19 +36,15 @@ Examples:
   add_input_flags(*cmd, *flags);
   add_variant_flags(*cmd, *flags);
   add_view_flags(*cmd, *flags);
-  add_figure_outputs(*cmd, config->json_out, config->png_out, config->svg_out,
+  add_figure_outputs(*cmd, config->out.json, config->out.png, config->out.svg,
                      "Write the three attentions (per head, with outputs) as JSON");
-  cmd->add_option("--params-out", config->params_out,
+  cmd->add_option("--params-out", config->out.params,
                   "Write every parameter used, under the three prefixes (safetensors)")
       ->type_name("FILE")
       ->group("Output");
   return [flags, config] {
     transformer_config c = *config;
-    c.input = resolve_input(*flags);
-    c.spec = resolve_spec(*flags);
-    c.params_in = flags->params_in;
-    c.view = resolve_view(*flags);
-    c.max_memory = resolve_max_memory(*flags);
+    resolve_job(*flags, c);
     const transformer_report report = run_transformer(c);
     print_warnings(report.warnings);
     if (report.written.empty())

@@ -275,6 +275,15 @@ attention_spec resolve_spec(const common_flags& f) {
   return s;
 }
 
+void resolve_job(const common_flags& f, attention_job& job) {
+  job.input = resolve_input(f);
+  job.spec = resolve_spec(f);
+  job.params_in = f.params_in;
+  job.params_prefix = f.params_prefix;
+  job.view = resolve_view(f);
+  job.max_memory = resolve_max_memory(f);
+}
+
 view_options resolve_view(const common_flags& f) {
   view_options v;
   v.show = parse_shown_matrix(f.show);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "attention/pipeline.h"
+#include "jobs/attention_job.h"
 #include "jobs/inputs.h"
 #include "render/views.h"
 
@@ -52,5 +53,8 @@ input_config resolve_input(const common_flags& flags);
 attention_spec resolve_spec(const common_flags& flags);
 view_options resolve_view(const common_flags& flags);
 std::uint64_t resolve_max_memory(const common_flags& flags);
+// All of the above, and the parameters' file and prefix, into the settings every attention job
+// shares.
+void resolve_job(const common_flags& flags, attention_job& job);
 
 }  // namespace attnviz::cli

@@ -13,7 +13,7 @@
 namespace attnviz {
 
 aoa_report run_aoa(const aoa_config& c) {
-  check_outputs({{c.json_out, "--json"}, {c.png_out, "--png"}, {c.svg_out, "--svg"}});
+  c.out.check();
   if (c.input.source.empty() || c.input.target.empty())
     throw usage_error("aoa needs --document and --query");
   colormap::named_or_default(c.view.cmap);
@@ -22,8 +22,8 @@ aoa_report run_aoa(const aoa_config& c) {
   size.n_q = in.input.key_tokens.size();    // rows: document words
   size.n_k = in.input.query_tokens.size();  // columns: query words
   size.heads = 2;                           // M, α and β: three n_d × n_q matrices
-  size.json = !c.json_out.empty();
-  size.image = !c.png_out.empty() || !c.svg_out.empty();
+  size.json = !c.out.json.empty();
+  size.image = !c.out.png.empty() || !c.out.svg.empty();
   size.cell = c.view.cell;
   check_memory(size, c.max_memory);
 
@@ -35,13 +35,13 @@ aoa_report run_aoa(const aoa_config& c) {
   if (auto w = oov_warning(in, c.input); !w.empty()) report.warnings.push_back(std::move(w));
 
   output_batch out;
-  if (!c.json_out.empty())
+  if (!c.out.json.empty())
     out.add(
-        c.json_out,
+        c.out.json,
         aoa_to_json(report.document_tokens, report.query_tokens, report.result, report.word_scores,
                     {fmt::format("attn-viz {}", version), in.embeddings_name, "none", in.oov_tokens,
                      std::string(oov_policy_name(c.input.oov))}));
-  if (!c.png_out.empty() || !c.svg_out.empty()) {
+  if (!c.out.png.empty() || !c.out.svg.empty()) {
     const aoa_result& r = report.result;
     const matrix beta_bar(1, r.beta_bar.size(),
                           std::vector<float>(r.beta_bar.begin(), r.beta_bar.end()));
@@ -78,7 +78,7 @@ aoa_report run_aoa(const aoa_config& c) {
     grid.cols = 3;
     grid.scale = scale_mode::panel;
     const figure fig = grid_figure(grid);
-    add_figure(out, fig, c.png_out, c.svg_out);
+    add_figure(out, fig, c.out.png, c.out.svg);
   }
   report.written = out.commit();
   return report;

@@ -7,6 +7,7 @@
 
 #include "attention/aoa.h"
 #include "jobs/inputs.h"
+#include "jobs/job_outputs.h"
 #include "jobs/memory_guard.h"
 #include "render/views.h"
 
@@ -14,7 +15,7 @@ namespace attnviz {
 
 struct aoa_config {
   input_config input;  // source = the document, target = the query
-  std::string json_out, png_out, svg_out;
+  job_outputs out;  // json, png, svg
   view_options view;
   std::uint64_t max_memory = default_memory_limit;
 };

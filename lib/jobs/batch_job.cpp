@@ -115,25 +115,25 @@ std::string_view format_extension(batch_format f) {
 // The line's run_config: the shared one with this line's output paths.
 run_config line_config(const batch_config& c, const std::string& stem) {
   run_config r = c.run;
-  r.json_out = r.png_out = r.svg_out = r.params_out = r.npy_dir = r.html_out = {};
+  r.out = {};
   const std::filesystem::path dir(c.out_dir);
   for (batch_format f : c.formats) {
     const std::string file = (dir / (stem + "." + std::string(format_extension(f)))).string();
     switch (f) {
       case batch_format::png:
-        r.png_out = file;
+        r.out.png = file;
         break;
       case batch_format::json:
-        r.json_out = file;
+        r.out.json = file;
         break;
       case batch_format::svg:
-        r.svg_out = file;
+        r.out.svg = file;
         break;
       case batch_format::npy:
-        r.npy_dir = (dir / stem).string();
+        r.out.npy_dir = (dir / stem).string();
         break;
       case batch_format::html:
-        r.html_out = file;
+        r.out.html = file;
         break;
     }
   }

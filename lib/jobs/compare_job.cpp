@@ -41,14 +41,13 @@ std::vector<std::string> expand(const std::vector<std::string>& given, const std
 }  // namespace
 
 compare_report run_compare(const compare_config& c) {
-  check_outputs(
-      {{c.json_out, "--json"}, {c.png_out, "--png"}, {c.svg_out, "--svg"}, {c.html_out, "--html"}});
+  c.out.check();
   if (c.cols < 0) throw usage_error("--cols must be at least 1");
   colormap::named_or_default(c.view.cmap);
 
-  const auto scores = expand(c.scores, c.base.score, score_registry(), find_score);
-  const auto aligns = expand(c.aligns, c.base.align, align_registry(), find_align);
-  const auto contexts = expand(c.contexts, c.base.context, context_registry(), find_context);
+  const auto scores = expand(c.scores, c.spec.score, score_registry(), find_score);
+  const auto aligns = expand(c.aligns, c.spec.align, align_registry(), find_align);
+  const auto contexts = expand(c.contexts, c.spec.context, context_registry(), find_context);
   const std::size_t n = scores.size() * aligns.size() * contexts.size();
   if (n < 2)
     throw usage_error(
@@ -60,11 +59,11 @@ compare_report run_compare(const compare_config& c) {
   run_size size;
   size.n_q = in.input.query_tokens.size();
   size.n_k = in.input.key_tokens.size();
-  size.d_v = c.base.d_k && (c.base.project || c.base.heads) ? c.base.d_k : in.input.values.cols();
-  size.heads = std::max<std::size_t>(c.base.heads, 1);
+  size.d_v = c.spec.d_k && (c.spec.project || c.spec.heads) ? c.spec.d_k : in.input.values.cols();
+  size.heads = std::max<std::size_t>(c.spec.heads, 1);
   size.variants = n;
-  size.json = !c.json_out.empty();
-  size.image = !c.png_out.empty() || !c.svg_out.empty();
+  size.json = !c.out.json.empty();
+  size.image = !c.out.png.empty() || !c.out.svg.empty();
   size.cell = c.view.cell;
   check_memory(size, c.max_memory);
   compare_report report;
@@ -72,7 +71,7 @@ compare_report run_compare(const compare_config& c) {
   for (const auto& s : scores)
     for (const auto& a : aligns)
       for (const auto& x : contexts) {
-        attention_spec spec = c.base;
+        attention_spec spec = c.spec;
         spec.score = s, spec.align = a, spec.context = x;
         // each variant gets its own store: general and location both name a score.W
         param_store params = param_store::open(c.params_in, spec.seed, c.params_prefix);
@@ -96,7 +95,7 @@ compare_report run_compare(const compare_config& c) {
   report.metrics = compare_weights(weights);
 
   output_batch out;
-  if (!c.png_out.empty() || !c.svg_out.empty()) {
+  if (!c.out.png.empty() || !c.out.svg.empty()) {
     grid_spec grid;
     std::deque<matrix>
         drawn;  // multi-head panels other than the metrics' matrix (stable addresses)
@@ -129,26 +128,26 @@ compare_report run_compare(const compare_config& c) {
     grid.cols = c.cols;
     grid.scale = c.scale;
     const figure fig = grid_figure(grid);
-    add_figure(out, fig, c.png_out, c.svg_out);
+    add_figure(out, fig, c.out.png, c.out.svg);
   }
-  if (!c.html_out.empty()) {
+  if (!c.out.html.empty()) {
     std::vector<html_panel> panels;
     for (const auto& v : report.variants) panels.push_back({v.label, &v.result});
     const attention_result& first = report.variants.front().result;
-    out.add(c.html_out,
+    out.add(c.out.html,
             html_page(panels, c.view,
                       fmt::format("{}-attention · {} variants", structure_name(first.structure), n),
                       fmt::format("{} queries × {} keys · {}", first.query_tokens.size(),
                                   first.key_tokens.size(), in.embeddings_name)));
   }
-  if (!c.json_out.empty()) {
+  if (!c.out.json.empty()) {
     std::vector<std::pair<std::string, const attention_result*>> results;
     for (const auto& v : report.variants) results.emplace_back(v.label, &v.result);
     const result_metadata meta{
         fmt::format("attn-viz {}", version), in.embeddings_name,
-        c.params_in.empty() ? fmt::format("--seed {}", c.base.seed) : c.params_in, in.oov_tokens,
+        c.params_in.empty() ? fmt::format("--seed {}", c.spec.seed) : c.params_in, in.oov_tokens,
         std::string(oov_policy_name(c.input.oov))};
-    out.add(c.json_out, comparison_to_json(results, report.metrics, meta));
+    out.add(c.out.json, comparison_to_json(results, report.metrics, meta));
   }
   report.written = out.commit();
   return report;

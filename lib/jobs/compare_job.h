@@ -8,27 +8,22 @@
 
 #include "analysis/compare_metrics.h"
 #include "attention/pipeline.h"
+#include "jobs/attention_job.h"
 #include "jobs/inputs.h"
+#include "jobs/job_outputs.h"
 #include "jobs/memory_guard.h"
 #include "render/grid.h"
 #include "render/views.h"
 
 namespace attnviz {
 
-struct compare_config {
-  input_config input;
-  attention_spec base;                // temperature, projections, seed, ...
+struct compare_config : attention_job {  // spec: the base of every variant (temperature, ...)
   std::vector<std::string> scores;    // "all" expands to every registered one; empty: base.score
   std::vector<std::string> aligns;    // empty: base.align
   std::vector<std::string> contexts;  // empty: base.context
-  std::string params_in;
-  std::string params_prefix;  // --params-prefix: one attention layer of a checkpoint
-  std::string json_out, png_out, svg_out;
-  std::string html_out;  // --html: one page, a variant selector over every variant
-  view_options view;
+  job_outputs out;  // json, png, svg, html (one page, a variant selector over every variant)
   int cols = 0;
   scale_mode scale = scale_mode::shared;
-  std::uint64_t max_memory = default_memory_limit;
 };
 
 struct compared_variant {

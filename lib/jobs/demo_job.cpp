@@ -139,10 +139,10 @@ demo_report run_demo(
   for (std::size_t n = 0; n < jobs.size(); ++n) {
     auto& [name, c] = jobs[n];
     if (progress) progress(n, total, name);
-    c.png_out = (out_dir / (name + ".png")).string();
-    c.json_out = (out_dir / (name + ".json")).string();
+    c.out.png = (out_dir / (name + ".png")).string();
+    c.out.json = (out_dir / (name + ".json")).string();
     if (find_score(c.spec.score).has_parameters)
-      c.params_out = (out_dir / (name + ".safetensors")).string();
+      c.out.params = (out_dir / (name + ".safetensors")).string();
     run_report r = run_job(c);
     report.written.insert(report.written.end(), r.written.begin(), r.written.end());
     for (auto& w : r.warnings) report.warnings.push_back(fmt::format("{}: {}", name, w));
@@ -151,12 +151,12 @@ demo_report run_demo(
   compare_config cmp;
   cmp.input = base.input;
   cmp.input.text = sentences[0];
-  cmp.base = base.spec;
+  cmp.spec = base.spec;
   cmp.scores = {"all"};
   const std::string name = fmt::format("compare-{}", first);
   if (progress) progress(jobs.size(), total, name);
-  cmp.png_out = (out_dir / (name + ".png")).string();
-  cmp.json_out = (out_dir / (name + ".json")).string();
+  cmp.out.png = (out_dir / (name + ".png")).string();
+  cmp.out.json = (out_dir / (name + ".json")).string();
   const compare_report r = run_compare(cmp);
   report.written.insert(report.written.end(), r.written.begin(), r.written.end());
   auto keep = [&report](const std::vector<std::string>& written) {
@@ -175,16 +175,16 @@ demo_report run_demo(
     t.spec.position = position_scheme::sinusoidal;
     const std::string tname = fmt::format("transformer-01-{}", slug(t.input.target));
     if (progress) progress(step++, total, tname);
-    t.png_out = (out_dir / (tname + ".png")).string();
-    t.json_out = (out_dir / (tname + ".json")).string();
+    t.out.png = (out_dir / (tname + ".png")).string();
+    t.out.json = (out_dir / (tname + ".json")).string();
     keep(run_transformer(t).written);
     // attention-over-attention: the source as document, the target as query
     aoa_config a;
     a.input = t.input;
     const std::string aname = fmt::format("aoa-01-{}", slug(a.input.target));
     if (progress) progress(step++, total, aname);
-    a.png_out = (out_dir / (aname + ".png")).string();
-    a.json_out = (out_dir / (aname + ".json")).string();
+    a.out.png = (out_dir / (aname + ".png")).string();
+    a.out.json = (out_dir / (aname + ".json")).string();
     keep(run_aoa(a).written);
   }
   if (!document.empty()) {
@@ -193,8 +193,8 @@ demo_report run_demo(
     h.embeddings = base.input.embeddings;
     h.seed = config.seed;
     if (progress) progress(step++, total, "han-document");
-    h.png_out = (out_dir / "han-document.png").string();
-    h.json_out = (out_dir / "han-document.json").string();
+    h.out.png = (out_dir / "han-document.png").string();
+    h.out.json = (out_dir / "han-document.json").string();
     keep(run_han(h).written);
   }
   if (progress) progress(total, total, "");

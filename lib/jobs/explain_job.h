@@ -8,15 +8,12 @@
 #include <vector>
 
 #include "attention/pipeline.h"
+#include "jobs/attention_job.h"
 #include "jobs/inputs.h"
 
 namespace attnviz {
 
-struct explain_config {
-  input_config input;
-  attention_spec spec;
-  std::string params_in;
-  std::string params_prefix;  // --params-prefix: one attention layer of a checkpoint
+struct explain_config : attention_job {  // view and max_memory unused
   std::string query;          // a token (first occurrence) or a 0-based index
   std::size_t head = 0;       // which head to walk through (0-based) when there are several
   std::size_t top_k = 3;

@@ -61,10 +61,7 @@ std::string han_json(const han_report& r, const std::string& embeddings, const p
 }  // namespace
 
 han_report run_han(const han_config& c) {
-  check_outputs({{c.json_out, "--json"},
-                 {c.png_out, "--png"},
-                 {c.svg_out, "--svg"},
-                 {c.params_out, "--params-out"}});
+  c.out.check();
   const colormap& cmap = colormap::named_or_default(c.cmap);
   han_report report;
   report.sentences = split_sentences(c.document, tokenizer_options{c.keep_case}, "--document");
@@ -75,7 +72,7 @@ han_report run_han(const han_config& c) {
   run_size size;  // T × d per sentence and the per-word weights: far below n²
   size.n_q = 1;
   size.n_k = n_tokens;
-  size.json = !c.json_out.empty();
+  size.json = !c.out.json.empty();
   check_memory(size, c.max_memory);
 
   std::unordered_set<std::string> wanted;
@@ -101,9 +98,9 @@ han_report run_han(const han_config& c) {
 
   const std::string embeddings_name = std::filesystem::path(c.embeddings).filename().string();
   output_batch out;
-  if (!c.json_out.empty())
-    out.add(c.json_out, han_json(report, embeddings_name, params, oov, c.oov));
-  if (!c.png_out.empty() || !c.svg_out.empty()) {
+  if (!c.out.json.empty())
+    out.add(c.out.json, han_json(report, embeddings_name, params, oov, c.oov));
+  if (!c.out.png.empty() || !c.out.svg.empty()) {
     document_view_spec spec;
     spec.sentences = report.sentences;
     spec.word_weights = report.result.word_weights;
@@ -118,9 +115,9 @@ han_report run_han(const han_config& c) {
     spec.cmap = &cmap;
     spec.scale = c.scale;
     const figure fig = document_figure(spec);
-    add_figure(out, fig, c.png_out, c.svg_out);
+    add_figure(out, fig, c.out.png, c.out.svg);
   }
-  if (!c.params_out.empty()) out.add(c.params_out, params.serialize_used());
+  if (!c.out.params.empty()) out.add(c.out.params, params.serialize_used());
   report.written = out.commit();
   return report;
 }

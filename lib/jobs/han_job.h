@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "attention/han.h"
+#include "jobs/job_outputs.h"
 #include "jobs/memory_guard.h"
 #include "text/lookup.h"
 
@@ -19,7 +20,7 @@ struct han_config {
   bool keep_case = false;
   std::uint64_t seed = 0;
   std::string params_in;
-  std::string json_out, png_out, svg_out, params_out;
+  job_outputs out;  // json, png, svg, params
   std::string cmap;
   int scale = 1;
   std::uint64_t max_memory = default_memory_limit;

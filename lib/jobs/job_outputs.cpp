@@ -9,6 +9,9 @@
 
 namespace attnviz {
 
+namespace {
+
+// Each (path, flag) with a non-empty path: check_output_path (folder exists and is writable).
 void check_outputs(const std::vector<std::pair<std::string, const char*>>& outputs) {
   const char* on_stdout = nullptr;
   for (const auto& [path, flag] : outputs) {
@@ -20,6 +23,17 @@ void check_outputs(const std::vector<std::pair<std::string, const char*>>& outpu
           fmt::format("{} - and {} -: only one output can go to standard output", on_stdout, flag));
     on_stdout = flag;
   }
+}
+
+}  // namespace
+
+void job_outputs::check() const {
+  check_outputs({{json, "--json"},
+                 {png, "--png"},
+                 {svg, "--svg"},
+                 {params, "--params-out"},
+                 {html, "--html"}});
+  if (!npy_dir.empty()) check_output_dir(npy_dir, "--npy");
 }
 
 void add_figure(output_batch& out, const figure& fig, const std::string& png,

@@ -47,19 +47,14 @@ run_size size_of_run(const run_config& c, const prepared_input& in) {
   size.n_k = in.input.key_tokens.size();
   size.d_v = c.spec.d_k && (c.spec.project || c.spec.heads) ? c.spec.d_k : in.input.values.cols();
   size.heads = std::max<std::size_t>(c.spec.heads, 1);
-  size.json = !c.json_out.empty() || !c.npy_dir.empty();
-  size.image = !c.png_out.empty() || !c.svg_out.empty();
+  size.json = !c.out.json.empty() || !c.out.npy_dir.empty();
+  size.image = !c.out.png.empty() || !c.out.svg.empty();
   size.cell = c.view.cell;
   return size;
 }
 
 run_report run_job(const run_config& c) {
-  check_outputs({{c.json_out, "--json"},
-                 {c.png_out, "--png"},
-                 {c.svg_out, "--svg"},
-                 {c.params_out, "--params-out"},
-                 {c.html_out, "--html"}});
-  if (!c.npy_dir.empty()) check_output_dir(c.npy_dir, "--npy");
+  c.out.check();
   if (c.view.cell < 0 || c.view.cell > 256)
     throw usage_error("--cell must be between 1 and 256 pixels");
   colormap::named_or_default(c.view.cmap);  // unknown names fail early
@@ -70,12 +65,12 @@ run_report run_job(const run_config& c) {
       c.stream == run_config::streaming::on ||
       (c.stream == run_config::streaming::automatic &&
        (size.n_q * size.n_k > auto_stream_cells || estimate_bytes(size) > c.max_memory));
-  if (stream && !c.html_out.empty())
+  if (stream && !c.out.html.empty())
     throw usage_error(fmt::format(
         "--html holds the full n_q x n_k maps ({} x {}), which a streamed run never holds; use "
         "--png / --json for the pooled map, or --no-stream",
         size.n_q, size.n_k));
-  if (stream && !c.npy_dir.empty())
+  if (stream && !c.out.npy_dir.empty())
     throw usage_error(fmt::format(
         "--npy writes the full n_q x n_k maps ({} x {}), which a streamed run never holds; "
         "use --json / --png for the pooled map, or --no-stream",
@@ -98,31 +93,31 @@ run_report run_prepared(const run_config& c, const prepared_input& in, param_sto
                         output_batch& out) {
   run_report report;
   attention_spec spec = c.spec;  // the raw scores only when an output shows them
-  spec.keep_scores = !c.json_out.empty() || !c.npy_dir.empty() || !c.html_out.empty() ||
+  spec.keep_scores = !c.out.json.empty() || !c.out.npy_dir.empty() || !c.out.html.empty() ||
                      c.view.show == shown_matrix::scores;
   report.result = run_attention(in.input, spec, params);
   if (c.input.merge_subwords) report.result = merge_subwords(report.result);
   report.warnings = run_warnings(c, in, params);
 
-  if (!c.json_out.empty()) {
+  if (!c.out.json.empty()) {
     const result_metadata meta = run_metadata(c, in, params);
-    out.add(c.json_out, result_to_json(report.result, meta));
+    out.add(c.out.json, result_to_json(report.result, meta));
   }
   std::string suffix = fmt::format(" · {}", in.embeddings_name);
   if (!params.used().empty()) suffix += fmt::format(" · parameters {}", params_label(params));
-  if (!c.png_out.empty() || !c.svg_out.empty()) {
+  if (!c.out.png.empty() || !c.out.svg.empty()) {
     const figure fig = result_figure(report.result, c.view, suffix);
-    add_figure(out, fig, c.png_out, c.svg_out);
+    add_figure(out, fig, c.out.png, c.out.svg);
   }
-  if (!c.html_out.empty())
-    out.add(c.html_out,
+  if (!c.out.html.empty())
+    out.add(c.out.html,
             html_page({{"", &report.result}}, c.view, variant_title(report.result),
                       fmt::format("{} queries × {} keys{}", report.result.query_tokens.size(),
                                   report.result.key_tokens.size(), suffix)));
-  if (!c.params_out.empty()) out.add(c.params_out, params.serialize_used());
-  if (!c.npy_dir.empty()) {
-    add_npy_files(out, c.npy_dir, report.result);
-    out.add_dir(c.npy_dir);
+  if (!c.out.params.empty()) out.add(c.out.params, params.serialize_used());
+  if (!c.out.npy_dir.empty()) {
+    add_npy_files(out, c.out.npy_dir, report.result);
+    out.add_dir(c.out.npy_dir);
   }
   return report;
 }

@@ -15,7 +15,9 @@
 #include "attention/pipeline.h"
 #include "io/file_io.h"
 #include "io/progress.h"
+#include "jobs/attention_job.h"
 #include "jobs/inputs.h"
+#include "jobs/job_outputs.h"
 #include "jobs/memory_guard.h"
 #include "params/param_store.h"
 #include "render/json_result.h"
@@ -23,20 +25,8 @@
 
 namespace attnviz {
 
-struct run_config {
-  input_config input;
-  attention_spec spec;
-  std::string params_in;      // empty: seeded from spec.seed
-  std::string params_prefix;  // --params-prefix: one attention layer of a checkpoint
-  // outputs (empty: not written)
-  std::string json_out;
-  std::string png_out;
-  std::string svg_out;
-  std::string params_out;
-  std::string npy_dir;   // --npy DIR: weights, scores, context (and output) as .npy files
-  std::string html_out;  // --html FILE: the self-contained interactive page
-  view_options view;
-  std::uint64_t max_memory = default_memory_limit;
+struct run_config : attention_job {
+  job_outputs out;  // every kind; npy_dir: weights, scores, context (and output) as .npy
   // streaming
   enum class streaming { automatic, on, off };
   streaming stream = streaming::automatic;

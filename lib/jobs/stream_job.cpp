@@ -49,7 +49,7 @@ std::uint64_t estimate_stream_bytes(const run_size& s, std::size_t d_model, std:
 }
 
 run_report run_streamed(const run_config& c, const prepared_input& in) {
-  if (c.png_out.empty() && c.svg_out.empty() && c.json_out.empty())
+  if (c.out.png.empty() && c.out.svg.empty() && c.out.json.empty())
     throw usage_error(fmt::format(
         "{} x {} tokens: streaming{}, which draws a pooled picture: give --png, --svg or --json "
         "(a table of that many weights would not help), or --no-stream",
@@ -70,8 +70,8 @@ run_report run_streamed(const run_config& c, const prepared_input& in) {
   size.n_k = n_k;
   size.d_v = c.spec.d_k && (c.spec.project || c.spec.heads) ? c.spec.d_k : in.input.values.cols();
   size.heads = H;
-  size.json = !c.json_out.empty();
-  size.image = !c.png_out.empty() || !c.svg_out.empty();
+  size.json = !c.out.json.empty();
+  size.image = !c.out.png.empty() || !c.out.svg.empty();
   const std::size_t bins_q = std::min(n_q, c.pixels), bins_k = std::min(n_k, c.pixels);
   const std::uint64_t need = estimate_stream_bytes(size, in.input.queries.cols(), bins_q, bins_k);
   if (need > c.max_memory)
@@ -92,11 +92,11 @@ run_report run_streamed(const run_config& c, const prepared_input& in) {
   report.warnings = run_warnings(c, in, params);
 
   output_batch out;
-  if (!c.json_out.empty()) {
+  if (!c.out.json.empty()) {
     const result_metadata meta = run_metadata(c, in, params);
-    out.add(c.json_out, pooled_to_json(report.result, pooled, meta));
+    out.add(c.out.json, pooled_to_json(report.result, pooled, meta));
   }
-  if (!c.png_out.empty() || !c.svg_out.empty()) {
+  if (!c.out.png.empty() || !c.out.svg.empty()) {
     std::string which;
     const matrix shown = shown_map(pooled, c.view.heads, which);
     pooled_view_spec view;
@@ -114,9 +114,9 @@ run_report run_streamed(const run_config& c, const prepared_input& in) {
     view.row_axis = cross ? "queries i (target)" : "queries i";
     view.col_axis = cross ? "keys j (source)" : "keys j";
     view.cmap = &colormap::named_or_default(c.view.cmap);
-    add_figure(out, pooled_heatmap_figure(view), c.png_out, c.svg_out);
+    add_figure(out, pooled_heatmap_figure(view), c.out.png, c.out.svg);
   }
-  if (!c.params_out.empty()) out.add(c.params_out, params.serialize_used());
+  if (!c.out.params.empty()) out.add(c.out.params, params.serialize_used());
   report.written = out.commit();
   return report;
 }

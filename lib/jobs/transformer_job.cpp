@@ -29,10 +29,7 @@ attention_input self_of(const std::vector<std::string>& tokens, const matrix& x)
 }  // namespace
 
 transformer_report run_transformer(const transformer_config& c) {
-  check_outputs({{c.json_out, "--json"},
-                 {c.png_out, "--png"},
-                 {c.svg_out, "--svg"},
-                 {c.params_out, "--params-out"}});
+  c.out.check();
   if (c.input.source.empty() || c.input.target.empty())
     throw usage_error("transformer needs --source (encoder input) and --target (decoder input)");
   colormap::named_or_default(c.view.cmap);
@@ -44,8 +41,8 @@ transformer_report run_transformer(const transformer_config& c) {
   size.n_k = std::max(n_src, n_tgt);
   size.d_v = in.input.values.cols();
   size.heads = 3 * std::max<std::size_t>(c.spec.heads, 1);
-  size.json = !c.json_out.empty();
-  size.image = !c.png_out.empty() || !c.svg_out.empty();
+  size.json = !c.out.json.empty();
+  size.image = !c.out.png.empty() || !c.out.svg.empty();
   size.cell = c.view.cell;
   check_memory(size, c.max_memory);
 
@@ -75,15 +72,15 @@ transformer_report run_transformer(const transformer_config& c) {
         fmt::format("{}: tensors not used: {}", c.params_in, fmt::join(unused, ", ")));
 
   output_batch out;
-  if (!c.json_out.empty()) {
+  if (!c.out.json.empty()) {
     const result_metadata meta{fmt::format("attn-viz {}", version), in.embeddings_name,
                                params.source(), in.oov_tokens,
                                std::string(oov_policy_name(c.input.oov))};
     std::vector<named_result> parts;
     for (const auto& a : report.attentions) parts.push_back({a.key, a.prefix, &a.result});
-    out.add(c.json_out, structure_to_json("transformer", parts, meta));
+    out.add(c.out.json, structure_to_json("transformer", parts, meta));
   }
-  if (!c.png_out.empty() || !c.svg_out.empty()) {
+  if (!c.out.png.empty() || !c.out.svg.empty()) {
     grid_spec grid;
     std::vector<matrix> shown;
     shown.reserve(report.attentions.size());
@@ -110,9 +107,9 @@ transformer_report run_transformer(const transformer_config& c) {
                                 params_label(params));
     grid.cols = 3;
     const figure fig = grid_figure(grid);
-    add_figure(out, fig, c.png_out, c.svg_out);
+    add_figure(out, fig, c.out.png, c.out.svg);
   }
-  if (!c.params_out.empty()) out.add(c.params_out, params.serialize_used());
+  if (!c.out.params.empty()) out.add(c.out.params, params.serialize_used());
   report.written = out.commit();
   return report;
 }

@@ -14,19 +14,16 @@
 #include <vector>
 
 #include "attention/pipeline.h"
+#include "jobs/attention_job.h"
 #include "jobs/inputs.h"
+#include "jobs/job_outputs.h"
 #include "jobs/memory_guard.h"
 #include "render/views.h"
 
 namespace attnviz {
 
-struct transformer_config {
-  input_config input;  // source and target
-  attention_spec spec;
-  std::string params_in;
-  std::string json_out, png_out, svg_out, params_out;
-  view_options view;
-  std::uint64_t max_memory = default_memory_limit;
+struct transformer_config : attention_job {  // input: source and target
+  job_outputs out;  // json, png, svg, params
 };
 
 struct transformer_attention {
