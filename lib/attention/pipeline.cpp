@@ -459,8 +459,7 @@ attention_result run_attention(const attention_input& input, const attention_spe
 
   add_time(result, "project", seconds_since(clock));
   const auto slopes = alibi_slopes(H, spec.alibi_slope);
-  const bool fused = (score.fn == score_scaled_dot || score.fn == score_dot) &&
-                     align.fn == align_softmax && context.fn == context_soft &&
+  const bool fused = score.fused != fused_score::none && align.fused && context.fused &&
                      q.cols() == k.cols();
   if (fused) {
     if (spec.position == position_scheme::rope)
@@ -468,7 +467,7 @@ attention_result run_attention(const attention_input& input, const attention_spe
         apply_rope_columns(q, h * d_head, d_head);
         apply_rope_columns(k, h * d_head, d_head);
       }
-    const float scale = score.fn == score_scaled_dot
+    const float scale = score.fused == fused_score::scaled_dot
                             ? static_cast<float>(1.0 / std::sqrt(static_cast<double>(d_head)))
                             : 1.0f;
     result.heads =

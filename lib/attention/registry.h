@@ -26,22 +26,35 @@ struct variant_info {
   std::string_view contrast;              // how it differs from its neighbours (explain)
 };
 
+// A score the fused kernel (kernels::attention_softmax: scores, softmax and soft context in one
+// pass) computes itself: q·k scaled by 1, or by 1/sqrt(d_k).
+enum class fused_score { none, dot, scaled_dot };
+
+// What an entry declares beyond its function is read by everyone who needs it: the pipeline
+// (the fused path), the JSON (which of the spec's settings the variant reports), streaming.
 struct score_entry {
   variant_info info;
   score_fn fn;
   bool has_parameters;  // learned tensors under score.*
   bool row_local;       // row i depends on q_i and the keys only, not on i (streams in blocks)
+  bool uses_sharpen = false;  // spec.sharpen (β), reported in the JSON's variant
+  bool uses_d_a = false;      // spec.d_a, the hidden size (reported; 0 there means d_k)
+  fused_score fused = fused_score::none;
 };
 struct align_entry {
   variant_info info;
   align_fn fn;
   bool uses_temperature;
   bool row_local;  // row i depends on e_i only, not on i (streams in blocks of rows)
+  bool uses_window = false;  // spec.window (D), reported in the JSON's variant
+  bool fused = false;        // the fused kernel's softmax
 };
 struct context_entry {
   variant_info info;
   context_fn fn;
   bool row_local;  // c_i depends on a_i and V only, not on i (streams in blocks of rows)
+  bool uses_hard_mode = false;  // spec.hard (sample or argmax), reported in the JSON's variant
+  bool fused = false;           // the fused kernel's soft context
 };
 
 // How order reaches the scores (--position).

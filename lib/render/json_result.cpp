@@ -158,14 +158,17 @@ std::string write_document(Build build) {
 
 ojson variant_json(const attention_result& r) {
   const attention_spec& s = r.spec;
+  const score_entry& score = find_score(s.score);
+  const align_entry& align = find_align(s.align);
+  const context_entry& context = find_context(s.context);
   ojson variant;
   variant["score"] = s.score;
   variant["align"] = s.align;
   variant["context"] = s.context;
-  if (find_align(s.align).uses_temperature) variant["temperature"] = s.temperature;
-  if (s.context == "hard") variant["hard"] = s.hard == hard_mode::argmax ? "argmax" : "sample";
-  if (s.score == "cosine") variant["sharpen"] = s.sharpen;
-  if (s.score == "additive" || s.score == "concat") variant["d_a"] = s.d_a ? s.d_a : r.d_k;
+  if (align.uses_temperature) variant["temperature"] = s.temperature;
+  if (context.uses_hard_mode) variant["hard"] = s.hard == hard_mode::argmax ? "argmax" : "sample";
+  if (score.uses_sharpen) variant["sharpen"] = s.sharpen;
+  if (score.uses_d_a) variant["d_a"] = s.d_a ? s.d_a : r.d_k;
   variant["projected"] = s.project;
   variant["d_model"] = r.d_model;
   variant["d_k"] = r.d_k;
@@ -175,7 +178,7 @@ ojson variant_json(const attention_result& r) {
   if (r.multihead())
     variant["combine"] = s.combine == head_combine::weighted ? "weighted" : "concat";
   variant["masks"] = s.masks.describe();
-  if (s.align == "local-m" || s.align == "local-p") variant["window"] = s.window;
+  if (align.uses_window) variant["window"] = s.window;
   variant["positional"] = position_name(s.position);
   variant["values"] = r.values == value_source::keys       ? "keys"
                       : r.values == value_source::separate ? "separate"

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attention/pipeline.h"
+#include "attention/registry.h"
 #include "helpers.h"
 #include "render/json_result.h"
 
@@ -66,4 +67,43 @@ TEST_CASE("JSON result: a token spelled like a map's placeholder does not confus
     }
   // the maps laid out as every other writer lays them out: rows one per line
   CHECK(text.find("\"weights\": [\n    [") != std::string::npos);
+}
+
+TEST_CASE("JSON variant: a setting is reported exactly when the registry entry declares it") {
+  const result_metadata meta{"attn-viz test", "e.txt", "--seed 0", {}, "hash"};
+  auto variant_of = [&](const std::string& score, const std::string& align,
+                        const std::string& context) {
+    attention_result r;
+    r.spec.score = score;
+    r.spec.align = align;
+    r.spec.context = context;
+    r.d_k = 4;
+    return nlohmann::json::parse(result_to_json(r, meta))["variant"];
+  };
+  for (const auto& s : score_registry()) {
+    CAPTURE(s.info.name);
+    const auto v = variant_of(std::string(s.info.name), "softmax", "soft");
+    CHECK(v.contains("sharpen") == s.uses_sharpen);
+    CHECK(v.contains("d_a") == s.uses_d_a);
+  }
+  for (const auto& a : align_registry()) {
+    CAPTURE(a.info.name);
+    const auto v = variant_of("dot", std::string(a.info.name), "soft");
+    CHECK(v.contains("window") == a.uses_window);
+    CHECK(v.contains("temperature") == a.uses_temperature);
+  }
+  for (const auto& c : context_registry()) {
+    CAPTURE(c.info.name);
+    CHECK(variant_of("dot", "softmax", std::string(c.info.name)).contains("hard") ==
+          c.uses_hard_mode);
+  }
+  // what the fused kernel covers: q·k scores (scaled or not), softmax, soft context; no other
+  std::vector<std::string_view> fused;
+  for (const auto& s : score_registry())
+    if (s.fused != fused_score::none) fused.push_back(s.info.name);
+  for (const auto& a : align_registry())
+    if (a.fused) fused.push_back(a.info.name);
+  for (const auto& c : context_registry())
+    if (c.fused) fused.push_back(c.info.name);
+  CHECK(fused == std::vector<std::string_view>{"dot", "scaled_dot", "softmax", "soft"});
 }
