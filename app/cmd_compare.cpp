@@ -55,7 +55,7 @@ Examples:
       ->group("Compare");
   cmd->add_option("--scale", *scale,
                   "Colour scale: shared (one colour bar, same range in every panel) or panel")
-      ->check(CLI::IsMember({"shared", "panel"}))
+      ->check(CLI::IsMember(names_of(scale_mode_names)))
       ->capture_default_str()
       ->group("Compare");
   add_figure_outputs(*cmd, config->out.json, config->out.png, config->out.svg,
@@ -70,7 +70,7 @@ Examples:
   return [flags, config, scale] {
     compare_config c = *config;
     resolve_job(*flags, c);
-    c.scale = *scale == "panel" ? scale_mode::panel : scale_mode::shared;
+    c.scale = value_of(scale_mode_names, *scale, "--scale");
     const compare_report report = run_compare(c);
     print_warnings(report.warnings);
     std::FILE* out = summary_stream(report.written);

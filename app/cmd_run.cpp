@@ -142,7 +142,7 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.)");
   cmd->add_option("--pool", *pool,
                   "Streaming: a pixel is the mean of the weights it covers (a row of pixels "
                   "still sums to 1 per token) or their max (single sharp links stay visible)")
-      ->check(CLI::IsMember({"mean", "max"}))
+      ->check(CLI::IsMember(names_of(pool_mode_names)))
       ->capture_default_str()
       ->group("Long inputs");
   cmd->add_flag("--quiet,-q", *quiet, "No progress bar on stderr")->group("Long inputs");

@@ -93,7 +93,7 @@ void add_embedding_flags(CLI::App& cmd, common_flags& f) {
   cmd.add_option("--oov", f.oov,
                  "Tokens not in the vocabulary: hash (deterministic vector per token, scaled like "
                  "the file's), zero, or error")
-      ->check(CLI::IsMember({"hash", "zero", "error"}))
+      ->check(CLI::IsMember(names_of(oov_policy_names)))
       ->capture_default_str()
       ->group("Input");
   cmd.add_option("--max-memory", f.max_memory,
@@ -125,7 +125,7 @@ void add_variant_flags(CLI::App& cmd, common_flags& f) {
       ->group("Variant");
   cmd.add_option("--hard", f.hard,
                  "Hard context: sample j* from a_i with --seed, or take the argmax")
-      ->check(CLI::IsMember({"sample", "argmax"}))
+      ->check(CLI::IsMember(names_of(hard_mode_names)))
       ->capture_default_str()
       ->group("Variant");
   cmd.add_option("--window", s.window,
@@ -158,7 +158,7 @@ void add_variant_flags(CLI::App& cmd, common_flags& f) {
   cmd.add_option("--combine", f.combine,
                  "How heads become the output: concat (concat(heads) W^O) or weighted "
                  "(Weighted Transformer: normalised learned shares kappa_h per head)")
-      ->check(CLI::IsMember({"concat", "weighted"}))
+      ->check(CLI::IsMember(names_of(head_combine_names)))
       ->capture_default_str()
       ->group("Variant");
   cmd.add_option("--position,-p", f.position,
@@ -201,7 +201,7 @@ void add_view_flags(CLI::App& cmd, common_flags& f) {
   cmd.add_option("--show", f.show,
                  "Matrix to draw: weights a_ij (sequential colours) or scores e_ij (before "
                  "alignment; diverging colours centred on 0)")
-      ->check(CLI::IsMember({"weights", "scores"}))
+      ->check(CLI::IsMember(names_of(shown_matrix_names)))
       ->capture_default_str()
       ->group("Figure");
   cmd.add_option("--cmap", f.cmap,
@@ -210,7 +210,7 @@ void add_view_flags(CLI::App& cmd, common_flags& f) {
       ->group("Figure");
   cmd.add_option("--annotate", f.annotate,
                  "Write each cell's value in it: auto (when every value fits its cell), on, off")
-      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->check(CLI::IsMember(names_of(annotate_mode_names)))
       ->capture_default_str()
       ->group("Figure");
   cmd.add_option("--head-view", f.head_view,
@@ -257,9 +257,7 @@ input_config resolve_input(const common_flags& f) {
   // "-" reads the sentence from standard input (for long texts; argv holds 128 KiB at most)
   for (std::string* s : {&c.text, &c.tokens, &c.source, &c.target, &c.values})
     if (*s == "-") *s = read_stdin();
-  c.oov = f.oov == "zero"    ? oov_policy::zero
-          : f.oov == "error" ? oov_policy::error
-                             : oov_policy::hash;
+  c.oov = value_of(oov_policy_names, f.oov, "--oov");
   if (c.embeddings.empty()) c.embeddings = find_samples_dir() + "/glove.6B.50d.sample.txt";
   c.cache_dir = !f.cache_dir.empty() ? f.cache_dir : f.cache ? default_cache_dir() : "";
   return c;
@@ -267,11 +265,11 @@ input_config resolve_input(const common_flags& f) {
 
 attention_spec resolve_spec(const common_flags& f) {
   attention_spec s = f.spec;
-  s.hard = f.hard == "argmax" ? hard_mode::argmax : hard_mode::sample;
+  s.hard = value_of(hard_mode_names, f.hard, "--hard");
   s.masks.rules = parse_masks(f.masks);
   s.masks.pad_keys = f.pad_keys;
   s.position = parse_position(f.position);
-  s.combine = f.combine == "weighted" ? head_combine::weighted : head_combine::concat;
+  s.combine = value_of(head_combine_names, f.combine, "--combine");
   return s;
 }
 

@@ -10,13 +10,11 @@
 namespace attnviz {
 
 pool_mode parse_pool_mode(std::string_view s) {
-  if (s == "mean") return pool_mode::mean;
-  if (s == "max") return pool_mode::max;
-  throw usage_error(fmt::format("--pool must be mean or max, got '{}'", s));
+  return value_of(pool_mode_names, s, "--pool");
 }
 
 std::string_view pool_mode_name(pool_mode p) {
-  return p == pool_mode::mean ? "mean" : "max";
+  return name_of(pool_mode_names, p);
 }
 
 pool_bins make_bins(std::size_t n, std::size_t pixels) {

@@ -20,11 +20,14 @@
 #include <vector>
 
 #include "attention/pipeline.h"
+#include "enum_names.h"
 #include "tensor.h"
 
 namespace attnviz {
 
 enum class pool_mode { mean, max };
+inline constexpr named<pool_mode> pool_mode_names[] = {{"mean", pool_mode::mean},
+                                                       {"max", pool_mode::max}};
 pool_mode parse_pool_mode(std::string_view s);  // "mean" / "max"; usage_error otherwise
 std::string_view pool_mode_name(pool_mode p);
 

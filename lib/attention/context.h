@@ -6,11 +6,14 @@
 #include <cstdint>
 #include <vector>
 
+#include "enum_names.h"
 #include "tensor.h"
 
 namespace attnviz {
 
 enum class hard_mode { sample, argmax };
+inline constexpr named<hard_mode> hard_mode_names[] = {{"sample", hard_mode::sample},
+                                                       {"argmax", hard_mode::argmax}};
 
 struct context_options {
   hard_mode hard = hard_mode::sample;

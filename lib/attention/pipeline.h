@@ -37,6 +37,7 @@
 #include "attention/context.h"
 #include "attention/mask.h"
 #include "attention/positional.h"
+#include "enum_names.h"
 #include "params/param_store.h"
 #include "tensor.h"
 
@@ -44,6 +45,8 @@ namespace attnviz {
 
 enum class attention_structure { self, cross };
 enum class head_combine { concat, weighted };
+inline constexpr named<head_combine> head_combine_names[] = {{"concat", head_combine::concat},
+                                                             {"weighted", head_combine::weighted}};
 enum class value_source { keys, separate, convs2s };  // v_j = k_j's input, another input, z_j + e_j
 
 struct attention_spec {

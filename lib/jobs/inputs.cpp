@@ -49,15 +49,7 @@ tokenized tokenize_inputs(const input_config& c) {
 }
 
 std::string_view oov_policy_name(oov_policy p) {
-  switch (p) {
-    case oov_policy::hash:
-      return "hash";
-    case oov_policy::zero:
-      return "zero";
-    case oov_policy::error:
-      return "error";
-  }
-  return "?";
+  return name_of(oov_policy_names, p);
 }
 
 namespace {

@@ -5,12 +5,15 @@
 #include <string>
 #include <vector>
 
+#include "enum_names.h"
 #include "render/figure.h"
 #include "render/heatmap.h"
 
 namespace attnviz {
 
 enum class scale_mode { shared, panel };
+inline constexpr named<scale_mode> scale_mode_names[] = {{"shared", scale_mode::shared},
+                                                         {"panel", scale_mode::panel}};
 
 struct grid_spec {
   std::vector<heatmap_spec> panels;  // each with its own title (the variant or head)

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "enum_names.h"
 #include "render/colormap.h"
 #include "render/figure.h"
 #include "tensor.h"
@@ -26,6 +27,8 @@
 namespace attnviz {
 
 enum class annotate_mode { automatic, on, off };
+inline constexpr named<annotate_mode> annotate_mode_names[] = {
+    {"auto", annotate_mode::automatic}, {"on", annotate_mode::on}, {"off", annotate_mode::off}};
 
 struct heatmap_spec {
   const matrix* values = nullptr;       // n_rows × n_cols

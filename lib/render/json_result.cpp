@@ -166,7 +166,7 @@ ojson variant_json(const attention_result& r) {
   variant["align"] = s.align;
   variant["context"] = s.context;
   if (align.uses_temperature) variant["temperature"] = s.temperature;
-  if (context.uses_hard_mode) variant["hard"] = s.hard == hard_mode::argmax ? "argmax" : "sample";
+  if (context.uses_hard_mode) variant["hard"] = name_of(hard_mode_names, s.hard);
   if (score.uses_sharpen) variant["sharpen"] = s.sharpen;
   if (score.uses_d_a) variant["d_a"] = s.d_a ? s.d_a : r.d_k;
   variant["projected"] = s.project;
@@ -176,7 +176,7 @@ ojson variant_json(const attention_result& r) {
   variant["heads"] = r.heads.size();
   variant["multihead"] = r.multihead();
   if (r.multihead())
-    variant["combine"] = s.combine == head_combine::weighted ? "weighted" : "concat";
+    variant["combine"] = name_of(head_combine_names, s.combine);
   variant["masks"] = s.masks.describe();
   if (align.uses_window) variant["window"] = s.window;
   variant["positional"] = position_name(s.position);

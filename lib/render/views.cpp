@@ -11,20 +11,15 @@
 namespace attnviz {
 
 shown_matrix parse_shown_matrix(std::string_view s) {
-  if (s == "weights") return shown_matrix::weights;
-  if (s == "scores") return shown_matrix::scores;
-  throw usage_error(fmt::format("--show must be weights or scores, got '{}'", s));
+  return value_of(shown_matrix_names, s, "--show");
 }
 
 annotate_mode parse_annotate_mode(std::string_view s) {
-  if (s == "auto") return annotate_mode::automatic;
-  if (s == "on") return annotate_mode::on;
-  if (s == "off") return annotate_mode::off;
-  throw usage_error(fmt::format("--annotate must be auto, on or off, got '{}'", s));
+  return value_of(annotate_mode_names, s, "--annotate");
 }
 
 std::string_view shown_matrix_name(shown_matrix m) {
-  return m == shown_matrix::weights ? "weights" : "scores";
+  return name_of(shown_matrix_names, m);
 }
 
 head_view parse_head_view(std::string_view s) {

@@ -5,12 +5,15 @@
 #include <string>
 
 #include "attention/pipeline.h"
+#include "enum_names.h"
 #include "render/figure.h"
 #include "render/heatmap.h"
 
 namespace attnviz {
 
 enum class shown_matrix { weights, scores };
+inline constexpr named<shown_matrix> shown_matrix_names[] = {{"weights", shown_matrix::weights},
+                                                             {"scores", shown_matrix::scores}};
 
 // Which picture of a multi-head result: every head plus their mean (grid), only the mean or
 // the element-wise max over heads, or one head (1-based on the command line).

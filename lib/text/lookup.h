@@ -13,12 +13,15 @@
 #include <unordered_set>
 #include <vector>
 
+#include "enum_names.h"
 #include "tensor.h"
 #include "text/embeddings.h"
 
 namespace attnviz {
 
 enum class oov_policy { hash, zero, error };
+inline constexpr named<oov_policy> oov_policy_names[] = {
+    {"hash", oov_policy::hash}, {"zero", oov_policy::zero}, {"error", oov_policy::error}};
 
 struct embedded_tokens {
   matrix vectors;                       // n × dim, row i = token i
