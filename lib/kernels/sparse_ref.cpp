@@ -22,20 +22,6 @@ namespace {
 
 constexpr double neg_inf = -std::numeric_limits<double>::infinity();
 
-// Applies a row function to z = e_i·/τ for every row (masked entries stay -inf).
-matrix by_rows(const matrix& scores, double temperature,
-               void (*row_fn)(const double*, double*, std::size_t)) {
-  const std::size_t n_k = scores.cols();
-  matrix a(scores.rows(), n_k);
-  std::vector<double> z(n_k), p(n_k);
-  for (std::size_t i = 0; i < scores.rows(); ++i) {
-    for (std::size_t j = 0; j < n_k; ++j) z[j] = static_cast<double>(scores(i, j)) / temperature;
-    row_fn(z.data(), p.data(), n_k);
-    for (std::size_t j = 0; j < n_k; ++j) a(i, j) = static_cast<float>(p[j]);
-  }
-  return a;
-}
-
 // The finite entries of z, sorted descending; +inf entries are counted separately.
 std::vector<double> sorted_support(const double* z, std::size_t n, std::size_t& n_pos_inf) {
   std::vector<double> s;
