@@ -83,36 +83,74 @@ std::vector<neighbour> nearest_words(const float* c, std::size_t d, const embedd
   return all;
 }
 
-}  // namespace
+// Everything the explanation of one query shows: the run, the query, its keys by weight, the
+// nearest words of its context (and output) vector. Computed once, then written as text and as
+// JSON.
+struct query_trace {
+  const explain_config* config = nullptr;
+  const prepared_input* in = nullptr;
+  const param_store* params = nullptr;
+  attention_result r;
+  std::size_t i = 0;                 // the query
+  std::vector<std::size_t> order;    // keys by weight, highest first (stable)
+  std::size_t top = 0;               // how many of them to list
+  double norm = 0.0;                 // |c_i|
+  std::vector<neighbour> near;       // of c_i (empty when d_v differs from the file's)
+  double out_norm = 0.0;             // |o_i| with several heads
+  std::vector<neighbour> out_near;   // of o_i
+  const head_result& head() const { return r.heads[config->head]; }
+};
 
-explain_report run_explain(const explain_config& c) {
-  input_config input = c.input;
-  input.vocabulary_rows = c.vocabulary;
-  const prepared_input in = prepare_input(input);
-  param_store params = param_store::open(c.params_in, c.spec.seed, c.params_prefix);
-  const attention_result r = run_attention(in.input, c.spec, params);
+using stage_list = std::pair<const char*, const variant_info*>[3];
+
+void stages_of(const attention_result& r, stage_list& stages) {
+  stages[0] = {"1. score  ", &find_score(r.spec.score).info};
+  stages[1] = {"2. align  ", &find_align(r.spec.align).info};
+  stages[2] = {"3. context", &find_context(r.spec.context).info};
+}
+
+query_trace trace_query(const explain_config& c, const prepared_input& in, param_store& params) {
+  query_trace q;
+  q.config = &c;
+  q.in = &in;
+  q.params = &params;
+  q.r = run_attention(in.input, c.spec, params);
+  const attention_result& r = q.r;
   if (c.head >= r.heads.size())
     throw usage_error(fmt::format("--head {}: the run has {} head{}", c.head + 1, r.heads.size(),
                                   r.heads.size() == 1 ? "" : "s"));
-  const head_result& h = r.heads[c.head];
-  const std::size_t i = find_query(r.query_tokens, c.query);
+  const head_result& h = q.head();
+  q.i = find_query(r.query_tokens, c.query);
   const std::size_t n_k = r.key_tokens.size();
-  const auto& score = find_score(r.spec.score).info;
-  const auto& align = find_align(r.spec.align).info;
-  const auto& context = find_context(r.spec.context).info;
+  q.order.resize(n_k);
+  std::iota(q.order.begin(), q.order.end(), 0);
+  std::stable_sort(q.order.begin(), q.order.end(), [&](std::size_t a, std::size_t b) {
+    return h.weights(q.i, a) > h.weights(q.i, b);
+  });
+  q.top = std::min(c.top_k, n_k);
+  q.norm = l2_norm(h.context.row(q.i), r.d_v);
+  if (r.d_v == in.table.dim) q.near = nearest_words(h.context.row(q.i), r.d_v, in.table, c.neighbours);
+  if (r.multihead()) {
+    q.out_norm = l2_norm(r.output.row(q.i), r.d_model);
+    if (r.d_model == in.table.dim)
+      q.out_near = nearest_words(r.output.row(q.i), r.d_model, in.table, c.neighbours);
+  }
+  return q;
+}
 
-  explain_report rep;
-  if (auto w = oov_warning(in, c.input); !w.empty()) rep.warnings.push_back(std::move(w));
-  std::string& t = rep.text;
+// The header: the run's shape, heads, position, the query.
+std::string text_header(const query_trace& q) {
+  const attention_result& r = q.r;
+  std::string t;
   t += fmt::format("{}-attention{}, {} queries × {} keys, d_model = {}, d_k = {}, d_v = {} ({})\n",
                    structure_name(r.structure),
                    r.spec.project ? " with projections W_Q, W_K, W_V" : "", r.query_tokens.size(),
-                   n_k, r.d_model, r.d_k, r.d_v, in.embeddings_name);
+                   r.key_tokens.size(), r.d_model, r.d_k, r.d_v, q.in->embeddings_name);
   if (r.multihead())
     t += fmt::format(
         "multi-head: head {} of {} (--head), d_k = {} per head; heads combined by "
         "{} through W^O into the output\n",
-        c.head + 1, r.heads.size(), r.d_k,
+        q.config->head + 1, r.heads.size(), r.d_k,
         r.spec.combine == head_combine::weighted
             ? "the Weighted Transformer's shares kappa_h (Ahmed et al. 2017)"
             : "concatenation (Vaswani et al. 2017)");
@@ -121,12 +159,18 @@ explain_report run_explain(const explain_config& c) {
     t += fmt::format("position: {} — {}\n             {}\n", pos.name, pos.summary, pos.formula);
     t += wrap(pos.contrast, 13);
     if (r.spec.position == position_scheme::alibi)
-      t += fmt::format("             this head's slope m = {:.6g}\n", h.alibi_slope);
+      t += fmt::format("             this head's slope m = {:.6g}\n", q.head().alibi_slope);
   }
-  t += fmt::format("query {} \"{}\"\n\n", i, r.query_tokens[i]);
+  t += fmt::format("query {} \"{}\"\n\n", q.i, r.query_tokens[q.i]);
+  return t;
+}
 
-  const std::pair<const char*, const variant_info*> stages[] = {
-      {"1. score  ", &score}, {"2. align  ", &align}, {"3. context", &context}};
+// The three stages with their formulas and papers, the settings, the parameters used.
+std::string text_stages(const query_trace& q) {
+  const attention_result& r = q.r;
+  stage_list stages;
+  stages_of(r, stages);
+  std::string t;
   for (const auto& [label, v] : stages) {
     t += fmt::format("{} {}{} — {}\n", label, v->name, aliases_of(*v), v->summary);
     t += fmt::format("             {}\n", v->formula);
@@ -137,15 +181,19 @@ explain_report run_explain(const explain_config& c) {
     t += fmt::format("temperature tau = {:g}\n", r.spec.temperature);
   if (const auto masks = r.spec.masks.describe(); !masks.empty())
     t += fmt::format("masks: {} (masked keys get -inf scores, weight 0)\n", fmt::join(masks, ", "));
-  t += fmt::format("\nparameters ({}):\n", params.source());
-  if (params.used().empty()) t += "  none: this variant has no learned parameters\n";
-  for (const auto& [name, tensor] : params.used())
+  t += fmt::format("\nparameters ({}):\n", q.params->source());
+  if (q.params->used().empty()) t += "  none: this variant has no learned parameters\n";
+  for (const auto& [name, tensor] : q.params->used())
     t += fmt::format("  {:<16} {}\n", name, shape_string(tensor.shape));
+  return t;
+}
 
-  std::vector<std::size_t> order(n_k);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return h.weights(i, a) > h.weights(i, b); });
+// The query's row: every key's score and weight, the top keys, the context and output vectors.
+std::string text_row(const query_trace& q) {
+  const attention_result& r = q.r;
+  const head_result& h = q.head();
+  const std::size_t i = q.i, n_k = r.key_tokens.size();
+  std::string t;
   std::size_t key_w = 4;
   for (const auto& k : r.key_tokens) key_w = std::max(key_w, k.size());
   t += fmt::format("\n{:>3}  {:<{}}  {:>12}  {:>10}\n", "j", "key", key_w, "score e_ij",
@@ -157,45 +205,51 @@ explain_report run_explain(const explain_config& c) {
         h.weights(i, j), masked ? "   masked" : "",
         !h.chosen_keys.empty() && h.chosen_keys[i] == static_cast<int>(j) ? "   <- j*" : "");
   }
-  const std::size_t top = std::min(c.top_k, n_k);
   t += "\ntop keys:";
-  for (std::size_t k = 0; k < top; ++k)
-    t += fmt::format(" {} {:.1f}%{}", r.key_tokens[order[k]], 100.0 * h.weights(i, order[k]),
-                     k + 1 < top ? "," : "\n");
+  for (std::size_t k = 0; k < q.top; ++k)
+    t += fmt::format(" {} {:.1f}%{}", r.key_tokens[q.order[k]], 100.0 * h.weights(i, q.order[k]),
+                     k + 1 < q.top ? "," : "\n");
   if (h.masked_rows[i]) t += "every key of this query is masked: zero weights, zero context\n";
 
-  const double norm = l2_norm(h.context.row(i), r.d_v);
-  t += fmt::format("context c_{}: |c| = {:.4f}", i, norm);
-  std::vector<neighbour> near;
-  if (r.d_v == in.table.dim) {
-    near = nearest_words(h.context.row(i), r.d_v, in.table, c.neighbours);
+  t += fmt::format("context c_{}: |c| = {:.4f}", i, q.norm);
+  if (r.d_v == q.in->table.dim) {
     t += fmt::format("; nearest of the file's first {} words (cosine):",
-                     std::min<std::uint64_t>(c.vocabulary, in.table.rows));
-    for (std::size_t k = 0; k < near.size(); ++k)
-      t +=
-          fmt::format(" {} {:.3f}{}", near[k].word, near[k].cosine, k + 1 < near.size() ? "," : "");
+                     std::min<std::uint64_t>(q.config->vocabulary, q.in->table.rows));
+    for (std::size_t k = 0; k < q.near.size(); ++k)
+      t += fmt::format(" {} {:.3f}{}", q.near[k].word, q.near[k].cosine,
+                       k + 1 < q.near.size() ? "," : "");
     t += "\n";
   } else {
     t += fmt::format(" (in the projected space, d_v = {}: not comparable with word vectors)\n",
                      r.d_v);
   }
-
   // multi-head: the combined output row lives in the embedding space again
-  std::vector<neighbour> out_near;
-  double out_norm = 0.0;
   if (r.multihead()) {
-    out_norm = l2_norm(r.output.row(i), r.d_model);
-    t += fmt::format("output (all {} heads through W^O): |o| = {:.4f}", r.heads.size(), out_norm);
-    if (r.d_model == in.table.dim) {
-      out_near = nearest_words(r.output.row(i), r.d_model, in.table, c.neighbours);
+    t += fmt::format("output (all {} heads through W^O): |o| = {:.4f}", r.heads.size(),
+                     q.out_norm);
+    if (r.d_model == q.in->table.dim) {
       t += "; nearest words (cosine):";
-      for (std::size_t k = 0; k < out_near.size(); ++k)
-        t += fmt::format(" {} {:.3f}{}", out_near[k].word, out_near[k].cosine,
-                         k + 1 < out_near.size() ? "," : "");
+      for (std::size_t k = 0; k < q.out_near.size(); ++k)
+        t += fmt::format(" {} {:.3f}{}", q.out_near[k].word, q.out_near[k].cosine,
+                         k + 1 < q.out_near.size() ? "," : "");
     }
     t += "\n";
   }
+  return t;
+}
 
+ojson neighbours_json(const std::vector<neighbour>& words) {
+  ojson out = ojson::array();
+  for (const auto& n : words) out.push_back({{"word", n.word}, {"cosine", n.cosine}});
+  return out;
+}
+
+std::string trace_json(const query_trace& q) {
+  const attention_result& r = q.r;
+  const head_result& h = q.head();
+  const std::size_t i = q.i, n_k = r.key_tokens.size();
+  stage_list stages;
+  stages_of(r, stages);
   ojson j;
   j["tool"] = fmt::format("attn-viz {}", version);
   j["structure"] = structure_name(r.structure);
@@ -212,7 +266,7 @@ explain_report run_explain(const explain_config& c) {
     j[std::string(label).substr(3, std::string(label).find_last_not_of(' ') - 2)] = sj;
   }
   ojson ps = ojson::object();
-  for (const auto& [name, tensor] : params.used()) ps[name] = tensor.shape;
+  for (const auto& [name, tensor] : q.params->used()) ps[name] = tensor.shape;
   j["parameters"] = ps;
   j["temperature"] = r.spec.temperature;
   j["masks"] = r.spec.masks.describe();
@@ -221,24 +275,35 @@ explain_report run_explain(const explain_config& c) {
   j["scores"] = e;
   j["weights"] = a;
   ojson topj = ojson::array();
-  for (std::size_t k = 0; k < top; ++k)
-    topj.push_back({{"key", order[k]}, {"token", r.key_tokens[order[k]]}, {"weight", a[order[k]]}});
+  for (std::size_t k = 0; k < q.top; ++k)
+    topj.push_back(
+        {{"key", q.order[k]}, {"token", r.key_tokens[q.order[k]]}, {"weight", a[q.order[k]]}});
   j["top_keys"] = topj;
-  j["context_norm"] = norm;
-  ojson nj = ojson::array();
-  for (const auto& n : near) nj.push_back({{"word", n.word}, {"cosine", n.cosine}});
-  j["nearest_words"] = nj;
+  j["context_norm"] = q.norm;
+  j["nearest_words"] = neighbours_json(q.near);
   if (!h.chosen_keys.empty()) j["chosen_key"] = h.chosen_keys[i];
   j["position"] = position_name(r.spec.position);
   j["heads"] = r.heads.size();
-  j["head"] = c.head + 1;
+  j["head"] = q.config->head + 1;
   if (r.multihead()) {
-    j["output_norm"] = out_norm;
-    ojson onj = ojson::array();
-    for (const auto& n : out_near) onj.push_back({{"word", n.word}, {"cosine", n.cosine}});
-    j["output_nearest_words"] = onj;
+    j["output_norm"] = q.out_norm;
+    j["output_nearest_words"] = neighbours_json(q.out_near);
   }
-  rep.json = j.dump(1) + "\n";
+  return j.dump(1) + "\n";
+}
+
+}  // namespace
+
+explain_report run_explain(const explain_config& c) {
+  input_config input = c.input;
+  input.vocabulary_rows = c.vocabulary;
+  const prepared_input in = prepare_input(input);
+  param_store params = param_store::open(c.params_in, c.spec.seed, c.params_prefix);
+  const query_trace q = trace_query(c, in, params);
+  explain_report rep;
+  if (auto w = oov_warning(in, c.input); !w.empty()) rep.warnings.push_back(std::move(w));
+  rep.text = text_header(q) + text_stages(q) + text_row(q);
+  rep.json = trace_json(q);
   return rep;
 }
 
