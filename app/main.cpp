@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -11,7 +12,6 @@
 #include <string>
 #include <system_error>
 #include <thread>
-#include <algorithm>
 #include <utility>
 
 #include "attnviz/version.h"
@@ -129,8 +129,9 @@ int run(int argc, char** argv) {
   }
   try {
     if (threads > max_threads())
-      throw usage_error(fmt::format("--threads {}: at most {} (4 per core; this machine has {})",
-                                    threads, max_threads(), max_threads() / 4));
+      throw usage_error(
+          fmt::format("--threads {}: at most {} (4 per core; this machine has {} cores)", threads,
+                      max_threads(), max_threads() / 4));
     if (threads > 0) kernels::set_threads(threads);
     if (!isa.empty()) kernels::use_isa(isa);
     set_png_level(png_level);

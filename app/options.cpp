@@ -19,7 +19,7 @@ namespace attnviz::cli {
 namespace {
 
 template <class Entries>
-std::string names_of(const Entries& entries) {
+std::string joined_names(const Entries& entries) {
   std::vector<std::string_view> names;
   for (const auto& e : entries) names.push_back(e.info.name);
   return fmt::format("{}", fmt::join(names, ", "));
@@ -108,15 +108,16 @@ void add_variant_flags(CLI::App& cmd, common_flags& f) {
   cmd.add_option("--score,-s", s.score,
                  fmt::format("Stage 1, e_ij = score(q_i, k_j): {} (aliases such as bahdanau, "
                              "luong-general work; see 'attn-viz list')",
-                             names_of(score_registry())))
+                             joined_names(score_registry())))
       ->capture_default_str()
       ->group("Variant");
   cmd.add_option("--align,-a", s.align,
-                 fmt::format("Stage 2, a_i = align(e_i): {}", names_of(align_registry())))
+                 fmt::format("Stage 2, a_i = align(e_i): {}", joined_names(align_registry())))
       ->capture_default_str()
       ->group("Variant");
   cmd.add_option("--context,-c", s.context,
-                 fmt::format("Stage 3, c_i = context(a_i, V): {}", names_of(context_registry())))
+                 fmt::format("Stage 3, c_i = context(a_i, V): {}",
+                             joined_names(context_registry())))
       ->capture_default_str()
       ->group("Variant");
   cmd.add_option("--temperature,-t", s.temperature,

@@ -38,18 +38,22 @@ std::mutex& guarded_mutex() {
   return m;
 }
 
-void guard(const struct stat& st, const std::string& name) {
-  std::lock_guard<std::mutex> lock(guarded_mutex());
+// The guarded entry for the file `st` describes (nullptr: none); the caller holds the lock.
+const guarded_file* find_guarded(const struct stat& st) {
   for (const auto& g : guarded())
-    if (g.dev == st.st_dev && g.ino == st.st_ino) return;
-  guarded().push_back({st.st_dev, st.st_ino, name});
+    if (g.dev == st.st_dev && g.ino == st.st_ino) return &g;
+  return nullptr;
 }
 
-// The guarded input that `st` is, if any.
+void guard(const struct stat& st, const std::string& name) {
+  std::lock_guard<std::mutex> lock(guarded_mutex());
+  if (!find_guarded(st)) guarded().push_back({st.st_dev, st.st_ino, name});
+}
+
+// The name of the guarded input that `st` is, if any.
 std::optional<std::string> guarded_name(const struct stat& st) {
   std::lock_guard<std::mutex> lock(guarded_mutex());
-  for (const auto& g : guarded())
-    if (g.dev == st.st_dev && g.ino == st.st_ino) return g.name;
+  if (const guarded_file* g = find_guarded(st)) return g->name;
   return std::nullopt;
 }
 
@@ -173,11 +177,7 @@ void check_output_dir(const std::string& path, const std::string& flag) {
         fmt::format("{} {}: folder '{}' is not writable", flag, path, parent.string()));
 }
 
-void create_output_dir(const std::string& path) {
-  make_output_dir(path);
-}
-
-bool make_output_dir(const std::string& path) {
+bool create_output_dir(const std::string& path) {
   std::error_code ec;
   const bool made = fs::create_directory(path, ec);
   if (ec) throw input_error(path, fmt::format("cannot create the folder: {}", ec.message()));
@@ -206,9 +206,17 @@ void write_fully(int fd, const std::string& bytes, const std::string& path) {
   }
 }
 
-}  // namespace
-
-namespace {
+// write_fully, then close; the descriptor is closed on every path.
+void write_and_close(int fd, const std::string& bytes, const std::string& shown) {
+  try {
+    write_fully(fd, bytes, shown);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  if (::close(fd) != 0)
+    throw input_error(shown, fmt::format("cannot write: {}", std::strerror(errno)));
+}
 
 mode_t new_file_mode(const std::string& existing) {
   struct stat st {};
@@ -232,15 +240,8 @@ std::string write_temporary(const std::string& target, const std::string& bytes,
     throw input_error(shown, fmt::format("cannot create a temporary file in '{}': {}",
                                          dir.string(), std::strerror(errno)));
   temps.emplace_back(buf.data());
-  try {
-    write_fully(fd, bytes, shown);
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
   ::fchmod(fd, new_file_mode(target));
-  if (::close(fd) != 0)
-    throw input_error(shown, fmt::format("cannot write: {}", std::strerror(errno)));
+  write_and_close(fd, bytes, shown);
   return temps.back();
 }
 
@@ -248,14 +249,7 @@ std::string write_temporary(const std::string& target, const std::string& bytes,
 void write_stream(const std::string& target, const std::string& bytes, const std::string& shown) {
   const int fd = ::open(target.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
   if (fd < 0) throw input_error(shown, fmt::format("cannot open: {}", std::strerror(errno)));
-  try {
-    write_fully(fd, bytes, shown);
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
-  if (::close(fd) != 0)
-    throw input_error(shown, fmt::format("cannot write: {}", std::strerror(errno)));
+  write_and_close(fd, bytes, shown);
 }
 
 }  // namespace
@@ -299,7 +293,7 @@ std::vector<std::string> output_batch::commit() {
   };
   try {
     for (const auto& d : dirs_)
-      if (make_output_dir(d)) made_dirs.push_back(d);
+      if (create_output_dir(d)) made_dirs.push_back(d);
     std::vector<std::pair<std::string, std::string>> renames;  // temporary -> destination
     for (const auto& [t, f] : targets)
       if (t.how == output_target::kind::replace)

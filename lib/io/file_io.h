@@ -69,9 +69,8 @@ class output_batch {
 // not exist yet and its parent is a writable folder (create_output_dir makes it when the outputs
 // are ready). Otherwise a usage_error naming the flag.
 void check_output_dir(const std::string& path, const std::string& flag);
-void create_output_dir(const std::string& path);
-// create_output_dir when the folder is missing; true when it made it.
-bool make_output_dir(const std::string& path);
+// Makes the folder when it is missing; true when it made it.
+bool create_output_dir(const std::string& path);
 
 // Fails early (before any work) with resolve_output's checks: a folder missing or not writable, a
 // destination that cannot be written, a guarded input ("-", standard output, always passes).

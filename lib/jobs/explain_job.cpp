@@ -129,7 +129,8 @@ query_trace trace_query(const explain_config& c, const prepared_input& in, param
   });
   q.top = std::min(c.top_k, n_k);
   q.norm = l2_norm(h.context.row(q.i), r.d_v);
-  if (r.d_v == in.table.dim) q.near = nearest_words(h.context.row(q.i), r.d_v, in.table, c.neighbours);
+  if (r.d_v == in.table.dim)
+    q.near = nearest_words(h.context.row(q.i), r.d_v, in.table, c.neighbours);
   if (r.multihead()) {
     q.out_norm = l2_norm(r.output.row(q.i), r.d_model);
     if (r.d_model == in.table.dim)
