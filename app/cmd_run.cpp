@@ -55,7 +55,7 @@ int run_batch_command(const CLI::App& cmd, const common_flags& flags, batch_conf
   c.stream = run_config::streaming::off;
   c.progress = progress_style::quiet;
   const batch_report report = run_batch(batch);
-  for (const auto& s : report.skipped) fmt::print(stderr, "attn-viz: skipped {}\n", s.message);
+  for (const auto& s : report.skipped) fmt::print(stderr, "attn-viz: skipped {}\n", cli_text(s.message));
   print_warnings(report.warnings);
   fmt::print("ran {} of {} line(s){}{}: {} file(s) in {} (list: {})\n",
              report.succeeded - report.resumed, report.lines,

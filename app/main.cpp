@@ -20,6 +20,7 @@
 #include "io/file_io.h"
 #include "kernels/kernels.h"
 #include "render/canvas.h"
+#include "report.h"
 
 namespace {
 
@@ -140,10 +141,10 @@ int run(int argc, char** argv) {
       if (app.got_subcommand(name)) return act();
     return 2;
   } catch (const input_error& e) {
-    fmt::print(stderr, "attn-viz: error: {}\n", e.what());
+    fmt::print(stderr, "attn-viz: error: {}\n", cli::cli_text(e.marked()));
     return 2;
   } catch (const usage_error& e) {
-    fmt::print(stderr, "attn-viz: error: {}\n", e.what());
+    fmt::print(stderr, "attn-viz: error: {}\n", cli::cli_text(e.marked()));
     return 2;
   } catch (const std::bad_alloc&) {
     fmt::print(stderr,

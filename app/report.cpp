@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "error.h"
 #include "io/file_io.h"
 #include "render/terminal.h"
 
@@ -15,8 +16,22 @@ bool stderr_is_terminal() {
   return ::isatty(STDERR_FILENO) != 0;
 }
 
+std::string flag_of(std::string_view parameter) {
+  static constexpr std::pair<std::string_view, std::string_view> spelled_otherwise[] = {
+      {"d_k", "--dk"}, {"d_a", "--da"}};
+  for (const auto& [name, flag] : spelled_otherwise)
+    if (name == parameter) return std::string(flag);
+  std::string flag = "--";
+  for (char c : parameter) flag += c == '_' ? '-' : c;
+  return flag;
+}
+
+std::string cli_text(std::string_view marked) {
+  return render_params(marked, flag_of);
+}
+
 void print_warnings(const std::vector<std::string>& warnings) {
-  for (const auto& w : warnings) fmt::print(stderr, "attn-viz: warning: {}\n", w);
+  for (const auto& w : warnings) fmt::print(stderr, "attn-viz: warning: {}\n", cli_text(w));
 }
 
 std::FILE* summary_stream(const std::vector<std::string>& written) {

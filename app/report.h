@@ -3,12 +3,20 @@
 
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attention/pipeline.h"
 #include "render/views.h"
 
 namespace attnviz::cli {
+
+// The library names settings as parameters (error.h: param("window")); the CLI calls them by
+// their flags: "--" and the name with '-' for '_' ("max_memory" -> "--max-memory"), but for
+// the few whose flag is spelled otherwise ("d_k" -> "--dk").
+std::string flag_of(std::string_view parameter);
+// A library message (usage_error::marked(), a warning) with its parameters named as flags.
+std::string cli_text(std::string_view marked);
 
 void print_warnings(const std::vector<std::string>& warnings);
 void print_written(const std::vector<std::string>& paths);

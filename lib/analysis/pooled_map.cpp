@@ -10,7 +10,7 @@
 namespace attnviz {
 
 pool_mode parse_pool_mode(std::string_view s) {
-  return value_of(pool_mode_names, s, "--pool");
+  return value_of(pool_mode_names, s, param("pool"));
 }
 
 std::string_view pool_mode_name(pool_mode p) {

@@ -37,7 +37,8 @@ void windowed_softmax(const matrix& scores, std::size_t i, double centre, std::s
 
 void require_window(const align_options& o, const char* name) {
   if (o.window == 0)
-    throw usage_error(fmt::format("align '{}' needs --window D (the half-width, D >= 1)", name));
+    throw usage_error(fmt::format("align '{}' needs {} D (the half-width, D >= 1), got 0", name,
+                                  param("window")));
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ std::size_t parse_count(std::string_view text, std::string_view what) {
   std::size_t v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size() || text.empty())
-    throw usage_error(fmt::format("--mask {}: '{}' is not a whole number", what, text));
+    throw usage_error(fmt::format("{} {}: '{}' is not a whole number", param("mask"), what, text));
   return v;
 }
 
@@ -41,7 +41,7 @@ std::vector<mask_rule> parse_masks(std::string_view list) {
     } else if (kind == "dilated" && !arg.empty()) {
       r.what = mask_rule::kind::dilated;
       r.param = parse_count(arg, "dilated:K");
-      if (r.param == 0) throw usage_error("--mask dilated:K needs K >= 1");
+      if (r.param == 0) throw usage_error(param("mask") + " dilated:K needs K >= 1, got 0");
       r.text = fmt::format("dilated:{}", r.param);
     } else {
       throw_unknown_name("mask", item, {"causal", "window:R", "dilated:K"},
@@ -83,7 +83,8 @@ void check_pad_keys(const mask_set& masks, std::size_t n_k) {
   for (std::size_t k : masks.pad_keys)
     if (k >= n_k)
       throw usage_error(
-          fmt::format("--pad-keys {}: there are only {} keys (0 to {})", k, n_k, n_k - 1));
+          fmt::format("{} {}: there are only {} keys (0 to {})", param("pad_keys"), k, n_k,
+                      n_k - 1));
 }
 
 void mask_row(const mask_set& masks, std::size_t i, float* scores, std::size_t n_k) {

@@ -66,16 +66,16 @@ matrix apply(const projection& p, const matrix& x) {
   return y;
 }
 
-// The overflow's likely cause: a scale the user set (named as its flag), else the parameters'
-// source ("--seed 0" or the weights file).
+// The overflow's likely cause: a scale the user set (named as its parameter), else the
+// parameters' source ("--seed 0" or the weights file).
 void throw_overflow(const attention_spec& spec, const param_store& params, const char* what) {
   std::string cause;
   if (spec.sharpen != 1.0)
-    cause = fmt::format("--sharpen {:g}", spec.sharpen);
+    cause = fmt::format("{} {:g}", param("sharpen"), spec.sharpen);
   else if (spec.position == position_scheme::alibi && spec.alibi_slope != 0.0)
-    cause = fmt::format("--alibi-slope {:g}", spec.alibi_slope);
+    cause = fmt::format("{} {:g}", param("alibi_slope"), spec.alibi_slope);
   else if (spec.temperature != 1.0)
-    cause = fmt::format("--temperature {:g}", spec.temperature);
+    cause = fmt::format("{} {:g}", param("temperature"), spec.temperature);
   if (!cause.empty())
     throw input_error(cause, fmt::format("the {} overflowed the float range: use a value closer "
                                          "to 1",
@@ -305,8 +305,8 @@ void check_streamable(const score_entry& score, const align_entry& align,
   if (fixed)
     throw usage_error(fmt::format(
         "'{}' cannot stream: its rows depend on the query's position, so they cannot be "
-        "computed block by block; run without --stream (and a larger --max-memory if needed)",
-        fixed->name));
+        "computed block by block; run without {} (and a larger {} if needed)",
+        fixed->name, param("stream"), param("max_memory")));
 }
 
 // output = Σ_h κ_h C_h W_hᵀ + b (concat: κ_h = 1), W_h = columns [h d_v, (h+1) d_v) of W^O,
@@ -382,10 +382,12 @@ attention_result run_attention(const attention_input& input, const attention_spe
   if (sink) check_streamable(score, align, context);
   if (!(spec.temperature > 0.0) || !std::isfinite(spec.temperature))
     throw usage_error(
-        fmt::format("--temperature must be a positive number, got {}", spec.temperature));
-  if (!std::isfinite(spec.sharpen)) throw usage_error("--sharpen must be a finite number");
+        fmt::format("{} must be a positive number, got {}", param("temperature"), spec.temperature));
+  if (!std::isfinite(spec.sharpen)) throw usage_error(fmt::format("{} must be a finite number, got {}", param("sharpen"),
+                                  spec.sharpen));
   if (!(spec.alibi_slope >= 0.0) || !std::isfinite(spec.alibi_slope))
-    throw usage_error("--alibi-slope must be a positive number");
+    throw usage_error(fmt::format("{} must be a positive number, got {}", param("alibi_slope"),
+                                  spec.alibi_slope));
   if (input.query_tokens.empty() || input.key_tokens.empty())
     throw usage_error("nothing to attend: the sentence has no tokens");
   if (input.values.rows() != input.keys.rows())
@@ -415,9 +417,9 @@ attention_result run_attention(const attention_input& input, const attention_spe
   if (d_k == 0) {
     if (spec.heads > 1 && d % H != 0)
       throw usage_error(fmt::format(
-          "--heads {} must divide d_model = {} (d_k = d_model / heads); pick another head "
-          "count or give --dk",
-          H, d));
+          "{} {} must divide d_model = {} (d_k = d_model / heads); pick another head "
+          "count or give {}",
+          param("heads"), H, d, param("d_k")));
     d_k = project ? d / H : d;
   }
 
@@ -447,8 +449,8 @@ attention_result run_attention(const attention_input& input, const attention_spe
     if (k.cols() != xv.cols())
       throw usage_error(fmt::format(
           "ConvS2S values add keys (size {}) to embeddings (size {}): they must match (with "
-          "--heads, heads x d_k = d_model)",
-          k.cols(), xv.cols()));
+          "{}, heads x d_k = d_model)",
+          k.cols(), xv.cols(), param("heads")));
     v = k;
     for (std::size_t i = 0; i < v.size(); ++i) v.data()[i] += xv.data()[i];
   }
@@ -499,6 +501,10 @@ attention_result run_attention(const attention_input& input, const attention_spe
     add_time(result, "combine", seconds_since(clock));
   }
   return result;
+}
+
+std::size_t value_size(const attention_spec& spec, std::size_t value_cols) {
+  return spec.d_k && (spec.project || spec.heads) ? spec.d_k : value_cols;
 }
 
 }  // namespace attnviz

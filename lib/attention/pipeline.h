@@ -133,4 +133,8 @@ attention_result run_attention(const attention_input& input, const attention_spe
 
 std::string_view structure_name(attention_structure s);
 
+// The size of each head's context vectors: d_k when it is set and the inputs are projected
+// (--project or several heads), else the values' own width.
+std::size_t value_size(const attention_spec& spec, std::size_t value_cols);
+
 }  // namespace attnviz

@@ -17,7 +17,8 @@ position_scheme parse_position(std::string_view name) {
   if (n == "rope" || n == "rotary") return position_scheme::rope;
   if (n == "alibi") return position_scheme::alibi;
   throw usage_error(
-      fmt::format("unknown --position '{}': expected none, sinusoidal, rope or alibi", name));
+      fmt::format("unknown {} '{}': expected none, sinusoidal, rope or alibi", param("position"),
+                  name));
 }
 
 std::string_view position_name(position_scheme p) {

@@ -12,19 +12,60 @@
 
 namespace attnviz {
 
+namespace {
+
+// The five panels: M, α, β, β-bar and s, with the top word in the subtitle.
+figure aoa_figure(const aoa_report& report, const view_options& view,
+                  const std::string& embeddings_name) {
+  const aoa_result& r = report.result;
+  const matrix beta_bar(1, r.beta_bar.size(),
+                        std::vector<float>(r.beta_bar.begin(), r.beta_bar.end()));
+  const matrix s(r.s.size(), 1, std::vector<float>(r.s.begin(), r.s.end()));
+  grid_spec grid;
+  auto panel = [&](const matrix& m, std::string title, std::vector<std::string> rows,
+                   std::vector<std::string> cols, std::string row_axis, std::string col_axis,
+                   bool diverging) {
+    heatmap_spec p;
+    p.values = &m;
+    p.title = std::move(title);
+    p.row_labels = std::move(rows);
+    p.col_labels = std::move(cols);
+    p.row_axis = std::move(row_axis);
+    p.col_axis = std::move(col_axis);
+    p.cell = view.cell;
+    p.annotate = view.annotate;
+    p.cmap = &colormap::named_or_default(diverging ? "" : view.cmap, diverging);
+    p.centered = diverging;
+    grid.panels.push_back(std::move(p));
+  };
+  const auto& doc = report.document_tokens;
+  const auto& query = report.query_tokens;
+  panel(r.m, "M = D Q^T (matching scores)", doc, query, "document", "query", true);
+  panel(r.alpha, "α: softmax of each column", doc, query, "document", "query", false);
+  panel(r.beta, "β: softmax of each row", doc, query, "document", "query", false);
+  panel(beta_bar, "β-bar: mean of β's rows", {"β-bar"}, query, "", "query", false);
+  panel(s, "s = α β-barᵀ", doc, {"s"}, "document", "", false);
+  grid.title = "attention-over-attention (Cui et al. 2017)";
+  grid.subtitle =
+      fmt::format("document {} tokens, query {} tokens · {} · top word: {} ({:.3f})", doc.size(),
+                  query.size(), embeddings_name, report.word_scores.front().first,
+                  report.word_scores.front().second);
+  grid.cols = 3;
+  grid.scale = scale_mode::panel;
+  return grid_figure(grid);
+}
+
+}  // namespace
+
 aoa_report run_aoa(const aoa_config& c) {
-  c.out.check();
+  check_job(c.out, c.view);
   if (c.input.source.empty() || c.input.target.empty())
-    throw usage_error("aoa needs --document and --query");
-  colormap::named_or_default(c.view.cmap);
+    throw usage_error(fmt::format("aoa needs {} and {}", param("document"), param("query")));
   const prepared_input in = prepare_input(c.input);
-  run_size size;
-  size.n_q = in.input.key_tokens.size();    // rows: document words
-  size.n_k = in.input.query_tokens.size();  // columns: query words
-  size.heads = 2;                           // M, α and β: three n_d × n_q matrices
-  size.json = !c.out.json.empty();
-  size.image = !c.out.png.empty() || !c.out.svg.empty();
-  size.cell = c.view.cell;
+  // rows: document words, columns: query words
+  run_size size =
+      output_size(c.out, c.view, in.input.key_tokens.size(), in.input.query_tokens.size());
+  size.heads = 2;  // M, α and β: three n_d × n_q matrices
   check_memory(size, c.max_memory);
 
   aoa_report report;
@@ -34,53 +75,15 @@ aoa_report run_aoa(const aoa_config& c) {
   report.word_scores = aoa_word_scores(report.document_tokens, report.result.s);
   if (auto w = oov_warning(in, c.input); !w.empty()) report.warnings.push_back(std::move(w));
 
-  output_batch out;
-  if (!c.out.json.empty())
-    out.add(
-        c.out.json,
-        aoa_to_json(report.document_tokens, report.query_tokens, report.result, report.word_scores,
-                    {fmt::format("attn-viz {}", version), in.embeddings_name, "none", in.oov_tokens,
-                     std::string(oov_policy_name(c.input.oov))}));
-  if (!c.out.png.empty() || !c.out.svg.empty()) {
-    const aoa_result& r = report.result;
-    const matrix beta_bar(1, r.beta_bar.size(),
-                          std::vector<float>(r.beta_bar.begin(), r.beta_bar.end()));
-    const matrix s(r.s.size(), 1, std::vector<float>(r.s.begin(), r.s.end()));
-    grid_spec grid;
-    auto panel = [&](const matrix& m, std::string title, std::vector<std::string> rows,
-                     std::vector<std::string> cols, std::string row_axis, std::string col_axis,
-                     bool diverging) {
-      heatmap_spec p;
-      p.values = &m;
-      p.title = std::move(title);
-      p.row_labels = std::move(rows);
-      p.col_labels = std::move(cols);
-      p.row_axis = std::move(row_axis);
-      p.col_axis = std::move(col_axis);
-      p.cell = c.view.cell;
-      p.annotate = c.view.annotate;
-      p.cmap = &colormap::named_or_default(diverging ? "" : c.view.cmap, diverging);
-      p.centered = diverging;
-      grid.panels.push_back(std::move(p));
-    };
-    const auto& doc = report.document_tokens;
-    const auto& query = report.query_tokens;
-    panel(r.m, "M = D Q^T (matching scores)", doc, query, "document", "query", true);
-    panel(r.alpha, "α: softmax of each column", doc, query, "document", "query", false);
-    panel(r.beta, "β: softmax of each row", doc, query, "document", "query", false);
-    panel(beta_bar, "β-bar: mean of β's rows", {"β-bar"}, query, "", "query", false);
-    panel(s, "s = α β-barᵀ", doc, {"s"}, "document", "", false);
-    grid.title = "attention-over-attention (Cui et al. 2017)";
-    grid.subtitle =
-        fmt::format("document {} tokens, query {} tokens · {} · top word: {} ({:.3f})", doc.size(),
-                    query.size(), in.embeddings_name, report.word_scores.front().first,
-                    report.word_scores.front().second);
-    grid.cols = 3;
-    grid.scale = scale_mode::panel;
-    const figure fig = grid_figure(grid);
-    add_figure(out, fig, c.out.png, c.out.svg);
-  }
-  report.written = out.commit();
+  job_products made;
+  made.json = [&] {
+    return aoa_to_json(report.document_tokens, report.query_tokens, report.result,
+                       report.word_scores,
+                       {fmt::format("attn-viz {}", version), in.embeddings_name, "none",
+                        in.oov_tokens, std::string(oov_policy_name(c.input.oov))});
+  };
+  made.picture = [&] { return aoa_figure(report, c.view, in.embeddings_name); };
+  report.written = write_outputs(c.out, made);
   return report;
 }
 

@@ -85,16 +85,19 @@ tokenized tokenize_line(const batch_line& line, const input_config& base,
   try {
     return tokenize_inputs(c);
   } catch (const input_error& e) {
-    // tokenize names the flag ("--text (byte 3): ..."); the user's file and line say more.
-    std::string what = e.what();
-    if (what.rfind("--", 0) == 0) what.replace(0, what.find_first_of(" :"), where);
+    // tokenize names the parameter ("text (byte 3): ..."); the user's file and line say more.
+    std::string what = e.marked();
+    if (!param_name(e.source()).empty()) what.replace(0, e.source().size(), where);
     throw std::runtime_error(what);
   }
 }
 
-// The message of e without a leading "where: " (input_error's what() names the source first).
+// The message of e without a leading "where: " (input_error's what() names the source first),
+// with its param() marks (rendered by whoever shows it: plain names in index.json).
 std::string message_at(const std::string& where, const std::exception& e) {
-  const std::string what = e.what();
+  std::string what = e.what();
+  if (const auto* u = dynamic_cast<const usage_error*>(&e)) what = u->marked();
+  if (const auto* i = dynamic_cast<const input_error*>(&e)) what = i->marked();
   if (what.rfind(where, 0) == 0) return what;
   return fmt::format("{}: {}", where, what);
 }
@@ -155,7 +158,7 @@ std::string index_json(const batch_config& c, const std::vector<batch_line>& lin
     if (line.error.empty()) {
       row["files"] = line.written;
     } else {
-      row["error"] = line.error;
+      row["error"] = plain_params(line.error);
     }
     rows.push_back(std::move(row));
   }
@@ -173,7 +176,8 @@ std::vector<batch_format> parse_batch_formats(std::string_view list) {
                                      [&](const auto& entry) { return entry.first == name; });
     if (known == std::end(format_names))
       throw usage_error(
-          fmt::format("--formats: unknown format '{}' (known: png, json, svg, npy, html)", name));
+          fmt::format("{}: unknown format '{}' (known: png, json, svg, npy, html)",
+                      param("formats"), name));
     if (std::find(out.begin(), out.end(), known->second) == out.end()) out.push_back(known->second);
   }
   return out;
@@ -203,12 +207,10 @@ std::string batch_file_stem(std::size_t line, std::size_t width, std::string_vie
 
 batch_report run_batch(const batch_config& c) {
   if (c.formats.empty())
-    throw usage_error("--formats: give at least one of png, json, svg, npy, html");
-  check_output_dir(c.out_dir, "--out-dir");
-  if (c.run.view.cell < 0 || c.run.view.cell > 256)
-    throw usage_error("--cell must be between 1 and 256 pixels");
-  colormap::named_or_default(c.run.view.cmap);
-  if (c.run.input.embeddings.empty()) throw usage_error("--embeddings FILE is required");
+    throw usage_error(param("formats") + ": give at least one of png, json, svg, npy, html");
+  check_output_dir(c.out_dir, param("out_dir"));
+  check_view(c.run.view);
+  if (c.run.input.embeddings.empty()) throw usage_error(param("embeddings") + " FILE is required");
   // The parameters first: a bad --params file stops the batch before the lines are read.
   const param_store params =
       param_store::open(c.run.params_in, c.run.spec.seed, c.run.params_prefix);
@@ -248,7 +250,7 @@ batch_report run_batch(const batch_config& c) {
   if (c.strict)
     for (const auto& line : lines)
       if (!line.error.empty())
-        throw usage_error(fmt::format("{} (--strict: stopped, nothing written)", line.error));
+        throw usage_error(fmt::format("{} ({}: stopped, nothing written)", line.error, param("strict")));
 
   create_output_dir(c.out_dir);  // checked before any work
   std::vector<std::string> settings = c.settings;

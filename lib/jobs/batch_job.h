@@ -48,7 +48,7 @@ struct batch_config {
 
 struct batch_line_error {
   std::size_t line = 0;  // 1-based line of the input file
-  std::string message;   // starts with "FILE:LINE"
+  std::string message;   // starts with "FILE:LINE"; parameters marked (error.h: param)
 };
 
 struct batch_report {

@@ -68,10 +68,10 @@ batch_journal::batch_journal(const std::string& dir, std::uint64_t settings, boo
       std::getline(in, line);
       if (line + "\n" != header)
         throw usage_error(fmt::format(
-            "--resume: {} was written by a batch with other settings (flags, formats, or the "
-            "embedding or parameter files changed); run again without --resume, or use another "
-            "--out-dir",
-            path_));
+            "{}: {} was written by a batch with other settings (flags, formats, or the "
+            "embedding or parameter files changed); run again without {}, or use another "
+            "{}",
+            param("resume"), path_, param("resume"), param("out_dir")));
       while (std::getline(in, line)) {
         const auto j = nlohmann::json::parse(line, nullptr, false);
         if (j.is_discarded() || !j.is_object() || !j.contains("line") || !j.contains("files"))

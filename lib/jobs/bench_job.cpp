@@ -48,8 +48,8 @@ double peak_rss_mib() {
 }  // namespace
 
 bench_report bench_job(const bench_config& config) {
-  if (config.n_q == 0 || config.d_model == 0) throw usage_error("--n and --d must be at least 1");
-  if (config.reps == 0) throw usage_error("--reps must be at least 1");
+  if (config.n_q == 0 || config.d_model == 0) throw usage_error(fmt::format("{} and {} must be at least 1", param("n"), param("d")));
+  if (config.reps == 0) throw usage_error(param("reps") + " must be at least 1");
   const bool cross = config.n_k > 0;
   attention_input input;
   input.structure = cross ? attention_structure::cross : attention_structure::self;
@@ -69,7 +69,8 @@ bench_report bench_job(const bench_config& config) {
   report.threads = kernels::threads();
   report.isa = std::string(kernels::active_isa());
   if (config.png && config.stream_pixels == 0)
-    throw usage_error("--png times the pooled picture of a streaming run: add --stream");
+    throw usage_error(fmt::format("{} times the pooled picture of a streaming run: add {}",
+                                  param("png"), param("stream")));
   const std::size_t heads = std::max<std::size_t>(config.spec.heads, 1);
   std::vector<std::vector<std::pair<std::string, double>>> stages;
   for (std::size_t rep = 0; rep < config.warmup + config.reps; ++rep) {

@@ -38,12 +38,49 @@ std::vector<std::string> expand(const std::vector<std::string>& given, const std
   return out;
 }
 
+// Every variant's map in one grid, named by what differs between them.
+figure compare_figure(const compare_config& c, const compare_report& report,
+                      const std::vector<std::string>& scores,
+                      const std::vector<std::string>& aligns,
+                      const std::vector<std::string>& contexts, const std::string& embeddings_name) {
+  const std::size_t n = report.variants.size();
+  grid_spec grid;
+  std::deque<matrix>
+      drawn;  // multi-head panels other than the metrics' matrix (stable addresses)
+  for (const auto& v : report.variants) {
+    heatmap_spec panel = make_heatmap(v.result, 0, c.view);
+    if (v.result.heads.size() > 1) {
+      const bool same =
+          c.view.show == shown_matrix::weights && c.view.heads.what != head_view::kind::max;
+      const matrix& m = same ? v.shown : drawn.emplace_back(shown_matrix_of(v.result, c.view));
+      panel = make_matrix_heatmap(v.result, m, "", c.view);
+    }
+    panel.title = v.label;
+    panel.subtitle.clear();
+    grid.panels.push_back(std::move(panel));
+  }
+  const attention_result& first = report.variants.front().result;
+  grid.title = fmt::format("{}-attention{} · {} variants · {}", structure_name(first.structure),
+                           first.multihead()
+                               ? fmt::format(" · {} heads ({})", first.heads.size(),
+                                             head_view_label(c.view.heads))
+                           : first.spec.project ? " (projected)"
+                                                : "",
+                           n, shown_matrix_name(c.view.show));
+  grid.subtitle =
+      fmt::format("score: {} · align: {} · context: {} · {}", fmt::join(scores, ", "),
+                  fmt::join(aligns, ", "), fmt::join(contexts, ", "), embeddings_name);
+  grid.cols = c.cols;
+  grid.scale = c.scale;
+  return grid_figure(grid);
+}
+
 }  // namespace
 
 compare_report run_compare(const compare_config& c) {
-  c.out.check();
-  if (c.cols < 0) throw usage_error("--cols must be at least 1");
-  colormap::named_or_default(c.view.cmap);
+  check_job(c.out, c.view);
+  if (c.cols < 0)
+    throw usage_error(fmt::format("{} must be at least 1, got {}", param("cols"), c.cols));
 
   const auto scores = expand(c.scores, c.spec.score, score_registry(), find_score);
   const auto aligns = expand(c.aligns, c.spec.align, align_registry(), find_align);
@@ -51,20 +88,17 @@ compare_report run_compare(const compare_config& c) {
   const std::size_t n = scores.size() * aligns.size() * contexts.size();
   if (n < 2)
     throw usage_error(
-        "compare needs at least two variants: give several names to --scores, "
-        "--aligns or --contexts (or --scores all)");
+        fmt::format("compare needs at least two variants: give several names to {}, "
+                    "{} or {} (or {} all)",
+                    param("scores"), param("aligns"), param("contexts"), param("scores")));
   if (n > 64) throw usage_error(fmt::format("{} variants is more than compare draws (64)", n));
 
   const prepared_input in = prepare_input(c.input);
-  run_size size;
-  size.n_q = in.input.query_tokens.size();
-  size.n_k = in.input.key_tokens.size();
-  size.d_v = c.spec.d_k && (c.spec.project || c.spec.heads) ? c.spec.d_k : in.input.values.cols();
+  run_size size =
+      output_size(c.out, c.view, in.input.query_tokens.size(), in.input.key_tokens.size());
+  size.d_v = value_size(c.spec, in.input.values.cols());
   size.heads = std::max<std::size_t>(c.spec.heads, 1);
   size.variants = n;
-  size.json = !c.out.json.empty();
-  size.image = !c.out.png.empty() || !c.out.svg.empty();
-  size.cell = c.view.cell;
   check_memory(size, c.max_memory);
   compare_report report;
   if (auto w = oov_warning(in, c.input); !w.empty()) report.warnings.push_back(std::move(w));
@@ -94,62 +128,29 @@ compare_report run_compare(const compare_config& c) {
   for (const auto& v : report.variants) weights.push_back(&v.shown);
   report.metrics = compare_weights(weights);
 
-  output_batch out;
-  if (!c.out.png.empty() || !c.out.svg.empty()) {
-    grid_spec grid;
-    std::deque<matrix>
-        drawn;  // multi-head panels other than the metrics' matrix (stable addresses)
-    for (const auto& v : report.variants) {
-      heatmap_spec panel = make_heatmap(v.result, 0, c.view);
-      if (v.result.heads.size() > 1) {
-        const bool same =
-            c.view.show == shown_matrix::weights && c.view.heads.what != head_view::kind::max;
-        const matrix& m = same ? v.shown : drawn.emplace_back(shown_matrix_of(v.result, c.view));
-        panel = make_matrix_heatmap(v.result, m, "", c.view);
-      }
-      panel.title = v.label;
-      panel.subtitle.clear();
-      grid.panels.push_back(std::move(panel));
-    }
-    const attention_result& first = report.variants.front().result;
-    grid.title = fmt::format("{}-attention{} · {} variants · {}", structure_name(first.structure),
-                             first.multihead()
-                                 ? fmt::format(" · {} heads ({})", first.heads.size(),
-                                               c.view.heads.what == head_view::kind::max ? "max"
-                                               : c.view.heads.what == head_view::kind::one
-                                                   ? fmt::format("head {}", c.view.heads.head + 1)
-                                                   : "mean")
-                             : first.spec.project ? " (projected)"
-                                                  : "",
-                             n, shown_matrix_name(c.view.show));
-    grid.subtitle =
-        fmt::format("score: {} · align: {} · context: {} · {}", fmt::join(scores, ", "),
-                    fmt::join(aligns, ", "), fmt::join(contexts, ", "), in.embeddings_name);
-    grid.cols = c.cols;
-    grid.scale = c.scale;
-    const figure fig = grid_figure(grid);
-    add_figure(out, fig, c.out.png, c.out.svg);
-  }
-  if (!c.out.html.empty()) {
-    std::vector<html_panel> panels;
-    for (const auto& v : report.variants) panels.push_back({v.label, &v.result});
-    const attention_result& first = report.variants.front().result;
-    out.add(c.out.html,
-            html_page(panels, c.view,
-                      fmt::format("{}-attention · {} variants", structure_name(first.structure), n),
-                      fmt::format("{} queries × {} keys · {}", first.query_tokens.size(),
-                                  first.key_tokens.size(), in.embeddings_name)));
-  }
-  if (!c.out.json.empty()) {
+  job_products made;
+  made.json = [&] {
     std::vector<std::pair<std::string, const attention_result*>> results;
     for (const auto& v : report.variants) results.emplace_back(v.label, &v.result);
     const result_metadata meta{
         fmt::format("attn-viz {}", version), in.embeddings_name,
         c.params_in.empty() ? fmt::format("--seed {}", c.spec.seed) : c.params_in, in.oov_tokens,
         std::string(oov_policy_name(c.input.oov))};
-    out.add(c.out.json, comparison_to_json(results, report.metrics, meta));
-  }
-  report.written = out.commit();
+    return comparison_to_json(results, report.metrics, meta);
+  };
+  made.picture = [&] {
+    return compare_figure(c, report, scores, aligns, contexts, in.embeddings_name);
+  };
+  made.html = [&] {
+    std::vector<html_panel> panels;
+    for (const auto& v : report.variants) panels.push_back({v.label, &v.result});
+    const attention_result& first = report.variants.front().result;
+    return html_page(panels, c.view,
+                     fmt::format("{}-attention · {} variants", structure_name(first.structure), n),
+                     fmt::format("{} queries × {} keys · {}", first.query_tokens.size(),
+                                 first.key_tokens.size(), in.embeddings_name));
+  };
+  report.written = write_outputs(c.out, made);
   return report;
 }
 

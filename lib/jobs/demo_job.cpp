@@ -64,8 +64,8 @@ std::string find_samples_dir() {
     if (has_samples(candidate)) return candidate;
   throw usage_error(
       fmt::format("cannot find the samples folder (looked in {} and {}); "
-                  "give it with --samples DIR",
-                  default_samples_dir, installed_samples_dir));
+                  "give it with {} DIR",
+                  default_samples_dir, installed_samples_dir, param("samples")));
 }
 
 demo_report run_demo(
@@ -82,12 +82,13 @@ demo_report run_demo(
   if (!fs::is_directory(out_dir, ec)) {
     const fs::path parent = out_dir.parent_path().empty() ? "." : out_dir.parent_path();
     if (!fs::is_directory(parent, ec))
-      throw usage_error(fmt::format("--out-dir {}: folder '{}' does not exist", out_dir.string(),
+      throw usage_error(fmt::format("{} {}: folder '{}' does not exist", param("out_dir"), out_dir.string(),
                                     parent.string()));
     fs::create_directory(out_dir, ec);
     if (ec)
       throw usage_error(
-          fmt::format("--out-dir {}: cannot create it: {}", out_dir.string(), ec.message()));
+          fmt::format("{} {}: cannot create it: {}", param("out_dir"), out_dir.string(),
+                      ec.message()));
   }
 
   run_config base;

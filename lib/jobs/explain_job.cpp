@@ -28,12 +28,12 @@ std::size_t find_query(const std::vector<std::string>& tokens, const std::string
   const auto [end, ec] = std::from_chars(q.data(), q.data() + q.size(), index);
   if (ec == std::errc() && end == q.data() + q.size() && !q.empty()) {
     if (index < tokens.size()) return index;
-    throw usage_error(fmt::format("--query {}: there are only {} query tokens (0 to {})",
-                                  shorten_for_message(q),
+    throw usage_error(fmt::format("{} {}: there are only {} query tokens (0 to {})",
+                                  param("query"), shorten_for_message(q),
                                   tokens.size(), tokens.size() - 1));
   }
-  throw usage_error(fmt::format("--query '{}' is not one of the query tokens ({}) nor an index",
-                                shorten_for_message(q), list_tokens(tokens)));
+  throw usage_error(fmt::format("{} '{}' is not one of the query tokens ({}) nor an index",
+                                param("query"), shorten_for_message(q), list_tokens(tokens)));
 }
 
 // Words of `text` in lines of at most `width` columns, each after `indent` spaces.
@@ -117,7 +117,8 @@ query_trace trace_query(const explain_config& c, const prepared_input& in, param
   q.r = run_attention(in.input, c.spec, params);
   const attention_result& r = q.r;
   if (c.head >= r.heads.size())
-    throw usage_error(fmt::format("--head {}: the run has {} head{}", c.head + 1, r.heads.size(),
+    throw usage_error(fmt::format("{} {}: the run has {} head{}", param("head"), c.head + 1,
+                                  r.heads.size(),
                                   r.heads.size() == 1 ? "" : "s"));
   const head_result& h = q.head();
   q.i = find_query(r.query_tokens, c.query);

@@ -64,8 +64,9 @@ han_report run_han(const han_config& c) {
   c.out.check();
   const colormap& cmap = colormap::named_or_default(c.cmap);
   han_report report;
-  report.sentences = split_sentences(c.document, tokenizer_options{c.keep_case}, "--document");
-  if (report.sentences.empty()) throw input_error("--document", "has no tokens");
+  report.sentences = split_sentences(c.document, tokenizer_options{c.keep_case},
+                                     param("document"));
+  if (report.sentences.empty()) throw input_error(param("document"), "has no tokens");
   std::size_t n_tokens = 0, longest = 0;
   for (const auto& s : report.sentences)
     n_tokens += s.size(), longest = std::max(longest, s.size());
@@ -97,10 +98,9 @@ han_report run_han(const han_config& c) {
         fmt::format("{}: tensors not used: {}", c.params_in, fmt::join(unused, ", ")));
 
   const std::string embeddings_name = std::filesystem::path(c.embeddings).filename().string();
-  output_batch out;
-  if (!c.out.json.empty())
-    out.add(c.out.json, han_json(report, embeddings_name, params, oov, c.oov));
-  if (!c.out.png.empty() || !c.out.svg.empty()) {
+  job_products made;
+  made.json = [&] { return han_json(report, embeddings_name, params, oov, c.oov); };
+  made.picture = [&] {
     document_view_spec spec;
     spec.sentences = report.sentences;
     spec.word_weights = report.result.word_weights;
@@ -114,11 +114,10 @@ han_report run_han(const han_config& c) {
         report.sentences.size(), n_tokens, embeddings_name, params_label(params));
     spec.cmap = &cmap;
     spec.scale = c.scale;
-    const figure fig = document_figure(spec);
-    add_figure(out, fig, c.out.png, c.out.svg);
-  }
-  if (!c.out.params.empty()) out.add(c.out.params, params.serialize_used());
-  report.written = out.commit();
+    return document_figure(spec);
+  };
+  made.params = [&] { return params.serialize_used(); };
+  report.written = write_outputs(c.out, made);
   return report;
 }
 

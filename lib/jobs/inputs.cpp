@@ -17,31 +17,35 @@ namespace attnviz {
 tokenized tokenize_inputs(const input_config& c) {
   const int given = !c.text.empty() + !c.tokens.empty() + (!c.source.empty() || !c.target.empty());
   if (given == 0)
-    throw usage_error("nothing to attend: give --text, --tokens, or --source with --target");
-  if (given > 1) throw usage_error("give only one of --text, --tokens, or --source/--target");
+    throw usage_error(fmt::format("nothing to attend: give {}, {}, or {} with {}",
+                                  param("text"), param("tokens"), param("source"),
+                                  param("target")));
+  if (given > 1) throw usage_error(fmt::format("give only one of {}, {}, or {}/{}", param("text"),
+                                                param("tokens"), param("source"), param("target")));
   tokenized t;
   const tokenizer_options opts{c.keep_case};
   if (!c.text.empty()) {
-    t.queries = tokenize(c.text, opts, "--text");
-    if (t.queries.empty()) throw input_error("--text", "has no tokens (only spaces or controls)");
+    t.queries = tokenize(c.text, opts, param("text"));
+    if (t.queries.empty()) throw input_error(param("text"), "has no tokens (only spaces or controls)");
     t.keys = t.queries;
   } else if (!c.tokens.empty()) {
-    t.queries = split_pretokenized(c.tokens, "--tokens");
-    if (t.queries.empty()) throw input_error("--tokens", "has no tokens");
+    t.queries = split_pretokenized(c.tokens, param("tokens"));
+    if (t.queries.empty()) throw input_error(param("tokens"), "has no tokens");
     t.keys = t.queries;
   } else {
     if (c.source.empty() || c.target.empty())
-      throw usage_error("cross attention needs both --source and --target");
+      throw usage_error(fmt::format("cross attention needs both {} and {}", param("source"),
+                                    param("target")));
     t.structure = attention_structure::cross;
-    t.keys = tokenize(c.source, opts, "--source");
-    t.queries = tokenize(c.target, opts, "--target");
-    if (t.keys.empty()) throw input_error("--source", "has no tokens");
-    if (t.queries.empty()) throw input_error("--target", "has no tokens");
+    t.keys = tokenize(c.source, opts, param("source"));
+    t.queries = tokenize(c.target, opts, param("target"));
+    if (t.keys.empty()) throw input_error(param("source"), "has no tokens");
+    if (t.queries.empty()) throw input_error(param("target"), "has no tokens");
   }
   if (!c.values.empty()) {
-    t.values = tokenize(c.values, opts, "--values");
+    t.values = tokenize(c.values, opts, param("values"));
     if (t.values.size() != t.keys.size())
-      throw input_error("--values", fmt::format("has {} token(s); the memory view needs one value "
+      throw input_error(param("values"), fmt::format("has {} token(s); the memory view needs one value "
                                                 "per key, and there are {} keys",
                                                 t.values.size(), t.keys.size()));
   }
@@ -104,7 +108,7 @@ prepared_input embed_input(const tokenized& tok, const embedding_table& table, o
 }
 
 prepared_input prepare_input(const input_config& c) {
-  if (c.embeddings.empty()) throw usage_error("--embeddings FILE is required");
+  if (c.embeddings.empty()) throw usage_error(param("embeddings") + " FILE is required");
   const tokenized tok = tokenize_inputs(c);
   std::unordered_set<std::string> wanted;
   add_wanted(wanted, tok, c.merge_subwords);
@@ -121,7 +125,9 @@ std::string oov_warning(const std::vector<std::string>& oov_tokens, const input_
   return fmt::format("{} token(s){} not in {}: {} ({})", oov_tokens.size(), where, c.embeddings,
                      list_tokens(oov_tokens),
                      c.oov == oov_policy::hash
-                         ? "given deterministic hash vectors; --oov zero or --oov error to change"
+                         ? fmt::format("given deterministic hash vectors; {} zero or {} error "
+                                       "to change",
+                                       param("oov"), param("oov"))
                          : "given zero vectors");
 }
 

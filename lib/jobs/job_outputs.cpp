@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <stdexcept>
 
 #include "error.h"
 #include "render/canvas.h"
@@ -12,34 +13,76 @@ namespace attnviz {
 namespace {
 
 // Each (path, flag) with a non-empty path: check_output_path (folder exists and is writable).
-void check_outputs(const std::vector<std::pair<std::string, const char*>>& outputs) {
-  const char* on_stdout = nullptr;
+void check_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
+  const std::string* on_stdout = nullptr;
   for (const auto& [path, flag] : outputs) {
     if (path.empty()) continue;
     check_output_path(path, flag);
     if (path != stdout_name) continue;
     if (on_stdout)
       throw usage_error(
-          fmt::format("{} - and {} -: only one output can go to standard output", on_stdout, flag));
-    on_stdout = flag;
+          fmt::format("{} - and {} -: only one output can go to standard output", *on_stdout,
+                      flag));
+    on_stdout = &flag;
   }
 }
 
 }  // namespace
 
 void job_outputs::check() const {
-  check_outputs({{json, "--json"},
-                 {png, "--png"},
-                 {svg, "--svg"},
-                 {params, "--params-out"},
-                 {html, "--html"}});
-  if (!npy_dir.empty()) check_output_dir(npy_dir, "--npy");
+  check_outputs({{json, param("json")},
+                 {png, param("png")},
+                 {svg, param("svg")},
+                 {params, param("params_out")},
+                 {html, param("html")}});
+  if (!npy_dir.empty()) check_output_dir(npy_dir, param("npy"));
 }
 
-void add_figure(output_batch& out, const figure& fig, const std::string& png,
-                const std::string& svg) {
-  if (!png.empty()) out.add(png, encode_png(rasterize(fig)));
-  if (!svg.empty()) out.add(svg, to_svg(fig));
+run_size output_size(const job_outputs& paths, const view_options& view, std::uint64_t n_q,
+                     std::uint64_t n_k) {
+  run_size size;
+  size.n_q = n_q;
+  size.n_k = n_k;
+  size.json = !paths.json.empty() || !paths.npy_dir.empty();
+  size.image = paths.figure();
+  size.cell = view.cell;
+  return size;
+}
+
+void check_job(const job_outputs& paths, const view_options& view) {
+  paths.check();
+  check_view(view);
+}
+
+namespace {
+
+template <class F>
+const F& producer(const F& f, const char* kind) {
+  if (!f) throw std::logic_error(fmt::format("this job cannot write {}", kind));
+  return f;
+}
+
+}  // namespace
+
+void add_outputs(output_batch& batch, const job_outputs& paths, const job_products& made) {
+  if (!paths.json.empty()) batch.add(paths.json, producer(made.json, "json")());
+  if (paths.figure()) {
+    const figure fig = producer(made.picture, "a figure")();
+    if (!paths.png.empty()) batch.add(paths.png, encode_png(rasterize(fig)));
+    if (!paths.svg.empty()) batch.add(paths.svg, to_svg(fig));
+  }
+  if (!paths.html.empty()) batch.add(paths.html, producer(made.html, "html")());
+  if (!paths.params.empty()) batch.add(paths.params, producer(made.params, "parameters")());
+  if (!paths.npy_dir.empty()) {
+    producer(made.npy, "npy")(batch, paths.npy_dir);
+    batch.add_dir(paths.npy_dir);
+  }
+}
+
+std::vector<std::string> write_outputs(const job_outputs& paths, const job_products& made) {
+  output_batch batch;
+  add_outputs(batch, paths, made);
+  return batch.commit();
 }
 
 std::string params_label(const param_store& params) {

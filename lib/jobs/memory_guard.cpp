@@ -31,10 +31,11 @@ void check_memory(const run_size& s, std::uint64_t limit) {
   if (need <= limit) return;
   throw usage_error(fmt::format(
       "this run would need about {} ({} queries × {} keys{}{}{}), more than the limit of {}. "
-      "Use fewer tokens, leave out --json/--png/--svg, or raise the limit with --max-memory",
+      "Use fewer tokens, leave out {}/{}/{}, or raise the limit with {}",
       format_bytes(need), s.n_q, s.n_k, s.heads > 1 ? fmt::format(" × {} heads", s.heads) : "",
       s.variants > 1 ? fmt::format(" × {} variants", s.variants) : "",
-      s.image ? " with a heatmap" : "", format_bytes(limit)));
+      s.image ? " with a heatmap" : "", format_bytes(limit), param("json"), param("png"),
+      param("svg"), param("max_memory")));
 }
 
 std::uint64_t parse_size(std::string_view text, std::string_view flag) {

@@ -42,22 +42,15 @@ result_metadata run_metadata(const run_config& c, const prepared_input& in,
 }
 
 run_size size_of_run(const run_config& c, const prepared_input& in) {
-  run_size size;
-  size.n_q = in.input.query_tokens.size();
-  size.n_k = in.input.key_tokens.size();
-  size.d_v = c.spec.d_k && (c.spec.project || c.spec.heads) ? c.spec.d_k : in.input.values.cols();
+  run_size size =
+      output_size(c.out, c.view, in.input.query_tokens.size(), in.input.key_tokens.size());
+  size.d_v = value_size(c.spec, in.input.values.cols());
   size.heads = std::max<std::size_t>(c.spec.heads, 1);
-  size.json = !c.out.json.empty() || !c.out.npy_dir.empty();
-  size.image = !c.out.png.empty() || !c.out.svg.empty();
-  size.cell = c.view.cell;
   return size;
 }
 
 run_report run_job(const run_config& c) {
-  c.out.check();
-  if (c.view.cell < 0 || c.view.cell > 256)
-    throw usage_error("--cell must be between 1 and 256 pixels");
-  colormap::named_or_default(c.view.cmap);  // unknown names fail early
+  check_job(c.out, c.view);
 
   const prepared_input in = prepare_input(c.input);
   const run_size size = size_of_run(c, in);
@@ -67,19 +60,19 @@ run_report run_job(const run_config& c) {
        (size.n_q * size.n_k > auto_stream_cells || estimate_bytes(size) > c.max_memory));
   if (stream && !c.out.html.empty())
     throw usage_error(fmt::format(
-        "--html holds the full n_q x n_k maps ({} x {}), which a streamed run never holds; use "
-        "--png / --json for the pooled map, or --no-stream",
-        size.n_q, size.n_k));
+        "{} holds the full n_q x n_k maps ({} x {}), which a streamed run never holds; use "
+        "{} / {} for the pooled map, or {}",
+        param("html"), size.n_q, size.n_k, param("png"), param("json"), param("no_stream")));
   if (stream && !c.out.npy_dir.empty())
     throw usage_error(fmt::format(
-        "--npy writes the full n_q x n_k maps ({} x {}), which a streamed run never holds; "
-        "use --json / --png for the pooled map, or --no-stream",
-        size.n_q, size.n_k));
+        "{} writes the full n_q x n_k maps ({} x {}), which a streamed run never holds; "
+        "use {} / {} for the pooled map, or {}",
+        param("npy"), size.n_q, size.n_k, param("json"), param("png"), param("no_stream")));
   if (stream && c.input.merge_subwords)
     throw usage_error(fmt::format(
-        "--merge-subwords needs the full maps of the pieces ({} x {}), which a streamed run "
-        "never holds; use --no-stream",
-        size.n_q, size.n_k));
+        "{} needs the full maps of the pieces ({} x {}), which a streamed run "
+        "never holds; use {}",
+        param("merge_subwords"), size.n_q, size.n_k, param("no_stream")));
   if (stream) return run_streamed(c, in);
   check_memory(size, c.max_memory);
   output_batch out;
@@ -99,26 +92,20 @@ run_report run_prepared(const run_config& c, const prepared_input& in, param_sto
   if (c.input.merge_subwords) report.result = merge_subwords(report.result);
   report.warnings = run_warnings(c, in, params);
 
-  if (!c.out.json.empty()) {
-    const result_metadata meta = run_metadata(c, in, params);
-    out.add(c.out.json, result_to_json(report.result, meta));
-  }
   std::string suffix = fmt::format(" · {}", in.embeddings_name);
   if (!params.used().empty()) suffix += fmt::format(" · parameters {}", params_label(params));
-  if (!c.out.png.empty() || !c.out.svg.empty()) {
-    const figure fig = result_figure(report.result, c.view, suffix);
-    add_figure(out, fig, c.out.png, c.out.svg);
-  }
-  if (!c.out.html.empty())
-    out.add(c.out.html,
-            html_page({{"", &report.result}}, c.view, variant_title(report.result),
-                      fmt::format("{} queries × {} keys{}", report.result.query_tokens.size(),
-                                  report.result.key_tokens.size(), suffix)));
-  if (!c.out.params.empty()) out.add(c.out.params, params.serialize_used());
-  if (!c.out.npy_dir.empty()) {
-    add_npy_files(out, c.out.npy_dir, report.result);
-    out.add_dir(c.out.npy_dir);
-  }
+  const attention_result& r = report.result;
+  job_products made;
+  made.json = [&] { return result_to_json(r, run_metadata(c, in, params)); };
+  made.picture = [&] { return result_figure(r, c.view, suffix); };
+  made.html = [&] {
+    return html_page({{"", &r}}, c.view, variant_title(r),
+                     fmt::format("{} queries × {} keys{}", r.query_tokens.size(),
+                                 r.key_tokens.size(), suffix));
+  };
+  made.params = [&] { return params.serialize_used(); };
+  made.npy = [&](output_batch& batch, const std::string& dir) { add_npy_files(batch, dir, r); };
+  add_outputs(out, c.out, made);
   return report;
 }
 

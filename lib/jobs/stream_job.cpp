@@ -51,34 +51,33 @@ std::uint64_t estimate_stream_bytes(const run_size& s, std::size_t d_model, std:
 run_report run_streamed(const run_config& c, const prepared_input& in) {
   if (c.out.png.empty() && c.out.svg.empty() && c.out.json.empty())
     throw usage_error(fmt::format(
-        "{} x {} tokens: streaming{}, which draws a pooled picture: give --png, --svg or --json "
-        "(a table of that many weights would not help), or --no-stream",
+        "{} x {} tokens: streaming{}, which draws a pooled picture: give {}, {} or {} "
+        "(a table of that many weights would not help), or {}",
         in.input.query_tokens.size(), in.input.key_tokens.size(),
-        c.stream == run_config::streaming::on ? "" : " (automatic for long inputs)"));
+        c.stream == run_config::streaming::on ? "" : " (automatic for long inputs)", param("png"),
+        param("svg"), param("json"), param("no_stream")));
   if (c.view.show == shown_matrix::scores)
-    throw usage_error(
-        "--show scores is not available when streaming: the raw scores are never "
-        "kept, only the pooled weights");
-  if (c.pixels < 1 || c.pixels > 16384) throw usage_error("--pixels must be between 1 and 16384");
+    throw usage_error(param("show") +
+                      " scores is not available when streaming: the raw scores are never "
+                      "kept, only the pooled weights");
+  if (c.pixels < 1 || c.pixels > 16384) throw usage_error(fmt::format("{} must be between 1 and 16384, got {}", param("pixels"), c.pixels));
   const std::size_t n_q = in.input.query_tokens.size(), n_k = in.input.key_tokens.size();
   const std::size_t H = std::max<std::size_t>(c.spec.heads, 1);
   if (c.view.heads.what == head_view::kind::one && c.view.heads.head >= H)
-    throw usage_error(fmt::format("--head-view {}: there are {} heads", c.view.heads.head + 1, H));
+    throw usage_error(fmt::format("{} {}: there are {} heads", param("head_view"),
+                                  c.view.heads.head + 1, H));
 
-  run_size size;
-  size.n_q = n_q;
-  size.n_k = n_k;
-  size.d_v = c.spec.d_k && (c.spec.project || c.spec.heads) ? c.spec.d_k : in.input.values.cols();
+  run_size size = output_size(c.out, c.view, n_q, n_k);
+  size.d_v = value_size(c.spec, in.input.values.cols());
   size.heads = H;
-  size.json = !c.out.json.empty();
-  size.image = !c.out.png.empty() || !c.out.svg.empty();
   const std::size_t bins_q = std::min(n_q, c.pixels), bins_k = std::min(n_k, c.pixels);
   const std::uint64_t need = estimate_stream_bytes(size, in.input.queries.cols(), bins_q, bins_k);
   if (need > c.max_memory)
     throw usage_error(fmt::format(
         "streaming {} × {} tokens to {} × {} pixels would need about {}, more than the limit of "
-        "{}; use a smaller --pixels or raise --max-memory",
-        n_q, n_k, bins_q, bins_k, format_bytes(need), format_bytes(c.max_memory)));
+        "{}; use a smaller {} or raise {}",
+        n_q, n_k, bins_q, bins_k, format_bytes(need), format_bytes(c.max_memory), param("pixels"),
+        param("max_memory")));
 
   param_store params = param_store::open(c.params_in, c.spec.seed, c.params_prefix);
   progress bar("attending", "rows", static_cast<std::uint64_t>(H) * n_q, c.progress);
@@ -91,12 +90,9 @@ run_report run_streamed(const run_config& c, const prepared_input& in) {
 
   report.warnings = run_warnings(c, in, params);
 
-  output_batch out;
-  if (!c.out.json.empty()) {
-    const result_metadata meta = run_metadata(c, in, params);
-    out.add(c.out.json, pooled_to_json(report.result, pooled, meta));
-  }
-  if (!c.out.png.empty() || !c.out.svg.empty()) {
+  job_products made;
+  made.json = [&] { return pooled_to_json(report.result, pooled, run_metadata(c, in, params)); };
+  made.picture = [&] {
     std::string which;
     const matrix shown = shown_map(pooled, c.view.heads, which);
     pooled_view_spec view;
@@ -114,10 +110,10 @@ run_report run_streamed(const run_config& c, const prepared_input& in) {
     view.row_axis = cross ? "queries i (target)" : "queries i";
     view.col_axis = cross ? "keys j (source)" : "keys j";
     view.cmap = &colormap::named_or_default(c.view.cmap);
-    add_figure(out, pooled_heatmap_figure(view), c.out.png, c.out.svg);
-  }
-  if (!c.out.params.empty()) out.add(c.out.params, params.serialize_used());
-  report.written = out.commit();
+    return pooled_heatmap_figure(view);
+  };
+  made.params = [&] { return params.serialize_used(); };
+  report.written = write_outputs(c.out, made);
   return report;
 }
 

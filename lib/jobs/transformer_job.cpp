@@ -26,24 +26,44 @@ attention_input self_of(const std::vector<std::string>& tokens, const matrix& x)
   return in;
 }
 
+// The three attentions side by side (several heads: the view's mean, max or one head).
+figure transformer_figure(const transformer_report& report, const view_options& view,
+                          std::string subtitle) {
+  grid_spec grid;
+  std::vector<matrix> shown;
+  shown.reserve(report.attentions.size());
+  for (const auto& a : report.attentions) {
+    shown.push_back(shown_matrix_of(a.result, view));
+    heatmap_spec panel = a.result.heads.size() == 1
+                             ? make_heatmap(a.result, 0, view)
+                             : make_matrix_heatmap(a.result, shown.back(), "", view);
+    panel.title = a.title;
+    panel.subtitle.clear();
+    grid.panels.push_back(std::move(panel));
+  }
+  const attention_result& first = report.attentions.front().result;
+  const std::size_t H = first.heads.size();
+  std::string heads = fmt::format("{} head{}", H, H == 1 ? "" : "s");
+  if (H > 1) heads += fmt::format(" ({})", head_view_label(view.heads));
+  grid.title = fmt::format("Transformer attentions · {} · {}", heads, variant_short_title(first));
+  grid.subtitle = std::move(subtitle);
+  grid.cols = 3;
+  return grid_figure(grid);
+}
+
 }  // namespace
 
 transformer_report run_transformer(const transformer_config& c) {
-  c.out.check();
+  check_job(c.out, c.view);
   if (c.input.source.empty() || c.input.target.empty())
-    throw usage_error("transformer needs --source (encoder input) and --target (decoder input)");
-  colormap::named_or_default(c.view.cmap);
+    throw usage_error(fmt::format("transformer needs {} (encoder input) and {} (decoder input)",
+                                  param("source"), param("target")));
 
   const prepared_input in = prepare_input(c.input);
   const std::size_t n_src = in.input.key_tokens.size(), n_tgt = in.input.query_tokens.size();
-  run_size size;
-  size.n_q = std::max(n_src, n_tgt);
-  size.n_k = std::max(n_src, n_tgt);
+  run_size size = output_size(c.out, c.view, std::max(n_src, n_tgt), std::max(n_src, n_tgt));
   size.d_v = in.input.values.cols();
   size.heads = 3 * std::max<std::size_t>(c.spec.heads, 1);
-  size.json = !c.out.json.empty();
-  size.image = !c.out.png.empty() || !c.out.svg.empty();
-  size.cell = c.view.cell;
   check_memory(size, c.max_memory);
 
   param_store params = param_store::open(c.params_in, c.spec.seed);
@@ -71,46 +91,24 @@ transformer_report run_transformer(const transformer_config& c) {
     report.warnings.push_back(
         fmt::format("{}: tensors not used: {}", c.params_in, fmt::join(unused, ", ")));
 
-  output_batch out;
-  if (!c.out.json.empty()) {
+  job_products made;
+  made.json = [&] {
     const result_metadata meta{fmt::format("attn-viz {}", version), in.embeddings_name,
                                params.source(), in.oov_tokens,
                                std::string(oov_policy_name(c.input.oov))};
     std::vector<named_result> parts;
     for (const auto& a : report.attentions) parts.push_back({a.key, a.prefix, &a.result});
-    out.add(c.out.json, structure_to_json("transformer", parts, meta));
-  }
-  if (!c.out.png.empty() || !c.out.svg.empty()) {
-    grid_spec grid;
-    std::vector<matrix> shown;
-    shown.reserve(report.attentions.size());
-    for (const auto& a : report.attentions) {
-      shown.push_back(shown_matrix_of(a.result, c.view));
-      heatmap_spec panel = a.result.heads.size() == 1
-                               ? make_heatmap(a.result, 0, c.view)
-                               : make_matrix_heatmap(a.result, shown.back(), "", c.view);
-      panel.title = a.title;
-      panel.subtitle.clear();
-      grid.panels.push_back(std::move(panel));
-    }
-    const attention_result& first = report.attentions.front().result;
-    const std::size_t H = first.heads.size();
-    std::string heads = fmt::format("{} head{}", H, H == 1 ? "" : "s");
-    if (H > 1)
-      heads += c.view.heads.what == head_view::kind::max ? " (max)"
-               : c.view.heads.what == head_view::kind::one
-                   ? fmt::format(" (head {})", c.view.heads.head + 1)
-                   : " (mean)";
-    grid.title = fmt::format("Transformer attentions · {} · {}", heads, variant_short_title(first));
-    grid.subtitle = fmt::format("{} · source {} tokens, target {} tokens · {} · parameters {}",
-                                shown_matrix_name(c.view.show), n_src, n_tgt, in.embeddings_name,
-                                params_label(params));
-    grid.cols = 3;
-    const figure fig = grid_figure(grid);
-    add_figure(out, fig, c.out.png, c.out.svg);
-  }
-  if (!c.out.params.empty()) out.add(c.out.params, params.serialize_used());
-  report.written = out.commit();
+    return structure_to_json("transformer", parts, meta);
+  };
+  made.picture = [&] {
+    return transformer_figure(
+        report, c.view,
+        fmt::format("{} · source {} tokens, target {} tokens · {} · parameters {}",
+                    shown_matrix_name(c.view.show), n_src, n_tgt, in.embeddings_name,
+                    params_label(params)));
+  };
+  made.params = [&] { return params.serialize_used(); };
+  report.written = write_outputs(c.out, made);
   return report;
 }
 

@@ -56,9 +56,10 @@ checkpoint_layer select_attention_layer(const safetensors_file& file, const std:
   for (const auto& [name, t] : file.tensors)
     if (name.compare(0, prefix.size(), prefix) == 0) under[name.substr(prefix.size())] = &t;
   if (under.empty())
-    throw input_error(source, fmt::format("no tensor name starts with '{}' (--params-prefix); "
+    throw input_error(source, fmt::format("no tensor name starts with '{}' ({}); "
                                           "the file's {} tensors include {}",
-                                          prefix, file.tensors.size(), some_names(file.tensors)));
+                                          prefix, param("params_prefix"), file.tensors.size(),
+                                          some_names(file.tensors)));
   checkpoint_layer out;
   out.tensors.metadata = file.metadata;
   auto& to = out.tensors.tensors;

@@ -37,7 +37,7 @@ param_store param_store::from_file(const std::string& path) {
 param_store param_store::open(const std::string& path, std::uint64_t seed,
                               const std::string& layer_prefix) {
   if (path.empty()) {
-    if (!layer_prefix.empty()) throw usage_error("--params-prefix needs --params FILE");
+    if (!layer_prefix.empty()) throw usage_error(fmt::format("{} needs {} FILE", param("params_prefix"), param("params")));
     return seeded(seed);
   }
   if (layer_prefix.empty()) return from_file(path);

@@ -319,9 +319,9 @@ void check_html_size(const std::vector<html_panel>& panels) {
   }
   if (cells > html_max_cells)
     throw usage_error(fmt::format(
-        "--html: the page would hold {} weights (at most {} stay quick in a browser); use --png "
-        "or --npy for maps this big, or fewer heads or variants",
-        cells, html_max_cells));
+        "{}: the page would hold {} weights (at most {} stay quick in a browser); use {} "
+        "or {} for maps this big, or fewer heads or variants",
+        param("html"), cells, html_max_cells, param("png"), param("npy")));
 }
 
 std::string html_page(const std::vector<html_panel>& panels, const view_options& view,

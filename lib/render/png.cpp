@@ -54,7 +54,7 @@ void append_bytes(void* context, void* data, int size) {
 void set_png_level(int level) {
   if (level < 0 || level > 9)
     throw usage_error(
-        fmt::format("--png-level must be 0 (fastest) to 9 (smallest), got {}", level));
+        fmt::format("{} must be 0 (fastest) to 9 (smallest), got {}", param("png_level"), level));
   process_level = level;
 }
 

@@ -10,12 +10,25 @@
 
 namespace attnviz {
 
+void check_view(const view_options& o) {
+  if (o.cell < 0 || o.cell > 256)
+    throw usage_error(fmt::format("{} must be between 1 and 256 pixels, got {}", param("cell"),
+                                  o.cell));
+  colormap::named_or_default(o.cmap);
+}
+
 shown_matrix parse_shown_matrix(std::string_view s) {
-  return value_of(shown_matrix_names, s, "--show");
+  return value_of(shown_matrix_names, s, param("show"));
 }
 
 annotate_mode parse_annotate_mode(std::string_view s) {
-  return value_of(annotate_mode_names, s, "--annotate");
+  return value_of(annotate_mode_names, s, param("annotate"));
+}
+
+std::string head_view_label(const head_view& v) {
+  if (v.what == head_view::kind::max) return "max";
+  if (v.what == head_view::kind::one) return fmt::format("head {}", v.head + 1);
+  return "mean";
 }
 
 std::string_view shown_matrix_name(shown_matrix m) {
@@ -31,7 +44,8 @@ head_view parse_head_view(std::string_view s) {
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
   if (ec != std::errc() || end != s.data() + s.size() || n == 0)
     throw usage_error(
-        fmt::format("--head-view must be grid, mean, max or a head number from 1, got '{}'", s));
+        fmt::format("{} must be grid, mean, max or a head number from 1, got '{}'",
+                    param("head_view"), s));
   v.what = head_view::kind::one;
   v.head = n - 1;
   return v;
@@ -101,8 +115,8 @@ matrix shown_matrix_of(const attention_result& r, const view_options& o) {
   switch (o.heads.what) {
     case head_view::kind::one:
       if (o.heads.head >= r.heads.size())
-        throw usage_error(fmt::format("--head-view {}: there are only {} heads", o.heads.head + 1,
-                                      r.heads.size()));
+        throw usage_error(fmt::format("{} {}: there are only {} heads", param("head_view"),
+                                      o.heads.head + 1, r.heads.size()));
       return scores ? r.heads[o.heads.head].scores : r.heads[o.heads.head].weights;
     case head_view::kind::max:
       return aggregate_heads(r, head_aggregate::max, scores);

@@ -32,11 +32,17 @@ struct view_options {
 };
 
 // Parses "weights" / "scores" and "auto" / "on" / "off" (usage_error otherwise).
+// Before any work: the cell size is 0 (automatic) to 256 pixels and the colormap name is known
+// (usage_error naming the parameter otherwise).
+void check_view(const view_options& o);
+
 shown_matrix parse_shown_matrix(std::string_view s);
 annotate_mode parse_annotate_mode(std::string_view s);
 std::string_view shown_matrix_name(shown_matrix m);
 // "grid" / "mean" / "max" / "N" (1-based head number).
 head_view parse_head_view(std::string_view s);
+// How a figure names the heads it shows: "max", "head N" (1-based), else "mean".
+std::string head_view_label(const head_view& v);
 
 // "self-attention · score: dot · align: softmax · context: soft"
 std::string variant_title(const attention_result& r);

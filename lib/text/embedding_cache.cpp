@@ -103,7 +103,7 @@ void write_cache(const std::string& file, const source_stamp& s, const embedding
 
   const std::string tmp = fmt::format("{}.tmp.{}", file, ::getpid());
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw usage_error(fmt::format("--cache: cannot write {}: {}", tmp, std::strerror(errno)));
+  if (!f) throw usage_error(fmt::format("{}: cannot write {}: {}", param("cache"), tmp, std::strerror(errno)));
   auto write = [&](const void* p, std::size_t n) { return std::fwrite(p, 1, n, f) == n; };
   const bool ok = write(head.data(), head.size()) &&
                   write(rows.vectors.data(), rows.vectors.size() * sizeof(float)) &&
@@ -113,11 +113,11 @@ void write_cache(const std::string& file, const source_stamp& s, const embedding
                   write(table.data(), table.size() * 4);
   if (std::fclose(f) != 0 || !ok) {
     std::remove(tmp.c_str());
-    throw usage_error(fmt::format("--cache: writing {} failed (disk full?)", tmp));
+    throw usage_error(fmt::format("{}: writing {} failed (disk full?)", param("cache"), tmp));
   }
   if (std::rename(tmp.c_str(), file.c_str()) != 0) {
     std::remove(tmp.c_str());
-    throw usage_error(fmt::format("--cache: cannot rename {} to {}", tmp, file));
+    throw usage_error(fmt::format("{}: cannot rename {} to {}", param("cache"), tmp, file));
   }
 }
 
@@ -236,7 +236,8 @@ std::string default_cache_dir() {
     return (fs::path(d) / "attn-viz").string();
   if (const char* d = std::getenv("HOME"); d && *d)
     return (fs::path(d) / ".cache" / "attn-viz").string();
-  throw usage_error("--cache: no cache folder (set ATTNVIZ_CACHE_DIR, XDG_CACHE_HOME or HOME)");
+  throw usage_error(param("cache") +
+                    ": no cache folder (set ATTNVIZ_CACHE_DIR, XDG_CACHE_HOME or HOME)");
 }
 
 namespace {
@@ -284,7 +285,7 @@ embedding_table read_embeddings_cached(const std::string& path,
   }
   fs::create_directories(cache_dir, ec);
   if (!fs::is_directory(cache_dir))
-    throw usage_error(fmt::format("--cache: cannot make the folder {}", cache_dir));
+    throw usage_error(fmt::format("{}: cannot make the folder {}", param("cache"), cache_dir));
   try {
     return read_or_build_cache(path, s, wanted, keep_first, cache_dir, use);
   } catch (...) {

@@ -62,9 +62,10 @@ embedded_tokens embed_tokens(const std::vector<std::string>& tokens, const embed
   }
   if (policy == oov_policy::error && !out.oov_tokens.empty())
     throw input_error(table.source,
-                      fmt::format("{} token(s) not in the vocabulary: {} (use --oov hash or "
-                                  "--oov zero to go on)",
-                                  out.oov_tokens.size(), list_tokens(out.oov_tokens)));
+                      fmt::format("{} token(s) not in the vocabulary: {} (use {} hash or "
+                                  "{} zero to go on)",
+                                  out.oov_tokens.size(), list_tokens(out.oov_tokens),
+                                  param("oov"), param("oov")));
   return out;
 }
 

@@ -21,7 +21,7 @@ struct tokenizer_options {
   bool keep_case = false;
 };
 
-// `source` names the input in errors (e.g. "--text"); invalid UTF-8 is an input_error.
+// `source` names the input in errors (e.g. param("text")); invalid UTF-8 is an input_error.
 std::vector<std::string> tokenize(std::string_view text, const tokenizer_options& options,
                                   const std::string& source);
 

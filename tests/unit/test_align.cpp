@@ -153,7 +153,7 @@ TEST_CASE("local-m: softmax inside |j - i| <= D, exact zeros outside") {
   check_close(a, {std::exp(1.0) / s, std::exp(2.0) / s, 0, 0, 0,  //
                   0, 1.0 / 3, 1.0 / 3, 1.0 / 3, 0,                //
                   0, 0, 0, 0.5, 0.5});
-  CHECK_THROWS_WITH(align_local_m(e, {1.0, 0}), doctest::Contains("--window"));
+  CHECK_THROWS_WITH(align_local_m(e, {1.0, 0}), doctest::Contains("needs window D"));
 }
 
 TEST_CASE("local-p: centre n_k sigmoid(v_p . tanh(W_p q)), Gaussian sigma = D/2") {

@@ -167,7 +167,7 @@ TEST_CASE("a prefix with no tensors, or with no attention layer, is a clear erro
   f.tensors["bert.encoder.layer.0.intermediate.dense.weight"] = {{1, 1}, {1}};
   CHECK_THROWS_WITH_AS(
       select_attention_layer(f, "encoder.layer.0.", "m.safetensors"),
-      "m.safetensors: no tensor name starts with 'encoder.layer.0.' (--params-prefix); the "
+      "m.safetensors: no tensor name starts with 'encoder.layer.0.' (params_prefix); the "
       "file's 2 tensors include bert.encoder.layer.0.attention.self.query.weight, "
       "bert.encoder.layer.0.intermediate.dense.weight",
       input_error);
@@ -178,6 +178,6 @@ TEST_CASE("a prefix with no tensors, or with no attention layer, is a clear erro
       "query.weight or self.query.weight (BERT), c_attn.weight (GPT-2) or "
       "q_proj.weight (attn-viz); found dense.weight",
       input_error);
-  CHECK_THROWS_WITH_AS(param_store::open("", 0, "bert."), "--params-prefix needs --params FILE",
+  CHECK_THROWS_WITH_AS(param_store::open("", 0, "bert."), "params_prefix needs params FILE",
                        usage_error);
 }

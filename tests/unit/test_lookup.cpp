@@ -41,8 +41,8 @@ TEST_CASE("zero gives zero vectors; error lists every OOV token") {
   const auto z = embed_tokens({"zebra", "cat"}, table(), oov_policy::zero);
   CHECK(l2_norm(z.vectors.row(0), 3) == 0.0);
   CHECK_THROWS_WITH_AS(embed_tokens({"zebra", "cat", "yak"}, table(), oov_policy::error),
-                       "vec.txt: 2 token(s) not in the vocabulary: zebra, yak (use --oov hash or "
-                       "--oov zero to go on)",
+                       "vec.txt: 2 token(s) not in the vocabulary: zebra, yak (use oov hash or "
+                       "oov zero to go on)",
                        input_error);
 }
 
