@@ -123,22 +123,17 @@ double l2_norm(const float* a, std::size_t n) noexcept {
   return std::sqrt(dot(a, a, n));
 }
 
-matrix matmul_nt(const matrix& a, const matrix& b) {
-  if (a.cols() != b.cols()) throw std::logic_error("matmul_nt: inner sizes differ");
+matrix matmul_nt_ref(const matrix& a, const matrix& b) {
+  if (a.cols() != b.cols()) throw std::logic_error("matmul_nt_ref: inner sizes differ");
   matrix c(a.rows(), b.rows());
-  const auto m = static_cast<std::ptrdiff_t>(a.rows());
-  // Rows of C are independent: the result is the same for any thread count.
-#pragma omp parallel for schedule(static) if (a.rows() * b.rows() * a.cols() > 100000)
-  for (std::ptrdiff_t ii = 0; ii < m; ++ii) {
-    const auto i = static_cast<std::size_t>(ii);
+  for (std::size_t i = 0; i < a.rows(); ++i)
     for (std::size_t j = 0; j < b.rows(); ++j)
       c(i, j) = static_cast<float>(dot(a.row(i), b.row(j), a.cols()));
-  }
   return c;
 }
 
-matrix matmul_nn(const matrix& a, const matrix& b) {
-  if (a.cols() != b.rows()) throw std::logic_error("matmul_nn: inner sizes differ");
+matrix matmul_nn_ref(const matrix& a, const matrix& b) {
+  if (a.cols() != b.rows()) throw std::logic_error("matmul_nn_ref: inner sizes differ");
   matrix c(a.rows(), b.cols());
   std::vector<double> acc(b.cols());
   for (std::size_t i = 0; i < a.rows(); ++i) {

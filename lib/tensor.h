@@ -71,13 +71,16 @@ class matrix {
   float_storage data_;
 };
 
-// Reference kernels: plain loops, accumulated in double, rounded once to float.
+// The plain products: serial loops (no OpenMP, no SIMD), accumulated in double, rounded once to
+// float. They are the references the fast kernels (kernels::matmul_nt / matmul_nn, gemm) are
+// tested against, and are called as they are where a product is small and its exact rounding
+// is part of the output (location and relative scores, local-p, HAN, AoA: n × d by d × d).
 //
-// matmul_nt: A (m×k), B (n×k) -> C (m×n),  C_ij = Σ_t A_it B_jt      (C = A Bᵀ)
-//   used for scores Q Kᵀ and for projections X Wᵀ with W in torch.nn.Linear layout [out, in].
-matrix matmul_nt(const matrix& a, const matrix& b);
-// matmul_nn: A (m×k), B (k×n) -> C (m×n),  C_ij = Σ_t A_it B_tj      (C = A B)
-matrix matmul_nn(const matrix& a, const matrix& b);
+// matmul_nt_ref: A (m×k), B (n×k) -> C (m×n),  C_ij = Σ_t A_it B_jt      (C = A Bᵀ)
+//   scores Q Kᵀ and projections X Wᵀ with W in torch.nn.Linear layout [out, in].
+matrix matmul_nt_ref(const matrix& a, const matrix& b);
+// matmul_nn_ref: A (m×k), B (k×n) -> C (m×n),  C_ij = Σ_t A_it B_tj      (C = A B)
+matrix matmul_nn_ref(const matrix& a, const matrix& b);
 // Adds bias (length = cols) to every row.
 void add_row_bias(matrix& m, const std::vector<float>& bias);
 

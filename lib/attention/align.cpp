@@ -11,11 +11,11 @@ matrix align_softmax(const matrix& scores, const align_options& options) {
   matrix a = scores;
   const float inv_tau = static_cast<float>(1.0 / options.temperature);
   if (!kernels::softmax_rows(a.data(), a.rows(), a.cols(), a.cols(), inv_tau))
-    return align_softmax_reference(scores, options);  // NaN in: the reference decides
+    return align_softmax_ref(scores, options);  // NaN in: the reference decides
   return a;
 }
 
-matrix align_softmax_reference(const matrix& scores, const align_options& options) {
+matrix align_softmax_ref(const matrix& scores, const align_options& options) {
   const std::size_t n_q = scores.rows(), n_k = scores.cols();
   const double inv_tau = 1.0 / options.temperature;
   matrix a(n_q, n_k);

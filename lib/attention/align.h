@@ -29,10 +29,10 @@ using align_fn = matrix (*)(const matrix& scores, const align_options& options);
 // softmax: a_ij = exp((e_ij − m_i)/τ) / Σ_k exp((e_ik − m_i)/τ), m_i = max_k e_ik.
 //   If some e_ij = +inf, the weight is shared equally among those entries.
 //   align_softmax runs kernels::softmax_rows (one fused vectorised pass per row, float);
-//   align_softmax_reference is the plain version: pass 1: row max; pass 2: exp and sum (in
+//   align_softmax_ref is the plain version: pass 1: row max; pass 2: exp and sum (in
 //   double); pass 3: normalise.
 matrix align_softmax(const matrix& scores, const align_options& options);
-matrix align_softmax_reference(const matrix& scores, const align_options& options);
+matrix align_softmax_ref(const matrix& scores, const align_options& options);
 
 // hardmax: a_ij = 1 at the first j with the row's largest score, 0 elsewhere.
 matrix align_hardmax(const matrix& scores, const align_options& options);

@@ -57,7 +57,7 @@ std::vector<double> local_p_centres(const matrix& queries, std::size_t n_k, para
   const std::size_t d = queries.cols();
   const matrix w_p = params.require_matrix("align.W_p", d, d);
   const std::vector<float> v_p = params.require_vector("align.v_p", d);
-  const matrix h = matmul_nt(queries, w_p);  // W_p q_i
+  const matrix h = matmul_nt_ref(queries, w_p);  // W_p q_i
   std::vector<double> p(queries.rows());
   for (std::size_t i = 0; i < queries.rows(); ++i) {
     double s = 0.0;

@@ -22,7 +22,7 @@ aoa_result attention_over_attention(const matrix& document, const matrix& query)
   if (document.cols() != query.cols())
     throw std::logic_error("attention_over_attention: document and query sizes differ");
   aoa_result r;
-  r.m = matmul_nt(document, query);
+  r.m = matmul_nt_ref(document, query);
   const align_options plain;
   r.beta = align_softmax(r.m, plain);                         // rows of M
   r.alpha = transpose(align_softmax(transpose(r.m), plain));  // columns of M

@@ -28,7 +28,7 @@ struct context_output {
 using context_fn = context_output (*)(const matrix& weights, const matrix& values,
                                       const context_options& options);
 
-// soft: c_i = Σ_j a_ij v_j   (C = A V; kernels::matmul_nn, reference: matmul_nn)
+// soft: c_i = Σ_j a_ij v_j   (C = A V; kernels::matmul_nn, reference: matmul_nn_ref)
 context_output context_soft(const matrix& weights, const matrix& values,
                             const context_options& options);
 

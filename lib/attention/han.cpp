@@ -12,7 +12,7 @@ pooled attention_pool(const matrix& h, const matrix& w, const std::vector<float>
   const std::size_t n = h.rows(), d = h.cols();
   if (w.rows() != u.size() || w.cols() != d || b.size() != u.size())
     throw std::logic_error("attention_pool: W must be [d_u, d], b and u [d_u]");
-  matrix proj = matmul_nt(h, w);  // n × d_u
+  matrix proj = matmul_nt_ref(h, w);  // n × d_u
   add_row_bias(proj, b);
   matrix scores(1, n);
   for (std::size_t t = 0; t < n; ++t) {

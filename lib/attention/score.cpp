@@ -47,8 +47,8 @@ matrix score_scaled_dot(const score_inputs& in) {
 // ---- general: q_iᵀ W k_j ------------------------------------------------------------------------
 // pass 1: R = Q W (n_q × d_k); pass 2: E = R Kᵀ.
 
-matrix general_scores(const matrix& q, const matrix& k, const matrix& w) {
-  return matmul_nt(matmul_nn(q, w), k);
+matrix general_scores_ref(const matrix& q, const matrix& k, const matrix& w) {
+  return matmul_nt_ref(matmul_nn_ref(q, w), k);
 }
 
 matrix score_general(const score_inputs& in) {
@@ -60,15 +60,14 @@ matrix score_general(const score_inputs& in) {
 // pass 1: P = Q W_qᵀ (n_q × d_a), R = K W_kᵀ (n_k × d_a), once each;
 // pass 2: e_ij = Σ_a v_a tanh(P_ia + R_ja + b_a)  — O(n_q n_k d_a), no n_q×n_k×d_a tensor.
 
-matrix additive_scores(const matrix& q, const matrix& k, const matrix& w_q, const matrix& w_k,
-                       const std::vector<float>& v, const std::vector<float>& b) {
-  const matrix p = matmul_nt(q, w_q);
-  const matrix r = matmul_nt(k, w_k);
+matrix additive_scores_ref(const matrix& q, const matrix& k, const matrix& w_q,
+                           const matrix& w_k, const std::vector<float>& v,
+                           const std::vector<float>& b) {
+  const matrix p = matmul_nt_ref(q, w_q);
+  const matrix r = matmul_nt_ref(k, w_k);
   const std::size_t n_q = q.rows(), n_k = k.rows(), d_a = v.size();
   matrix e(n_q, n_k);
-#pragma omp parallel for schedule(static) if (n_q * n_k * d_a > 100000)
-  for (std::ptrdiff_t ii = 0; ii < static_cast<std::ptrdiff_t>(n_q); ++ii) {
-    const auto i = static_cast<std::size_t>(ii);
+  for (std::size_t i = 0; i < n_q; ++i) {
     for (std::size_t j = 0; j < n_k; ++j) {
       double s = 0.0;
       for (std::size_t a = 0; a < d_a; ++a)
@@ -95,19 +94,17 @@ matrix score_additive(const score_inputs& in) {
 
 // ---- concat (Luong): vᵀ tanh(W [q_i ; k_j]) ----------------------------------------------------
 // The plain definition: build [q_i ; k_j] (d_q + d_k) for every pair and apply W to it.
-// (additive_scores with W = [W_q W_k] and b = 0 computes the same; the tests check it.)
+// (additive_scores_ref with W = [W_q W_k] and b = 0 computes the same; the tests check it.)
 
-matrix concat_scores(const matrix& q, const matrix& k, const matrix& w,
-                     const std::vector<float>& v) {
+matrix concat_scores_ref(const matrix& q, const matrix& k, const matrix& w,
+                         const std::vector<float>& v) {
   const std::size_t n_q = q.rows(), n_k = k.rows(), d_q = q.cols(), d_k = k.cols();
   const std::size_t d_a = v.size();
   if (w.rows() != d_a || w.cols() != d_q + d_k)
     throw std::logic_error("concat_scores: W must be [d_a, d_q + d_k]");
   matrix e(n_q, n_k);
-#pragma omp parallel for schedule(static) if (n_q * n_k * d_a * (d_q + d_k) > 100000)
-  for (std::ptrdiff_t ii = 0; ii < static_cast<std::ptrdiff_t>(n_q); ++ii) {
-    const auto i = static_cast<std::size_t>(ii);
-    std::vector<float> qk(d_q + d_k);
+  std::vector<float> qk(d_q + d_k);
+  for (std::size_t i = 0; i < n_q; ++i) {
     for (std::size_t j = 0; j < n_k; ++j) {
       std::copy(q.row(i), q.row(i) + d_q, qk.begin());
       std::copy(k.row(j), k.row(j) + d_k, qk.begin() + static_cast<std::ptrdiff_t>(d_q));
@@ -168,7 +165,7 @@ matrix score_cosine(const score_inputs& in) {
 matrix location_scores(const matrix& q, std::size_t n_k, const matrix& w) {
   if (w.rows() < n_k || w.cols() != q.cols())
     throw std::logic_error("location_scores: W must be [n_max >= n_k, d_q]");
-  const matrix all = matmul_nt(q, w);  // n_q × n_max
+  const matrix all = matmul_nt_ref(q, w);  // n_q × n_max
   return all.columns(0, n_k);
 }
 
@@ -194,7 +191,7 @@ matrix relative_scores(const matrix& q, const matrix& k, const matrix& w_r,
     const auto s = sinusoid(static_cast<double>(o) - static_cast<double>(n_k - 1), d);
     std::copy(s.begin(), s.end(), r.row(o));
   }
-  const matrix p = matmul_nt(r, w_r);  // offsets × d: row o is W_R r_δ
+  const matrix p = matmul_nt_ref(r, w_r);  // offsets × d: row o is W_R r_δ
   std::vector<double> uk(n_k), wp(offsets);
   for (std::size_t j = 0; j < n_k; ++j) uk[j] = dot(u.data(), k.row(j), d);
   for (std::size_t o = 0; o < offsets; ++o) wp[o] = dot(w.data(), p.row(o), d);

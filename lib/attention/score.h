@@ -49,12 +49,15 @@ matrix score_location(const score_inputs& in);
 //              score.W_R [d_k, d_k], score.u [d_k], score.w [d_k]
 matrix score_relative(const score_inputs& in);
 
-// Kernels with explicit parameters (the reference implementations).
-matrix general_scores(const matrix& q, const matrix& k, const matrix& w);
-matrix additive_scores(const matrix& q, const matrix& k, const matrix& w_q, const matrix& w_k,
-                       const std::vector<float>& v, const std::vector<float>& b);
-matrix concat_scores(const matrix& q, const matrix& k, const matrix& w,
-                     const std::vector<float>& v);
+// Explicit parameters. The _ref ones are the plain references (serial, double accumulation) of
+// what score_general / score_additive / score_concat compute with the fast kernels; cosine,
+// location and relative have no fast version and are what their score functions run.
+matrix general_scores_ref(const matrix& q, const matrix& k, const matrix& w);
+matrix additive_scores_ref(const matrix& q, const matrix& k, const matrix& w_q,
+                           const matrix& w_k, const std::vector<float>& v,
+                           const std::vector<float>& b);
+matrix concat_scores_ref(const matrix& q, const matrix& k, const matrix& w,
+                         const std::vector<float>& v);
 matrix cosine_scores(const matrix& q, const matrix& k, double sharpen);
 matrix location_scores(const matrix& q, std::size_t n_k, const matrix& w);
 matrix relative_scores(const matrix& q, const matrix& k, const matrix& w_r,

@@ -102,20 +102,28 @@ void gemm(std::size_t m, std::size_t n, std::size_t k, float alpha, const float*
   table().gemm(m, n, k, alpha, a, lda, b, ldb, b_trans, beta, c, ldc);
 }
 
-matrix matmul_nt(const matrix& a, const matrix& b) {
-  if (a.cols() != b.cols()) throw std::logic_error("kernels::matmul_nt: inner sizes differ");
-  matrix c(a.rows(), b.rows());
-  gemm(a.rows(), b.rows(), a.cols(), 1.0f, a.data(), a.cols(), b.data(), b.cols(), true, 0.0f,
+namespace {
+
+// C = A Bᵀ (b_trans) or A B through gemm.
+matrix product(const matrix& a, const matrix& b, bool b_trans) {
+  const std::size_t inner = b_trans ? b.cols() : b.rows();
+  if (a.cols() != inner)
+    throw std::logic_error(
+        fmt::format("kernels::matmul_{}: inner sizes differ", b_trans ? "nt" : "nn"));
+  matrix c(a.rows(), b_trans ? b.rows() : b.cols());
+  gemm(c.rows(), c.cols(), a.cols(), 1.0f, a.data(), a.cols(), b.data(), b.cols(), b_trans, 0.0f,
        c.data(), c.cols());
   return c;
 }
 
+}  // namespace
+
+matrix matmul_nt(const matrix& a, const matrix& b) {
+  return product(a, b, true);
+}
+
 matrix matmul_nn(const matrix& a, const matrix& b) {
-  if (a.cols() != b.rows()) throw std::logic_error("kernels::matmul_nn: inner sizes differ");
-  matrix c(a.rows(), b.cols());
-  gemm(a.rows(), b.cols(), a.cols(), 1.0f, a.data(), a.cols(), b.data(), b.cols(), false, 0.0f,
-       c.data(), c.cols());
-  return c;
+  return product(a, b, false);
 }
 
 bool softmax_rows(float* e, std::size_t rows, std::size_t n, std::size_t ld, float inv_tau) {

@@ -1,11 +1,12 @@
 // Fast kernels: blocked, vectorised, OpenMP-parallel versions of the pipeline's hot loops.
 //
-// Each has a plain serial reference elsewhere in lib/ that the tests compare it with:
-//   gemm                matmul_nt / matmul_nn (tensor.h)              tolerance 1e-5 relative
-//   softmax_rows        align_softmax (align.h)                       1e-6 absolute
+// Each has a plain serial reference (a _ref name: no OpenMP, no SIMD) that the tests compare it
+// with:
+//   gemm, matmul_nt/nn  matmul_nt_ref / matmul_nn_ref (tensor.h)      tolerance 1e-5 relative
+//   softmax_rows        align_softmax_ref (align.h)                   1e-6 absolute
 //   exp2_nonpositive    std::exp2 in double                           2 ulp
-//   attention_softmax   scaled_dot -> masks -> softmax -> soft context 1e-5
-//   additive_scores     additive_scores (score.h)                     1e-5 · Σ|v|
+//   attention_softmax   matmul_nt_ref -> masks -> align_softmax_ref -> matmul_nn_ref  1e-5
+//   additive_scores     additive_scores_ref (score.h)                 1e-5 · Σ|v|
 //   sparsemax_threshold sparsemax_row_ref (sparse_ref.cpp, sort-based) 1e-12
 //   entmax15_threshold  entmax15_row_ref (sparse_ref.cpp, sort-based)  1e-9
 //

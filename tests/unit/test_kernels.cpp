@@ -48,7 +48,7 @@ TEST_CASE("the generic kernels are always there; an unknown set is a usage error
 // next panel prefetched) and past it (B packed whole, tiles of rows × columns); n and k cross
 // the vector width and the panel width of every instruction set (the packing's register
 // transposes and their ragged edges).
-TEST_CASE("gemm matches matmul_nt / matmul_nn on odd shapes, with strides, alpha and beta") {
+TEST_CASE("gemm matches matmul_nt_ref / matmul_nn_ref on odd shapes, with strides, alpha and beta") {
   for_each_isa([] {
     unsigned seed = 1;
     std::vector<std::size_t> rows(std::begin(sizes), std::end(sizes));
@@ -67,7 +67,7 @@ TEST_CASE("gemm matches matmul_nt / matmul_nn on odd shapes, with strides, alpha
                 trans ? random_matrix(n, k + 2, seed++) : random_matrix(k, n + 2, seed++);
             const matrix b = b_wide.columns(0, trans ? k : n);
             const matrix c0 = random_matrix(m, n, seed++);
-            const matrix ref = trans ? matmul_nt(a, b) : matmul_nn(a, b);
+            const matrix ref = trans ? matmul_nt_ref(a, b) : matmul_nn_ref(a, b);
             matrix c = c0;
             kernels::gemm(m, n, k, 0.5f, a_wide.data(), k + 3, b_wide.data(), b_wide.cols(), trans,
                           2.0f, c.data(), n);
@@ -85,7 +85,7 @@ TEST_CASE("gemm matches matmul_nt / matmul_nn on odd shapes, with strides, alpha
 }
 
 // softmax_rows: |a − a_ref| <= 1e-6, rows sum to 1 within 1e-6, masked entries exactly 0.
-TEST_CASE("softmax_rows matches align_softmax_reference, masks and special rows included") {
+TEST_CASE("softmax_rows matches align_softmax_ref, masks and special rows included") {
   for_each_isa([] {
     std::mt19937 gen(7);
     std::uniform_real_distribution<float> u(-30.0f, 30.0f);
@@ -97,7 +97,7 @@ TEST_CASE("softmax_rows matches align_softmax_reference, masks and special rows 
         for (std::size_t j = 0; j < n; ++j) e(2, j) = neg_inf;     // all masked
         e(3, n / 2) = std::numeric_limits<float>::infinity();      // +inf wins outright
         for (std::size_t j = 0; j < n; ++j) e(4, j) = 1e30f;       // huge but equal
-        const matrix want = align_softmax_reference(e, align_options{tau});
+        const matrix want = align_softmax_ref(e, align_options{tau});
         matrix got = e;
         REQUIRE(kernels::softmax_rows(got.data(), 6, n, n, static_cast<float>(1.0 / tau)));
         for (std::size_t i = 0; i < 6; ++i) {
@@ -230,7 +230,7 @@ struct one_head {
 }  // namespace
 
 // attention_softmax against the stage-by-stage references, per head: E = scale Q_h K_hᵀ −
-// m_h|i − j|, A = align_softmax_reference(masked E / τ), C = matmul_nn(A, V_h); 1e-5 on each.
+// m_h|i − j|, A = align_softmax_ref(masked E / τ), C = matmul_nn_ref(A, V_h); 1e-5 on each.
 TEST_CASE("the fused multi-head kernel equals scores, masks, softmax and context done apart") {
   for_each_isa([] {
     struct shape {
@@ -283,7 +283,7 @@ TEST_CASE("the fused multi-head kernel equals scores, masks, softmax and context
         for (std::size_t h = 0; h < s.heads; ++h) {
           INFO("heads " << s.heads << " n_q " << s.n_q << " n_k " << s.n_k << " head " << h
                         << " mode " << mode);
-          matrix e = matmul_nt(q.columns(h * s.d_k, s.d_k), k.columns(h * s.d_k, s.d_k));
+          matrix e = matmul_nt_ref(q.columns(h * s.d_k, s.d_k), k.columns(h * s.d_k, s.d_k));
           for (std::size_t i = 0; i < s.n_q; ++i)
             for (std::size_t j = 0; j < s.n_k; ++j)
               e(i, j) = static_cast<float>(0.3 * e(i, j) - (alibi ? slopes[h] : 0.0) *
@@ -291,8 +291,8 @@ TEST_CASE("the fused multi-head kernel equals scores, masks, softmax and context
           matrix vis = e;
           if (mask)
             for (std::size_t i = 0; i < s.n_q; ++i) mask(nullptr, i, vis.row(i), s.n_k);
-          const matrix a = align_softmax_reference(vis, align_options{0.7});
-          const matrix c = matmul_nn(a, v.columns(h * s.d_v, s.d_v));
+          const matrix a = align_softmax_ref(vis, align_options{0.7});
+          const matrix c = matmul_nn_ref(a, v.columns(h * s.d_v, s.d_v));
           for (std::size_t i = 0; i < e.size(); ++i) {
             if (keep_scores)
               REQUIRE(std::fabs(scores[h].data()[i] - e.data()[i]) <=
@@ -343,7 +343,7 @@ TEST_CASE("the fused kernel finds each row's maximum wherever it lies") {
 //   1. rows (1, 0): g = 80; the arguments of the top weights are −80 (normal), those of the
 //      −12 keys −92 underflow, though their exact weights are about 3e-7 (must not be 0).
 //   2. rows (100, 0): g = 8000, every argument underflows, the sum is 0.
-// Weights against align_softmax_reference to 1e-7, contexts against matmul_nn to 1e-6.
+// Weights against align_softmax_ref to 1e-7, contexts against matmul_nn_ref to 1e-6.
 TEST_CASE("the fused kernel's bounded shift hands back blocks it would get wrong") {
   for_each_isa([] {
     for (int kind = 0; kind < 3; ++kind) {
@@ -362,8 +362,8 @@ TEST_CASE("the fused kernel's bounded shift hands back blocks it would get wrong
       matrix w(n_q, n_k), c(n_q, 3);
       const one_head head(q, k, v, w, c);
       REQUIRE(kernels::attention_softmax(head.args));
-      const matrix want = align_softmax_reference(matmul_nt(q, k), align_options{1.0});
-      const matrix want_c = matmul_nn(want, v);
+      const matrix want = align_softmax_ref(matmul_nt_ref(q, k), align_options{1.0});
+      const matrix want_c = matmul_nn_ref(want, v);
       for (std::size_t i = 0; i < n_q; ++i) {
         INFO("row " << i);
         for (std::size_t j = 0; j < n_k; ++j) REQUIRE(std::fabs(w(i, j) - want(i, j)) <= 1e-7);
@@ -417,8 +417,8 @@ TEST_CASE("additive_scores matches the plain additive reference for any d_a") {
       for (std::size_t i = 0; i < w_q.size(); ++i) w_q.data()[i] *= 3.0f;  // reach tanh's tails
       const std::vector<float> v = random_matrix(1, d_a, seed++).to_vector();
       const std::vector<float> b = random_matrix(1, d_a, seed++).to_vector();
-      const matrix want = additive_scores(q, k, w_q, w_k, v, b);
-      const matrix p = matmul_nt(q, w_q), r = matmul_nt(k, w_k);
+      const matrix want = additive_scores_ref(q, k, w_q, w_k, v, b);
+      const matrix p = matmul_nt_ref(q, w_q), r = matmul_nt_ref(k, w_k);
       matrix got(9, 11);
       kernels::additive_scores(p.data(), r.data(), v.data(), b.data(), 9, 11, d_a, got.data());
       double vsum = 0.0;

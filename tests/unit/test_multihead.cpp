@@ -81,7 +81,7 @@ TEST_CASE("concat output = [C_1 C_2 C_3] W^O^T + b; weighted with equal kappa = 
   for (std::size_t h = 0; h < H; ++h)
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t c = 0; c < dk; ++c) cat(i, h * dk + c) = r.heads[h].context(i, c);
-  check_same(r.output, matmul_nt(cat, WO), 1e-5);
+  check_same(r.output, matmul_nt_ref(cat, WO), 1e-5);
 
   auto pb = store({{"q_proj.weight", tensor(WQ)},
                    {"k_proj.weight", tensor(WK)},
@@ -118,7 +118,7 @@ TEST_CASE("weighted with kappa = (0, 1, 0) is head 2 through its own columns of 
   spec.heads = H;
   spec.combine = head_combine::weighted;
   const auto r = run_attention(self_input(X), spec, p);
-  check_same(r.output, matmul_nt(r.heads[1].context, WO.columns(dk, dk)), 1e-6);
+  check_same(r.output, matmul_nt_ref(r.heads[1].context, WO.columns(dk, dk)), 1e-6);
 
   auto bad = store({{"q_proj.weight", tensor(WQ)},
                     {"k_proj.weight", tensor(WK)},
@@ -176,7 +176,7 @@ TEST_CASE("--heads 1 is multi-head with one head: W^O applied, names as single-h
   CHECK(r.heads.size() == 1);
   CHECK(r.multihead());
   const matrix wo = p.require_matrix("out_proj.weight", d, d);
-  check_same(r.output, matmul_nt(r.heads[0].context, wo), 1e-6);
+  check_same(r.output, matmul_nt_ref(r.heads[0].context, wo), 1e-6);
   CHECK(p.used()[3].first == "score.W_q");
 }
 
@@ -247,7 +247,7 @@ TEST_CASE("memory view: weights from the keys, context read from the separate va
   attention_spec spec;
   const auto r = run_attention(in, spec, p);
   CHECK(r.values == value_source::separate);
-  check_same(r.heads[0].context, matmul_nn(r.heads[0].weights, values), 1e-6);
+  check_same(r.heads[0].context, matmul_nn_ref(r.heads[0].weights, values), 1e-6);
   in.values = random_matrix(n - 1, 3, 9);
   CHECK_THROWS_AS(run_attention(in, spec, p), usage_error);
 }
@@ -259,9 +259,9 @@ TEST_CASE("ConvS2S values: v_j = z_j + e_j, the projected keys plus the embeddin
   spec.convs2s = true;
   const auto r = run_attention(self_input(X), spec, p);
   const matrix wk = p.require_matrix("k_proj.weight", d, d);
-  matrix v = matmul_nt(X, wk);
+  matrix v = matmul_nt_ref(X, wk);
   for (std::size_t i = 0; i < v.size(); ++i) v.data()[i] += X.data()[i];
-  check_same(r.heads[0].context, matmul_nn(r.heads[0].weights, v), 1e-5);
+  check_same(r.heads[0].context, matmul_nn_ref(r.heads[0].weights, v), 1e-5);
   for (const auto& [name, t] : p.used()) CHECK(name != "v_proj.weight");
   spec.d_k = 3;  // keys of size 3 cannot be added to embeddings of size 6
   auto q = param_store::seeded(6);

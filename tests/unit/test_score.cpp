@@ -98,8 +98,8 @@ TEST_CASE("identity: additive with stacked weights and b = 0 equals concat") {
     for (std::size_t c = 0; c < d_k; ++c) w(a, d_q + c) = w_k(a, c);
   }
   const std::vector<float> vv(v.data(), v.data() + d_a), zeros(d_a, 0.0f);
-  const matrix additive = additive_scores(q, k, w_q, w_k, vv, zeros);
-  const matrix concat = concat_scores(q, k, w, vv);
+  const matrix additive = additive_scores_ref(q, k, w_q, w_k, vv, zeros);
+  const matrix concat = concat_scores_ref(q, k, w, vv);
   std::vector<double> want(concat.values().begin(), concat.values().end());
   check_close(additive, want, 1e-5);
 }

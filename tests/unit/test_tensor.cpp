@@ -7,17 +7,17 @@ using namespace attnviz;
 using attnviz::testing::check_close;
 using attnviz::testing::mat;
 
-TEST_CASE("matmul_nt multiplies by the transpose (hand-worked 2x3)") {
+TEST_CASE("matmul_nt_ref multiplies by the transpose (hand-worked 2x3)") {
   // A = [[1,2],[3,4]], B = [[1,0],[0,1],[1,1]] -> A Bᵀ = [[1,2,3],[3,4,7]]
-  const matrix c = matmul_nt(mat(2, 2, {1, 2, 3, 4}), mat(3, 2, {1, 0, 0, 1, 1, 1}));
+  const matrix c = matmul_nt_ref(mat(2, 2, {1, 2, 3, 4}), mat(3, 2, {1, 0, 0, 1, 1, 1}));
   CHECK(c.rows() == 2);
   CHECK(c.cols() == 3);
   check_close(c, {1, 2, 3, 3, 4, 7});
 }
 
-TEST_CASE("matmul_nn multiplies (hand-worked 2x3 by 3x2)") {
+TEST_CASE("matmul_nn_ref multiplies (hand-worked 2x3 by 3x2)") {
   // [[1,2,3],[4,5,6]] · [[1,0],[0,1],[1,1]] = [[4,5],[10,11]]
-  const matrix c = matmul_nn(mat(2, 3, {1, 2, 3, 4, 5, 6}), mat(3, 2, {1, 0, 0, 1, 1, 1}));
+  const matrix c = matmul_nn_ref(mat(2, 3, {1, 2, 3, 4, 5, 6}), mat(3, 2, {1, 0, 0, 1, 1, 1}));
   check_close(c, {4, 5, 10, 11});
 }
 
@@ -30,5 +30,5 @@ TEST_CASE("columns, bias, dot and norm") {
   const float x[] = {3, 4};
   CHECK(l2_norm(x, 2) == doctest::Approx(5.0));
   CHECK(dot(x, x, 2) == doctest::Approx(25.0));
-  CHECK_THROWS(matmul_nt(mat(1, 2, {1, 2}), mat(1, 3, {1, 2, 3})));
+  CHECK_THROWS(matmul_nt_ref(mat(1, 2, {1, 2}), mat(1, 3, {1, 2, 3})));
 }
