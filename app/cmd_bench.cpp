@@ -4,23 +4,15 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "attention/mask.h"
-#include "attention/positional.h"
 #include "commands.h"
 #include "jobs/bench_job.h"
+#include "options.h"
 #include "render/canvas.h"
 
 namespace attnviz::cli {
 namespace {
 
-struct bench_options {
-  bench_config config;
-  std::string score = "scaled_dot", align = "softmax", context = "soft", masks, position = "none";
-  std::size_t heads = 12, d_k = 0, d_a = 0;
-  bool no_scores = false;
-};
-
-nlohmann::ordered_json to_json(const bench_report& r, const bench_options& o) {
+nlohmann::ordered_json to_json(const bench_report& r, const bench_config& c) {
   nlohmann::ordered_json j;
   j["n_q"] = r.n_q;
   j["n_k"] = r.n_k;
@@ -28,12 +20,12 @@ nlohmann::ordered_json to_json(const bench_report& r, const bench_options& o) {
   j["heads"] = r.heads;
   j["d_k"] = r.d_k;
   j["d_v"] = r.d_v;
-  j["score"] = o.score;
-  j["align"] = o.align;
-  j["context"] = o.context;
-  j["scores_kept"] = !o.no_scores && o.config.stream_pixels == 0;
-  j["streamed"] = o.config.stream_pixels > 0;
-  if (o.config.stream_pixels > 0) j["pixels"] = o.config.stream_pixels;
+  j["score"] = c.spec.score;
+  j["align"] = c.spec.align;
+  j["context"] = c.spec.context;
+  j["scores_kept"] = c.spec.keep_scores && c.stream_pixels == 0;
+  j["streamed"] = c.stream_pixels > 0;
+  if (c.stream_pixels > 0) j["pixels"] = c.stream_pixels;
   j["threads"] = r.threads;
   j["isa"] = r.isa;
   j["reps"] = r.total_seconds.size();
@@ -54,7 +46,7 @@ nlohmann::ordered_json to_json(const bench_report& r, const bench_options& o) {
     if (g > 0 && s > 0) rates[name] = g / s;
   }
   j["peak_rss_mib"] = r.peak_rss_mib;
-  if (o.config.png) {
+  if (c.png) {
     j["image"] = {{"width", r.image_width}, {"height", r.image_height}};
     j["png_bytes"] = r.png_bytes;
     j["png_level"] = png_level();
@@ -65,65 +57,67 @@ nlohmann::ordered_json to_json(const bench_report& r, const bench_options& o) {
 }  // namespace
 
 action setup_bench(CLI::App& app) {
-  auto o = std::make_shared<bench_options>();
+  auto flags = std::make_shared<common_flags>();
+  flags->spec.heads = 12;  // a Transformer layer's shape unless told otherwise
+  flags->spec.seed = 1;
+  auto config = std::make_shared<bench_config>();
+  auto no_scores = std::make_shared<bool>(false);
   auto* cmd = app.add_subcommand(
       "bench",
       "Time attention on synthetic inputs: per-stage and total median seconds, GFLOP/s and peak "
       "memory, as JSON");
   cmd->footer(
       "Inputs are reproducible random vectors (--seed); each repetition is one full pipeline "
-      "call, as `run` makes it, with the weights materialised for the picture.\n"
+      "call, as `run` makes it, with the weights materialised for the picture. Every variant "
+      "flag of `run` applies; --heads is 12 unless given (0: one attention straight on the "
+      "vectors, no projections).\n"
       "Examples:\n"
       "  attn-viz bench --n 2048 --d 768 --heads 12\n"
       "  attn-viz --threads 1 bench --n 8192 --d 64 --heads 1\n"
       "  attn-viz bench --n 1024 --d 128 --heads 0 --score additive --da 128\n"
       "  attn-viz bench --n 65536 --d 64 --heads 1 --stream 2048 --png --warmup 0 --reps 1\n"
       "bench/run_benchmarks.py runs the shapes of bench/RESULTS.md against PyTorch and oneDNN.");
-  auto& c = o->config;
+  auto& c = *config;
   cmd->add_option("--n", c.n_q, "Query tokens (and keys, for self-attention)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->group("Shape");
   cmd->add_option("--nk", c.n_k, "Key tokens: cross attention with this many keys (0: self)")
-      ->capture_default_str();
-  cmd->add_option("--d", c.d_model, "Model (embedding) size d")->capture_default_str();
-  cmd->add_option("--heads,-H", o->heads,
-                  "Heads; 0 = one attention straight on the vectors, no projections")
-      ->capture_default_str();
-  cmd->add_option("--dk", o->d_k, "Per-head size d_k (0: d / heads)")->capture_default_str();
-  cmd->add_option("--da", o->d_a, "Hidden size of additive / concat scores (0: d_k)");
-  cmd->add_option("--score", o->score, "Score function (attn-viz list score)")
-      ->capture_default_str();
-  cmd->add_option("--align", o->align, "Alignment function")->capture_default_str();
-  cmd->add_option("--context", o->context, "Context function")->capture_default_str();
-  cmd->add_option("--mask", o->masks, "Masks, as for run (causal, window:R, dilated:K)");
-  cmd->add_option("--position", o->position, "none, sinusoidal, rope or alibi")
-      ->capture_default_str();
-  cmd->add_flag("--no-scores", o->no_scores,
-                "Keep only the weights, not the raw scores (one n x n map less per head)");
-  cmd->add_option("--warmup", c.warmup, "Untimed calls first")->capture_default_str();
-  cmd->add_option("--reps", c.reps, "Timed calls; the median is reported")->capture_default_str();
-  cmd->add_option("--seed", c.seed, "Seed of the inputs and parameters")->capture_default_str();
+      ->capture_default_str()
+      ->group("Shape");
+  cmd->add_option("--d", c.d_model, "Model (embedding) size d")
+      ->capture_default_str()
+      ->group("Shape");
+  add_variant_flags(*cmd, *flags);
+  cmd->add_flag("--no-scores", *no_scores,
+                "Keep only the weights, not the raw scores (one n x n map less per head)")
+      ->group("Timing");
+  cmd->add_option("--warmup", c.warmup, "Untimed calls first")
+      ->capture_default_str()
+      ->group("Timing");
+  cmd->add_option("--reps", c.reps, "Timed calls; the median is reported")
+      ->capture_default_str()
+      ->group("Timing");
   cmd->add_option("--stream", c.stream_pixels,
                   "Stream as `run --stream` does, pooling the weights into at most N x N pixels "
                   "(memory O(n d + N^2))")
       ->type_name("N")
-      ->check(CLI::Range(1, 16384));
+      ->check(CLI::Range(1, 16384))
+      ->group("Timing");
   cmd->add_flag("--png", c.png,
                 "With --stream: also draw and PNG-encode the pooled picture each call (stage "
-                "\"png\"; level from --png-level)");
-  cmd->add_flag("--quiet,-q", c.quiet, "No progress bar on stderr while streaming");
-  return [o] {
-    auto& spec = o->config.spec;
-    spec.score = o->score;
-    spec.align = o->align;
-    spec.context = o->context;
-    spec.heads = o->heads;
-    spec.d_k = o->d_k;
-    spec.d_a = o->d_a;
-    spec.masks.rules = parse_masks(o->masks);
-    spec.position = parse_position(o->position);
-    spec.keep_scores = !o->no_scores;
-    const bench_report report = bench_job(o->config);
-    fmt::print("{}\n", to_json(report, *o).dump(2));
+                "\"png\"; level from --png-level)")
+      ->group("Timing");
+  cmd->add_flag("--quiet,-q", c.quiet, "No progress bar on stderr while streaming")
+      ->group("Timing");
+  return [flags, config, no_scores] {
+    bench_config run = *config;
+    run.spec = resolve_spec(*flags);
+    run.spec.keep_scores = !*no_scores;
+    run.seed = run.spec.seed;
+    run.params_in = flags->params_in;
+    run.params_prefix = flags->params_prefix;
+    const bench_report report = bench_job(run);
+    fmt::print("{}\n", to_json(report, run).dump(2));
     return 0;
   };
 }

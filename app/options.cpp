@@ -149,8 +149,9 @@ void add_variant_flags(CLI::App& cmd, common_flags& f) {
       ->group("Variant");
   cmd.add_option("--heads,-H", s.heads,
                  "Multi-head attention with H heads: per-head projections (implies --project), "
-                 "each head drawn with their mean, and the combined output W^O in the JSON")
-      ->check(CLI::Range(1, 1024))
+                 "each head drawn with their mean, and the combined output W^O in the JSON "
+                 "(0: one attention, no W^O)")
+      ->check(CLI::Range(0, 1024))
       ->group("Variant");
   cmd.add_option("--dk", s.d_k,
                  "Per-head projection size d_k = d_v [default: d_model / heads, or d_model]")

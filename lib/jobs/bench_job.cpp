@@ -63,7 +63,7 @@ bench_report bench_job(const bench_config& config) {
     input.keys = input.queries;
   }
   input.values = input.keys;
-  param_store params = param_store::seeded(config.seed);
+  param_store params = param_store::open(config.params_in, config.seed, config.params_prefix);
 
   bench_report report;
   report.threads = kernels::threads();

@@ -32,7 +32,8 @@ struct bench_config {
   attention_spec spec;  // heads, score, align, … (spec.heads = 0: one head without W^O)
   std::size_t warmup = 1;
   std::size_t reps = 5;
-  std::uint64_t seed = 1;
+  std::uint64_t seed = 1;  // the synthetic inputs (and the parameters unless params_in is set)
+  std::string params_in, params_prefix;  // a safetensors file (and layer) instead of seeding
   std::size_t stream_pixels = 0;  // > 0: stream, pooling into at most this many pixels a side
   bool png = false;               // streaming only: draw and encode the picture every call
   bool quiet = false;             // streaming: no progress on stderr
