@@ -42,8 +42,11 @@ Example:
       ->capture_default_str()
       ->check(CLI::Range(1, 1000))
       ->group("Output");
-  add_figure_outputs(*cmd, config->out.json, config->out.png, config->out.svg,
-                     "Write M, alpha, beta, beta_bar, s and the word scores as JSON");
+  add_output_flags(
+      *cmd, config->out,
+      {{output_kind::json, "Write M, alpha, beta, beta_bar, s and the word scores as JSON"},
+       {output_kind::png},
+       {output_kind::svg}});
   return [flags, config, top] {
     aoa_config c = *config;
     c.input = resolve_input(*flags);

@@ -58,14 +58,14 @@ Examples:
       ->check(CLI::IsMember(names_of(scale_mode_names)))
       ->capture_default_str()
       ->group("Compare");
-  add_figure_outputs(*cmd, config->out.json, config->out.png, config->out.svg,
-                     "Write every variant's numbers and the metrics as JSON");
-  cmd->add_option("--html", config->out.html,
-                  "Write one self-contained page (no network): every variant's map behind a "
-                  "selector, hover for the query, key, score and weight and the query's "
-                  "explanation")
-      ->type_name("FILE")
-      ->group("Output");
+  add_output_flags(*cmd, config->out,
+                   {{output_kind::json, "Write every variant's numbers and the metrics as JSON"},
+                    {output_kind::png},
+                    {output_kind::svg},
+                    {output_kind::html,
+                     "Write one self-contained page (no network): every variant's map behind a "
+                     "selector, hover for the query, key, score and weight and the query's "
+                     "explanation"}});
 
   return [flags, config, scale] {
     compare_config c = *config;

@@ -44,19 +44,15 @@ Example:
       ->capture_default_str()
       ->check(CLI::Range(1, 4))
       ->group("Figure");
-  add_figure_outputs(*cmd, config->out.json, config->out.png, config->out.svg,
-                     "Write word weights, sentence weights and vectors as JSON");
-  cmd->add_option("--params-out", config->out.params, "Write the han.* parameters used")
-      ->type_name("FILE")
-      ->group("Output");
+  add_output_flags(
+      *cmd, config->out,
+      {{output_kind::json, "Write word weights, sentence weights and vectors as JSON"},
+       {output_kind::png},
+       {output_kind::svg},
+       {output_kind::params, "Write the han.* parameters used"}});
   return [flags, config] {
     han_config c = *config;
-    const input_config in = resolve_input(*flags);
-    c.document = in.text;
-    c.embeddings = in.embeddings;
-    c.cache_dir = in.cache_dir;
-    c.oov = in.oov;
-    c.keep_case = in.keep_case;
+    c.input = resolve_input(*flags);
     c.max_memory = resolve_max_memory(*flags);
     const han_report report = run_han(c);
     print_warnings(report.warnings);

@@ -39,9 +39,10 @@ int run_batch_command(const CLI::App& cmd, const common_flags& flags, batch_conf
   if (batch.input.empty()) throw usage_error("--out-dir needs --input FILE (one run per line)");
   if (batch.out_dir.empty())
     throw usage_error("--input needs --out-dir DIR: each line writes its own files there");
-  for (const char* flag :
-       {"--text", "--tokens", "--source", "--target", "--values", "--json", "--png", "--svg",
-        "--npy", "--html", "--params-out", "--term", "--stream"})
+  std::vector<std::string> refused = output_flag_names();
+  refused.insert(refused.end(),
+                 {"--text", "--tokens", "--source", "--target", "--values", "--term", "--stream"});
+  for (const std::string& flag : refused)
     if (cmd.count(flag))
       throw usage_error(fmt::format(
           "{} does not go with --input: the lines are the inputs, and --formats chooses the "
@@ -101,23 +102,19 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.)");
                 "Draw the heatmap in the terminal (24-bit or 256 colours; plain numbers when "
                 "not a terminal or NO_COLOR is set)")
       ->group("Output");
-  add_figure_outputs(*cmd, outputs->out.json, outputs->out.png, outputs->out.svg,
-                     "Write scores, weights and context as JSON");
-  cmd->add_option("--npy", outputs->out.npy_dir,
-                  "Write weights.npy, scores.npy, context.npy [heads, rows, cols] (and output.npy) "
-                  "as NumPy float32 arrays, with the tokens as text, into this folder (made if "
-                  "missing)")
-      ->type_name("DIR")
-      ->group("Output");
-  cmd->add_option("--html", outputs->out.html,
-                  "Write one self-contained page (no network): the map, hover for the query, "
-                  "key, score and weight with the query's explanation, a head selector")
-      ->type_name("FILE")
-      ->group("Output");
-  cmd->add_option("--params-out", outputs->out.params,
-                  "Write every parameter the run used (safetensors), to reproduce or check it")
-      ->type_name("FILE")
-      ->group("Output");
+  add_output_flags(
+      *cmd, outputs->out,
+      {{output_kind::json, "Write scores, weights and context as JSON"},
+       {output_kind::png},
+       {output_kind::svg},
+       {output_kind::npy,
+        "Write weights.npy, scores.npy, context.npy [heads, rows, cols] (and output.npy) as "
+        "NumPy float32 arrays, with the tokens as text, into this folder (made if missing)"},
+       {output_kind::html,
+        "Write one self-contained page (no network): the map, hover for the query, key, score "
+        "and weight with the query's explanation, a head selector"},
+       {output_kind::params,
+        "Write every parameter the run used (safetensors), to reproduce or check it"}});
 
   auto stream = std::make_shared<bool>(false);
   auto no_stream = std::make_shared<bool>(false);

@@ -36,12 +36,13 @@ Examples:
   add_input_flags(*cmd, *flags);
   add_variant_flags(*cmd, *flags);
   add_view_flags(*cmd, *flags);
-  add_figure_outputs(*cmd, config->out.json, config->out.png, config->out.svg,
-                     "Write the three attentions (per head, with outputs) as JSON");
-  cmd->add_option("--params-out", config->out.params,
-                  "Write every parameter used, under the three prefixes (safetensors)")
-      ->type_name("FILE")
-      ->group("Output");
+  add_output_flags(
+      *cmd, config->out,
+      {{output_kind::json, "Write the three attentions (per head, with outputs) as JSON"},
+       {output_kind::png},
+       {output_kind::svg},
+       {output_kind::params,
+        "Write every parameter used, under the three prefixes (safetensors)"}});
   return [flags, config] {
     transformer_config c = *config;
     resolve_job(*flags, c);

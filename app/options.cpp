@@ -227,18 +227,49 @@ void add_view_flags(CLI::App& cmd, common_flags& f) {
       ->group("Figure");
 }
 
-void add_figure_outputs(CLI::App& cmd, std::string& json, std::string& png, std::string& svg,
-                        const char* json_help) {
-  cmd.add_option("--json", json, std::string(json_help) + " (- for standard output)")
-      ->type_name("FILE")
-      ->group("Output");
-  cmd.add_option("--png", png,
-                 "Write the figure as PNG (any output FILE may be -: standard output)")
-      ->type_name("FILE")
-      ->group("Output");
-  cmd.add_option("--svg", svg, "Write the same figure as SVG (text stays text: crisp at any zoom)")
-      ->type_name("FILE")
-      ->group("Output");
+namespace {
+
+struct output_flag {
+  output_kind kind;
+  const char* flag;
+  std::string job_outputs::*path;
+  const char* type;
+  const char* help;    // used when the command gives none
+  const char* suffix;  // added to every help
+};
+
+constexpr output_flag output_flags[] = {
+    {output_kind::json, "--json", &job_outputs::json, "FILE", "Write the numbers as JSON",
+     " (- for standard output)"},
+    {output_kind::png, "--png", &job_outputs::png, "FILE",
+     "Write the figure as PNG (any output FILE may be -: standard output)", ""},
+    {output_kind::svg, "--svg", &job_outputs::svg, "FILE",
+     "Write the same figure as SVG (text stays text: crisp at any zoom)", ""},
+    {output_kind::html, "--html", &job_outputs::html, "FILE",
+     "Write one self-contained page (no network)", ""},
+    {output_kind::params, "--params-out", &job_outputs::params, "FILE",
+     "Write every parameter used (safetensors)", ""},
+    {output_kind::npy, "--npy", &job_outputs::npy_dir, "DIR",
+     "Write the maps as NumPy float32 arrays into this folder (made if missing)", ""},
+};
+
+}  // namespace
+
+void add_output_flags(CLI::App& cmd, job_outputs& out, std::initializer_list<output_help> kinds) {
+  for (const output_help& k : kinds)
+    for (const output_flag& row : output_flags) {
+      if (row.kind != k.kind) continue;
+      cmd.add_option(row.flag, out.*row.path,
+                     std::string(k.help ? k.help : row.help) + row.suffix)
+          ->type_name(row.type)
+          ->group("Output");
+    }
+}
+
+std::vector<std::string> output_flag_names() {
+  std::vector<std::string> names;
+  for (const output_flag& row : output_flags) names.emplace_back(row.flag);
+  return names;
 }
 
 std::uint64_t resolve_max_memory(const common_flags& f) {

@@ -2,11 +2,14 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <initializer_list>
 #include <string>
+#include <vector>
 
 #include "attention/pipeline.h"
 #include "jobs/attention_job.h"
 #include "jobs/inputs.h"
+#include "jobs/job_outputs.h"
 #include "render/views.h"
 
 namespace attnviz::cli {
@@ -44,9 +47,17 @@ void add_variant_flags(CLI::App& cmd, common_flags& flags);
 // --show --cmap --annotate --cell --head-view
 void add_view_flags(CLI::App& cmd, common_flags& flags);
 
-// --json --png --svg into the given strings (group "Output").
-void add_figure_outputs(CLI::App& cmd, std::string& json, std::string& png, std::string& svg,
-                        const char* json_help);
+// The output flags: one row per field of job_outputs (output_flags in options.cpp: flag, type,
+// help). A command lists the kinds it writes, each with what it writes there; png and svg have
+// the table's help when given none. All go in the group "Output".
+enum class output_kind { json, png, svg, html, params, npy };
+struct output_help {
+  output_kind kind;
+  const char* help = nullptr;
+};
+void add_output_flags(CLI::App& cmd, job_outputs& out, std::initializer_list<output_help> kinds);
+// Every output flag's name ("--json", …), for commands that refuse them in some mode.
+std::vector<std::string> output_flag_names();
 
 // After parsing: the string flags as lib types; the bundled embeddings when none was given.
 input_config resolve_input(const common_flags& flags);

@@ -190,8 +190,8 @@ demo_report run_demo(
   }
   if (!document.empty()) {
     han_config h;
-    h.document = document;
-    h.embeddings = base.input.embeddings;
+    h.input.text = document;
+    h.input.embeddings = base.input.embeddings;
     h.seed = config.seed;
     if (progress) progress(step++, total, "han-document");
     h.out.png = (out_dir / "han-document.png").string();

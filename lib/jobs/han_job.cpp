@@ -64,7 +64,7 @@ han_report run_han(const han_config& c) {
   c.out.check();
   const colormap& cmap = colormap::named_or_default(c.cmap);
   han_report report;
-  report.sentences = split_sentences(c.document, tokenizer_options{c.keep_case},
+  report.sentences = split_sentences(c.input.text, tokenizer_options{c.input.keep_case},
                                      param("document"));
   if (report.sentences.empty()) throw input_error(param("document"), "has no tokens");
   std::size_t n_tokens = 0, longest = 0;
@@ -78,28 +78,28 @@ han_report run_han(const han_config& c) {
 
   std::unordered_set<std::string> wanted;
   for (const auto& s : report.sentences) add_wanted(wanted, s);
-  const embedding_table table = load_embeddings(c.embeddings, wanted, 0, c.cache_dir);
+  const embedding_table table = load_embeddings(c.input.embeddings, wanted, 0, c.input.cache_dir);
   std::vector<matrix> vectors;
   std::vector<std::string> oov;
   std::unordered_set<std::string> seen;
   for (const auto& s : report.sentences) {
-    embedded_tokens e = embed_tokens(s, table, c.oov);
+    embedded_tokens e = embed_tokens(s, table, c.input.oov);
     for (auto& t : e.oov_tokens)
       if (seen.insert(t).second) oov.push_back(t);
     vectors.push_back(std::move(e.vectors));
   }
   if (!oov.empty())
     report.warnings.push_back(
-        fmt::format("{} token(s) not in {}: {}", oov.size(), c.embeddings, list_tokens(oov)));
+        fmt::format("{} token(s) not in {}: {}", oov.size(), c.input.embeddings, list_tokens(oov)));
   param_store params = param_store::open(c.params_in, c.seed);
   report.result = hierarchical_attention(vectors, params);
   if (const auto unused = params.unused_file_tensors(); !unused.empty())
     report.warnings.push_back(
         fmt::format("{}: tensors not used: {}", c.params_in, fmt::join(unused, ", ")));
 
-  const std::string embeddings_name = std::filesystem::path(c.embeddings).filename().string();
+  const std::string embeddings_name = std::filesystem::path(c.input.embeddings).filename().string();
   job_products made;
-  made.json = [&] { return han_json(report, embeddings_name, params, oov, c.oov); };
+  made.json = [&] { return han_json(report, embeddings_name, params, oov, c.input.oov); };
   made.picture = [&] {
     document_view_spec spec;
     spec.sentences = report.sentences;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "attention/han.h"
+#include "jobs/inputs.h"
 #include "jobs/job_outputs.h"
 #include "jobs/memory_guard.h"
 #include "text/lookup.h"
@@ -13,11 +14,9 @@
 namespace attnviz {
 
 struct han_config {
-  std::string document;  // text; sentences end at line breaks and . ! ? … 。 ！ ？
-  std::string embeddings;
-  std::string cache_dir;  // --cache (empty: read the file)
-  oov_policy oov = oov_policy::hash;
-  bool keep_case = false;
+  // input.text: the document (sentences end at line breaks and . ! ? … 。 ！ ？); embeddings,
+  // oov, keep_case and cache_dir as for every job (the other inputs are not used)
+  input_config input;
   std::uint64_t seed = 0;
   std::string params_in;
   job_outputs out;  // json, png, svg, params
