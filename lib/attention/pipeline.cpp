@@ -374,17 +374,16 @@ matrix aggregate_heads(const attention_result& r, head_aggregate how, bool score
   return out;
 }
 
-attention_result run_attention(const attention_input& input, const attention_spec& spec,
-                               param_store& params, weights_sink* sink) {
-  const score_entry& score = find_score(spec.score);
-  const align_entry& align = find_align(spec.align);
-  const context_entry& context = find_context(spec.context);
-  if (sink) check_streamable(score, align, context);
+namespace {
+
+// The settings a run cannot start with (usage_error naming the parameter).
+void check_run(const attention_input& input, const attention_spec& spec) {
   if (!(spec.temperature > 0.0) || !std::isfinite(spec.temperature))
+    throw usage_error(fmt::format("{} must be a positive number, got {}", param("temperature"),
+                                  spec.temperature));
+  if (!std::isfinite(spec.sharpen))
     throw usage_error(
-        fmt::format("{} must be a positive number, got {}", param("temperature"), spec.temperature));
-  if (!std::isfinite(spec.sharpen)) throw usage_error(fmt::format("{} must be a finite number, got {}", param("sharpen"),
-                                  spec.sharpen));
+        fmt::format("{} must be a finite number, got {}", param("sharpen"), spec.sharpen));
   if (!(spec.alibi_slope >= 0.0) || !std::isfinite(spec.alibi_slope))
     throw usage_error(fmt::format("{} must be a positive number, got {}", param("alibi_slope"),
                                   spec.alibi_slope));
@@ -393,7 +392,13 @@ attention_result run_attention(const attention_input& input, const attention_spe
   if (input.values.rows() != input.keys.rows())
     throw usage_error(fmt::format("the values have {} rows; there must be one per key ({})",
                                   input.values.rows(), input.keys.rows()));
+}
 
+// The result's description before any number: tokens, where the values come from, the spec
+// with the variants' canonical names, d_model.
+attention_result describe_run(const attention_input& input, const attention_spec& spec,
+                              const score_entry& score, const align_entry& align,
+                              const context_entry& context, bool streamed) {
   attention_result result;
   result.structure = input.structure;
   result.query_tokens = input.query_tokens;
@@ -406,13 +411,25 @@ attention_result run_attention(const attention_input& input, const attention_spe
   result.spec.score = std::string(score.info.name);
   result.spec.align = std::string(align.info.name);
   result.spec.context = std::string(context.info.name);
-  if (sink) result.spec.keep_scores = false;
-  const std::size_t d = input.queries.cols();
-  result.d_model = d;
+  result.spec.project = spec.project || spec.heads > 0;
+  if (streamed) result.spec.keep_scores = false;
+  result.d_model = input.queries.cols();
+  return result;
+}
 
-  const std::size_t H = std::max<std::size_t>(spec.heads, 1);
+// Q, K, V of every head side by side (head h: columns [h d_k, (h+1) d_k)), and their widths.
+struct projected {
+  matrix q, k, v;
+  std::size_t d_head = 0, d_v_head = 0;
+};
+
+// Stage 0: absolute positions (sinusoidal) added to copies of the inputs, then the learned
+// projections X W_Qᵀ, X W_Kᵀ, X W_Vᵀ when projecting (ConvS2S: v_j = z_j + e_j, the projected
+// keys plus the input embeddings). d_k = d_model / H unless spec.d_k says otherwise.
+projected project_inputs(const attention_input& input, const attention_spec& spec,
+                         param_store& params, std::size_t H) {
+  const std::size_t d = input.queries.cols();
   const bool project = spec.project || spec.heads > 0;
-  result.spec.project = project;
   std::size_t d_k = spec.d_k;
   if (d_k == 0) {
     if (spec.heads > 1 && d % H != 0)
@@ -422,10 +439,7 @@ attention_result run_attention(const attention_input& input, const attention_spe
           param("heads"), H, d, param("d_k")));
     d_k = project ? d / H : d;
   }
-
-  auto clock = std::chrono::steady_clock::now();
-  // Inputs, with absolute positions when asked (copied only then).
-  std::optional<matrix> moved_q, moved_k, moved_v;
+  std::optional<matrix> moved_q, moved_k, moved_v;  // copied only when positions are added
   if (spec.position == position_scheme::sinusoidal) {
     add_sinusoidal(moved_q.emplace(input.queries));
     add_sinusoidal(moved_k.emplace(input.keys));
@@ -434,66 +448,93 @@ attention_result run_attention(const attention_input& input, const attention_spe
   const matrix& xq = moved_q ? *moved_q : input.queries;
   const matrix& xk = moved_k ? *moved_k : input.keys;
   const matrix& xv = moved_v ? *moved_v : input.values;
-  matrix q, k, v;
+  projected p;
   if (project) {
     const auto proj = projections(params, d, H * d_k, spec.convs2s);
-    q = apply(proj[0], xq);
-    k = apply(proj[1], xk);
-    if (!spec.convs2s) v = apply(proj[2], xv);
+    p.q = apply(proj[0], xq);
+    p.k = apply(proj[1], xk);
+    if (!spec.convs2s) p.v = apply(proj[2], xv);
   } else {
-    q = xq;
-    k = xk;
-    if (!spec.convs2s) v = xv;
+    p.q = xq;
+    p.k = xk;
+    if (!spec.convs2s) p.v = xv;
   }
   if (spec.convs2s) {  // v_j = z_j + e_j: the keys (encoder outputs) plus the input embeddings
-    if (k.cols() != xv.cols())
+    if (p.k.cols() != xv.cols())
       throw usage_error(fmt::format(
           "ConvS2S values add keys (size {}) to embeddings (size {}): they must match (with "
           "{}, heads x d_k = d_model)",
-          k.cols(), xv.cols(), param("heads")));
-    v = k;
-    for (std::size_t i = 0; i < v.size(); ++i) v.data()[i] += xv.data()[i];
+          p.k.cols(), xv.cols(), param("heads")));
+    p.v = p.k;
+    for (std::size_t i = 0; i < p.v.size(); ++i) p.v.data()[i] += xv.data()[i];
   }
-  const std::size_t d_head = project ? d_k : q.cols();
-  const std::size_t d_v_head = project ? v.cols() / H : v.cols();
-  result.d_k = d_head;
-  result.d_v = d_v_head;
+  p.d_head = project ? d_k : p.q.cols();
+  p.d_v_head = project ? p.v.cols() / H : p.v.cols();
+  return p;
+}
 
+// Stages 1-3 head by head through the registry's functions (the general path): each head takes
+// its columns of Q, K, V (one head: the matrices themselves), RoPE when asked, its ALiBi slope
+// and seed, and its own parameter scope heads.h. when there are several.
+std::vector<head_result> attend_heads(projected& p, std::size_t H, const attention_spec& spec,
+                                      const std::vector<double>& slopes, param_store& params,
+                                      weights_sink* sink, attention_result& result) {
+  std::vector<head_result> heads;
+  sink_relay relay = make_relay(sink, spec.masks, H, p.q.rows());
+  for (std::size_t h = 0; h < H; ++h) {
+    head_inputs hin;
+    hin.q = H > 1 ? p.q.columns(h * p.d_head, p.d_head) : std::move(p.q);
+    hin.k = H > 1 ? p.k.columns(h * p.d_head, p.d_head) : std::move(p.k);
+    hin.v = H > 1 ? p.v.columns(h * p.d_v_head, p.d_v_head) : std::move(p.v);
+    if (spec.position == position_scheme::rope) {
+      apply_rope(hin.q);
+      apply_rope(hin.k);
+    }
+    hin.alibi_slope = slopes[h];
+    hin.seed = spec.seed + h;
+    std::optional<param_scope> scope;
+    if (H > 1) scope.emplace(params, fmt::format("heads.{}.", h));
+    heads.push_back(sink ? run_head_streamed(hin, h, result.spec, params, relay, result)
+                         : run_head(hin, result.spec, params, result));
+  }
+  return heads;
+}
+
+}  // namespace
+
+attention_result run_attention(const attention_input& input, const attention_spec& spec,
+                               param_store& params, weights_sink* sink) {
+  const score_entry& score = find_score(spec.score);
+  const align_entry& align = find_align(spec.align);
+  const context_entry& context = find_context(spec.context);
+  if (sink) check_streamable(score, align, context);
+  check_run(input, spec);
+  attention_result result = describe_run(input, spec, score, align, context, sink != nullptr);
+  const std::size_t H = std::max<std::size_t>(spec.heads, 1);
+
+  auto clock = std::chrono::steady_clock::now();
+  projected p = project_inputs(input, spec, params, H);
+  result.d_k = p.d_head;
+  result.d_v = p.d_v_head;
   add_time(result, "project", seconds_since(clock));
+
   const auto slopes = alibi_slopes(H, spec.alibi_slope);
   const bool fused = score.fused != fused_score::none && align.fused && context.fused &&
-                     q.cols() == k.cols();
+                     p.q.cols() == p.k.cols();
   if (fused) {
     if (spec.position == position_scheme::rope)
       for (std::size_t h = 0; h < H; ++h) {
-        apply_rope_columns(q, h * d_head, d_head);
-        apply_rope_columns(k, h * d_head, d_head);
+        apply_rope_columns(p.q, h * p.d_head, p.d_head);
+        apply_rope_columns(p.k, h * p.d_head, p.d_head);
       }
     const float scale = score.fused == fused_score::scaled_dot
-                            ? static_cast<float>(1.0 / std::sqrt(static_cast<double>(d_head)))
+                            ? static_cast<float>(1.0 / std::sqrt(static_cast<double>(p.d_head)))
                             : 1.0f;
-    result.heads =
-        run_heads_fused(q, k, v, H, d_head, d_v_head, scale, slopes, result.spec, params, sink);
+    result.heads = run_heads_fused(p.q, p.k, p.v, H, p.d_head, p.d_v_head, scale, slopes,
+                                   result.spec, params, sink);
     add_time(result, "attend", seconds_since(clock));
   } else {
-    sink_relay relay = make_relay(sink, spec.masks, H, q.rows());
-    for (std::size_t h = 0; h < H; ++h) {
-      head_inputs hin;
-      // one head takes the matrices as they are; several take their columns
-      hin.q = H > 1 ? q.columns(h * d_head, d_head) : std::move(q);
-      hin.k = H > 1 ? k.columns(h * d_head, d_head) : std::move(k);
-      hin.v = H > 1 ? v.columns(h * d_v_head, d_v_head) : std::move(v);
-      if (spec.position == position_scheme::rope) {
-        apply_rope(hin.q);
-        apply_rope(hin.k);
-      }
-      hin.alibi_slope = slopes[h];
-      hin.seed = spec.seed + h;
-      std::optional<param_scope> scope;
-      if (H > 1) scope.emplace(params, fmt::format("heads.{}.", h));
-      result.heads.push_back(sink ? run_head_streamed(hin, h, result.spec, params, relay, result)
-                                  : run_head(hin, result.spec, params, result));
-    }
+    result.heads = attend_heads(p, H, spec, slopes, params, sink, result);
     clock = std::chrono::steady_clock::now();
   }
   if (spec.heads > 0) {
