@@ -68,33 +68,28 @@ std::string find_samples_dir() {
                   default_samples_dir, installed_samples_dir, param("samples")));
 }
 
-demo_report run_demo(
-    const demo_config& config,
-    const std::function<void(std::size_t, std::size_t, const std::string&)>& progress) {
-  const fs::path samples(config.samples_dir);
-  const fs::path out_dir(config.out_dir);
-  const auto sentences = data_lines((samples / "sentences.txt").string());
-  const auto pairs = data_lines((samples / "pairs.tsv").string());
-  if (sentences.empty())
-    throw input_error((samples / "sentences.txt").string(), "has no sentences");
+namespace {
 
+// The output folder: made when missing, its parent must exist.
+void make_demo_dir(const fs::path& out_dir) {
   std::error_code ec;
-  if (!fs::is_directory(out_dir, ec)) {
-    const fs::path parent = out_dir.parent_path().empty() ? "." : out_dir.parent_path();
-    if (!fs::is_directory(parent, ec))
-      throw usage_error(fmt::format("{} {}: folder '{}' does not exist", param("out_dir"), out_dir.string(),
-                                    parent.string()));
-    fs::create_directory(out_dir, ec);
-    if (ec)
-      throw usage_error(
-          fmt::format("{} {}: cannot create it: {}", param("out_dir"), out_dir.string(),
-                      ec.message()));
-  }
+  if (fs::is_directory(out_dir, ec)) return;
+  const fs::path parent = out_dir.parent_path().empty() ? "." : out_dir.parent_path();
+  if (!fs::is_directory(parent, ec))
+    throw usage_error(fmt::format("{} {}: folder '{}' does not exist", param("out_dir"),
+                                  out_dir.string(), parent.string()));
+  fs::create_directory(out_dir, ec);
+  if (ec)
+    throw usage_error(fmt::format("{} {}: cannot create it: {}", param("out_dir"),
+                                  out_dir.string(), ec.message()));
+}
 
-  run_config base;
-  base.input.embeddings = (samples / embeddings_name).string();
-  base.spec.seed = config.seed;
-
+// The single runs, named by their files' stem: every score function on the first sentence, the
+// other sentences with scaled_dot, each pair with scaled_dot and additive, five heads on the
+// first sentence.
+std::vector<std::pair<std::string, run_config>> demo_runs(
+    const run_config& base, const std::vector<std::string>& sentences,
+    const std::vector<std::string>& pairs, const std::string& pairs_file) {
   std::vector<std::pair<std::string, run_config>> jobs;
   const std::string first = fmt::format("01-{}", slug(sentences[0]));
   for (const auto& s : score_registry()) {
@@ -111,7 +106,7 @@ demo_report run_demo(
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     const auto tab = pairs[i].find('\t');
     if (tab == std::string::npos)
-      throw input_error((samples / "pairs.tsv").string(), i + 1, "expected source<TAB>target");
+      throw input_error(pairs_file, i + 1, "expected source<TAB>target");
     for (const char* score : {"scaled_dot", "additive"}) {
       run_config c = base;
       c.input.source = pairs[i].substr(0, tab);
@@ -120,32 +115,62 @@ demo_report run_demo(
       jobs.emplace_back(fmt::format("cross-{:02}-{}-{}", i + 1, slug(c.input.target), score), c);
     }
   }
-
   // multi-head: five heads of d_k = 10 on the first sentence, each head and their mean
-  {
-    run_config c = base;
-    c.input.text = sentences[0];
-    c.spec.heads = 5;
-    jobs.emplace_back(fmt::format("{}-multihead-5", first), c);
-  }
+  run_config c = base;
+  c.input.text = sentences[0];
+  c.spec.heads = 5;
+  jobs.emplace_back(fmt::format("{}-multihead-5", first), c);
+  return jobs;
+}
+
+// samples/document.txt as one text (lines joined), or empty when there is none.
+std::string demo_document(const fs::path& samples) {
   std::error_code missing;
-  const auto document_lines = fs::exists(samples / "document.txt", missing)
-                                  ? data_lines((samples / "document.txt").string())
-                                  : std::vector<std::string>{};
+  if (!fs::exists(samples / "document.txt", missing)) return {};
   std::string document;
-  for (const auto& line : document_lines) document += line + "\n";
+  for (const auto& line : data_lines((samples / "document.txt").string())) document += line + "\n";
+  return document;
+}
+
+}  // namespace
+
+demo_report run_demo(
+    const demo_config& config,
+    const std::function<void(std::size_t, std::size_t, const std::string&)>& progress) {
+  const fs::path samples(config.samples_dir);
+  const fs::path out_dir(config.out_dir);
+  const auto sentences = data_lines((samples / "sentences.txt").string());
+  const auto pairs = data_lines((samples / "pairs.tsv").string());
+  if (sentences.empty())
+    throw input_error((samples / "sentences.txt").string(), "has no sentences");
+  make_demo_dir(out_dir);
+
+  run_config base;
+  base.input.embeddings = (samples / embeddings_name).string();
+  base.spec.seed = config.seed;
+  auto jobs = demo_runs(base, sentences, pairs, (samples / "pairs.tsv").string());
+  const std::string document = demo_document(samples);
 
   demo_report report;
   const std::size_t total = jobs.size() + 4;
-  for (std::size_t n = 0; n < jobs.size(); ++n) {
-    auto& [name, c] = jobs[n];
-    if (progress) progress(n, total, name);
-    c.out.png = (out_dir / (name + ".png")).string();
-    c.out.json = (out_dir / (name + ".json")).string();
+  std::size_t step = 0;
+  // Each job's PNG and JSON, named by its stem, after the progress line that names it.
+  auto outputs_of = [&](const std::string& name) {
+    if (progress) progress(step++, total, name);
+    job_outputs out;
+    out.png = (out_dir / (name + ".png")).string();
+    out.json = (out_dir / (name + ".json")).string();
+    return out;
+  };
+  auto keep = [&report](const std::vector<std::string>& written) {
+    report.written.insert(report.written.end(), written.begin(), written.end());
+  };
+  for (auto& [name, c] : jobs) {
+    c.out = outputs_of(name);
     if (find_score(c.spec.score).has_parameters)
       c.out.params = (out_dir / (name + ".safetensors")).string();
     run_report r = run_job(c);
-    report.written.insert(report.written.end(), r.written.begin(), r.written.end());
+    keep(r.written);
     for (auto& w : r.warnings) report.warnings.push_back(fmt::format("{}: {}", name, w));
   }
   // every score function side by side, with the comparison table
@@ -154,16 +179,8 @@ demo_report run_demo(
   cmp.input.text = sentences[0];
   cmp.spec = base.spec;
   cmp.scores = {"all"};
-  const std::string name = fmt::format("compare-{}", first);
-  if (progress) progress(jobs.size(), total, name);
-  cmp.out.png = (out_dir / (name + ".png")).string();
-  cmp.out.json = (out_dir / (name + ".json")).string();
-  const compare_report r = run_compare(cmp);
-  report.written.insert(report.written.end(), r.written.begin(), r.written.end());
-  auto keep = [&report](const std::vector<std::string>& written) {
-    report.written.insert(report.written.end(), written.begin(), written.end());
-  };
-  std::size_t step = jobs.size() + 1;
+  cmp.out = outputs_of(fmt::format("compare-01-{}", slug(sentences[0])));
+  keep(run_compare(cmp).written);
   if (!pairs.empty()) {
     const auto tab = pairs[0].find('\t');
     // the Transformer's three attentions for the first pair (sinusoidal positions, 5 heads)
@@ -174,18 +191,12 @@ demo_report run_demo(
     t.spec = base.spec;
     t.spec.heads = 5;
     t.spec.position = position_scheme::sinusoidal;
-    const std::string tname = fmt::format("transformer-01-{}", slug(t.input.target));
-    if (progress) progress(step++, total, tname);
-    t.out.png = (out_dir / (tname + ".png")).string();
-    t.out.json = (out_dir / (tname + ".json")).string();
+    t.out = outputs_of(fmt::format("transformer-01-{}", slug(t.input.target)));
     keep(run_transformer(t).written);
     // attention-over-attention: the source as document, the target as query
     aoa_config a;
     a.input = t.input;
-    const std::string aname = fmt::format("aoa-01-{}", slug(a.input.target));
-    if (progress) progress(step++, total, aname);
-    a.out.png = (out_dir / (aname + ".png")).string();
-    a.out.json = (out_dir / (aname + ".json")).string();
+    a.out = outputs_of(fmt::format("aoa-01-{}", slug(a.input.target)));
     keep(run_aoa(a).written);
   }
   if (!document.empty()) {
@@ -193,9 +204,7 @@ demo_report run_demo(
     h.input.text = document;
     h.input.embeddings = base.input.embeddings;
     h.seed = config.seed;
-    if (progress) progress(step++, total, "han-document");
-    h.out.png = (out_dir / "han-document.png").string();
-    h.out.json = (out_dir / "han-document.json").string();
+    h.out = outputs_of("han-document");
     keep(run_han(h).written);
   }
   if (progress) progress(total, total, "");
