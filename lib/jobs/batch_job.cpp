@@ -205,22 +205,23 @@ std::string batch_file_stem(std::size_t line, std::size_t width, std::string_vie
   return stem + words;
 }
 
-batch_report run_batch(const batch_config& c) {
+namespace {
+
+void check_batch(const batch_config& c) {
   if (c.formats.empty())
     throw usage_error(param("formats") + ": give at least one of png, json, svg, npy, html");
   check_output_dir(c.out_dir, param("out_dir"));
   check_view(c.run.view);
-  if (c.run.input.embeddings.empty()) throw usage_error(param("embeddings") + " FILE is required");
-  // The parameters first: a bad --params file stops the batch before the lines are read.
-  const param_store params =
-      param_store::open(c.run.params_in, c.run.spec.seed, c.run.params_prefix);
+  if (c.run.input.embeddings.empty())
+    throw usage_error(param("embeddings") + " FILE is required");
+}
 
-  std::vector<batch_line> lines = split_lines(read_lines_source(c.input));
-  const std::string name = c.input == "-" ? "(standard input)" : c.input;
-  if (lines.empty()) throw input_error(name, "has no lines to run (only blank lines)");
+// Every line's stem, tokens and input: tokens of every line, then one pass over the embedding
+// file for all of them, then each line embedded and its memory checked. A line that fails gets
+// its error and is skipped from then on.
+void prepare_lines(const batch_config& c, const std::string& name,
+                   std::vector<batch_line>& lines) {
   const std::size_t width = std::max<std::size_t>(4, fmt::format("{}", lines.back().number).size());
-
-  // Tokens of every line, then one pass over the embedding file for all of them.
   std::unordered_set<std::string> wanted;
   for (auto& line : lines) {
     const std::string where = fmt::format("{}:{}", name, line.number);
@@ -236,7 +237,6 @@ batch_report run_batch(const batch_config& c) {
       load_embeddings(c.run.input.embeddings, wanted, 0, c.run.input.cache_dir);
   for (auto& line : lines) {
     if (!line.error.empty()) continue;
-    const std::string where = fmt::format("{}:{}", name, line.number);
     try {
       prepared_input in =
           embed_input(line.tokens, table, c.run.input.oov, c.run.input.merge_subwords);
@@ -244,21 +244,15 @@ batch_report run_batch(const batch_config& c) {
       line.oov_tokens = in.oov_tokens;
       line.input = std::move(in);
     } catch (const std::exception& e) {  // input_error (--oov error), usage_error (memory)
-      line.error = message_at(where, e);
+      line.error = message_at(fmt::format("{}:{}", name, line.number), e);
     }
   }
-  if (c.strict)
-    for (const auto& line : lines)
-      if (!line.error.empty())
-        throw usage_error(fmt::format("{} ({}: stopped, nothing written)", line.error, param("strict")));
+}
 
-  create_output_dir(c.out_dir);  // checked before any work
-  std::vector<std::string> settings = c.settings;
-  for (const auto f : c.formats) settings.emplace_back(format_extension(f));
-  batch_journal journal(c.out_dir,
-                        batch_settings_hash(settings, {c.run.input.embeddings, c.run.params_in}),
-                        c.resume);
-  std::size_t resumed = 0;
+// The lines still to run: not failed, and (with --resume) not already in the journal, whose
+// files are taken as they are. `resumed` counts those.
+std::vector<std::size_t> lines_to_run(const batch_config& c, std::vector<batch_line>& lines,
+                                      const batch_journal& journal, std::size_t& resumed) {
   if (c.resume) {
     std::vector<std::string> stems;
     for (const auto& line : lines) stems.push_back(line.stem);
@@ -275,36 +269,44 @@ batch_report run_batch(const batch_config& c) {
     }
     todo.push_back(i);
   }
+  return todo;
+}
 
-  {
-    progress bar("running", "lines", todo.size(), c.progress);
-    std::atomic<std::uint64_t> done{0};
-    const auto count = static_cast<std::ptrdiff_t>(todo.size());
+// Runs the lines `todo` in parallel (one line per thread at a time), each writing its own
+// files all-or-nothing and recording them in the journal.
+void run_lines(const batch_config& c, const param_store& params, const std::string& name,
+               std::vector<batch_line>& lines, const std::vector<std::size_t>& todo,
+               batch_journal& journal) {
+  progress bar("running", "lines", todo.size(), c.progress);
+  std::atomic<std::uint64_t> done{0};
+  const auto count = static_cast<std::ptrdiff_t>(todo.size());
 #pragma omp parallel for schedule(dynamic, 1) if (count > 1)
-    for (std::ptrdiff_t t = 0; t < count; ++t) {
-      batch_line& line = lines[todo[static_cast<std::size_t>(t)]];
-      try {
-        const run_config rc = line_config(c, line.stem);
-        output_batch out;
-        run_report report = run_prepared(rc, *line.input, params, out);
-        const std::string own_oov = oov_warning(*line.input, c.run.input);
-        for (auto& w : report.warnings)
-          if (w != own_oov) line.warnings.push_back(std::move(w));
-        for (const auto& path : out.commit())  // named within the folder, which may move
-          line.written.push_back(
-              std::filesystem::path(path).lexically_relative(c.out_dir).generic_string());
-        journal.record(line.number, line.text, line.stem, line.written);
-      } catch (const std::exception& e) {
-        line.error = message_at(fmt::format("{}:{}", name, line.number), e);
-      }
-      line.input.reset();  // its matrices are no longer needed
-      bar.update(++done);
+  for (std::ptrdiff_t t = 0; t < count; ++t) {
+    batch_line& line = lines[todo[static_cast<std::size_t>(t)]];
+    try {
+      const run_config rc = line_config(c, line.stem);
+      output_batch out;
+      run_report report = run_prepared(rc, *line.input, params, out);
+      const std::string own_oov = oov_warning(*line.input, c.run.input);
+      for (auto& w : report.warnings)
+        if (w != own_oov) line.warnings.push_back(std::move(w));
+      for (const auto& path : out.commit())  // named within the folder, which may move
+        line.written.push_back(
+            std::filesystem::path(path).lexically_relative(c.out_dir).generic_string());
+      journal.record(line.number, line.text, line.stem, line.written);
+    } catch (const std::exception& e) {
+      line.error = message_at(fmt::format("{}:{}", name, line.number), e);
     }
+    line.input.reset();  // its matrices are no longer needed
+    bar.update(++done);
   }
+}
 
+// Counts, skipped lines, distinct warnings, and one warning for the OOV tokens of every line
+// (in order of first appearance), not one per line.
+batch_report summarise(const batch_config& c, const std::vector<batch_line>& lines) {
   batch_report report;
   report.lines = lines.size();
-  report.resumed = resumed;
   std::vector<std::string> oov;
   std::unordered_set<std::string> seen_oov, seen_warning;
   std::size_t oov_lines = 0;
@@ -318,7 +320,6 @@ batch_report run_batch(const batch_config& c) {
     for (const auto& w : line.warnings)
       if (seen_warning.insert(w).second) report.warnings.push_back(w);
   }
-  // OOV tokens over every line, in order of first appearance: one warning, not one per line.
   for (const auto& line : lines) {
     if (!line.error.empty()) continue;
     for (const auto& t : line.oov_tokens)
@@ -328,7 +329,38 @@ batch_report run_batch(const batch_config& c) {
   if (!oov.empty())
     report.warnings.insert(report.warnings.begin(),
                            oov_warning(oov, c.run.input, fmt::format(" in {} line(s)", oov_lines)));
+  return report;
+}
 
+}  // namespace
+
+batch_report run_batch(const batch_config& c) {
+  check_batch(c);
+  // The parameters first: a bad --params file stops the batch before the lines are read.
+  const param_store params =
+      param_store::open(c.run.params_in, c.run.spec.seed, c.run.params_prefix);
+  std::vector<batch_line> lines = split_lines(read_lines_source(c.input));
+  const std::string name = c.input == "-" ? "(standard input)" : c.input;
+  if (lines.empty()) throw input_error(name, "has no lines to run (only blank lines)");
+  prepare_lines(c, name, lines);
+  if (c.strict)
+    for (const auto& line : lines)
+      if (!line.error.empty())
+        throw usage_error(
+            fmt::format("{} ({}: stopped, nothing written)", line.error, param("strict")));
+
+  create_output_dir(c.out_dir);  // checked before any work
+  std::vector<std::string> settings = c.settings;
+  for (const auto f : c.formats) settings.emplace_back(format_extension(f));
+  batch_journal journal(c.out_dir,
+                        batch_settings_hash(settings, {c.run.input.embeddings, c.run.params_in}),
+                        c.resume);
+  std::size_t resumed = 0;
+  const std::vector<std::size_t> todo = lines_to_run(c, lines, journal, resumed);
+  run_lines(c, params, name, lines, todo, journal);
+
+  batch_report report = summarise(c, lines);
+  report.resumed = resumed;
   report.index_path = (std::filesystem::path(c.out_dir) / "index.json").string();
   output_batch index;
   index.add(report.index_path, index_json(c, lines, report));
