@@ -66,10 +66,76 @@ int run_batch_command(const CLI::App& cmd, const common_flags& flags, batch_conf
   return report.succeeded > 0 ? 0 : 2;
 }
 
+// Every flag of run, in one place the action reads.
+struct run_flags {
+  common_flags common;
+  run_config run;  // its outputs and --pixels
+  bool term = false, stream = false, no_stream = false, quiet = false;
+  std::string pool = "mean";
+  batch_config batch;  // --input, --out-dir, --resume, --strict
+  std::string formats = "png,json";
+};
+
+// --stream --no-stream --pixels --pool --quiet
+void add_long_input_flags(CLI::App& cmd, run_flags& f) {
+  cmd.add_flag("--stream", f.stream,
+                "Push blocks of queries through all three stages and pool the weights straight "
+                "into the picture: memory O(n d + pixels^2), never O(n^2); every softmax row "
+                "is still exact. Automatic past 4096 x 4096 query x key cells, or when the full "
+                "maps would pass --max-memory")
+      ->group("Long inputs");
+  cmd.add_flag("--no-stream", f.no_stream,
+                "Never stream: keep every weight (the size check of --max-memory applies)")
+      ->excludes(cmd.get_option("--stream"))
+      ->group("Long inputs");
+  cmd.add_option("--pixels", f.run.pixels,
+                  "Streaming: side of the pooled map, at most this many bins of queries and of "
+                  "keys (one pixel each)")
+      ->check(CLI::Range(1, 16384))
+      ->capture_default_str()
+      ->group("Long inputs");
+  cmd.add_option("--pool", f.pool,
+                  "Streaming: a pixel is the mean of the weights it covers (a row of pixels "
+                  "still sums to 1 per token) or their max (single sharp links stay visible)")
+      ->check(CLI::IsMember(names_of(pool_mode_names)))
+      ->capture_default_str()
+      ->group("Long inputs");
+  cmd.add_flag("--quiet,-q", f.quiet, "No progress bar on stderr")->group("Long inputs");
+
+}
+
+// --input --out-dir --formats --resume --strict
+void add_batch_flags(CLI::App& cmd, run_flags& f) {
+  cmd.add_option("--input,-i", f.batch.input,
+                  "Batch: one run per line of FILE (- for standard input): a sentence, or "
+                  "source<TAB>target for cross attention; blank lines are skipped")
+      ->type_name("FILE")
+      ->group("Batch");
+  cmd.add_option("--out-dir,-o", f.batch.out_dir,
+                  "Batch: folder for the outputs (made if missing): NNNN-first-words.png etc., "
+                  "NNNN the line number, and index.json listing every line's files or error")
+      ->type_name("DIR")
+      ->group("Batch");
+  cmd.add_option("--formats", f.formats,
+                  "Batch: what to write per line, from png, json, svg, npy, html")
+      ->capture_default_str()
+      ->group("Batch");
+  cmd.add_flag("--resume", f.batch.resume,
+                "Batch: skip the lines an earlier run of the same batch finished (its journal, "
+                "DIR/.attn-viz-journal.jsonl, records each line once its files are whole), so a "
+                "killed run picks up where it stopped; refused when the flags or files changed")
+      ->group("Batch");
+  cmd.add_flag("--strict", f.batch.strict,
+                "Batch: stop at the first bad line (exit 2, nothing written) instead of reporting "
+                "and skipping it")
+      ->group("Batch");
+
+}
+
 }  // namespace
 
 action setup_run(CLI::App& app) {
-  auto flags = std::make_shared<common_flags>();
+  auto f = std::make_shared<run_flags>();
   auto* cmd = app.add_subcommand("run", "Run one attention variant on a sentence and draw it");
   cmd->footer(R"(
 The pipeline: tokens -> embeddings X -> [--project: Q = X W_Q^T, K = X W_K^T, V = X W_V^T]
@@ -92,18 +158,16 @@ Batch (--input): every line runs with the same variant and parameters, lines in 
 progress bar on stderr (plain lines when not a terminal, none with --quiet). A bad line is
 reported with its number and skipped; exit 0 when at least one line ran, 2 when none did.
 Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.)");
-  add_input_flags(*cmd, *flags);
-  add_subword_flag(*cmd, *flags);
-  add_variant_flags(*cmd, *flags);
-  add_view_flags(*cmd, *flags);
-  auto outputs = std::make_shared<run_config>();
-  auto term = std::make_shared<bool>(false);
-  cmd->add_flag("--term", *term,
+  add_input_flags(*cmd, f->common);
+  add_subword_flag(*cmd, f->common);
+  add_variant_flags(*cmd, f->common);
+  add_view_flags(*cmd, f->common);
+  cmd->add_flag("--term", f->term,
                 "Draw the heatmap in the terminal (24-bit or 256 colours; plain numbers when "
                 "not a terminal or NO_COLOR is set)")
       ->group("Output");
   add_output_flags(
-      *cmd, outputs->out,
+      *cmd, f->run.out,
       {{output_kind::json, "Write scores, weights and context as JSON"},
        {output_kind::png},
        {output_kind::svg},
@@ -115,77 +179,25 @@ Exit codes: 0 success, 2 bad usage or bad input, 1 internal error.)");
         "and weight with the query's explanation, a head selector"},
        {output_kind::params,
         "Write every parameter the run used (safetensors), to reproduce or check it"}});
+  add_long_input_flags(*cmd, *f);
+  add_batch_flags(*cmd, *f);
 
-  auto stream = std::make_shared<bool>(false);
-  auto no_stream = std::make_shared<bool>(false);
-  auto pool = std::make_shared<std::string>("mean");
-  auto quiet = std::make_shared<bool>(false);
-  cmd->add_flag("--stream", *stream,
-                "Push blocks of queries through all three stages and pool the weights straight "
-                "into the picture: memory O(n d + pixels^2), never O(n^2); every softmax row "
-                "is still exact. Automatic past 4096 x 4096 query x key cells, or when the full "
-                "maps would pass --max-memory")
-      ->group("Long inputs");
-  cmd->add_flag("--no-stream", *no_stream,
-                "Never stream: keep every weight (the size check of --max-memory applies)")
-      ->excludes(cmd->get_option("--stream"))
-      ->group("Long inputs");
-  cmd->add_option("--pixels", outputs->pixels,
-                  "Streaming: side of the pooled map, at most this many bins of queries and of "
-                  "keys (one pixel each)")
-      ->check(CLI::Range(1, 16384))
-      ->capture_default_str()
-      ->group("Long inputs");
-  cmd->add_option("--pool", *pool,
-                  "Streaming: a pixel is the mean of the weights it covers (a row of pixels "
-                  "still sums to 1 per token) or their max (single sharp links stay visible)")
-      ->check(CLI::IsMember(names_of(pool_mode_names)))
-      ->capture_default_str()
-      ->group("Long inputs");
-  cmd->add_flag("--quiet,-q", *quiet, "No progress bar on stderr")->group("Long inputs");
-
-  auto batch = std::make_shared<batch_config>();
-  auto formats = std::make_shared<std::string>("png,json");
-  cmd->add_option("--input,-i", batch->input,
-                  "Batch: one run per line of FILE (- for standard input): a sentence, or "
-                  "source<TAB>target for cross attention; blank lines are skipped")
-      ->type_name("FILE")
-      ->group("Batch");
-  cmd->add_option("--out-dir,-o", batch->out_dir,
-                  "Batch: folder for the outputs (made if missing): NNNN-first-words.png etc., "
-                  "NNNN the line number, and index.json listing every line's files or error")
-      ->type_name("DIR")
-      ->group("Batch");
-  cmd->add_option("--formats", *formats,
-                  "Batch: what to write per line, from png, json, svg, npy, html")
-      ->capture_default_str()
-      ->group("Batch");
-  cmd->add_flag("--resume", batch->resume,
-                "Batch: skip the lines an earlier run of the same batch finished (its journal, "
-                "DIR/.attn-viz-journal.jsonl, records each line once its files are whole), so a "
-                "killed run picks up where it stopped; refused when the flags or files changed")
-      ->group("Batch");
-  cmd->add_flag("--strict", batch->strict,
-                "Batch: stop at the first bad line (exit 2, nothing written) instead of reporting "
-                "and skipping it")
-      ->group("Batch");
-
-  return [cmd, flags, outputs, term, stream, no_stream, pool, quiet, batch, formats] {
-    if (!batch->input.empty() || !batch->out_dir.empty())
-      return run_batch_command(*cmd, *flags, *batch, *formats, *quiet);
+  return [cmd, f] {
+    if (!f->batch.input.empty() || !f->batch.out_dir.empty())
+      return run_batch_command(*cmd, f->common, f->batch, f->formats, f->quiet);
     for (const char* flag : {"--formats", "--strict", "--resume"})
       if (cmd->count(flag)) throw usage_error(fmt::format("{} needs --input FILE", flag));
-    run_config c = *outputs;
-    c.stream = *stream      ? run_config::streaming::on
-               : *no_stream ? run_config::streaming::off
-                            : run_config::streaming::automatic;
-    c.pool = parse_pool_mode(*pool);
-    if (*quiet) c.progress = progress_style::quiet;
-    resolve_job(*flags, c);
+    run_config c = f->run;
+    c.stream = f->stream      ? run_config::streaming::on
+               : f->no_stream ? run_config::streaming::off
+                              : run_config::streaming::automatic;
+    c.pool = parse_pool_mode(f->pool);
+    if (f->quiet) c.progress = progress_style::quiet;
+    resolve_job(f->common, c);
     const run_report report = run_job(c);
     print_warnings(report.warnings);
-    if (!report.streamed && (*term || report.written.empty()))
-      print_terminal_view(report.result, c.view, *term);
+    if (!report.streamed && (f->term || report.written.empty()))
+      print_terminal_view(report.result, c.view, f->term);
     print_written(report.written);
     return 0;
   };
