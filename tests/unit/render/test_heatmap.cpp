@@ -1,3 +1,5 @@
+// render/heatmap.h (with canvas, figure and the PNG and SVG writers it draws through): sizes,
+// labels, annotations, colours and layout of one map.
 #include <doctest/doctest.h>
 
 #include "helpers.h"
@@ -27,32 +29,6 @@ bool has_ink(const canvas& img, int x0, int y0, int w, int h) {
 }
 
 }  // namespace
-
-TEST_CASE("viridis: 256 entries from the published table, ends as in matplotlib") {
-  const colormap& v = colormap::viridis();
-  CHECK(v.size() == 256);
-  CHECK(v.entry(0) == rgb{68, 1, 84});       // (0.267004, 0.004874, 0.329415) × 255
-  CHECK(v.entry(255) == rgb{253, 231, 37});  // (0.993248, 0.906157, 0.143936) × 255
-  CHECK(v.at(0.0) == v.entry(0));
-  CHECK(v.at(1.0) == v.entry(255));
-  CHECK(v.at(0.5) == v.entry(128));
-  CHECK(luminance(v.entry(255)) > luminance(v.entry(0)));  // perceptually ordered dark to light
-}
-
-TEST_CASE("unifont: narrow Latin, wide CJK, a fallback for what it lacks") {
-  const bitmap_font& f = bitmap_font::unifont();
-  CHECK(f.size() > 50000);
-  CHECK(f.get(U'A').width == 8);
-  CHECK(f.get(U'机').width == 16);
-  CHECK(f.get(U'ж').width == 8);
-  CHECK(f.text_width(U"ab机") == 32);
-  CHECK_FALSE(f.has(0x10400));      // outside the BMP subset
-  CHECK(f.get(0x10400).width > 0);  // drawn as U+FFFD, never a crash
-  CHECK(fit_text(U"short", 80, f) == U"short");
-  const auto cut = fit_text(U"internationalisation", 80, f);
-  CHECK(cut.back() == U'…');
-  CHECK(f.text_width(cut) <= 80);
-}
 
 TEST_CASE("value range and ticks are round numbers") {
   CHECK(value_range(mat(1, 3, {0.1f, 0.17f, 0.05f})) == std::pair<double, double>{0.0, 0.2});
