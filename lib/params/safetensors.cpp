@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -57,13 +58,15 @@ std::string shape_string(const std::vector<std::int64_t>& shape) {
   return fmt::format("[{}]", fmt::join(shape, ", "));
 }
 
-safetensors_file parse_safetensors(const std::string& bytes, const std::string& source) {
+namespace {
+
+// The header: a little-endian u64 length, then that many bytes of JSON holding an object.
+json read_header(const std::string& bytes, const std::string& source, std::uint64_t& header_len) {
   if (bytes.size() < 8)
     throw input_error(source, fmt::format("not a safetensors file: {} bytes, expected at least 8 "
                                           "(a little-endian u64 header length)",
                                           bytes.size()));
-  const auto* raw = reinterpret_cast<const unsigned char*>(bytes.data());
-  const std::uint64_t header_len = read_u64_le(raw);
+  header_len = read_u64_le(reinterpret_cast<const unsigned char*>(bytes.data()));
   if (header_len > bytes.size() - 8)
     throw input_error::at_offset(source, 0,
                                  fmt::format("safetensors header length {} is larger than the "
@@ -83,7 +86,73 @@ safetensors_file parse_safetensors(const std::string& bytes, const std::string& 
   }
   if (!header.is_object())
     throw input_error::at_offset(source, 8, "safetensors header must be a JSON object");
+  return header;
+}
 
+// One tensor entry checked against the data section: its dtype's element size, its shape
+// (into t.shape; returns the element count) and its byte range [begin, end).
+std::uint64_t read_entry(const json& entry, std::uint64_t data_len, const std::string& dtype,
+                         const std::function<input_error(const std::string&)>& bad,
+                         tensor_data& t, std::uint64_t& begin, std::uint64_t& end) {
+  const std::size_t esize = dtype_size(dtype);
+  if (esize == 0)
+    throw bad(fmt::format("dtype {} is not supported (expected F32, F64, F16 or BF16)", dtype));
+  std::uint64_t count = 1;
+  if (!entry["shape"].is_array()) throw bad("shape must be an array of sizes");
+  for (const auto& d : entry["shape"]) {
+    if (!d.is_number_unsigned()) throw bad("shape must hold non-negative integers");
+    const auto dim = d.get<std::uint64_t>();
+    if (dim > (1ull << 40) || (dim && count > (1ull << 40) / dim)) throw bad("shape is too large");
+    count *= dim;
+    t.shape.push_back(static_cast<std::int64_t>(dim));
+  }
+  const auto& offs = entry["data_offsets"];
+  if (!offs.is_array() || offs.size() != 2 || !offs[0].is_number_unsigned() ||
+      !offs[1].is_number_unsigned())
+    throw bad("data_offsets must be [begin, end]");
+  begin = offs[0].get<std::uint64_t>();
+  end = offs[1].get<std::uint64_t>();
+  if (begin > end || end > data_len)
+    throw bad(fmt::format("data_offsets [{}, {}] fall outside the {} data bytes", begin, end,
+                          data_len));
+  if (end - begin != count * esize)
+    throw bad(fmt::format("shape {} of {} needs {} bytes but data_offsets span {}",
+                          shape_string(t.shape), dtype, count * esize, end - begin));
+  return count;
+}
+
+// count elements of `dtype` at p (little-endian) as floats; each must be finite.
+void decode_values(const unsigned char* p, std::uint64_t count, const std::string& dtype,
+                   const std::function<input_error(const std::string&)>& bad,
+                   std::vector<float>& values) {
+  values.resize(count);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    float v;
+    if (dtype == "F32") {
+      std::uint32_t bits = 0;
+      for (int b = 3; b >= 0; --b) bits = (bits << 8) | p[i * 4 + b];
+      std::memcpy(&v, &bits, 4);
+    } else if (dtype == "F64") {
+      std::uint64_t bits = read_u64_le(p + i * 8);
+      double d;
+      std::memcpy(&d, &bits, 8);
+      v = static_cast<float>(d);
+    } else {
+      const auto h = static_cast<std::uint16_t>(p[i * 2] | (p[i * 2 + 1] << 8));
+      v = dtype == "F16" ? half_to_float(h) : bf16_to_float(h);
+    }
+    if (!std::isfinite(v))
+      throw bad(fmt::format("element {} is {} (expected a finite number)", i, v));
+    values[i] = v;
+  }
+}
+
+}  // namespace
+
+safetensors_file parse_safetensors(const std::string& bytes, const std::string& source) {
+  std::uint64_t header_len = 0;
+  const json header = read_header(bytes, source, header_len);
+  const auto* raw = reinterpret_cast<const unsigned char*>(bytes.data());
   const std::uint64_t data_start = 8 + header_len;
   const std::uint64_t data_len = bytes.size() - data_start;
   safetensors_file out;
@@ -98,7 +167,7 @@ safetensors_file parse_safetensors(const std::string& bytes, const std::string& 
         if (v.is_string()) out.metadata[k] = v.get<std::string>();
       continue;
     }
-    auto bad = [&](const std::string& what) {
+    const std::function<input_error(const std::string&)> bad = [&](const std::string& what) {
       return input_error(source, fmt::format("tensor '{}': {}", name, what));
     };
     if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") ||
@@ -106,54 +175,11 @@ safetensors_file parse_safetensors(const std::string& bytes, const std::string& 
       throw bad("expected an object with dtype, shape and data_offsets");
     if (!entry["dtype"].is_string()) throw bad("dtype must be a string");
     const std::string dtype = entry["dtype"].get<std::string>();
-    const std::size_t esize = dtype_size(dtype);
-    if (esize == 0)
-      throw bad(fmt::format("dtype {} is not supported (expected F32, F64, F16 or BF16)", dtype));
     tensor_data t;
-    std::uint64_t count = 1;
-    if (!entry["shape"].is_array()) throw bad("shape must be an array of sizes");
-    for (const auto& d : entry["shape"]) {
-      if (!d.is_number_unsigned()) throw bad("shape must hold non-negative integers");
-      const auto dim = d.get<std::uint64_t>();
-      if (dim > (1ull << 40) || (dim && count > (1ull << 40) / dim))
-        throw bad("shape is too large");
-      count *= dim;
-      t.shape.push_back(static_cast<std::int64_t>(dim));
-    }
-    const auto& offs = entry["data_offsets"];
-    if (!offs.is_array() || offs.size() != 2 || !offs[0].is_number_unsigned() ||
-        !offs[1].is_number_unsigned())
-      throw bad("data_offsets must be [begin, end]");
-    const auto begin = offs[0].get<std::uint64_t>();
-    const auto end = offs[1].get<std::uint64_t>();
-    if (begin > end || end > data_len)
-      throw bad(fmt::format("data_offsets [{}, {}] fall outside the {} data bytes", begin, end,
-                            data_len));
-    if (end - begin != count * esize)
-      throw bad(fmt::format("shape {} of {} needs {} bytes but data_offsets span {}",
-                            shape_string(t.shape), dtype, count * esize, end - begin));
+    std::uint64_t begin = 0, end = 0;
+    const std::uint64_t count = read_entry(entry, data_len, dtype, bad, t, begin, end);
     ranges.emplace_back(begin, end);
-    t.values.resize(count);
-    const unsigned char* p = raw + data_start + begin;
-    for (std::uint64_t i = 0; i < count; ++i) {
-      float v;
-      if (dtype == "F32") {
-        std::uint32_t bits = 0;
-        for (int b = 3; b >= 0; --b) bits = (bits << 8) | p[i * 4 + b];
-        std::memcpy(&v, &bits, 4);
-      } else if (dtype == "F64") {
-        std::uint64_t bits = read_u64_le(p + i * 8);
-        double d;
-        std::memcpy(&d, &bits, 8);
-        v = static_cast<float>(d);
-      } else {
-        const auto h = static_cast<std::uint16_t>(p[i * 2] | (p[i * 2 + 1] << 8));
-        v = dtype == "F16" ? half_to_float(h) : bf16_to_float(h);
-      }
-      if (!std::isfinite(v))
-        throw bad(fmt::format("element {} is {} (expected a finite number)", i, v));
-      t.values[i] = v;
-    }
+    decode_values(raw + data_start + begin, count, dtype, bad, t.values);
     out.tensors.emplace(name, std::move(t));
   }
   std::sort(ranges.begin(), ranges.end());
