@@ -75,6 +75,48 @@ std::size_t max_threads() {
 
 int print_errno = 0;  // the error of a print to standard output that threw
 
+// --help and --version: printed here, so a failure to write them is seen (finish reports it).
+int print_help(const CLI::App& app, const CLI::ParseError& e) {
+  std::ostringstream out, err;
+  const int code = app.exit(e, out, err);
+  const std::string text = out.str();
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
+    print_errno = errno;
+  fmt::print(stderr, "{}", err.str());
+  return code;
+}
+
+// Called in a catch block: the command's one message on stderr and its exit code (2 for what
+// the user can fix, 1 for a bug or an environment failure). Library messages name parameters;
+// they are shown as flags (cli_text).
+int report_error() {
+  using namespace attnviz;
+  try {
+    throw;
+  } catch (const input_error& e) {
+    fmt::print(stderr, "attn-viz: error: {}\n", cli::cli_text(e.marked()));
+    return 2;
+  } catch (const usage_error& e) {
+    fmt::print(stderr, "attn-viz: error: {}\n", cli::cli_text(e.marked()));
+    return 2;
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr,
+               "attn-viz: error: out of memory: the run needs more than this machine has; use "
+               "fewer tokens or a lower --max-memory so the size check stops it first\n");
+    return 2;
+  } catch (const std::system_error& e) {
+    if (std::ferror(stdout)) {  // a failed print: main's finish reports it
+      print_errno = e.code().value();
+      return 2;
+    }
+    fmt::print(stderr, "attn-viz: internal error: {}\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "attn-viz: internal error: {}\n", e.what());
+    return 1;
+  }
+}
+
 int run(int argc, char** argv) {
   using namespace attnviz;
   CLI::App app{
@@ -115,16 +157,7 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) {  // --help, --version: printed here, so a failure is seen
-      std::ostringstream out, err;
-      const int code = app.exit(e, out, err);
-      const std::string text = out.str();
-      if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() ||
-          std::fflush(stdout) != 0)
-        print_errno = errno;
-      fmt::print(stderr, "{}", err.str());
-      return code;
-    }
+    if (e.get_exit_code() == 0) return print_help(app, e);  // --help, --version
     fmt::print(stderr, "attn-viz: error: {} (see 'attn-viz --help')\n", e.what());
     return 2;
   }
@@ -140,27 +173,8 @@ int run(int argc, char** argv) {
     for (const auto& [name, act] : commands)
       if (app.got_subcommand(name)) return act();
     return 2;
-  } catch (const input_error& e) {
-    fmt::print(stderr, "attn-viz: error: {}\n", cli::cli_text(e.marked()));
-    return 2;
-  } catch (const usage_error& e) {
-    fmt::print(stderr, "attn-viz: error: {}\n", cli::cli_text(e.marked()));
-    return 2;
-  } catch (const std::bad_alloc&) {
-    fmt::print(stderr,
-               "attn-viz: error: out of memory: the run needs more than this machine has; use "
-               "fewer tokens or a lower --max-memory so the size check stops it first\n");
-    return 2;
-  } catch (const std::system_error& e) {
-    if (std::ferror(stdout)) {  // a failed print: main's finish reports it
-      print_errno = e.code().value();
-      return 2;
-    }
-    fmt::print(stderr, "attn-viz: internal error: {}\n", e.what());
-    return 1;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "attn-viz: internal error: {}\n", e.what());
-    return 1;
+  } catch (...) {
+    return report_error();
   }
 }
 

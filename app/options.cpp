@@ -103,7 +103,10 @@ void add_embedding_flags(CLI::App& cmd, common_flags& f) {
       ->group("Input");
 }
 
-void add_variant_flags(CLI::App& cmd, common_flags& f) {
+namespace {
+
+// --score --align --context --temperature --hard --window --mask --pad-keys --sharpen
+void add_stage_flags(CLI::App& cmd, common_flags& f) {
   auto& s = f.spec;
   cmd.add_option("--score,-s", s.score,
                  fmt::format("Stage 1, e_ij = score(q_i, k_j): {} (aliases such as bahdanau, "
@@ -144,6 +147,11 @@ void add_variant_flags(CLI::App& cmd, common_flags& f) {
   cmd.add_option("--sharpen", s.sharpen, "Cosine score's sharpening factor beta")
       ->capture_default_str()
       ->group("Variant");
+}
+
+// --project --heads --dk --combine --position --alibi-slope --convs2s --da
+void add_head_flags(CLI::App& cmd, common_flags& f) {
+  auto& s = f.spec;
   cmd.add_flag("--project", s.project,
                "Apply learned projections W_Q, W_K, W_V before scoring (seeded or --params)")
       ->group("Variant");
@@ -178,6 +186,11 @@ void add_variant_flags(CLI::App& cmd, common_flags& f) {
   cmd.add_option("--da", s.d_a, "Hidden size d_a of additive / concat scores [default: d_k]")
       ->check(CLI::Range(1, 65536))
       ->group("Variant");
+}
+
+// --seed --params --params-prefix
+void add_parameter_flags(CLI::App& cmd, common_flags& f) {
+  auto& s = f.spec;
   cmd.add_option("--seed", s.seed,
                  "Seed for every parameter (Xavier-uniform, biases 0) and for hard sampling")
       ->capture_default_str()
@@ -195,6 +208,14 @@ void add_variant_flags(CLI::App& cmd, common_flags& f) {
                  "or attn-viz; e.g. bert.encoder.layer.0.attention.")
       ->type_name("PREFIX")
       ->group("Parameters");
+}
+
+}  // namespace
+
+void add_variant_flags(CLI::App& cmd, common_flags& f) {
+  add_stage_flags(cmd, f);
+  add_head_flags(cmd, f);
+  add_parameter_flags(cmd, f);
 }
 
 void add_view_flags(CLI::App& cmd, common_flags& f) {
