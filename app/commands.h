@@ -18,6 +18,7 @@ action setup_explain(CLI::App& app);
 action setup_transformer(CLI::App& app);
 action setup_aoa(CLI::App& app);
 action setup_han(CLI::App& app);
+action setup_model(CLI::App& app);
 action setup_man(CLI::App& app);
 action setup_completion(CLI::App& app);
 

@@ -148,6 +148,7 @@ int run(int argc, char** argv) {
       {"transformer", cli::setup_transformer(app)},
       {"aoa", cli::setup_aoa(app)},
       {"han", cli::setup_han(app)},
+      {"model", cli::setup_model(app)},
       {"list", cli::setup_list(app)},
       {"demo", cli::setup_demo(app)},
       {"bench", cli::setup_bench(app)},

@@ -352,6 +352,38 @@ matrix combine_heads(attention_result& r, param_store& params) {
 
 }  // namespace
 
+void attend_projected(const projected_attention& a, const attention_spec& spec,
+                      const std::string& source) {
+  check_pad_keys(spec.masks, a.n_k);
+  std::vector<float*> contexts(a.heads);
+  for (std::size_t h = 0; h < a.heads; ++h) contexts[h] = a.context + h * a.d;
+  kernels::attention_args args;
+  args.heads = a.heads;
+  args.kv_heads = a.kv_heads;
+  args.n_q = a.n_q;
+  args.n_k = a.n_k;
+  args.d_k = args.d_v = a.d;
+  args.q = a.q;
+  args.ldq = a.ldq;
+  args.k = a.k;
+  args.ldk = a.ldk;
+  args.v = a.v;
+  args.ldv = a.ldv;
+  args.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(a.d)));
+  args.inv_temperature = static_cast<float>(1.0 / spec.temperature);
+  if (!spec.masks.empty()) {
+    args.mask_row = mask_hook;
+    args.mask_span = span_hook;
+    args.mask_context = &spec.masks;
+  }
+  args.weights = a.weights;
+  args.context = contexts.data();
+  args.ldc = a.ldc;
+  if (!kernels::attention_softmax(args))
+    throw input_error(source, "the attention scores overflowed the float range: the weights "
+                              "or the inputs are too large");
+}
+
 std::string_view structure_name(attention_structure s) {
   return s == attention_structure::self ? "self" : "cross";
 }

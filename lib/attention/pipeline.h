@@ -131,6 +131,28 @@ matrix aggregate_heads(const attention_result& r, head_aggregate how, bool score
 attention_result run_attention(const attention_input& input, const attention_spec& spec,
                                param_store& params, weights_sink* sink = nullptr);
 
+// A model's attention layer between its projections (the model command): stages 1-3 — scaled
+// dot 1/√d, the spec's masks (causal, window, padding), softmax, soft context — for H query heads
+// over KV key/value heads, through the fused kernel. Grouped-query attention: query head h uses
+// key/value head h / (H / KV).
+//   q        n_q rows, head h in columns [h d, (h+1) d), stride ldq
+//   k, v     n_k rows, key/value head g in columns [g d, (g+1) d), strides ldk, ldv
+//   weights  weights[h]: head h's n_q × n_k map
+//   context  n_q rows (stride ldc), head h's context in columns [h d, (h+1) d)
+struct projected_attention {
+  std::size_t heads = 1, kv_heads = 1, n_q = 0, n_k = 0, d = 0;
+  const float* q = nullptr;
+  const float* k = nullptr;
+  const float* v = nullptr;
+  std::size_t ldq = 0, ldk = 0, ldv = 0;
+  float* const* weights = nullptr;
+  float* context = nullptr;
+  std::size_t ldc = 0;
+};
+// Throws input_error naming `source` (the weights) when a score overflows the float range.
+void attend_projected(const projected_attention& a, const attention_spec& spec,
+                      const std::string& source);
+
 std::string_view structure_name(attention_structure s);
 
 // The size of each head's context vectors: d_k when it is set and the inputs are projected

@@ -78,6 +78,38 @@ void apply_rope_columns(matrix& x, std::size_t first, std::size_t count) {
   }
 }
 
+rope_half_table make_rope_half_table(std::size_t positions, std::size_t d, double base) {
+  rope_half_table t;
+  t.positions = positions;
+  t.half = d / 2;
+  t.cos.resize(positions * t.half);
+  t.sin.resize(positions * t.half);
+  for (std::size_t i = 0; i < t.half; ++i) {
+    const double theta = std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(d));
+    for (std::size_t p = 0; p < positions; ++p) {
+      const double angle = static_cast<double>(p) * theta;
+      t.cos[p * t.half + i] = static_cast<float>(std::cos(angle));
+      t.sin[p * t.half + i] = static_cast<float>(std::sin(angle));
+    }
+  }
+  return t;
+}
+
+void apply_rope_half(matrix& x, std::size_t first, const rope_half_table& table) {
+  const std::size_t h = table.half;
+  for (std::size_t p = 0; p < x.rows(); ++p) {
+    float* a = x.row(p) + first;
+    float* b = a + h;
+    const float* cs = table.cos.data() + p * h;
+    const float* sn = table.sin.data() + p * h;
+    for (std::size_t i = 0; i < h; ++i) {
+      const float x1 = a[i], x2 = b[i];
+      a[i] = x1 * cs[i] - x2 * sn[i];
+      b[i] = x2 * cs[i] + x1 * sn[i];
+    }
+  }
+}
+
 std::vector<double> alibi_slopes(std::size_t heads, double first) {
   const double m = first > 0.0 ? first : std::pow(2.0, -8.0 / static_cast<double>(heads));
   std::vector<double> out(heads);

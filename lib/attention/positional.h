@@ -39,6 +39,18 @@ void apply_rope(matrix& x);
 // (one head of a multi-head projection).
 void apply_rope_columns(matrix& x, std::size_t first, std::size_t count);
 
+// RoPE in the rotate-half layout (GPT-NeoX; Hugging Face's Llama, Mistral, Qwen2): dimension
+// i < d/2 pairs with i + d/2 (not 2i with 2i + 1) and turns by p·θ_i, θ_i = base^(−2i/d):
+//   (x_i, x_{i+d/2}) -> (x_i cos pθ_i − x_{i+d/2} sin pθ_i, x_{i+d/2} cos pθ_i + x_i sin pθ_i).
+// The table holds cos and sin of every (position, i), computed in double once per sequence.
+struct rope_half_table {
+  std::size_t positions = 0, half = 0;
+  std::vector<float> cos, sin;  // positions × half
+};
+rope_half_table make_rope_half_table(std::size_t positions, std::size_t d, double base);
+// Rotates columns [first, first + 2·table.half) of every row p of x (p < table.positions).
+void apply_rope_half(matrix& x, std::size_t first, const rope_half_table& table);
+
 // ALiBi slopes m_1..m_H: m^h with m = first (first <= 0: 2^(−8/H)).
 std::vector<double> alibi_slopes(std::size_t heads, double first);
 // e_ij −= slope·|i − j|, where row r of `scores` is query i = first_row + r.

@@ -7,9 +7,14 @@
 
 namespace attnviz {
 
-std::string npy_float32(const std::vector<std::size_t>& shape, const float* values) {
+namespace {
+
+// The magic, version and header of an array of `descr` with `shape`, padded so the data starts
+// at a multiple of 64 bytes; `count` gets the number of elements.
+std::string npy_header(const char* descr, const std::vector<std::size_t>& shape,
+                       std::size_t& count) {
   std::string dims;
-  std::size_t count = 1;
+  count = 1;
   for (std::size_t s : shape) {
     dims += fmt::format("{}, ", s);
     count *= s;
@@ -19,7 +24,7 @@ std::string npy_float32(const std::vector<std::size_t>& shape, const float* valu
   else if (shape.size() == 1)
     dims.resize(dims.size() - 1);
   std::string header =
-      fmt::format("{{'descr': '<f4', 'fortran_order': False, 'shape': ({}), }}", dims);
+      fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': ({}), }}", descr, dims);
   const std::size_t preamble = 10;  // magic (6) + version (2) + header length (2)
   const std::size_t total = (preamble + header.size() + 1 + 63) / 64 * 64;
   header.append(total - preamble - header.size() - 1, ' ');
@@ -29,12 +34,31 @@ std::string npy_float32(const std::vector<std::size_t>& shape, const float* valu
   out += static_cast<char>(header.size() & 0xff);
   out += static_cast<char>((header.size() >> 8) & 0xff);
   out += header;
-  out.reserve(out.size() + 4 * count);
-  for (std::size_t i = 0; i < count; ++i) {
-    std::uint32_t u;
-    std::memcpy(&u, values + i, 4);
-    for (int b = 0; b < 4; ++b) out += static_cast<char>((u >> (8 * b)) & 0xff);
-  }
+  return out;
+}
+
+// Appends n values of `bytes` bytes each, little-endian.
+template <class T>
+void append_le(std::string& out, const T* values, std::size_t n) {
+  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the .npy writer assumes little-endian");
+  const std::size_t at = out.size();
+  out.resize(at + n * sizeof(T));
+  if (n) std::memcpy(out.data() + at, values, n * sizeof(T));
+}
+
+}  // namespace
+
+std::string npy_float32(const std::vector<std::size_t>& shape, const float* values) {
+  std::size_t count = 0;
+  std::string out = npy_header("<f4", shape, count);
+  append_le(out, values, count);
+  return out;
+}
+
+std::string npy_int64(const std::vector<std::size_t>& shape, const std::int64_t* values) {
+  std::size_t count = 0;
+  std::string out = npy_header("<i8", shape, count);
+  append_le(out, values, count);
   return out;
 }
 

@@ -64,11 +64,14 @@ using rows_sink_fn = void (*)(void* context, std::size_t head, std::size_t i0, s
 
 struct attention_args {
   std::size_t heads = 1, n_q = 0, n_k = 0, d_k = 0, d_v = 0;
+  // Grouped-query attention: kv_heads key/value heads, query head h reading key/value head
+  // h / (heads / kv_heads) (kv_heads divides heads; 0: as many as heads).
+  std::size_t kv_heads = 0;
   const float* q = nullptr;  // n_q × (heads·d_k), stride ldq
   std::size_t ldq = 0;
-  const float* k = nullptr;  // n_k × (heads·d_k), stride ldk
+  const float* k = nullptr;  // n_k × (kv_heads·d_k), stride ldk
   std::size_t ldk = 0;
-  const float* v = nullptr;  // n_k × (heads·d_v), stride ldv
+  const float* v = nullptr;  // n_k × (kv_heads·d_v), stride ldv
   std::size_t ldv = 0;
   float scale = 1.0f;                    // 1/sqrt(d_k) for scaled_dot, 1 for dot
   float inv_temperature = 1.0f;          // 1/τ

@@ -24,6 +24,15 @@ std::uint64_t read_u64_le(const unsigned char* p) {
   return v;
 }
 
+std::size_t dtype_size(const std::string& dtype) {
+  if (dtype == "F32") return 4;
+  if (dtype == "F64") return 8;
+  if (dtype == "F16" || dtype == "BF16") return 2;
+  return 0;
+}
+
+}  // namespace
+
 float half_to_float(std::uint16_t h) {
   const int sign = (h >> 15) & 1;
   const int exp = (h >> 10) & 0x1f;
@@ -45,15 +54,6 @@ float bf16_to_float(std::uint16_t h) {
   return f;
 }
 
-std::size_t dtype_size(const std::string& dtype) {
-  if (dtype == "F32") return 4;
-  if (dtype == "F64") return 8;
-  if (dtype == "F16" || dtype == "BF16") return 2;
-  return 0;
-}
-
-}  // namespace
-
 std::string shape_string(const std::vector<std::int64_t>& shape) {
   return fmt::format("[{}]", fmt::join(shape, ", "));
 }
@@ -61,21 +61,21 @@ std::string shape_string(const std::vector<std::int64_t>& shape) {
 namespace {
 
 // The header: a little-endian u64 length, then that many bytes of JSON holding an object.
-json read_header(const std::string& bytes, const std::string& source, std::uint64_t& header_len) {
-  if (bytes.size() < 8)
+json read_header(const unsigned char* bytes, std::size_t size, const std::string& source,
+                 std::uint64_t& header_len) {
+  if (size < 8)
     throw input_error(source, fmt::format("not a safetensors file: {} bytes, expected at least 8 "
                                           "(a little-endian u64 header length)",
-                                          bytes.size()));
-  header_len = read_u64_le(reinterpret_cast<const unsigned char*>(bytes.data()));
-  if (header_len > bytes.size() - 8)
+                                          size));
+  header_len = read_u64_le(bytes);
+  if (header_len > size - 8)
     throw input_error::at_offset(source, 0,
                                  fmt::format("safetensors header length {} is larger than the "
                                              "{} bytes that follow it",
-                                             header_len, bytes.size() - 8));
+                                             header_len, size - 8));
   json header;
   try {
-    header =
-        json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<std::ptrdiff_t>(header_len));
+    header = json::parse(bytes + 8, bytes + 8 + header_len);
   } catch (const json::parse_error& e) {
     throw input_error::at_offset(source, 8 + e.byte - 1,
                                  "safetensors header is not valid JSON (expected an object of "
@@ -149,13 +149,13 @@ void decode_values(const unsigned char* p, std::uint64_t count, const std::strin
 
 }  // namespace
 
-safetensors_file parse_safetensors(const std::string& bytes, const std::string& source) {
+safetensors_header parse_safetensors_header(const unsigned char* bytes, std::size_t size,
+                                            const std::string& source) {
   std::uint64_t header_len = 0;
-  const json header = read_header(bytes, source, header_len);
-  const auto* raw = reinterpret_cast<const unsigned char*>(bytes.data());
-  const std::uint64_t data_start = 8 + header_len;
-  const std::uint64_t data_len = bytes.size() - data_start;
-  safetensors_file out;
+  const json header = read_header(bytes, size, source, header_len);
+  safetensors_header out;
+  out.data_start = 8 + header_len;
+  const std::uint64_t data_len = size - out.data_start;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
   for (const auto& item : header.items()) {
     const std::string& name = item.key();
@@ -174,13 +174,14 @@ safetensors_file parse_safetensors(const std::string& bytes, const std::string& 
         !entry.contains("data_offsets"))
       throw bad("expected an object with dtype, shape and data_offsets");
     if (!entry["dtype"].is_string()) throw bad("dtype must be a string");
-    const std::string dtype = entry["dtype"].get<std::string>();
+    safetensors_entry e;
+    e.name = name;
+    e.dtype = entry["dtype"].get<std::string>();
     tensor_data t;
-    std::uint64_t begin = 0, end = 0;
-    const std::uint64_t count = read_entry(entry, data_len, dtype, bad, t, begin, end);
-    ranges.emplace_back(begin, end);
-    decode_values(raw + data_start + begin, count, dtype, bad, t.values);
-    out.tensors.emplace(name, std::move(t));
+    e.count = read_entry(entry, data_len, e.dtype, bad, t, e.begin, e.end);
+    e.shape = std::move(t.shape);
+    ranges.emplace_back(e.begin, e.end);
+    out.entries.push_back(std::move(e));
   }
   std::sort(ranges.begin(), ranges.end());
   for (std::size_t i = 1; i < ranges.size(); ++i)
@@ -188,6 +189,23 @@ safetensors_file parse_safetensors(const std::string& bytes, const std::string& 
       throw input_error(source, fmt::format("two tensors overlap in the data section at bytes "
                                             "[{}, {})",
                                             ranges[i].first, ranges[i - 1].second));
+  return out;
+}
+
+safetensors_file parse_safetensors(const std::string& bytes, const std::string& source) {
+  const auto* raw = reinterpret_cast<const unsigned char*>(bytes.data());
+  const safetensors_header header = parse_safetensors_header(raw, bytes.size(), source);
+  safetensors_file out;
+  out.metadata = header.metadata;
+  for (const auto& e : header.entries) {
+    const std::function<input_error(const std::string&)> bad = [&](const std::string& what) {
+      return input_error(source, fmt::format("tensor '{}': {}", e.name, what));
+    };
+    tensor_data t;
+    t.shape = e.shape;
+    decode_values(raw + header.data_start + e.begin, e.count, e.dtype, bad, t.values);
+    out.tensors.emplace(e.name, std::move(t));
+  }
   return out;
 }
 

@@ -24,6 +24,24 @@ struct safetensors_file {
   std::map<std::string, std::string> metadata;
 };
 
+// One tensor's entry in the header, checked against the data section: dtype (F32, F64, F16 or
+// BF16), shape, element count and its bytes [begin, end) relative to the data's start.
+struct safetensors_entry {
+  std::string name, dtype;
+  std::vector<std::int64_t> shape;
+  std::uint64_t count = 0, begin = 0, end = 0;
+};
+struct safetensors_header {
+  std::vector<safetensors_entry> entries;  // in the header's order
+  std::map<std::string, std::string> metadata;
+  std::uint64_t data_start = 0;  // 8 + the header's length
+};
+// The header of the `size` bytes at `bytes` (a mapped file: nothing is copied or decoded).
+// Throws input_error naming `source`, the tensor and what was wrong: an unsupported dtype, a
+// shape that does not match its byte range, a range outside the data, two ranges overlapping.
+safetensors_header parse_safetensors_header(const unsigned char* bytes, std::size_t size,
+                                            const std::string& source);
+
 // Throws input_error naming `path`, the tensor and what was wrong.
 safetensors_file read_safetensors(const std::string& path);
 safetensors_file parse_safetensors(const std::string& bytes, const std::string& source);
@@ -34,5 +52,9 @@ std::string serialize_safetensors(const std::vector<std::pair<std::string, tenso
                                   const std::map<std::string, std::string>& metadata = {});
 
 std::string shape_string(const std::vector<std::int64_t>& shape);
+
+// IEEE half and bfloat16 bits to float (exact: every value of both is a float).
+float half_to_float(std::uint16_t bits);
+float bf16_to_float(std::uint16_t bits);
 
 }  // namespace attnviz

@@ -1,8 +1,6 @@
 #include "text/embedding_cache.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,6 +15,7 @@
 
 #include "error.h"
 #include "io/file_io.h"
+#include "io/mapped_file.h"
 #include "params/rng.h"
 
 namespace attnviz {
@@ -121,39 +120,6 @@ void write_cache(const std::string& file, const source_stamp& s, const embedding
   }
 }
 
-// A read-only mapping of a whole file.
-class mapped_file {
- public:
-  static std::optional<mapped_file> open(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return std::nullopt;
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || st.st_size < static_cast<off_t>(fixed_header)) {
-      ::close(fd);
-      return std::nullopt;
-    }
-    void* p = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_SHARED, fd, 0);
-    ::close(fd);
-    if (p == MAP_FAILED) return std::nullopt;
-    guard_input(path, path);  // read while the run lasts: no output may replace it
-    return mapped_file(static_cast<const unsigned char*>(p), static_cast<std::size_t>(st.st_size));
-  }
-  mapped_file(mapped_file&& o) noexcept : data_(o.data_), size_(o.size_) { o.data_ = nullptr; }
-  mapped_file(const mapped_file&) = delete;
-  mapped_file& operator=(const mapped_file&) = delete;
-  mapped_file& operator=(mapped_file&&) = delete;
-  ~mapped_file() {
-    if (data_) ::munmap(const_cast<unsigned char*>(data_), size_);
-  }
-  const unsigned char* data() const noexcept { return data_; }
-  std::size_t size() const noexcept { return size_; }
-
- private:
-  mapped_file(const unsigned char* d, std::size_t n) : data_(d), size_(n) {}
-  const unsigned char* data_;
-  std::size_t size_;
-};
-
 // The table from a mapped cache, or nothing when the cache is stale or does not parse.
 std::optional<embedding_table> answer(const mapped_file& m, const source_stamp& s,
                                       const std::string& source_name,
@@ -248,7 +214,7 @@ embedding_table read_or_build_cache(const std::string& path, const source_stamp&
                                     cache_use* use) {
   const std::string file = cache_file(cache_dir, s);
   if (use) *use = {file, false};
-  if (auto m = mapped_file::open(file))
+  if (auto m = mapped_file::open(file, fixed_header))
     if (auto t = answer(*m, s, path, wanted, keep_first)) return std::move(*t);
 
   // Build: scan every row into memory, write, then answer from what was written.
@@ -262,7 +228,7 @@ embedding_table read_or_build_cache(const std::string& path, const source_stamp&
       });
   write_cache(file, s, summary, rows);
   if (use) use->built = true;
-  auto m = mapped_file::open(file);
+  auto m = mapped_file::open(file, fixed_header);
   std::optional<embedding_table> t;
   if (m) t = answer(*m, s, path, wanted, keep_first);
   if (!t) throw std::runtime_error(fmt::format("the cache just written ({}) does not read", file));

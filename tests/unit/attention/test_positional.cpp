@@ -78,3 +78,40 @@ TEST_CASE("position names") {
   CHECK(position_name(position_scheme::alibi) == "alibi");
   CHECK_THROWS_AS(parse_position("learned"), usage_error);
 }
+
+TEST_CASE("rotate-half RoPE pairs dimension i with i + d/2, angles p·base^(−2i/d)") {
+  // d = 4, base 100: pair (0, 2) turns by p, pair (1, 3) by p / 10
+  const rope_half_table t = make_rope_half_table(3, 4, 100.0);
+  matrix x(3, 4);
+  for (std::size_t p = 0; p < 3; ++p)
+    for (std::size_t j = 0; j < 4; ++j) x(p, j) = static_cast<float>(j + 1);
+  apply_rope_half(x, 0, t);
+  for (std::size_t p = 0; p < 3; ++p) {
+    const double a0 = static_cast<double>(p), a1 = static_cast<double>(p) / 10.0;
+    CHECK(x(p, 0) == doctest::Approx(1 * std::cos(a0) - 3 * std::sin(a0)));
+    CHECK(x(p, 2) == doctest::Approx(3 * std::cos(a0) + 1 * std::sin(a0)));
+    CHECK(x(p, 1) == doctest::Approx(2 * std::cos(a1) - 4 * std::sin(a1)));
+    CHECK(x(p, 3) == doctest::Approx(4 * std::cos(a1) + 2 * std::sin(a1)));
+  }
+}
+
+TEST_CASE("rotate-half RoPE keeps q·k a function of the offset, on a column block") {
+  const std::size_t n = 9, d = 8;
+  const rope_half_table t = make_rope_half_table(n, d, 10000.0);
+  matrix q(n, 2 * d), k(n, 2 * d);
+  for (std::size_t p = 0; p < n; ++p)
+    for (std::size_t j = 0; j < d; ++j) {
+      q(p, d + j) = static_cast<float>(std::sin(0.7 * static_cast<double>(j) + 1.0));
+      k(p, d + j) = static_cast<float>(std::cos(0.3 * static_cast<double>(j)));
+    }
+  apply_rope_half(q, d, t);
+  apply_rope_half(k, d, t);
+  auto dot_at = [&](std::size_t i, std::size_t j) {
+    double s = 0.0;
+    for (std::size_t c = 0; c < d; ++c) s += static_cast<double>(q(i, d + c)) * k(j, d + c);
+    return s;
+  };
+  CHECK(dot_at(5, 2) == doctest::Approx(dot_at(7, 4)).epsilon(1e-5));
+  CHECK(dot_at(3, 3) == doctest::Approx(dot_at(0, 0)).epsilon(1e-5));
+  CHECK(q(4, 0) == 0.0f);  // the columns before the block are left alone
+}

@@ -312,6 +312,61 @@ TEST_CASE("the fused multi-head kernel equals scores, masks, softmax and context
 // maximum found short by more than 88 would overflow the exponentials; with the right one each
 // weight row is one-hot at that key (e^-249 is 0 in float) and each context row is that key's
 // value.
+// Grouped-query attention: H query heads over KV key/value heads (head h reads key/value head
+// h / (H / KV)) equals the same kernel with each key/value head repeated for its query heads,
+// bit for bit, and the stage-by-stage reference to 1e-5.
+TEST_CASE("the fused kernel shares key/value heads between query heads (grouped-query)") {
+  for_each_isa([] {
+    const std::size_t H = 6, KV = 2, n_q = 23, n_k = 41, d = 8;
+    const matrix q = random_matrix(n_q, H * d, 21);
+    const matrix k = random_matrix(n_k, KV * d, 22);
+    const matrix v = random_matrix(n_k, KV * d, 23);
+    matrix k_rep(n_k, H * d), v_rep(n_k, H * d);
+    for (std::size_t j = 0; j < n_k; ++j)
+      for (std::size_t h = 0; h < H; ++h)
+        for (std::size_t t = 0; t < d; ++t) {
+          k_rep(j, h * d + t) = k(j, (h / (H / KV)) * d + t);
+          v_rep(j, h * d + t) = v(j, (h / (H / KV)) * d + t);
+        }
+    for (const bool masked : {false, true}) {
+      std::vector<matrix> w1, w2, c1, c2;
+      std::vector<float*> w1p, w2p, c1p, c2p;
+      for (std::size_t h = 0; h < H; ++h) {
+        w1.emplace_back(n_q, n_k), w2.emplace_back(n_q, n_k);
+        c1.emplace_back(n_q, d), c2.emplace_back(n_q, d);
+      }
+      for (std::size_t h = 0; h < H; ++h) {
+        w1p.push_back(w1[h].data()), w2p.push_back(w2[h].data());
+        c1p.push_back(c1[h].data()), c2p.push_back(c2[h].data());
+      }
+      kernels::attention_args grouped = args_over(q, k, v, H, w1p.data(), c1p.data());
+      grouped.d_k = grouped.d_v = grouped.ldc = d;
+      grouped.kv_heads = KV;
+      kernels::attention_args repeated = args_over(q, k_rep, v_rep, H, w2p.data(), c2p.data());
+      grouped.scale = repeated.scale = 0.35f;
+      if (masked) {
+        grouped.mask_row = repeated.mask_row = causal;
+        grouped.mask_span = repeated.mask_span = causal_span;
+      }
+      REQUIRE(kernels::attention_softmax(grouped));
+      REQUIRE(kernels::attention_softmax(repeated));
+      for (std::size_t h = 0; h < H; ++h) {
+        INFO("head " << h << " masked " << masked);
+        CHECK(std::equal(w1[h].data(), w1[h].data() + w1[h].size(), w2[h].data()));
+        CHECK(std::equal(c1[h].data(), c1[h].data() + c1[h].size(), c2[h].data()));
+        const std::size_t g = h / (H / KV);
+        matrix e = matmul_nt_ref(q.columns(h * d, d), k.columns(g * d, d));
+        for (std::size_t i = 0; i < e.size(); ++i) e.data()[i] *= 0.35f;
+        if (masked)
+          for (std::size_t i = 0; i < n_q; ++i) causal(nullptr, i, e.row(i), n_k);
+        const matrix a = align_softmax_ref(e, align_options{1.0});
+        for (std::size_t i = 0; i < a.size(); ++i)
+          REQUIRE(std::fabs(w1[h].data()[i] - a.data()[i]) <= 1e-5);
+      }
+    }
+  });
+}
+
 TEST_CASE("the fused kernel finds each row's maximum wherever it lies") {
   for_each_isa([] {
     const std::size_t n_q = 13, n_k = 300;

@@ -1,0 +1,38 @@
+// A read-only memory mapping of a whole file: the embedding cache and model checkpoints are read
+// in place, never copied whole. The file is guarded as an input (file_io.h) while the run lasts,
+// so no output may replace it under the mapping.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace attnviz {
+
+class mapped_file {
+ public:
+  // The mapping, or nothing when the file cannot be opened, is smaller than `at_least` bytes, or
+  // cannot be mapped (the caller says what that means for it).
+  static std::optional<mapped_file> open(const std::string& path, std::size_t at_least = 0);
+  // The same, but a failure is an input_error naming the file and the reason.
+  static mapped_file open_or_throw(const std::string& path);
+
+  mapped_file(mapped_file&& o) noexcept;
+  mapped_file& operator=(mapped_file&& o) noexcept;
+  mapped_file(const mapped_file&) = delete;
+  mapped_file& operator=(const mapped_file&) = delete;
+  ~mapped_file();
+
+  const unsigned char* data() const noexcept { return data_; }
+  std::size_t size() const noexcept { return size_; }
+  const std::string& path() const noexcept { return path_; }
+
+ private:
+  mapped_file(const unsigned char* d, std::size_t n, std::string path)
+      : data_(d), size_(n), path_(std::move(path)) {}
+  const unsigned char* data_ = nullptr;
+  std::size_t size_ = 0;
+  std::string path_;
+};
+
+}  // namespace attnviz

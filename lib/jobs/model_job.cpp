@@ -1,0 +1,150 @@
+#include "jobs/model_job.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "attnviz/version.h"
+#include "error.h"
+#include "io/npy.h"
+#include "model/hf_model.h"
+#include "render/heatmap.h"
+#include "tokenizers/vocabulary.h"
+
+namespace attnviz {
+
+namespace {
+
+// The maps kept (L·H·n² floats) and, with JSON, their text (about 13 bytes a number).
+void check_model_memory(const model_config& c, std::size_t n, const model_job_config& job) {
+  run_size size = output_size(job.out, job.view, n, n);
+  size.heads = c.layers * c.heads;
+  check_memory(size, job.max_memory);
+}
+
+void add_npy(output_batch& batch, const std::string& dir, const model_report& r) {
+  namespace fs = std::filesystem;
+  const model_forward& f = r.forward;
+  batch.add((fs::path(dir) / "attention.npy").string(),
+            npy_float32({f.layers, f.heads, f.n, f.n}, f.attention.data()));
+  batch.add((fs::path(dir) / "token_ids.npy").string(), npy_int64({r.ids.size()}, r.ids.data()));
+  batch.add((fs::path(dir) / "hidden.npy").string(),
+            npy_float32({f.hidden.rows(), f.hidden.cols()}, f.hidden.data()));
+  batch.add((fs::path(dir) / "tokens.json").string(),
+            nlohmann::json(r.tokens).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                "\n");
+}
+
+// The rows to predict from: after the last token (causal), or each [MASK] (BERT).
+std::vector<std::size_t> prediction_rows(const model_report& r) {
+  if (r.config.family != model_family::bert) return {r.ids.size() - 1};
+  std::vector<std::size_t> rows;
+  for (std::size_t i = 0; i < r.tokens.size(); ++i)
+    if (r.tokens[i] == "[MASK]") rows.push_back(i);
+  return rows;
+}
+
+// The folder's own name ("gpt2" for "models/gpt2/").
+std::string folder_name(const std::string& dir) {
+  std::filesystem::path p(dir);
+  if (p.filename().empty()) p = p.parent_path();
+  return p.filename().string();
+}
+
+}  // namespace
+
+matrix model_head_values(const model_report& r, const model_job_config& c) {
+  const std::size_t n = r.forward.n;
+  const float* map = r.forward.map(c.layer, c.head);
+  return matrix(n, n, std::vector<float>(map, map + n * n));
+}
+
+heatmap_spec model_head_heatmap(const model_report& r, const model_job_config& c,
+                                const matrix& values) {
+  const std::size_t n = r.forward.n;
+  heatmap_spec spec;
+  spec.values = &values;
+  spec.row_labels = r.tokens;
+  spec.col_labels = r.tokens;
+  spec.title = fmt::format("layer {} · head {} · {}", c.layer, c.head, folder_name(c.model_dir));
+  spec.subtitle = model_summary(r.config);
+  spec.cell = c.view.cell;
+  spec.annotate = c.view.annotate;
+  spec.cmap = &colormap::named_or_default(c.view.cmap);
+  if (r.config.causal) {
+    spec.hidden.assign(n * n, false);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = i + 1; j < n; ++j) spec.hidden[i * n + j] = true;
+  }
+  return spec;
+}
+
+std::vector<std::int64_t> parse_ids(const std::string& text) {
+  std::vector<std::int64_t> ids;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    std::size_t end = text.find(',', at);
+    if (end == std::string::npos) end = text.size();
+    std::string_view item(text.data() + at, end - at);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    std::int64_t v = 0;
+    const auto [p, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (item.empty() || ec != std::errc() || p != item.data() + item.size() || v < 0)
+      throw usage_error(fmt::format("{}: '{}' is not a token id (expected whole numbers from 0, "
+                                    "comma-separated)",
+                                    param("ids"), std::string(item)));
+    ids.push_back(v);
+    at = end + 1;
+  }
+  return ids;
+}
+
+model_report run_model_job(const model_job_config& c) {
+  check_job(c.out, c.view);
+  const hf_model m = load_model(c.model_dir);
+  model_report r;
+  r.config = m.config;
+  r.ids = c.ids;
+  if (c.layer >= m.config.layers)
+    throw usage_error(fmt::format("{} {}: the model has {} layers (0 to {})", param("layer"),
+                                  c.layer, m.config.layers, m.config.layers - 1));
+  if (c.head >= m.config.heads)
+    throw usage_error(fmt::format("{} {}: the model has {} heads (0 to {})", param("head"), c.head,
+                                  m.config.heads, m.config.heads - 1));
+  check_model_memory(m.config, c.ids.size(), c);
+  const std::optional<vocabulary> vocab = read_vocabulary(c.model_dir);
+  for (const auto id : c.ids) r.tokens.push_back(vocab ? vocab->token(id) : fmt::format("{}", id));
+  if (!vocab)
+    r.warnings.push_back(fmt::format("{} has no tokenizer.json, vocab.json or vocab.txt: tokens "
+                                     "are shown as their ids",
+                                     c.model_dir));
+  r.forward = run_model(m, c.ids, c.progress);
+  if (c.top_k > 0)
+    for (const std::size_t row : prediction_rows(r)) {
+      model_prediction p;
+      p.position = row;
+      p.top = top_predictions(m, r.forward, row, c.top_k);
+      for (const auto& [id, prob] : p.top)
+        p.top_tokens.push_back(vocab ? vocab->token(id) : fmt::format("{}", id));
+      r.predictions.push_back(std::move(p));
+    }
+
+  const std::string folder = folder_name(c.model_dir);
+  job_products made;
+  made.json = [&] {
+    return model_to_json({fmt::format("attn-viz {}", version), folder}, r.config, r.tokens, r.ids,
+                         r.forward, r.predictions);
+  };
+  made.picture = [&] {
+    const matrix values = model_head_values(r, c);
+    return heatmap_figure(model_head_heatmap(r, c, values));
+  };
+  made.npy = [&](output_batch& batch, const std::string& dir) { add_npy(batch, dir, r); };
+  r.written = write_outputs(c.out, made);
+  return r;
+}
+
+}  // namespace attnviz

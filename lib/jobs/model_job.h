@@ -1,0 +1,61 @@
+// `attn-viz model`: a Hugging Face checkpoint run natively over a token sequence, every layer's
+// every head's attention kept, written as the contract other tools read:
+//   --npy DIR   attention.npy  float32 [layers, heads, n, n] (row i = query i)
+//               token_ids.npy  int64 [n]
+//               tokens.json    the token strings as the tokenizer shows them
+//               hidden.npy     float32 [n, d] the last hidden state (GPT-2 and Llama: after the
+//                              final norm)
+//   --json      tokens, ids, the config summary, per layer the per-head weights (model_json.h)
+//   --png/--svg one head's map (layer and head, 0-based), as `run` draws one
+//   top_k       the most likely next tokens after the last position (causal models), or the
+//               fillers of each [MASK] position (BERT), with probabilities
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/progress.h"
+#include "jobs/job_outputs.h"
+#include "jobs/memory_guard.h"
+#include "model/forward.h"
+#include "model/hf_config.h"
+#include "render/heatmap.h"
+#include "render/model_json.h"
+#include "render/views.h"
+
+namespace attnviz {
+
+struct model_job_config {
+  std::string model_dir;
+  std::vector<std::int64_t> ids;  // the token ids as given (nothing added)
+  job_outputs out;                // json, png, svg, npy_dir
+  view_options view;
+  std::size_t layer = 0, head = 0;  // the head drawn (0-based)
+  std::size_t top_k = 0;            // 0: no predictions
+  progress_style progress = progress_style::automatic;
+  std::uint64_t max_memory = default_memory_limit;
+};
+
+struct model_report {
+  model_config config;
+  std::vector<std::int64_t> ids;
+  std::vector<std::string> tokens;
+  model_forward forward;
+  std::vector<model_prediction> predictions;
+  std::vector<std::string> written;
+  std::vector<std::string> warnings;
+};
+
+model_report run_model_job(const model_job_config& config);
+
+// Head config.head of layer config.layer as an n × n matrix, and as a heatmap over it (tokens as
+// labels, the causal triangle hidden); `values` must outlive the spec.
+matrix model_head_values(const model_report& report, const model_job_config& config);
+heatmap_spec model_head_heatmap(const model_report& report, const model_job_config& config,
+                                const matrix& values);
+
+// "1,2, 3" -> {1, 2, 3}; usage_error naming the parameter "ids" for anything else.
+std::vector<std::int64_t> parse_ids(const std::string& text);
+
+}  // namespace attnviz

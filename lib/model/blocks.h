@@ -1,0 +1,34 @@
+// The pieces of a Transformer block around attention, each a plain loop over the rows of an
+// n × d activation (the references; fast versions, when they come, are tested against these).
+//
+//   layer_norm   y = (x − mean(x)) / √(var(x) + ε) · γ + β          per row, in double
+//   rms_norm     y = x / √(mean(x²) + ε) · w                        per row, in double
+//   gelu_tanh    y = ½ x (1 + tanh(√(2/π) (x + 0.044715 x³)))       GPT-2's gelu_new
+//   gelu_erf     y = ½ x (1 + erf(x / √2))                          BERT's gelu
+//   silu_gate    g = g / (1 + e^−g) · u                             SwiGLU's middle (Llama)
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "tensor.h"
+
+namespace attnviz {
+
+// In place on every row of x; gamma and beta have x.cols() entries (beta may be empty: 0).
+void layer_norm(matrix& x, const std::vector<float>& gamma, const std::vector<float>& beta,
+                double eps);
+// out = layer_norm(x), x unchanged.
+matrix layer_norm_of(const matrix& x, const std::vector<float>& gamma,
+                     const std::vector<float>& beta, double eps);
+matrix rms_norm_of(const matrix& x, const std::vector<float>& weight, double eps);
+
+void gelu_tanh(matrix& x);
+void gelu_erf(matrix& x);
+// gate = silu(gate) ⊙ up, element by element (same shape).
+void silu_gate(matrix& gate, const matrix& up);
+
+// x += y, element by element (same shape): the residual connections.
+void add_in_place(matrix& x, const matrix& y);
+
+}  // namespace attnviz

@@ -1,0 +1,60 @@
+// A Hugging Face checkpoint's weights, memory-mapped and never copied whole: model.safetensors,
+// or model.safetensors.index.json and the shards its weight_map names. Each tensor is a view
+// into its file (F32, F16 or BF16, little-endian); the forward pass converts a layer's matrices
+// to float as it uses them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "io/mapped_file.h"
+
+namespace attnviz {
+
+enum class weight_dtype { f32, f16, bf16 };
+
+struct weight_view {
+  std::string name;
+  weight_dtype dtype = weight_dtype::f32;
+  std::vector<std::int64_t> shape;
+  const unsigned char* data = nullptr;  // shape's product elements, little-endian
+  const std::string* file = nullptr;    // the shard it lives in
+  std::size_t count() const noexcept;
+  // Elements [first, first + n) as float.
+  void to_float(std::size_t first, std::size_t n, float* out) const;
+};
+
+std::string_view dtype_name(weight_dtype d);
+
+class checkpoint {
+ public:
+  // The weights of the model folder `dir`: model.safetensors, or the index and its shards.
+  // A folder with only pytorch_model.bin (a pickle, never unpickled here) is refused with the
+  // conversion to run. input_error naming the file for anything unreadable or inconsistent.
+  static checkpoint open(const std::string& dir);
+
+  const weight_view* find(const std::string& name) const;
+  // The first of `names` the checkpoint holds, with exactly `shape`. Missing: an input_error
+  // naming the first name and the file it was expected in; another shape or dtype: one naming
+  // the tensor, its file and the shape expected.
+  const weight_view& require(std::initializer_list<std::string> names,
+                             const std::vector<std::int64_t>& shape) const;
+  // Whether some tensor's name starts with `prefix`.
+  bool has_prefix(const std::string& prefix) const;
+  std::size_t size() const noexcept { return tensors_.size(); }
+  // Bytes of all the mapped files.
+  std::uint64_t mapped_bytes() const noexcept;
+  // The weights file(s), for messages: "model.safetensors" or the index's name.
+  const std::string& source() const noexcept { return source_; }
+
+ private:
+  std::vector<mapped_file> files_;
+  std::map<std::string, weight_view> tensors_;
+  std::string source_;
+};
+
+}  // namespace attnviz

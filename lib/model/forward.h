@@ -1,0 +1,51 @@
+// One forward pass of a Hugging Face model over a token sequence, keeping every layer's every
+// head's attention weights. The blocks, per family (x: n × d, one row per token):
+//
+//   gpt2   x = wte[ids] + wpe[0..n)
+//          per layer: x += c_proj(attn(LN_1(x)));  x += mlp_c_proj(gelu_tanh(c_fc(LN_2(x))))
+//          h = LN_f(x)                                            causal, scale 1/√d_h
+//   bert   x = LN(word[ids] + position[0..n) + token_type[0])
+//          per layer: x = LN(x + dense(attn(x)));  x = LN(x + output(gelu_erf(intermediate(x))))
+//          h = x                                                  no mask
+//   llama  x = embed[ids]
+//          per layer: m = RMS(x); x += o(attn(rope(q(m)), rope(k(m)), v(m)))
+//                     m = RMS(x); x += down(silu(gate(m)) ⊙ up(m))
+//          h = RMS_final(x)                         causal (Mistral: and its sliding window)
+//
+// attn is the pipeline's attend_projected: scaled dot, masks, softmax, soft context per head
+// (grouped-query: query head h reads key/value head h / (H / KV)); RoPE is the rotate-half
+// layout with the config's rope_theta.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "io/progress.h"
+#include "model/hf_model.h"
+#include "tensor.h"
+
+namespace attnviz {
+
+struct model_forward {
+  std::size_t layers = 0, heads = 0, n = 0;
+  std::vector<float> attention;  // [layers, heads, n, n], row i = query i
+  matrix hidden;                 // n × d: the last hidden state (see above)
+  const float* map(std::size_t layer, std::size_t head) const {
+    return attention.data() + (layer * heads + head) * n * n;
+  }
+};
+
+// Throws input_error for ids outside the vocabulary or a sequence longer than the model's
+// positions (naming the parameter "ids" and the limit).
+model_forward run_model(const hf_model& m, const std::vector<std::int64_t>& ids,
+                        progress_style progress = progress_style::quiet);
+
+// The k most likely tokens (id, probability) from row `row` of the hidden state through the
+// output embeddings: the next token after it for causal models; for BERT the filler of that
+// position (through its masked-LM head, which must be in the checkpoint).
+std::vector<std::pair<std::int64_t, double>> top_predictions(const hf_model& m,
+                                                             const model_forward& f,
+                                                             std::size_t row, std::size_t k);
+
+}  // namespace attnviz

@@ -1,0 +1,51 @@
+// A Hugging Face model folder's config.json, read into one description of the network whatever
+// the family calls its sizes (GPT-2: n_embd, n_head, …; BERT and Llama: hidden_size, …).
+//
+// Families, by config.json's model_type:
+//   gpt2                     pre-LayerNorm, Conv1D weights [in, out], learned positions,
+//                            GELU (tanh form), causal
+//   bert                     post-LayerNorm, Linear weights [out, in], learned positions and
+//                            token types, GELU (erf), padding mask only
+//   llama, mistral, qwen2    RMSNorm, RoPE (rotate-half, rope_theta), grouped-query attention,
+//                            SwiGLU MLP, causal (Mistral: a sliding window), Qwen2: q/k/v biases
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnviz {
+
+enum class model_family { gpt2, bert, llama };
+enum class norm_kind { layer_norm, rms_norm };
+enum class mlp_activation { gelu_tanh, gelu_erf, silu_gated };
+
+struct model_config {
+  std::string model_type;  // as config.json says it (llama, mistral, qwen2, …)
+  model_family family = model_family::gpt2;
+  std::size_t layers = 0, d_model = 0, heads = 0, kv_heads = 0, head_dim = 0;
+  std::size_t intermediate = 0, vocab = 0, max_positions = 0, type_vocab = 0;
+  double norm_eps = 1e-5;
+  double rope_theta = 10000.0;
+  std::size_t sliding_window = 0;  // 0: none
+  norm_kind norm = norm_kind::layer_norm;
+  mlp_activation activation = mlp_activation::gelu_tanh;
+  bool causal = true;
+  bool qkv_bias = false;         // llama family: q/k/v projections carry biases (Qwen2)
+  bool tie_embeddings = true;    // the LM head is the token embeddings
+};
+
+// The families attn-viz runs, by model_type, for messages.
+std::vector<std::string_view> supported_model_types();
+
+// config.json parsed and checked (`path` names it in errors, with the JSON key: a missing or
+// mistyped size, an unsupported model_type, activation or rope_scaling, head counts that do not
+// divide). Throws input_error.
+model_config parse_model_config(const std::string& json_text, const std::string& path);
+model_config read_model_config(const std::string& path);
+
+// "gpt2 · 12 layers · d 768 · 12 heads (64 each)" and the like, for titles.
+std::string model_summary(const model_config& c);
+
+}  // namespace attnviz

@@ -1,0 +1,45 @@
+#include "model/linear.h"
+
+#include <cstdint>
+#include <stdexcept>
+
+#include "kernels/kernels.h"
+
+namespace attnviz {
+
+const float* weight_converter::floats(const weight_view& w) {
+  if (w.dtype == weight_dtype::f32 && reinterpret_cast<std::uintptr_t>(w.data) % alignof(float) == 0)
+    return reinterpret_cast<const float*>(w.data);
+  buffer_.resize(w.count());
+  w.to_float(0, buffer_.size(), buffer_.data());
+  return buffer_.data();
+}
+
+matrix linear(const matrix& x, const weight_view& w, linear_layout layout, const weight_view* bias,
+              weight_converter& conv) {
+  if (w.shape.size() != 2) throw std::logic_error("linear: the weights are not a matrix");
+  const auto rows = static_cast<std::size_t>(w.shape[0]), cols = static_cast<std::size_t>(w.shape[1]);
+  const bool out_in = layout == linear_layout::out_in;
+  const std::size_t in = out_in ? cols : rows, out = out_in ? rows : cols;
+  if (x.cols() != in) throw std::logic_error("linear: input size differs from the weights'");
+  matrix y = matrix::uninitialized(x.rows(), out);
+  const float* wf = conv.floats(w);
+  kernels::gemm(x.rows(), out, in, 1.0f, x.data(), in, wf, cols, out_in, 0.0f, y.data(), out);
+  if (bias) {
+    const std::vector<float> b = vector_of(*bias);
+    if (b.size() != out) throw std::logic_error("linear: bias size differs from the output");
+    for (std::size_t r = 0; r < y.rows(); ++r) {
+      float* row = y.row(r);
+      for (std::size_t j = 0; j < out; ++j) row[j] += b[j];
+    }
+  }
+  return y;
+}
+
+std::vector<float> vector_of(const weight_view& w) {
+  std::vector<float> v(w.count());
+  w.to_float(0, v.size(), v.data());
+  return v;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,34 @@
+// Dense layers over a checkpoint's weights as they are stored:
+//   out_in  (torch.nn.Linear: BERT, Llama)  W [out, in]:  y = x Wᵀ + b
+//   in_out  (GPT-2's Conv1D)                W [in, out]:  y = x W + b
+// through the fast matrix product (kernels::gemm). F32 weights aligned in the mapping are read
+// in place; F16 and BF16 ones are converted to float one matrix at a time into a buffer that is
+// reused, so the model is never copied whole.
+#pragma once
+
+#include <vector>
+
+#include "model/checkpoint.h"
+#include "tensor.h"
+
+namespace attnviz {
+
+enum class linear_layout { out_in, in_out };
+
+class weight_converter {
+ public:
+  // The weights as floats: in place when they already are, else converted into the buffer
+  // (valid until the next call).
+  const float* floats(const weight_view& w);
+
+ private:
+  std::vector<float> buffer_;
+};
+
+matrix linear(const matrix& x, const weight_view& w, linear_layout layout, const weight_view* bias,
+              weight_converter& conv);
+
+// A 1-D tensor (norm weights, biases) as floats.
+std::vector<float> vector_of(const weight_view& w);
+
+}  // namespace attnviz

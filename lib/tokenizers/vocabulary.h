@@ -1,0 +1,27 @@
+// A model folder's vocabulary, id -> token string as the tokenizer shows it ("Ġthe", "##ing",
+// "▁the", "[CLS]"), from the first of:
+//   tokenizer.json   model.vocab (an object token -> id; Unigram: a list of [token, score])
+//                    and added_tokens
+//   vocab.json       GPT-2's object token -> id (+ added_tokens.json when present)
+//   vocab.txt        BERT's one token per line, id = line number
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attnviz {
+
+struct vocabulary {
+  std::vector<std::string> tokens;  // by id; ids no file names stay empty
+  std::string source;               // the file read
+  // The token of `id`, or "<id N>" when the vocabulary has none for it.
+  std::string token(std::int64_t id) const;
+};
+
+// Nothing when the folder has none of those files; input_error naming the file (and the JSON
+// key) when one does not parse.
+std::optional<vocabulary> read_vocabulary(const std::string& dir);
+
+}  // namespace attnviz

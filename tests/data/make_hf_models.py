@@ -1,0 +1,374 @@
+#!/usr/bin/env python3
+"""Tiny Hugging Face checkpoints with random weights, in exactly the tensor names, shapes, file
+layouts and dtypes Hugging Face saves, and the attention each must give, computed by an
+independent forward pass written here in PyTorch (float64) from the published model definitions
+(Debian's PyTorch 1.13 has neither `transformers` nor `safetensors`: the files are written byte
+by byte in the safetensors format).
+
+  /usr/bin/python3 tests/data/make_hf_models.py OUT_DIR [--seed S]
+
+For each case OUT_DIR/<name>/ holds a model folder (config.json, model.safetensors or
+model.safetensors.index.json + shards, a vocabulary file) and reference.npz with:
+  ids        int64 [n]          the token ids run
+  attention  float64 [L, H, n, n]  every layer's every head's weights (row = query)
+  hidden     float64 [n, d]     the last hidden state (after the final norm for GPT-2 / Llama)
+  top_row    int64 []           the row the predictions read (last token; BERT: the [MASK])
+  top_probs  float64 [V]        the predicted distribution from that row
+
+The checked-in set (tests/data/hf/, seed 0) is what tests/e2e/test_model.py checks always; where
+torch can be imported the test also makes a fresh set with another seed and checks that.
+"""
+import argparse
+import json
+import math
+import os
+import struct
+
+import numpy as np
+import torch
+
+torch.set_grad_enabled(False)
+
+CASES = {
+    # GPT-2: Conv1D weights [in, out], the transformer. prefix and an lm_head (GPT2LMHeadModel)
+    "gpt2_f32": dict(family="gpt2", dtype="F32", prefix="transformer.", shards=1, n=9,
+                     d=32, H=4, L=2, V=96, P=40),
+    # GPT-2 as GPT2Model saves it: no prefix, F16, two shards with an index
+    "gpt2_f16_sharded": dict(family="gpt2", dtype="F16", prefix="", shards=2, n=12,
+                             d=48, H=6, L=3, V=80, P=32),
+    # BERT with the bert. prefix and the masked-LM head (BertForMaskedLM), new LayerNorm names
+    "bert_f32": dict(family="bert", dtype="F32", prefix="bert.", shards=1, n=8,
+                     d=32, H=4, L=2, V=64, P=24, I=64, old_ln=False),
+    # BERT as old files save it: gamma / beta LayerNorm names, no prefix, BF16
+    "bert_bf16_gamma": dict(family="bert", dtype="BF16", prefix="", shards=1, n=7,
+                            d=24, H=3, L=2, V=50, P=16, I=40, old_ln=True),
+    # Llama with grouped-query attention (4 query heads, 2 KV heads), an untied lm_head, BF16
+    "llama_bf16_gqa": dict(family="llama", model_type="llama", dtype="BF16", shards=1, n=10,
+                           d=32, H=4, KV=2, dh=None, L=2, V=70, P=64, I=48, theta=10000.0,
+                           tie=False, bias=False, window=None),
+    # Qwen2: q/k/v biases, tied embeddings, rope_theta 1e6, F32, sharded
+    "qwen2_f32_bias": dict(family="llama", model_type="qwen2", dtype="F32", shards=2, n=8,
+                           d=32, H=4, KV=1, dh=None, L=2, V=60, P=64, I=40, theta=1e6,
+                           tie=True, bias=True, window=None),
+    # Mistral: head_dim given (16 × 4 heads = 64 ≠ d 32) and a sliding window of 4 keys, F16
+    "mistral_f16_window": dict(family="llama", model_type="mistral", dtype="F16", shards=1,
+                               n=11, d=32, H=4, KV=2, dh=16, L=2, V=64, P=64, I=48,
+                               theta=10000.0, tie=False, bias=False, window=4),
+}
+
+DTYPES = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
+
+
+def rounded(t, dtype):
+    """t as stored in `dtype`, back in float64 (what the model computes with)."""
+    return t.to(DTYPES[dtype]).to(torch.float64)
+
+
+def write_safetensors(path, tensors, dtype, metadata=None):
+    """tensors: list of (name, float tensor); every tensor stored as `dtype`."""
+    header, blobs, offset = {}, [], 0
+    for name, t in tensors:
+        raw = t.to(DTYPES[dtype]).contiguous()
+        if dtype == "BF16":
+            data = raw.view(torch.int16).numpy().astype("<i2").tobytes()
+        else:
+            data = raw.numpy().astype("<f4" if dtype == "F32" else "<f2").tobytes()
+        header[name] = {"dtype": dtype, "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
+        blobs.append(data)
+        offset += len(data)
+    if metadata:
+        header["__metadata__"] = metadata
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * ((8 - len(text) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)))
+        f.write(text)
+        for b in blobs:
+            f.write(b)
+
+
+def save(folder, tensors, dtype, shards):
+    os.makedirs(folder, exist_ok=True)
+    if shards == 1:
+        write_safetensors(os.path.join(folder, "model.safetensors"), tensors, dtype, {"format": "pt"})
+        return
+    per = math.ceil(len(tensors) / shards)
+    weight_map = {}
+    for s in range(shards):
+        name = f"model-{s + 1:05d}-of-{shards:05d}.safetensors"
+        part = tensors[s * per:(s + 1) * per]
+        write_safetensors(os.path.join(folder, name), part, dtype, {"format": "pt"})
+        for n, _ in part:
+            weight_map[n] = name
+    with open(os.path.join(folder, "model.safetensors.index.json"), "w") as f:
+        json.dump({"metadata": {"total_size": 0}, "weight_map": weight_map}, f, indent=2)
+
+
+def rand(g, *shape, scale=None):
+    scale = scale if scale is not None else 1.0 / math.sqrt(shape[-1] if len(shape) > 1 else 8)
+    return torch.randn(*shape, generator=g, dtype=torch.float64) * scale
+
+
+def layer_norm(x, w, b, eps):
+    mu = x.mean(-1, keepdim=True)
+    var = ((x - mu) ** 2).mean(-1, keepdim=True)
+    return (x - mu) / torch.sqrt(var + eps) * w + b
+
+
+def softmax_attention(q, k, v, mask):
+    """q [H, n, dh], k / v [H, n, dh], mask [n, n] True = hidden."""
+    s = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        s = s.masked_fill(mask, float("-inf"))
+    a = torch.softmax(s, -1)
+    return a, a @ v
+
+
+def gelu_new(x):
+    return 0.5 * x * (1 + torch.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+
+
+def gelu_erf(x):
+    return 0.5 * x * (1 + torch.erf(x / math.sqrt(2)))
+
+
+def vocab_lines(V):
+    special = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    return special + [f"w{i}" for i in range(V - len(special))]
+
+
+def make_gpt2(c, g, folder):
+    d, H, L, V, P, n = c["d"], c["H"], c["L"], c["V"], c["P"], c["n"]
+    I, dh, eps, dt = 4 * d, d // H, 1e-5, c["dtype"]
+    W = {"wte.weight": rand(g, V, d, scale=0.5), "wpe.weight": rand(g, P, d, scale=0.3)}
+    for l in range(L):
+        p = f"h.{l}."
+        W[p + "ln_1.weight"] = 1 + rand(g, d, scale=0.1)
+        W[p + "ln_1.bias"] = rand(g, d, scale=0.1)
+        W[p + "attn.c_attn.weight"] = rand(g, d, 3 * d, scale=1 / math.sqrt(d) * 2)  # Conv1D [in, out]
+        W[p + "attn.c_attn.bias"] = rand(g, 3 * d, scale=0.1)
+        W[p + "attn.c_proj.weight"] = rand(g, d, d, scale=1 / math.sqrt(d))
+        W[p + "attn.c_proj.bias"] = rand(g, d, scale=0.1)
+        W[p + "ln_2.weight"] = 1 + rand(g, d, scale=0.1)
+        W[p + "ln_2.bias"] = rand(g, d, scale=0.1)
+        W[p + "mlp.c_fc.weight"] = rand(g, d, I, scale=1 / math.sqrt(d))
+        W[p + "mlp.c_fc.bias"] = rand(g, I, scale=0.1)
+        W[p + "mlp.c_proj.weight"] = rand(g, I, d, scale=1 / math.sqrt(I))
+        W[p + "mlp.c_proj.bias"] = rand(g, d, scale=0.1)
+    W["ln_f.weight"] = 1 + rand(g, d, scale=0.1)
+    W["ln_f.bias"] = rand(g, d, scale=0.1)
+    tensors = [(c["prefix"] + k, v) for k, v in W.items()]
+    # buffers some GPT-2 files carry, which a reader must ignore
+    tensors += [(c["prefix"] + f"h.{l}.attn.bias", torch.ones(1, 1, P, P).tril()) for l in range(L)]
+    if c["prefix"]:
+        tensors.append(("lm_head.weight", W["wte.weight"]))
+    save(folder, tensors, dt, c["shards"])
+    R = {k: rounded(v, dt) for k, v in W.items()}
+    cfg = {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "n_embd": d, "n_head": H,
+           "n_layer": L, "n_positions": P, "n_ctx": P, "vocab_size": V, "n_inner": None,
+           "layer_norm_epsilon": eps, "activation_function": "gelu_new"}
+    with open(os.path.join(folder, "vocab.json"), "w") as f:
+        json.dump({f"t{i}": i for i in range(V)}, f)
+    ids = torch.randint(0, V, (n,), generator=g)
+    x = R["wte.weight"][ids] + R["wpe.weight"][:n]
+    causal = torch.ones(n, n, dtype=torch.bool).triu(1)
+    maps = []
+    for l in range(L):
+        p = f"h.{l}."
+        h = layer_norm(x, R[p + "ln_1.weight"], R[p + "ln_1.bias"], eps)
+        qkv = h @ R[p + "attn.c_attn.weight"] + R[p + "attn.c_attn.bias"]
+        q, k, v = (t.view(n, H, dh).transpose(0, 1) for t in qkv.split(d, -1))
+        a, ctx = softmax_attention(q, k, v, causal)
+        maps.append(a)
+        x = x + ctx.transpose(0, 1).reshape(n, d) @ R[p + "attn.c_proj.weight"] + R[p + "attn.c_proj.bias"]
+        h = layer_norm(x, R[p + "ln_2.weight"], R[p + "ln_2.bias"], eps)
+        x = x + gelu_new(h @ R[p + "mlp.c_fc.weight"] + R[p + "mlp.c_fc.bias"]) @ R[p + "mlp.c_proj.weight"] \
+            + R[p + "mlp.c_proj.bias"]
+    hidden = layer_norm(x, R["ln_f.weight"], R["ln_f.bias"], eps)
+    probs = torch.softmax(hidden[-1] @ R["wte.weight"].T, -1)
+    return cfg, ids, torch.stack(maps), hidden, n - 1, probs
+
+
+def make_bert(c, g, folder):
+    d, H, L, V, P, I, n = c["d"], c["H"], c["L"], c["V"], c["P"], c["I"], c["n"]
+    dh, eps, dt = d // H, 1e-12, c["dtype"]
+    w_name, b_name = ("gamma", "beta") if c["old_ln"] else ("weight", "bias")
+    W, names = {}, {}
+
+    def put(key, t, name=None):
+        W[key] = t
+        names[key] = name or key
+
+    put("emb.word", rand(g, V, d, scale=0.5), "embeddings.word_embeddings.weight")
+    put("emb.pos", rand(g, P, d, scale=0.3), "embeddings.position_embeddings.weight")
+    put("emb.type", rand(g, 2, d, scale=0.3), "embeddings.token_type_embeddings.weight")
+    put("emb.ln.w", 1 + rand(g, d, scale=0.1), f"embeddings.LayerNorm.{w_name}")
+    put("emb.ln.b", rand(g, d, scale=0.1), f"embeddings.LayerNorm.{b_name}")
+    for l in range(L):
+        e = f"encoder.layer.{l}."
+        for part in ("query", "key", "value"):
+            put(f"{l}.{part}.w", rand(g, d, d, scale=2 / math.sqrt(d)), e + f"attention.self.{part}.weight")
+            put(f"{l}.{part}.b", rand(g, d, scale=0.1), e + f"attention.self.{part}.bias")
+        put(f"{l}.ao.w", rand(g, d, d), e + "attention.output.dense.weight")
+        put(f"{l}.ao.b", rand(g, d, scale=0.1), e + "attention.output.dense.bias")
+        put(f"{l}.aln.w", 1 + rand(g, d, scale=0.1), e + f"attention.output.LayerNorm.{w_name}")
+        put(f"{l}.aln.b", rand(g, d, scale=0.1), e + f"attention.output.LayerNorm.{b_name}")
+        put(f"{l}.i.w", rand(g, I, d), e + "intermediate.dense.weight")
+        put(f"{l}.i.b", rand(g, I, scale=0.1), e + "intermediate.dense.bias")
+        put(f"{l}.o.w", rand(g, d, I), e + "output.dense.weight")
+        put(f"{l}.o.b", rand(g, d, scale=0.1), e + "output.dense.bias")
+        put(f"{l}.oln.w", 1 + rand(g, d, scale=0.1), e + f"output.LayerNorm.{w_name}")
+        put(f"{l}.oln.b", rand(g, d, scale=0.1), e + f"output.LayerNorm.{b_name}")
+    tensors = [(c["prefix"] + names[k], v) for k, v in W.items()]
+    head = {"cls.predictions.transform.dense.weight": rand(g, d, d),
+            "cls.predictions.transform.dense.bias": rand(g, d, scale=0.1),
+            f"cls.predictions.transform.LayerNorm.{w_name}": 1 + rand(g, d, scale=0.1),
+            f"cls.predictions.transform.LayerNorm.{b_name}": rand(g, d, scale=0.1),
+            "cls.predictions.bias": rand(g, V, scale=0.1)}
+    if c["prefix"]:  # BertForMaskedLM: the head, and the decoder tied to the word embeddings
+        tensors += list(head.items())
+        tensors.append(("cls.predictions.decoder.weight", W["emb.word"]))
+    save(folder, tensors, dt, c["shards"])
+    R = {k: rounded(v, dt) for k, v in W.items()}
+    Rh = {k: rounded(v, dt) for k, v in head.items()}
+    cfg = {"model_type": "bert", "architectures": ["BertForMaskedLM"], "hidden_size": d,
+           "num_attention_heads": H, "num_hidden_layers": L, "intermediate_size": I,
+           "max_position_embeddings": P, "type_vocab_size": 2, "vocab_size": V,
+           "layer_norm_eps": eps, "hidden_act": "gelu", "position_embedding_type": "absolute"}
+    with open(os.path.join(folder, "vocab.txt"), "w") as f:
+        f.write("\n".join(vocab_lines(V)) + "\n")
+    ids = torch.randint(5, V, (n,), generator=g)
+    ids[0], ids[-1], ids[n // 2] = 2, 3, 4  # [CLS] … [MASK] … [SEP]
+    x = R["emb.word"][ids] + R["emb.pos"][:n] + R["emb.type"][0]
+    x = layer_norm(x, R["emb.ln.w"], R["emb.ln.b"], eps)
+    maps = []
+    for l in range(L):
+        q, k, v = ((x @ R[f"{l}.{p}.w"].T + R[f"{l}.{p}.b"]).view(n, H, dh).transpose(0, 1)
+                   for p in ("query", "key", "value"))
+        a, ctx = softmax_attention(q, k, v, None)
+        maps.append(a)
+        x = layer_norm(x + ctx.transpose(0, 1).reshape(n, d) @ R[f"{l}.ao.w"].T + R[f"{l}.ao.b"],
+                       R[f"{l}.aln.w"], R[f"{l}.aln.b"], eps)
+        h = gelu_erf(x @ R[f"{l}.i.w"].T + R[f"{l}.i.b"])
+        x = layer_norm(x + h @ R[f"{l}.o.w"].T + R[f"{l}.o.b"], R[f"{l}.oln.w"], R[f"{l}.oln.b"], eps)
+    row = n // 2
+    probs = torch.zeros(V, dtype=torch.float64)
+    if c["prefix"]:
+        t = gelu_erf(x[row] @ Rh["cls.predictions.transform.dense.weight"].T
+                     + Rh["cls.predictions.transform.dense.bias"])
+        t = layer_norm(t, Rh[f"cls.predictions.transform.LayerNorm.{w_name}"],
+                       Rh[f"cls.predictions.transform.LayerNorm.{b_name}"], eps)
+        probs = torch.softmax(t @ R["emb.word"].T + Rh["cls.predictions.bias"], -1)
+    return cfg, ids, torch.stack(maps), x, row, probs
+
+
+def rope_half(x, theta, positions):
+    """x [heads, n, dh] rotated in the rotate-half layout."""
+    dh = x.shape[-1]
+    inv = 1.0 / (theta ** (torch.arange(0, dh, 2, dtype=torch.float64) / dh))
+    ang = positions[:, None].to(torch.float64) * inv[None]
+    cos, sin = torch.cat([ang.cos(), ang.cos()], -1), torch.cat([ang.sin(), ang.sin()], -1)
+    x1, x2 = x[..., : dh // 2], x[..., dh // 2:]
+    return x * cos + torch.cat([-x2, x1], -1) * sin
+
+
+def rms_norm(x, w, eps):
+    return x / torch.sqrt((x ** 2).mean(-1, keepdim=True) + eps) * w
+
+
+def make_llama(c, g, folder):
+    d, H, KV, L, V, P, I, n = c["d"], c["H"], c["KV"], c["L"], c["V"], c["P"], c["I"], c["n"]
+    dh = c["dh"] or d // H
+    eps, dt = 1e-6, c["dtype"]
+    W = {"model.embed_tokens.weight": rand(g, V, d, scale=1.0)}
+    for l in range(L):
+        p = f"model.layers.{l}."
+        W[p + "input_layernorm.weight"] = 1 + rand(g, d, scale=0.1)
+        W[p + "self_attn.q_proj.weight"] = rand(g, H * dh, d, scale=2 / math.sqrt(d))
+        W[p + "self_attn.k_proj.weight"] = rand(g, KV * dh, d, scale=2 / math.sqrt(d))
+        W[p + "self_attn.v_proj.weight"] = rand(g, KV * dh, d)
+        if c["bias"]:
+            W[p + "self_attn.q_proj.bias"] = rand(g, H * dh, scale=0.2)
+            W[p + "self_attn.k_proj.bias"] = rand(g, KV * dh, scale=0.2)
+            W[p + "self_attn.v_proj.bias"] = rand(g, KV * dh, scale=0.2)
+        W[p + "self_attn.o_proj.weight"] = rand(g, d, H * dh)
+        W[p + "post_attention_layernorm.weight"] = 1 + rand(g, d, scale=0.1)
+        W[p + "mlp.gate_proj.weight"] = rand(g, I, d)
+        W[p + "mlp.up_proj.weight"] = rand(g, I, d)
+        W[p + "mlp.down_proj.weight"] = rand(g, d, I)
+    W["model.norm.weight"] = 1 + rand(g, d, scale=0.1)
+    if not c["tie"]:
+        W["lm_head.weight"] = rand(g, V, d)
+    save(folder, list(W.items()), dt, c["shards"])
+    R = {k: rounded(v, dt) for k, v in W.items()}
+    cfg = {"model_type": c["model_type"], "architectures": ["LlamaForCausalLM"], "hidden_size": d,
+           "num_attention_heads": H, "num_key_value_heads": KV, "num_hidden_layers": L,
+           "intermediate_size": I, "max_position_embeddings": P, "vocab_size": V,
+           "rms_norm_eps": eps, "rope_theta": c["theta"], "hidden_act": "silu",
+           "tie_word_embeddings": c["tie"], "rope_scaling": None}
+    if c["dh"]:
+        cfg["head_dim"] = dh
+    if c["model_type"] == "mistral":
+        cfg["sliding_window"] = c["window"]
+    tok = {"version": "1.0", "added_tokens": [{"id": 0, "content": "<s>", "special": True}],
+           "model": {"type": "BPE", "vocab": {("<s>" if i == 0 else f"▁t{i}"): i for i in range(V)},
+                     "merges": []}}
+    with open(os.path.join(folder, "tokenizer.json"), "w") as f:
+        json.dump(tok, f, ensure_ascii=False)
+    ids = torch.randint(1, V, (n,), generator=g)
+    ids[0] = 0
+    pos = torch.arange(n)
+    i, j = torch.arange(n)[:, None], torch.arange(n)[None, :]
+    mask = j > i
+    if c["window"]:
+        mask = mask | (i - j >= c["window"])  # keys i - W < j <= i, as Hugging Face's mask
+    x = R["model.embed_tokens.weight"][ids]
+    maps = []
+    for l in range(L):
+        p = f"model.layers.{l}."
+        h = rms_norm(x, R[p + "input_layernorm.weight"], eps)
+
+        def proj(name, heads):
+            y = h @ R[p + f"self_attn.{name}.weight"].T
+            if c["bias"]:
+                y = y + R[p + f"self_attn.{name}.bias"]
+            return y.view(n, heads, dh).transpose(0, 1)
+
+        q, k, v = proj("q_proj", H), proj("k_proj", KV), proj("v_proj", KV)
+        q, k = rope_half(q, c["theta"], pos), rope_half(k, c["theta"], pos)
+        k, v = k.repeat_interleave(H // KV, 0), v.repeat_interleave(H // KV, 0)  # repeat_kv
+        a, ctx = softmax_attention(q, k, v, mask)
+        maps.append(a)
+        x = x + ctx.transpose(0, 1).reshape(n, H * dh) @ R[p + "self_attn.o_proj.weight"].T
+        m = rms_norm(x, R[p + "post_attention_layernorm.weight"], eps)
+        gate = m @ R[p + "mlp.gate_proj.weight"].T
+        x = x + (gate * torch.sigmoid(gate) * (m @ R[p + "mlp.up_proj.weight"].T)) @ R[p + "mlp.down_proj.weight"].T
+    hidden = rms_norm(x, R["model.norm.weight"], eps)
+    head = R["model.embed_tokens.weight"] if c["tie"] else R["lm_head.weight"]
+    probs = torch.softmax(hidden[-1] @ head.T, -1)
+    return cfg, ids, torch.stack(maps), hidden, n - 1, probs
+
+
+MAKERS = {"gpt2": make_gpt2, "bert": make_bert, "llama": make_llama}
+
+
+def make(out_dir, seed, names=None):
+    for i, (name, c) in enumerate(CASES.items()):
+        if names and name not in names:
+            continue
+        g = torch.Generator().manual_seed(seed * 1000 + i)
+        folder = os.path.join(out_dir, name)
+        cfg, ids, maps, hidden, row, probs = MAKERS[c["family"]](c, g, folder)
+        with open(os.path.join(folder, "config.json"), "w") as f:
+            json.dump(cfg, f, indent=2)
+        np.savez(os.path.join(folder, "reference.npz"), ids=ids.numpy().astype(np.int64),
+                 attention=maps.numpy(), hidden=hidden.numpy(), top_row=np.int64(row),
+                 top_probs=probs.numpy())
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out_dir")
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args()
+    make(a.out_dir, a.seed)

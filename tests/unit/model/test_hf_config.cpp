@@ -1,0 +1,63 @@
+// model/hf_config.h: each family's sizes read under its own names, and the refusals.
+#include <doctest/doctest.h>
+
+#include "error.h"
+#include "model/hf_config.h"
+
+using namespace attnviz;
+
+TEST_CASE("GPT-2, BERT and Llama configs read their own keys") {
+  const model_config g = parse_model_config(
+      R"({"model_type": "gpt2", "n_embd": 768, "n_head": 12, "n_layer": 12, "n_positions": 1024,
+          "vocab_size": 50257, "n_inner": null, "activation_function": "gelu_new"})",
+      "config.json");
+  CHECK(g.family == model_family::gpt2);
+  CHECK((g.head_dim == 64 && g.intermediate == 3072 && g.kv_heads == 12 && g.causal));
+  CHECK(g.norm_eps == 1e-5);
+  const model_config b = parse_model_config(
+      R"({"model_type": "bert", "hidden_size": 768, "num_attention_heads": 12,
+          "num_hidden_layers": 12, "intermediate_size": 3072, "max_position_embeddings": 512,
+          "vocab_size": 30522, "hidden_act": "gelu"})",
+      "config.json");
+  CHECK((b.family == model_family::bert && !b.causal && b.type_vocab == 2));
+  CHECK(b.activation == mlp_activation::gelu_erf);
+  CHECK(b.norm_eps == 1e-12);
+  const model_config l = parse_model_config(
+      R"({"model_type": "llama", "hidden_size": 2048, "num_attention_heads": 32,
+          "num_key_value_heads": 8, "num_hidden_layers": 16, "intermediate_size": 8192,
+          "max_position_embeddings": 131072, "vocab_size": 128256, "rope_theta": 500000.0,
+          "tie_word_embeddings": true, "rope_scaling": null})",
+      "config.json");
+  CHECK((l.family == model_family::llama && l.kv_heads == 8 && l.head_dim == 64));
+  CHECK((l.rope_theta == 500000.0 && l.tie_embeddings && !l.qkv_bias));
+  CHECK(model_summary(l) == "llama · 16 layers · d 2048 · 32 heads / 8 KV (64 each)");
+  const model_config q = parse_model_config(
+      R"({"model_type": "qwen2", "hidden_size": 64, "num_attention_heads": 4,
+          "num_hidden_layers": 1, "intermediate_size": 8, "max_position_embeddings": 8,
+          "vocab_size": 9, "use_sliding_window": false, "sliding_window": 4096})",
+      "config.json");
+  CHECK((q.qkv_bias && q.sliding_window == 0));
+}
+
+TEST_CASE("a bad config names the file and the key") {
+  CHECK_THROWS_WITH_AS(parse_model_config(R"({"model_type": "t5"})", "m/config.json"),
+                       doctest::Contains("m/config.json: key 'model_type': expected one of gpt2, "
+                                         "bert, llama, mistral, qwen2"),
+                       input_error);
+  CHECK_THROWS_WITH_AS(
+      parse_model_config(R"({"model_type": "gpt2", "n_embd": -3})", "c.json"),
+      "c.json: key 'n_embd': expected a positive whole number, got -3", input_error);
+  CHECK_THROWS_WITH_AS(parse_model_config(R"({"model_type": "gpt2", "n_embd": 8, "n_head": 3,
+                                              "n_layer": 1, "n_positions": 4, "vocab_size": 5})",
+                                          "c.json"),
+                       doctest::Contains("not a multiple of the 3 heads"), input_error);
+  CHECK_THROWS_WITH_AS(
+      parse_model_config(R"({"model_type": "llama", "hidden_size": 8, "num_attention_heads": 2,
+                             "num_hidden_layers": 1, "intermediate_size": 8,
+                             "max_position_embeddings": 8, "vocab_size": 9,
+                             "rope_scaling": {"type": "linear", "factor": 2}})",
+                         "c.json"),
+      doctest::Contains("key 'rope_scaling'"), input_error);
+  CHECK_THROWS_WITH_AS(parse_model_config("{\"model_type\": ", "c.json"),
+                       doctest::Contains("c.json (byte"), input_error);
+}
