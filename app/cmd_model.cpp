@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "error.h"
 #include "jobs/model_job.h"
 #include "options.h"
 #include "render/terminal.h"
@@ -55,8 +56,9 @@ Examples:
       ->type_name("DIR")
       ->group("Input");
   auto* text = cmd->add_option("--text,-t", c.text,
-                               "Text, read by the model's own tokenizer (tokenizer.json, or "
-                               "GPT-2's vocab.json + merges.txt), its special tokens added")
+                               "Text, read by the model's own tokenizer (tokenizer.json, GPT-2's "
+                               "vocab.json + merges.txt, or BERT's vocab.txt), its special tokens "
+                               "added; - reads standard input")
                     ->group("Input");
   cmd->add_option("--ids", f->ids,
                   "Token ids, comma-separated, run as given (no special tokens added)")
@@ -99,6 +101,10 @@ Examples:
     if (job.text.empty() && f->ids.empty())
       throw usage_error("give the text (--text) or the token ids (--ids)");
     if (!f->ids.empty()) job.ids = parse_ids(f->ids);
+    if (job.text == "-") {
+      job.text = read_stdin();
+      if (job.text.empty()) throw usage_error("--text -: standard input is empty");
+    }
     job.view.cmap = f->cmap;
     job.view.annotate = parse_annotate_mode(f->annotate);
     job.max_memory = parse_size(f->max_memory, "--max-memory");

@@ -297,14 +297,10 @@ std::uint64_t resolve_max_memory(const common_flags& f) {
   return parse_size(f.max_memory, "--max-memory");
 }
 
-namespace {
-
 std::string read_stdin() {
   std::string all((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
   return all;
 }
-
-}  // namespace
 
 input_config resolve_input(const common_flags& f) {
   input_config c = f.input;

@@ -59,6 +59,9 @@ void add_output_flags(CLI::App& cmd, job_outputs& out, std::initializer_list<out
 // Every output flag's name ("--json", …), for commands that refuse them in some mode.
 std::vector<std::string> output_flag_names();
 
+// All of standard input ("-" for a text flag: long texts, or text with bytes argv cannot hold).
+std::string read_stdin();
+
 // After parsing: the string flags as lib types; the bundled embeddings when none was given.
 input_config resolve_input(const common_flags& flags);
 attention_spec resolve_spec(const common_flags& flags);

