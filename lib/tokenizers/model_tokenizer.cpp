@@ -114,6 +114,37 @@ pre_step byte_level_step(bool add_prefix_space, bool use_regex) {
   };
 }
 
+// SentencePiece's spaces: every ' ' becomes the replacement ('▁'), which is also put before the
+// text (prepend "always", or "first": only before the text's first stretch, not after an added
+// token) unless it starts with one; with split, the pieces start at each replacement.
+pre_step metaspace_step(std::string replacement, std::string scheme, bool split) {
+  return [replacement, scheme, split](std::vector<std::string>& pieces, bool first) {
+    std::vector<std::string> next;
+    for (std::size_t k = 0; k < pieces.size(); ++k) {
+      std::string s;
+      for (const char ch : pieces[k])
+        if (ch == ' ')
+          s += replacement;
+        else
+          s += ch;
+      const bool prepend = scheme == "always" || (scheme == "first" && first && k == 0);
+      if (prepend && s.compare(0, replacement.size(), replacement) != 0) s.insert(0, replacement);
+      if (!split) {
+        next.push_back(std::move(s));
+        continue;
+      }
+      std::size_t start = 0;
+      for (std::size_t at = s.find(replacement, 1); at != std::string::npos;
+           at = s.find(replacement, at + replacement.size())) {
+        if (at > start) next.push_back(s.substr(start, at - start));
+        start = at;
+      }
+      if (start < s.size()) next.push_back(s.substr(start));
+    }
+    pieces.swap(next);
+  };
+}
+
 pre_step bert_step() {
   return [](std::vector<std::string>& pieces, bool) {
     std::vector<std::string> next;
@@ -165,6 +196,11 @@ const json empty_array = json::array();
 const json empty_object = json::object();
 const json null_value;
 
+std::string string_or(const json& j, const char* key, std::string fallback) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
 std::string type_of(const json& j) {
   return j.is_object() && j.contains("type") && j["type"].is_string() ? j["type"].get<std::string>()
                                                                       : std::string();
@@ -184,6 +220,39 @@ std::function<std::string(const std::string&)> read_normalizer(const json& n,
     if (n.contains("strip_accents") && !n["strip_accents"].is_null())
       o.strip_accents = n["strip_accents"].get<bool>();
     return [o](const std::string& t) { return bert_normalize(t, o); };
+  }
+  if (type == "Replace") {
+    const json& pattern = member(n, "pattern", empty_object);
+    const std::string content = string_or(n, "content", "");
+    if (pattern.contains("String")) {
+      const std::string from = pattern["String"].get<std::string>();
+      if (from.empty()) unsupported(path, where + ".pattern", pattern, "a non-empty String");
+      return [from, content](const std::string& t) {
+        std::string out;
+        for (std::size_t at = 0;;) {
+          const std::size_t hit = t.find(from, at);
+          out.append(t, at, hit == std::string::npos ? std::string::npos : hit - at);
+          if (hit == std::string::npos) return out;
+          out += content;
+          at = hit + from.size();
+        }
+      };
+    }
+    unsupported(path, where + ".pattern", pattern, "a String pattern");
+  }
+  if (type == "Prepend") {
+    const std::string prefix = string_or(n, "prepend", "");
+    return [prefix](const std::string& t) { return t.empty() ? t : prefix + t; };
+  }
+  if (type == "Strip") {
+    const bool left = get_or(n, "strip_left", true), right = get_or(n, "strip_right", true);
+    return [left, right](const std::string& t) {
+      std::u32string s = decode_utf8_lossy(t);
+      std::size_t b = 0, e = s.size();
+      while (left && b < e && is_unicode_whitespace(s[b])) ++b;
+      while (right && e > b && is_unicode_whitespace(s[e - 1])) --e;
+      return encode_utf8(s.substr(b, e - b));
+    };
   }
   if (type == "NFD") return [](const std::string& t) { return nfd(t); };
   if (type == "NFC") return [](const std::string& t) { return nfc(t); };
@@ -212,7 +281,9 @@ std::function<std::string(const std::string&)> read_normalizer(const json& n,
       return s;
     };
   }
-  unsupported(path, where, n, "BertNormalizer, NFD, NFC, Lowercase, StripAccents and Sequence");
+  unsupported(path, where, n,
+              "BertNormalizer, NFD, NFC, Lowercase, StripAccents, Replace, Prepend, Strip and "
+              "Sequence");
 }
 
 // ByteLevel, Split, BertPreTokenizer or a Sequence of them, as steps.
@@ -230,6 +301,13 @@ void read_pre_tokenizer(const json& p, const std::string& path, const std::strin
       unsupported(path, where + ".behavior", json(behavior), "Isolated, not inverted");
     t.pre.push_back(split_step(
         std::make_shared<const regex_splitter>(p["pattern"]["Regex"].get<std::string>())));
+  } else if (type == "Metaspace") {
+    std::string scheme = string_or(p, "prepend_scheme", "");
+    if (scheme.empty()) scheme = get_or(p, "add_prefix_space", true) ? "always" : "never";
+    if (scheme != "always" && scheme != "first" && scheme != "never")
+      unsupported(path, where + ".prepend_scheme", json(scheme), "always, first and never");
+    t.pre.push_back(metaspace_step(string_or(p, "replacement", "\xE2\x96\x81"), scheme,
+                                   get_or(p, "split", true)));
   } else if (type == "BertPreTokenizer") {
     t.pre.push_back(bert_step());
   } else if (type == "Sequence") {
@@ -237,7 +315,7 @@ void read_pre_tokenizer(const json& p, const std::string& path, const std::strin
     for (std::size_t i = 0; i < list.size(); ++i)
       read_pre_tokenizer(list[i], path, fmt::format("{}.pretokenizers[{}]", where, i), t);
   } else {
-    unsupported(path, where, p, "ByteLevel, Split, BertPreTokenizer and Sequence");
+    unsupported(path, where, p, "ByteLevel, Split, Metaspace, BertPreTokenizer and Sequence");
   }
 }
 
@@ -304,10 +382,6 @@ std::unordered_map<std::string, std::int64_t> read_vocab_object(const json& v) {
   return vocab;
 }
 
-std::string string_or(const json& j, const char* key, std::string fallback) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
-}
 
 std::unique_ptr<model_tokenizer> read_tokenizer_json(const std::string& path) {
   const json j = parse_json_file(path);

