@@ -112,6 +112,22 @@ def test_gpt2_tokenizer_json_matches_gpt_3_encoder(env):
     check_ids(env, gpt2_folder(env, "gpt2-json", as_tokenizer_json=True))
 
 
+def compare_texts(env, folder, expected):
+    """Each text of `expected` (ids.json) through attn-viz model (on standard input): the ids and
+    tokens it writes must be the expected ones."""
+    name = os.path.basename(folder)
+    mismatches = []
+    for k, (text, want, want_tokens) in enumerate(zip(expected["texts"], expected["ids"], expected["tokens"])):
+        out = env.path(f"{name}-{k}")
+        env.run("model", "--model", folder, "--text", "-", "--npy", out, "--quiet", stdin=text)
+        got = np.load(os.path.join(out, "token_ids.npy")).tolist()
+        tokens = json.load(open(os.path.join(out, "tokens.json"), encoding="utf-8"))
+        if got != want or tokens != want_tokens:
+            mismatches.append((text, tokens, want_tokens))
+    assert not mismatches, mismatches[:2]
+    print(f"  {name}: {len(expected['texts'])} texts, ids and tokens equal to {expected['producer']}")
+
+
 def tiny_bert(folder, vocab_size, positions=512, d=8, heads=2):
     rng = np.random.default_rng(1)
     w = lambda *s: rng.standard_normal(s).astype(np.float32) * 0.1  # noqa: E731
@@ -144,17 +160,7 @@ def check_wordpiece(env, case, legacy):
     tiny_bert(folder, vocab_size)
     for f in (("vocab.txt", "tokenizer_config.json") if legacy else ("tokenizer.json",)):
         shutil.copy(os.path.join(src, f), folder)
-    mismatches = []
-    for k, (text, want, want_tokens) in enumerate(zip(expected["texts"], expected["ids"], expected["tokens"])):
-        out = env.path(f"{os.path.basename(folder)}-{k}")
-        env.run("model", "--model", folder, "--text", "-", "--npy", out, "--quiet", stdin=text)
-        got = np.load(os.path.join(out, "token_ids.npy")).tolist()
-        tokens = json.load(open(os.path.join(out, "tokens.json"), encoding="utf-8"))
-        if got != want or tokens != want_tokens:
-            mismatches.append((text, tokens, want_tokens))
-    assert not mismatches, mismatches[:3]
-    print(f"  {os.path.basename(folder)}: {len(expected['texts'])} texts, ids and tokens equal to "
-          f"{expected['producer']}")
+    compare_texts(env, folder, expected)
 
 
 def test_wordpiece_uncased_matches_huggingface_tokenizers(env):
@@ -198,16 +204,7 @@ def check_tokenizer_json(env, case):
     folder = env.path(case)
     tiny_llama(folder, max(tok["model"]["vocab"].values()) + 1)
     json.dump(tok, open(os.path.join(folder, "tokenizer.json"), "w", encoding="utf-8"), ensure_ascii=False)
-    mismatches = []
-    for k, (text, want, want_tokens) in enumerate(zip(expected["texts"], expected["ids"], expected["tokens"])):
-        out = env.path(f"{case}-{k}")
-        env.run("model", "--model", folder, "--text", "-", "--npy", out, "--quiet", stdin=text)
-        got = np.load(os.path.join(out, "token_ids.npy")).tolist()
-        tokens = json.load(open(os.path.join(out, "tokens.json"), encoding="utf-8"))
-        if got != want or tokens != want_tokens:
-            mismatches.append((text, tokens, want_tokens))
-    assert not mismatches, mismatches[:2]
-    print(f"  {case}: {len(expected['texts'])} texts, ids and tokens equal to {expected['producer']}")
+    compare_texts(env, folder, expected)
 
 
 def test_sentencepiece_bpe_with_byte_fallback_matches_huggingface_tokenizers(env):
