@@ -138,7 +138,7 @@ model_forward run_model(const hf_model& m, const std::vector<std::int64_t>& ids,
   f.layers = c.layers;
   f.heads = H;
   f.n = n;
-  f.attention.assign(c.layers * H * n * n, 0.0f);
+  f.attention = matrix::uninitialized(c.layers * H * n, n);
   layer_context lc{m, {}, {}, {}, m.conv1d ? linear_layout::in_out : linear_layout::out_in, n};
   if (c.causal) lc.spec.masks.rules = parse_masks("causal");
   if (c.sliding_window > 0 && n > c.sliding_window)

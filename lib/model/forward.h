@@ -29,7 +29,9 @@ namespace attnviz {
 
 struct model_forward {
   std::size_t layers = 0, heads = 0, n = 0;
-  std::vector<float> attention;  // [layers, heads, n, n], row i = query i
+  // [layers, heads, n, n], row i = query i: (layers·heads·n) × n, written whole by the kernel
+  // (masked entries as 0), so never filled beforehand
+  matrix attention;
   matrix hidden;                 // n × d: the last hidden state (see above)
   const float* map(std::size_t layer, std::size_t head) const {
     return attention.data() + (layer * heads + head) * n * n;
