@@ -143,4 +143,34 @@ void additive_scores(const float* p, const float* r, const float* v, const float
   table().additive_scores(p, r, v, b, n_q, n_k, d_a, e);
 }
 
+void layer_norm_rows(const float* x, std::size_t ldx, float* y, std::size_t ldy, std::size_t rows,
+                     std::size_t d, const float* gamma, const float* beta, float eps) {
+  table().layer_norm_rows(x, ldx, y, ldy, rows, d, gamma, beta, eps);
+}
+
+void rms_norm_rows(const float* x, std::size_t ldx, float* y, std::size_t ldy, std::size_t rows,
+                   std::size_t d, const float* w, float eps) {
+  table().rms_norm_rows(x, ldx, y, ldy, rows, d, w, eps);
+}
+
+void gelu_tanh(float* x, std::size_t n) {
+  table().gelu_tanh(x, n);
+}
+
+void gelu_erf(float* x, std::size_t n) {
+  table().gelu_erf(x, n);
+}
+
+void silu_mul(float* g, const float* u, std::size_t n) {
+  table().silu_mul(g, u, n);
+}
+
+void add_bias_rows(float* y, std::size_t rows, std::size_t cols, std::size_t ldy, const float* b) {
+  table().add_bias_rows(y, rows, cols, ldy, b);
+}
+
+void add_to(float* x, const float* y, std::size_t n) {
+  table().add_to(x, y, n);
+}
+
 }  // namespace attnviz::kernels

@@ -38,6 +38,16 @@ struct isa_table {
   bool (*attention_softmax)(const attention_args&);
   void (*additive_scores)(const float*, const float*, const float*, const float*, std::size_t,
                           std::size_t, std::size_t, float*);
+  // elementwise.inc
+  void (*layer_norm_rows)(const float*, std::size_t, float*, std::size_t, std::size_t,
+                          std::size_t, const float*, const float*, float);
+  void (*rms_norm_rows)(const float*, std::size_t, float*, std::size_t, std::size_t, std::size_t,
+                        const float*, float);
+  void (*gelu_tanh)(float*, std::size_t);
+  void (*gelu_erf)(float*, std::size_t);
+  void (*silu_mul)(float*, const float*, std::size_t);
+  void (*add_bias_rows)(float*, std::size_t, std::size_t, std::size_t, const float*);
+  void (*add_to)(float*, const float*, std::size_t);
 };
 
 const isa_table& table_generic();

@@ -9,11 +9,14 @@
 //   additive_scores     additive_scores_ref (score.h)                 1e-5 · Σ|v|
 //   sparsemax_threshold sparsemax_row_ref (sparse_ref.cpp, sort-based) 1e-12
 //   entmax15_threshold  entmax15_row_ref (sparse_ref.cpp, sort-based)  1e-9
+//   layer_norm_rows, rms_norm_rows, gelu_tanh, gelu_erf, silu_mul
+//                       layer_norm_ref, … (model/blocks.h, in double)    1e-6 relative
 //
 // The SIMD kernels are compiled once per instruction set (kernels_generic.cpp, and on x86-64
 // kernels_avx2.cpp and kernels_avx512.cpp, each with its own -m flags) from the same sources
-// (simd.inc, gemm.inc, softmax.inc, attention.inc, additive.inc). At first use the best set
-// the CPU supports is chosen; ATTNVIZ_ISA=generic|avx2|avx512 or use_isa() picks one.
+// (simd.inc, gemm.inc, softmax.inc, attention.inc, additive.inc, elementwise.inc). At first use
+// the best set the CPU supports is chosen; ATTNVIZ_ISA=generic|avx2|avx512 or use_isa() picks
+// one.
 #pragma once
 
 #include <cstddef>
@@ -105,5 +108,23 @@ void entmax15_threshold(const double* z, double* p, std::size_t n);
 // The plain references (sparse_ref.cpp): sort each row, exact; serial, no SIMD.
 void sparsemax_row_ref(const double* z, double* p, std::size_t n);
 void entmax15_row_ref(const double* z, double* p, std::size_t n);
+
+// The element-wise work around a Transformer block's products (elementwise.inc), each split over
+// threads. x, y: rows × d with row strides ldx, ldy (y may be x); beta and b may be null.
+//   y_r = (x_r − mean) / √(var + eps) ⊙ gamma + beta   (per row, two passes)
+void layer_norm_rows(const float* x, std::size_t ldx, float* y, std::size_t ldy, std::size_t rows,
+                     std::size_t d, const float* gamma, const float* beta, float eps);
+//   y_r = x_r / √(mean(x_r²) + eps) ⊙ w
+void rms_norm_rows(const float* x, std::size_t ldx, float* y, std::size_t ldy, std::size_t rows,
+                   std::size_t d, const float* w, float eps);
+// In place on n floats: ½x(1 + tanh(√(2/π)(x + 0.044715x³))) and ½x(1 + erf(x/√2)).
+void gelu_tanh(float* x, std::size_t n);
+void gelu_erf(float* x, std::size_t n);
+// g = g · σ(g) · u on n floats (SiLU of the gate times the up projection).
+void silu_mul(float* g, const float* u, std::size_t n);
+// y_r += b for each of `rows` rows of `cols` floats (stride ldy).
+void add_bias_rows(float* y, std::size_t rows, std::size_t cols, std::size_t ldy, const float* b);
+// x += y on n floats.
+void add_to(float* x, const float* y, std::size_t n);
 
 }  // namespace attnviz::kernels

@@ -3,10 +3,12 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "kernels/kernels.h"
+
 namespace attnviz {
 
-void layer_norm(matrix& x, const std::vector<float>& gamma, const std::vector<float>& beta,
-                double eps) {
+void layer_norm_ref(matrix& x, const std::vector<float>& gamma, const std::vector<float>& beta,
+                    double eps) {
   const std::size_t d = x.cols();
   if (gamma.size() != d || (!beta.empty() && beta.size() != d))
     throw std::logic_error("layer_norm: parameter size differs from the rows");
@@ -24,14 +26,7 @@ void layer_norm(matrix& x, const std::vector<float>& gamma, const std::vector<fl
   }
 }
 
-matrix layer_norm_of(const matrix& x, const std::vector<float>& gamma,
-                     const std::vector<float>& beta, double eps) {
-  matrix y = x;
-  layer_norm(y, gamma, beta, eps);
-  return y;
-}
-
-matrix rms_norm_of(const matrix& x, const std::vector<float>& weight, double eps) {
+matrix rms_norm_ref(const matrix& x, const std::vector<float>& weight, double eps) {
   const std::size_t d = x.cols();
   if (weight.size() != d) throw std::logic_error("rms_norm: weight size differs from the rows");
   matrix y = matrix::uninitialized(x.rows(), d);
@@ -46,7 +41,7 @@ matrix rms_norm_of(const matrix& x, const std::vector<float>& weight, double eps
   return y;
 }
 
-void gelu_tanh(matrix& x) {
+void gelu_tanh_ref(matrix& x) {
   const double c = std::sqrt(2.0 / 3.14159265358979323846);
   for (std::size_t i = 0; i < x.size(); ++i) {
     const double v = x.data()[i];
@@ -54,14 +49,14 @@ void gelu_tanh(matrix& x) {
   }
 }
 
-void gelu_erf(matrix& x) {
+void gelu_erf_ref(matrix& x) {
   for (std::size_t i = 0; i < x.size(); ++i) {
     const double v = x.data()[i];
     x.data()[i] = static_cast<float>(0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))));
   }
 }
 
-void silu_gate(matrix& gate, const matrix& up) {
+void silu_gate_ref(matrix& gate, const matrix& up) {
   if (gate.rows() != up.rows() || gate.cols() != up.cols())
     throw std::logic_error("silu_gate: shapes differ");
   for (std::size_t i = 0; i < gate.size(); ++i) {
@@ -70,10 +65,44 @@ void silu_gate(matrix& gate, const matrix& up) {
   }
 }
 
+matrix layer_norm_of(const matrix& x, const std::vector<float>& gamma,
+                     const std::vector<float>& beta, double eps) {
+  const std::size_t d = x.cols();
+  if (gamma.size() != d || (!beta.empty() && beta.size() != d))
+    throw std::logic_error("layer_norm: parameter size differs from the rows");
+  matrix y = matrix::uninitialized(x.rows(), d);
+  kernels::layer_norm_rows(x.data(), d, y.data(), d, x.rows(), d, gamma.data(),
+                           beta.empty() ? nullptr : beta.data(), static_cast<float>(eps));
+  return y;
+}
+
+matrix rms_norm_of(const matrix& x, const std::vector<float>& weight, double eps) {
+  const std::size_t d = x.cols();
+  if (weight.size() != d) throw std::logic_error("rms_norm: weight size differs from the rows");
+  matrix y = matrix::uninitialized(x.rows(), d);
+  kernels::rms_norm_rows(x.data(), d, y.data(), d, x.rows(), d, weight.data(),
+                         static_cast<float>(eps));
+  return y;
+}
+
+void gelu_tanh(matrix& x) {
+  kernels::gelu_tanh(x.data(), x.size());
+}
+
+void gelu_erf(matrix& x) {
+  kernels::gelu_erf(x.data(), x.size());
+}
+
+void silu_gate(matrix& gate, const matrix& up) {
+  if (gate.rows() != up.rows() || gate.cols() != up.cols())
+    throw std::logic_error("silu_gate: shapes differ");
+  kernels::silu_mul(gate.data(), up.data(), gate.size());
+}
+
 void add_in_place(matrix& x, const matrix& y) {
   if (x.rows() != y.rows() || x.cols() != y.cols())
     throw std::logic_error("add_in_place: shapes differ");
-  for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] += y.data()[i];
+  kernels::add_to(x.data(), y.data(), x.size());
 }
 
 }  // namespace attnviz

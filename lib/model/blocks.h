@@ -1,5 +1,7 @@
-// The pieces of a Transformer block around attention, each a plain loop over the rows of an
-// n × d activation (the references; fast versions, when they come, are tested against these).
+// The pieces of a Transformer block around attention, on an n × d activation. Each has a plain
+// serial reference in double (the _ref functions) and a fast version through the vectorised,
+// threaded kernels (kernels::layer_norm_rows, …; tests/unit/kernels/test_elementwise compares
+// them):
 //
 //   layer_norm   y = (x − mean(x)) / √(var(x) + ε) · γ + β          per row, in double
 //   rms_norm     y = x / √(mean(x²) + ε) · w                        per row, in double
@@ -15,17 +17,22 @@
 
 namespace attnviz {
 
-// In place on every row of x; gamma and beta have x.cols() entries (beta may be empty: 0).
-void layer_norm(matrix& x, const std::vector<float>& gamma, const std::vector<float>& beta,
-                double eps);
-// out = layer_norm(x), x unchanged.
+// The references. In place on every row of x; gamma and beta have x.cols() entries (beta may be
+// empty: 0).
+void layer_norm_ref(matrix& x, const std::vector<float>& gamma, const std::vector<float>& beta,
+                    double eps);
+matrix rms_norm_ref(const matrix& x, const std::vector<float>& weight, double eps);
+void gelu_tanh_ref(matrix& x);
+void gelu_erf_ref(matrix& x);
+// gate = silu(gate) ⊙ up, element by element (same shape).
+void silu_gate_ref(matrix& gate, const matrix& up);
+
+// The fast versions. The norms return a new matrix, x unchanged.
 matrix layer_norm_of(const matrix& x, const std::vector<float>& gamma,
                      const std::vector<float>& beta, double eps);
 matrix rms_norm_of(const matrix& x, const std::vector<float>& weight, double eps);
-
 void gelu_tanh(matrix& x);
 void gelu_erf(matrix& x);
-// gate = silu(gate) ⊙ up, element by element (same shape).
 void silu_gate(matrix& gate, const matrix& up);
 
 // x += y, element by element (same shape): the residual connections.

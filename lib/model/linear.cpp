@@ -28,10 +28,7 @@ matrix linear(const matrix& x, const weight_view& w, linear_layout layout, const
   if (bias) {
     const std::vector<float> b = vector_of(*bias);
     if (b.size() != out) throw std::logic_error("linear: bias size differs from the output");
-    for (std::size_t r = 0; r < y.rows(); ++r) {
-      float* row = y.row(r);
-      for (std::size_t j = 0; j < out; ++j) row[j] += b[j];
-    }
+    kernels::add_bias_rows(y.data(), y.rows(), out, out, b.data());
   }
   return y;
 }

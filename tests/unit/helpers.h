@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "attention/pipeline.h"
+#include "kernels/kernels.h"
 #include "params/param_store.h"
 #include "tensor.h"
 
@@ -38,6 +39,19 @@ inline matrix random_matrix(std::size_t rows, std::size_t cols, unsigned seed) {
   matrix m(rows, cols);
   for (std::size_t i = 0; i < m.size(); ++i) m.data()[i] = u(gen);
   return m;
+}
+
+// Runs body once per instruction set the build and CPU have, restoring the best one afterwards.
+template <class F>
+void for_each_isa(F body) {
+  const auto isas = kernels::available_isas();
+  REQUIRE(!isas.empty());
+  for (const auto& isa : isas) {
+    kernels::use_isa(isa);
+    INFO("isa " << isa);
+    body();
+  }
+  kernels::use_isa(isas.back());
 }
 
 // Self-attention over the rows of x, tokens "t0", "t1", ...

@@ -14,24 +14,12 @@
 #include "kernels/kernels.h"
 
 using namespace attnviz;
+using attnviz::testing::for_each_isa;
 using attnviz::testing::random_matrix;
 
 namespace {
 
 constexpr float neg_inf = -std::numeric_limits<float>::infinity();
-
-// Runs body once per instruction set, restoring the best one afterwards.
-template <class F>
-void for_each_isa(F body) {
-  const auto isas = kernels::available_isas();
-  REQUIRE(!isas.empty());
-  for (const auto& isa : isas) {
-    kernels::use_isa(isa);
-    INFO("isa " << isa);
-    body();
-  }
-  kernels::use_isa(isas.back());
-}
 
 const std::size_t sizes[] = {1, 3, 7, 16, 17, 31, 64, 65, 100};
 

@@ -1,4 +1,5 @@
-// model/blocks.h: the pieces around attention, by hand on tiny rows.
+// model/blocks.h: the pieces around attention, by hand on tiny rows; the references and the
+// fast versions alike (test_elementwise compares the two on many more values).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -12,36 +13,46 @@ using attnviz::testing::mat;
 TEST_CASE("layer_norm: mean 0 and variance 1 per row, then scaled and shifted") {
   // row (1, 2, 3): mean 2, var 2/3 -> (-1, 0, 1) / sqrt(2/3 + eps)
   matrix x = mat(2, 3, {1, 2, 3, 5, 5, 5});
-  layer_norm(x, {1, 2, 1}, {0, 0, 10}, 0.0);
+  const matrix fast = layer_norm_of(x, {1, 2, 1}, {0, 0, 10}, 0.0);
+  layer_norm_ref(x, {1, 2, 1}, {0, 0, 10}, 0.0);
+  for (std::size_t i = 0; i < 3; ++i) CHECK(fast.data()[i] == doctest::Approx(x.data()[i]));
   const double s = 1.0 / std::sqrt(2.0 / 3.0);
   CHECK(x(0, 0) == doctest::Approx(-s));
   CHECK(x(0, 1) == doctest::Approx(0.0));
   CHECK(x(0, 2) == doctest::Approx(s + 10));
   // a constant row with eps: all zeros, then the shift
   matrix y = mat(1, 3, {5, 5, 5});
-  layer_norm(y, {1, 1, 1}, {0, 0, 10}, 1e-5);
+  const matrix yf = layer_norm_of(y, {1, 1, 1}, {0, 0, 10}, 1e-5);
+  layer_norm_ref(y, {1, 1, 1}, {0, 0, 10}, 1e-5);
   CHECK(y(0, 0) == 0.0f);
   CHECK(y(0, 2) == 10.0f);
+  CHECK(yf(0, 0) == 0.0f);
+  CHECK(yf(0, 2) == 10.0f);
 }
 
 TEST_CASE("rms_norm: x / sqrt(mean(x^2) + eps) * w") {
-  const matrix y = rms_norm_of(mat(1, 2, {3, 4}), {1, 2}, 0.0);  // rms = sqrt(12.5)
-  CHECK(y(0, 0) == doctest::Approx(3 / std::sqrt(12.5)));
-  CHECK(y(0, 1) == doctest::Approx(8 / std::sqrt(12.5)));
+  for (const matrix& y : {rms_norm_ref(mat(1, 2, {3, 4}), {1, 2}, 0.0),  // rms = sqrt(12.5)
+                         rms_norm_of(mat(1, 2, {3, 4}), {1, 2}, 0.0)}) {
+    CHECK(y(0, 0) == doctest::Approx(3 / std::sqrt(12.5)));
+    CHECK(y(0, 1) == doctest::Approx(8 / std::sqrt(12.5)));
+  }
 }
 
 TEST_CASE("GELU in its two forms, and SwiGLU's silu gate, at known points") {
+  for (bool fast : {false, true}) {
+  INFO((fast ? "fast" : "reference"));
   matrix t = mat(1, 4, {0, 1, -1, 3});
   matrix e = t;
-  gelu_tanh(t);
-  gelu_erf(e);
+  fast ? gelu_tanh(t) : gelu_tanh_ref(t);
+  fast ? gelu_erf(e) : gelu_erf_ref(e);
   CHECK(t(0, 0) == 0.0f);
   CHECK(e(0, 1) == doctest::Approx(0.8413447460685429));   // Φ(1)
   CHECK(e(0, 2) == doctest::Approx(-0.15865525393145707));  // −Φ(−1)
   CHECK(t(0, 1) == doctest::Approx(0.8411919906082768));   // the tanh form's value at 1
   CHECK(std::fabs(t(0, 3) - e(0, 3)) < 2e-3);                // the forms agree closely
   matrix g = mat(1, 2, {0, 2});
-  silu_gate(g, mat(1, 2, {5, 3}));
+  fast ? silu_gate(g, mat(1, 2, {5, 3})) : silu_gate_ref(g, mat(1, 2, {5, 3}));
   CHECK(g(0, 0) == 0.0f);
   CHECK(g(0, 1) == doctest::Approx(2.0 / (1.0 + std::exp(-2.0)) * 3.0));
+  }
 }

@@ -1,0 +1,147 @@
+// kernels/elementwise.inc (the norms, GELU, SiLU gate, bias and residual adds) against the plain
+// references of model/blocks.h, computed in double, on every instruction set, on row lengths
+// that cross every vector width, with values from tiny to ±40 (where GELU and SiLU saturate).
+// Tolerance: 1e-6 · max(1, |reference|) (the vector exponential has 1.7 ulp, erfc 1.2e-7).
+#include <cmath>
+#include <random>
+
+#include "helpers.h"
+#include "kernels/kernels.h"
+#include "model/blocks.h"
+
+using namespace attnviz;
+using attnviz::testing::for_each_isa;
+
+namespace {
+
+// rows × cols, entries scale · uniform[-1, 1), with some exact zeros and ±scale extremes.
+matrix sample(std::size_t rows, std::size_t cols, float scale, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  matrix m(rows, cols);
+  for (std::size_t i = 0; i < m.size(); ++i) m.data()[i] = scale * u(gen);
+  if (m.size() > 2) {
+    m.data()[0] = 0.0f;
+    m.data()[1] = scale;
+    m.data()[m.size() - 1] = -scale;
+  }
+  return m;
+}
+
+std::vector<float> vec(std::size_t n, float lo, float hi, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> u(lo, hi);
+  std::vector<float> v(n);
+  for (float& x : v) x = u(gen);
+  return v;
+}
+
+void check_same(const matrix& got, const matrix& want, double tol = 1e-6) {
+  REQUIRE(got.size() == want.size());
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double w = want.data()[i], g = got.data()[i];
+    if (!(std::fabs(g - w) <= tol * std::max(1.0, std::fabs(w)))) {
+      if (++bad <= 3) FAIL_CHECK("entry " << i << ": got " << g << ", want " << w);
+    }
+  }
+  CHECK(bad == 0);
+}
+
+const std::size_t lengths[] = {1, 3, 4, 7, 8, 15, 16, 17, 33, 64, 100, 768};
+
+}  // namespace
+
+TEST_CASE("GELU (tanh and erf forms) and the SiLU gate match the references in double") {
+  for_each_isa([] {
+    unsigned seed = 11;
+    for (float scale : {1e-3f, 1.0f, 6.0f, 40.0f})
+      for (std::size_t n : lengths) {
+        INFO("n " << n << " scale " << scale);
+        const matrix x = sample(3, n, scale, ++seed);
+        matrix fast = x, ref = x;
+        gelu_tanh(fast);
+        gelu_tanh_ref(ref);
+        check_same(fast, ref);
+        fast = ref = x;
+        gelu_erf(fast);
+        gelu_erf_ref(ref);
+        check_same(fast, ref);
+        const matrix up = sample(3, n, 2.0f, ++seed);
+        fast = ref = x;
+        silu_gate(fast, up);
+        silu_gate_ref(ref, up);
+        check_same(fast, ref);
+      }
+  });
+}
+
+TEST_CASE("GELU and SiLU far out: no NaN, the exact limits") {
+  for_each_isa([] {
+    matrix x = attnviz::testing::mat(1, 6, {-1000, -90, 90, 1000, -0.0f, 0});
+    matrix e = x, g = x;
+    gelu_tanh(x);
+    gelu_erf(e);
+    silu_gate(g, attnviz::testing::mat(1, 6, {1, 1, 1, 1, 1, 1}));
+    for (const matrix* m : {&x, &e, &g}) {
+      CHECK((*m)(0, 0) == 0.0f);
+      CHECK((*m)(0, 1) == 0.0f);
+      CHECK((*m)(0, 2) == 90.0f);
+      CHECK((*m)(0, 3) == 1000.0f);
+      CHECK((*m)(0, 5) == 0.0f);
+    }
+  });
+}
+
+TEST_CASE("LayerNorm and RMSNorm rows match the references, with and without a shift") {
+  for_each_isa([] {
+    unsigned seed = 100;
+    for (std::size_t d : lengths)
+      for (float offset : {0.0f, 50.0f}) {  // a large mean: the two-pass variance keeps it exact
+        INFO("d " << d << " offset " << offset);
+        matrix x = sample(5, d, 3.0f, ++seed);
+        for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] += offset;
+        const std::vector<float> gamma = vec(d, 0.5f, 2.0f, ++seed), beta = vec(d, -1, 1, ++seed);
+        matrix ref = x;
+        layer_norm_ref(ref, gamma, beta, 1e-5);
+        check_same(layer_norm_of(x, gamma, beta, 1e-5), ref, 4e-6);
+        ref = x;
+        layer_norm_ref(ref, gamma, {}, 1e-12);
+        check_same(layer_norm_of(x, gamma, {}, 1e-12), ref, 4e-6);
+        check_same(rms_norm_of(x, gamma, 1e-6), rms_norm_ref(x, gamma, 1e-6));
+      }
+  });
+}
+
+TEST_CASE("bias rows and the residual add, with a row stride wider than the rows") {
+  for_each_isa([] {
+    for (std::size_t cols : lengths) {
+      INFO("cols " << cols);
+      const std::size_t ld = cols + 5, rows = 4;
+      std::vector<float> y = vec(rows * ld, -1, 1, 7), want = y;
+      const std::vector<float> b = vec(cols, -1, 1, 8);
+      kernels::add_bias_rows(y.data(), rows, cols, ld, b.data());
+      for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t j = 0; j < ld; ++j) {
+          if (j < cols) want[r * ld + j] += b[j];  // the gap between rows is left alone
+          CHECK(y[r * ld + j] == want[r * ld + j]);
+        }
+      matrix a = sample(3, cols, 1.0f, 9), c = sample(3, cols, 1.0f, 10);
+      matrix sum = a;
+      add_in_place(sum, c);
+      for (std::size_t i = 0; i < a.size(); ++i) CHECK(sum.data()[i] == a.data()[i] + c.data()[i]);
+    }
+  });
+}
+
+TEST_CASE("large arrays go through the threaded path and still match") {
+  const matrix x = sample(64, 3072, 5.0f, 3);  // 196608 floats: above the one-thread limit
+  matrix fast = x, ref = x;
+  gelu_tanh(fast);
+  gelu_tanh_ref(ref);
+  check_same(fast, ref);
+  const std::vector<float> gamma = vec(3072, 0.5f, 2.0f, 4);
+  ref = x;
+  layer_norm_ref(ref, gamma, {}, 1e-5);
+  check_same(layer_norm_of(x, gamma, {}, 1e-5), ref, 4e-6);
+}
