@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "jobs/bench_job.h"
+#include "jobs/model_bench_job.h"
 #include "options.h"
 #include "render/canvas.h"
 
@@ -54,6 +55,32 @@ nlohmann::ordered_json to_json(const bench_report& r, const bench_config& c) {
   return j;
 }
 
+nlohmann::ordered_json to_json(const model_bench_report& r) {
+  const model_config& c = r.config;
+  nlohmann::ordered_json j;
+  j["model"] = {{"model_type", c.model_type}, {"layers", c.layers}, {"d_model", c.d_model},
+                {"heads", c.heads},           {"kv_heads", c.kv_heads}, {"head_dim", c.head_dim},
+                {"intermediate", c.intermediate}, {"vocab", c.vocab},
+                {"weights_dtype", r.weights_dtype}};
+  j["n"] = r.n;
+  j["threads"] = r.threads;
+  j["isa"] = r.isa;
+  j["reps"] = r.total_seconds.size();
+  j["load_s"] = r.load_seconds;
+  j["total_s"] = r.median_total;
+  auto& stages = j["stages_s"] = nlohmann::ordered_json::object();
+  for (const auto& [name, s] : r.median_stage) stages[name] = s;
+  j["times_s"] = r.total_seconds;
+  j["gflop"] = {{"products", r.gflop_products}, {"attention", r.gflop_attention}};
+  const double total = r.gflop_products + r.gflop_attention;
+  j["gflops"] = r.median_total > 0 ? total / r.median_total : 0.0;
+  j["tokens_per_s"] = r.median_total > 0 ? static_cast<double>(r.n) / r.median_total : 0.0;
+  j["mapped_mib"] = r.mapped_mib;
+  j["maps_mib"] = r.maps_mib;
+  j["peak_rss_mib"] = r.peak_rss_mib;
+  return j;
+}
+
 }  // namespace
 
 action setup_bench(CLI::App& app) {
@@ -76,7 +103,13 @@ action setup_bench(CLI::App& app) {
       "  attn-viz --threads 1 bench --n 8192 --d 64 --heads 1\n"
       "  attn-viz bench --n 1024 --d 128 --heads 0 --score additive --da 128\n"
       "  attn-viz bench --n 65536 --d 64 --heads 1 --stream 2048 --png --warmup 0 --reps 1\n"
-      "bench/run_benchmarks.py runs the shapes of bench/RESULTS.md against PyTorch and oneDNN.");
+      "  attn-viz bench --model models/gpt2 --n 1024\n"
+      "With --model DIR, the whole forward pass of that Hugging Face model folder (as `attn-viz "
+      "model` runs it, every layer's maps kept) is timed on --n random token ids (--seed): "
+      "stages, GFLOP/s, tokens/s, the mapped weights and peak memory; only --n, --seed, "
+      "--warmup and --reps apply then.\n"
+      "bench/run_benchmarks.py runs the shapes of bench/RESULTS.md against PyTorch and oneDNN; "
+      "bench/run_model_benchmarks.py the model shapes against ../shared/bench/bench_model.py.");
   auto& c = *config;
   cmd->add_option("--n", c.n_q, "Query tokens (and keys, for self-attention)")
       ->capture_default_str()
@@ -109,7 +142,31 @@ action setup_bench(CLI::App& app) {
       ->group("Timing");
   cmd->add_flag("--quiet,-q", c.quiet, "No progress bar on stderr while streaming")
       ->group("Timing");
-  return [flags, config, no_scores] {
+  auto model_dir = std::make_shared<std::string>();
+  CLI::Option* model = cmd->add_option("--model", *model_dir,
+                                       "Time this Hugging Face model folder's forward pass instead "
+                                       "(--n tokens; default 512)")
+                           ->type_name("DIR")
+                           ->check(CLI::ExistingDirectory)
+                           ->group("Model");
+  // With --model only the token count, the seed and the repetitions mean something.
+  for (CLI::Option* o : cmd->get_options()) {
+    const std::string name = o->get_name();
+    if (o != model && name != "--n" && name != "--seed" && name != "--warmup" &&
+        name != "--reps" && name != "--help")
+      model->excludes(o);
+  }
+  return [cmd, flags, config, no_scores, model_dir] {
+    if (!model_dir->empty()) {
+      model_bench_config mb;
+      mb.model_dir = *model_dir;
+      mb.n = cmd->count("--n") ? config->n_q : 512;
+      mb.warmup = config->warmup;
+      mb.reps = config->reps;
+      mb.seed = flags->spec.seed;
+      fmt::print("{}\n", to_json(model_bench_job(mb)).dump(2));
+      return 0;
+    }
     bench_config run = *config;
     run.spec = resolve_spec(*flags);
     run.spec.keep_scores = !*no_scores;

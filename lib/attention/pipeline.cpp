@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -12,6 +11,7 @@
 #include "attention/registry.h"
 #include "error.h"
 #include "kernels/kernels.h"
+#include "stage_times.h"
 
 namespace attnviz {
 namespace {
@@ -213,26 +213,10 @@ struct head_inputs {
   std::uint64_t seed = 0;
 };
 
-double seconds_since(std::chrono::steady_clock::time_point& start) {
-  const auto now = std::chrono::steady_clock::now();
-  const double s = std::chrono::duration<double>(now - start).count();
-  start = now;
-  return s;
-}
-
-void add_time(attention_result& r, const char* stage, double seconds) {
-  for (auto& [name, total] : r.stage_seconds)
-    if (name == stage) {
-      total += seconds;
-      return;
-    }
-  r.stage_seconds.emplace_back(stage, seconds);
-}
-
 // Stages 1-3 for one head.
 head_result run_head(const head_inputs& in, const attention_spec& spec, param_store& params,
                      attention_result& timing) {
-  auto clock = std::chrono::steady_clock::now();
+  stage_clock clock;
   const score_entry& score = find_score(spec.score);
   const align_entry& align = find_align(spec.align);
   const context_entry& context = find_context(spec.context);
@@ -243,17 +227,17 @@ head_result run_head(const head_inputs& in, const attention_spec& spec, param_st
     head.alibi_slope = in.alibi_slope;
   }
   check_finite(scores, "scores", spec, params);
-  add_time(timing, "score", seconds_since(clock));
+  add_stage_time(timing.stage_seconds, "score", clock.lap());
   const matrix visible = apply_masks(scores, spec.masks);
   head.weights = align.fn(visible, align_options{spec.temperature, spec.window, &in.q, &params});
   record_masks(head, map_masks(spec.masks, visible.rows(), visible.cols()));
   if (spec.keep_scores) head.scores = std::move(scores);
-  add_time(timing, "align", seconds_since(clock));
+  add_stage_time(timing.stage_seconds, "align", clock.lap());
   auto ctx = context.fn(head.weights, in.v, context_options{spec.hard, in.seed});
   head.context = std::move(ctx.context);
   check_finite(head.context, "context", spec, params);
   head.chosen_keys = std::move(ctx.chosen);
-  add_time(timing, "context", seconds_since(clock));
+  add_stage_time(timing.stage_seconds, "context", clock.lap());
   return head;
 }
 
@@ -273,7 +257,7 @@ head_result run_head_streamed(const head_inputs& in, std::size_t h, const attent
   head.context = matrix::uninitialized(n_q, in.v.cols());
   if (spec.position == position_scheme::alibi) head.alibi_slope = in.alibi_slope;
   for (std::size_t i0 = 0; i0 < n_q; i0 += block) {
-    auto clock = std::chrono::steady_clock::now();
+    stage_clock clock;
     const std::size_t rows = std::min(block, n_q - i0);
     matrix q_block = matrix::uninitialized(rows, in.q.cols());
     std::copy(in.q.row(i0), in.q.row(i0) + rows * in.q.cols(), q_block.data());
@@ -281,14 +265,14 @@ head_result run_head_streamed(const head_inputs& in, std::size_t h, const attent
     if (spec.position == position_scheme::alibi) add_alibi(scores, in.alibi_slope, i0);
     check_finite(scores, "scores", spec, params);
     for (std::size_t r = 0; r < rows; ++r) mask_row(spec.masks, i0 + r, scores.row(r), n_k);
-    add_time(timing, "score", seconds_since(clock));
+    add_stage_time(timing.stage_seconds, "score", clock.lap());
     const matrix weights =
         align.fn(scores, align_options{spec.temperature, spec.window, &q_block, &params});
     relay.forward(h, i0, rows, weights.data(), n_k);
-    add_time(timing, "align", seconds_since(clock));
+    add_stage_time(timing.stage_seconds, "align", clock.lap());
     const auto ctx = context.fn(weights, in.v, context_options{spec.hard, in.seed});
     std::copy(ctx.context.data(), ctx.context.data() + ctx.context.size(), head.context.row(i0));
-    add_time(timing, "context", seconds_since(clock));
+    add_stage_time(timing.stage_seconds, "context", clock.lap());
   }
   check_finite(head.context, "context", spec, params);
   relay.record(head, h, n_q);
@@ -544,11 +528,11 @@ attention_result run_attention(const attention_input& input, const attention_spe
   attention_result result = describe_run(input, spec, score, align, context, sink != nullptr);
   const std::size_t H = std::max<std::size_t>(spec.heads, 1);
 
-  auto clock = std::chrono::steady_clock::now();
+  stage_clock clock;
   projected p = project_inputs(input, spec, params, H);
   result.d_k = p.d_head;
   result.d_v = p.d_v_head;
-  add_time(result, "project", seconds_since(clock));
+  add_stage_time(result.stage_seconds, "project", clock.lap());
 
   const auto slopes = alibi_slopes(H, spec.alibi_slope);
   const bool fused = score.fused != fused_score::none && align.fused && context.fused &&
@@ -564,14 +548,14 @@ attention_result run_attention(const attention_input& input, const attention_spe
                             : 1.0f;
     result.heads = run_heads_fused(p.q, p.k, p.v, H, p.d_head, p.d_v_head, scale, slopes,
                                    result.spec, params, sink);
-    add_time(result, "attend", seconds_since(clock));
+    add_stage_time(result.stage_seconds, "attend", clock.lap());
   } else {
     result.heads = attend_heads(p, H, spec, slopes, params, sink, result);
-    clock = std::chrono::steady_clock::now();
+    clock = stage_clock();
   }
   if (spec.heads > 0) {
     result.output = combine_heads(result, params);
-    add_time(result, "combine", seconds_since(clock));
+    add_stage_time(result.stage_seconds, "combine", clock.lap());
   }
   return result;
 }

@@ -1,12 +1,12 @@
 #include "jobs/bench_job.h"
 
 #include <fmt/format.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
 
 #include "analysis/pooled_map.h"
+#include "jobs/bench_stats.h"
 #include "error.h"
 #include "io/progress.h"
 #include "kernels/kernels.h"
@@ -31,18 +31,6 @@ std::vector<std::string> token_names(std::size_t n, char prefix) {
   std::vector<std::string> out(n);
   for (std::size_t i = 0; i < n; ++i) out[i] = prefix + std::to_string(i);
   return out;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-double peak_rss_mib() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux: KiB
 }
 
 // The synthetic input: n_q query vectors (and n_k key vectors for cross attention) of size
@@ -122,7 +110,7 @@ bench_report bench_job(const bench_config& config) {
   bench_report report;
   report.threads = kernels::threads();
   report.isa = std::string(kernels::active_isa());
-  std::vector<std::vector<std::pair<std::string, double>>> stages;
+  std::vector<stage_list> stages;
   for (std::size_t rep = 0; rep < config.warmup + config.reps; ++rep) {
     const auto start = std::chrono::steady_clock::now();
     const attention_result r = config.stream_pixels > 0
@@ -142,12 +130,8 @@ bench_report bench_job(const bench_config& config) {
     report.total_seconds.push_back(seconds);
     stages.push_back(r.stage_seconds);
   }
-  report.median_total = median(report.total_seconds);
-  for (std::size_t s = 0; s < stages.front().size(); ++s) {
-    std::vector<double> times;
-    for (const auto& rep : stages) times.push_back(rep[s].second);
-    report.median_stage.emplace_back(stages.front()[s].first, median(times));
-  }
+  report.median_total = median_of(report.total_seconds);
+  report.median_stage = median_stages(stages);
   count_flops(config, report);
   report.peak_rss_mib = peak_rss_mib();
   return report;

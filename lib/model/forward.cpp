@@ -12,6 +12,7 @@
 #include "error.h"
 #include "model/blocks.h"
 #include "model/linear.h"
+#include "stage_times.h"
 
 namespace attnviz {
 
@@ -57,6 +58,10 @@ struct layer_context {
   weight_converter conv;
   linear_layout layout;
   std::size_t n;
+  stage_list* times;
+  stage_clock clock;
+  // Ends the current stage: its time since the last lap goes to `stage`.
+  void lap(const char* stage) { add_stage_time(*times, stage, clock.lap()); }
 };
 
 // The attention sub-layer on its (normalised) input: projections, RoPE, attend_projected into
@@ -98,19 +103,27 @@ matrix attention_block(layer_context& lc, const layer_weights& w, const matrix& 
   a.weights = weights.data();
   a.context = context.data();
   a.ldc = H * dh;
+  lc.lap("project");
   attend_projected(a, lc.spec, lc.m.weights.source());
-  return linear(context, *w.o, lc.layout, w.o_b, lc.conv);
+  lc.lap("attend");
+  matrix out = linear(context, *w.o, lc.layout, w.o_b, lc.conv);
+  lc.lap("output");
+  return out;
 }
 
 matrix mlp_block(layer_context& lc, const layer_weights& w, const matrix& in) {
   matrix up = linear(in, *w.up, lc.layout, w.up_b, lc.conv);
-  if (w.gate) {
-    matrix gate = linear(in, *w.gate, lc.layout, nullptr, lc.conv);
+  matrix gate;
+  if (w.gate) gate = linear(in, *w.gate, lc.layout, nullptr, lc.conv);
+  lc.lap("mlp_up");
+  if (w.gate)
     silu_gate(gate, up);
-    return linear(gate, *w.down, lc.layout, w.down_b, lc.conv);
-  }
-  activate(lc.m, up);
-  return linear(up, *w.down, lc.layout, w.down_b, lc.conv);
+  else
+    activate(lc.m, up);
+  lc.lap("activation");
+  matrix down = linear(w.gate ? gate : up, *w.down, lc.layout, w.down_b, lc.conv);
+  lc.lap("mlp_down");
+  return down;
 }
 
 void check_ids(const hf_model& m, const std::vector<std::int64_t>& ids) {
@@ -139,7 +152,8 @@ model_forward run_model(const hf_model& m, const std::vector<std::int64_t>& ids,
   f.heads = H;
   f.n = n;
   f.attention = matrix::uninitialized(c.layers * H * n, n);
-  layer_context lc{m, {}, {}, {}, m.conv1d ? linear_layout::in_out : linear_layout::out_in, n};
+  layer_context lc{m,  {}, {}, {}, m.conv1d ? linear_layout::in_out : linear_layout::out_in,
+                   n,  &f.stage_seconds, {}};
   if (c.causal) lc.spec.masks.rules = parse_masks("causal");
   if (c.sliding_window > 0 && n > c.sliding_window)
     lc.spec.masks.rules.push_back(
@@ -148,6 +162,7 @@ model_forward run_model(const hf_model& m, const std::vector<std::int64_t>& ids,
 
   matrix x = embed(m, ids);
   if (m.embed_norm_w) x = norm_of(m, x, m.embed_norm_w, m.embed_norm_b);
+  lc.lap("embed");
   progress bar("running", "layers", c.layers, style);
   for (std::size_t l = 0; l < c.layers; ++l) {
     const layer_weights& w = m.layers[l];
@@ -156,17 +171,25 @@ model_forward run_model(const hf_model& m, const std::vector<std::int64_t>& ids,
       matrix a = attention_block(lc, w, x, maps);
       add_in_place(a, x);
       x = norm_of(m, a, w.norm2_w, w.norm2_b);
+      lc.lap("norm");
       matrix f2 = mlp_block(lc, w, x);
       add_in_place(f2, x);
       x = norm_of(m, f2, w.norm3_w, w.norm3_b);
+      lc.lap("norm");
     } else {  // pre-norm
-      add_in_place(x, attention_block(lc, w, norm_of(m, x, w.norm1_w, w.norm1_b), maps));
-      add_in_place(x, mlp_block(lc, w, norm_of(m, x, w.norm2_w, w.norm2_b)));
+      matrix in = norm_of(m, x, w.norm1_w, w.norm1_b);
+      lc.lap("norm");
+      add_in_place(x, attention_block(lc, w, in, maps));
+      in = norm_of(m, x, w.norm2_w, w.norm2_b);
+      lc.lap("norm");
+      add_in_place(x, mlp_block(lc, w, in));
+      lc.lap("norm");
     }
     bar.update(l + 1);
   }
   bar.finish();
   f.hidden = m.final_norm_w ? norm_of(m, x, m.final_norm_w, m.final_norm_b) : std::move(x);
+  lc.lap("norm");
   return f;
 }
 

@@ -23,6 +23,7 @@
 
 #include "io/progress.h"
 #include "model/hf_model.h"
+#include "stage_times.h"
 #include "tensor.h"
 
 namespace attnviz {
@@ -33,6 +34,10 @@ struct model_forward {
   // (masked entries as 0), so never filled beforehand
   matrix attention;
   matrix hidden;                 // n × d: the last hidden state (see above)
+  // Wall seconds per stage over all layers: embed, norm (with the residual adds), project (the
+  // Q, K, V products and RoPE), attend (scores, softmax, context: the fused kernel), output
+  // (W^O), mlp_up (up and gate products), activation, mlp_down.
+  stage_list stage_seconds;
   const float* map(std::size_t layer, std::size_t head) const {
     return attention.data() + (layer * heads + head) * n * n;
   }

@@ -1,0 +1,67 @@
+#include "jobs/model_bench_job.h"
+
+#include <fmt/format.h>
+
+#include "error.h"
+#include "jobs/bench_stats.h"
+#include "kernels/kernels.h"
+#include "model/forward.h"
+#include "model/hf_model.h"
+#include "params/rng.h"
+
+namespace attnviz {
+namespace {
+
+std::vector<std::int64_t> random_ids(std::size_t n, std::size_t vocab, std::uint64_t seed) {
+  splitmix64 rng(seed, "bench.ids");
+  std::vector<std::int64_t> ids(n);
+  for (auto& id : ids) id = static_cast<std::int64_t>(rng.next() % vocab);
+  return ids;
+}
+
+void count_flops(const model_config& c, std::size_t n, model_bench_report& r) {
+  const double L = static_cast<double>(c.layers), d = static_cast<double>(c.d_model),
+               H = static_cast<double>(c.heads), KV = static_cast<double>(c.kv_heads),
+               dh = static_cast<double>(c.head_dim), I = static_cast<double>(c.intermediate),
+               nn = static_cast<double>(n);
+  const double mlp = c.activation == mlp_activation::silu_gated ? 3.0 : 2.0;
+  r.gflop_products = L * 2.0 * nn * (d * H * dh + 2.0 * d * KV * dh + H * dh * d + mlp * d * I) / 1e9;
+  r.gflop_attention = L * H * 2.0 * 2.0 * nn * nn * dh / 1e9;
+}
+
+}  // namespace
+
+model_bench_report model_bench_job(const model_bench_config& config) {
+  if (config.n == 0) throw usage_error(param("n") + " must be at least 1");
+  if (config.reps == 0) throw usage_error(param("reps") + " must be at least 1");
+  model_bench_report report;
+  stage_clock clock;
+  const hf_model m = load_model(config.model_dir);
+  report.load_seconds = clock.lap();
+  report.config = m.config;
+  report.n = config.n;
+  report.threads = kernels::threads();
+  report.isa = std::string(kernels::active_isa());
+  report.weights_dtype = std::string(dtype_name(m.layers.front().down->dtype));
+  const std::vector<std::int64_t> ids = random_ids(config.n, m.config.vocab, config.seed);
+
+  std::vector<stage_list> stages;
+  for (std::size_t rep = 0; rep < config.warmup + config.reps; ++rep) {
+    clock.lap();
+    const model_forward f = run_model(m, ids);
+    const double seconds = clock.lap();
+    if (rep < config.warmup) continue;
+    report.total_seconds.push_back(seconds);
+    stages.push_back(f.stage_seconds);
+  }
+  report.median_total = median_of(report.total_seconds);
+  report.median_stage = median_stages(stages);
+  count_flops(m.config, config.n, report);
+  report.mapped_mib = static_cast<double>(m.weights.mapped_bytes()) / (1 << 20);
+  report.maps_mib = static_cast<double>(m.config.layers * m.config.heads * config.n * config.n) *
+                    sizeof(float) / (1 << 20);
+  report.peak_rss_mib = peak_rss_mib();
+  return report;
+}
+
+}  // namespace attnviz
