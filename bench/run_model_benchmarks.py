@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""`attn-viz model` against its anchors, in one run, on this machine: a whole forward pass that
+keeps every layer's every head's attention weights ([L, H, n, n] float32) and the final hidden
+state.
+
+Shapes (../shared/bench/bench_model.py's, random weights; bench/make_bench_models.py writes the
+model folders attn-viz reads, in Hugging Face's names and shapes):
+  gpt2-small  n = 1024, F32 weights
+  llama-1b    n = 512, BF16 weights (32 query / 8 KV heads, SwiGLU, RoPE)
+Implementations, each in its own process, --threads T (default 2):
+  attn-viz      `attn-viz --threads T bench --model DIR --n N` (the model memory-mapped and
+                loaded once, one untimed forward, then --reps timed ones; median), and the
+                wall time and peak RSS of one whole `attn-viz model --ids ...` process
+  torch         bench_model.py --impl torch: Debian's PyTorch 1.13, its default CPU path
+                (reference BLAS), once per shape (minutes)
+  oneDNN        bench_model.py --impl dnnl: every matrix product on oneDNN's JIT sgemm, the rest
+                in PyTorch in place (BF16 weights converted to float32 before timing)
+The FMA peak comes from ../shared/bench/fma_peak.cpp, compiled and run in the same run.
+FLOPs are counted as bench_model.py counts them (every matrix product; Q Kᵀ and A V over the
+full n × n even though the models are causal), so GFLOP/s and % of peak compare directly.
+Rounds: attn-viz and oneDNN alternate --rounds times (default 3); the table shows medians and
+the ratio anchor / attn-viz (> 1: attn-viz faster) per round, median (lowest–highest).
+
+usage: /usr/bin/python3 bench/run_model_benchmarks.py --models DIR [--exe build/attn-viz]
+       [--shared ../shared/bench] [--threads 2] [--rounds 3] [--skip-torch] [--out FILE]
+(DIR as written by bench/make_bench_models.py; made there first when missing)
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from run_benchmarks import fma_peak, run_json, steal_seconds  # noqa: E402
+
+SHAPES = [("gpt2-small", 1024), ("llama-1b", 512)]
+
+
+def attnviz_bench(exe, folder, n, threads, reps):
+    return run_json([exe, "--threads", str(threads), "bench", "--model", folder, "--n", str(n),
+                     "--reps", str(reps), "--warmup", "1"])
+
+
+def attnviz_process(exe, folder, n, threads):
+    """Wall seconds and peak RSS of one `attn-viz model` run over n ids (no files written)."""
+    ids = ",".join(str((i * 7919) % 50000) for i in range(n))
+    start = time.perf_counter()
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M", exe, "--threads", str(threads), "model",
+                           "--model", folder, "--ids", ids, "--quiet"],
+                          check=True, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    rss_kib = int(proc.stderr.strip().splitlines()[-1])
+    return wall, rss_kib / 1024
+
+
+def anchor(shared, shape, n, impl, threads):
+    return run_json(["/usr/bin/python3", os.path.join(shared, "bench_model.py"), "--shape", shape,
+                     "--n", str(n), "--impl", impl, "--threads", str(threads)])
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--models", required=True)
+    p.add_argument("--exe", default=os.path.join(HERE, "..", "build", "attn-viz"))
+    p.add_argument("--shared", default=os.path.join(HERE, "..", "..", "shared", "bench"))
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--reps", type=int, default=5, help="attn-viz timed forwards per round")
+    p.add_argument("--skip-torch", action="store_true")
+    p.add_argument("--out", default=os.path.join(HERE, "results-models.jsonl"))
+    a = p.parse_args()
+    T = a.threads
+    for shape, _ in SHAPES:
+        if not os.path.exists(os.path.join(a.models, shape, "model.safetensors")):
+            subprocess.run(["/usr/bin/python3", os.path.join(HERE, "make_bench_models.py"), a.models,
+                            "--only", shape], check=True)
+    peak = fma_peak(a.shared)[T]
+    version = subprocess.run([a.exe, "--version"], capture_output=True, text=True).stdout.strip()
+    commit = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
+    version += f" (commit {commit})" if commit else ""
+    out = open(a.out, "a")
+
+    def record(**kw):
+        kw.update(date=datetime.datetime.now().isoformat(timespec="seconds"), threads=T,
+                  machine=platform.processor() or platform.machine())
+        out.write(json.dumps(kw) + "\n")
+        out.flush()
+
+    record(kind="fma_peak", gflops=peak, attnviz=version)
+    rows = []
+    for shape, n in SHAPES:
+        folder = os.path.join(a.models, shape)
+        av, dn, ratios = [], [], []
+        for r in range(a.rounds):
+            s0 = steal_seconds()
+            x = attnviz_bench(a.exe, folder, n, T, a.reps)
+            d = anchor(a.shared, shape, n, "dnnl", T)
+            av.append(x)
+            dn.append(d)
+            ratios.append(d["median_s"] / x["total_s"])
+            record(kind="round", shape=shape, n=n, round=r, attnviz=x, dnnl=d,
+                   stolen_s=steal_seconds() - s0)
+        wall, rss = attnviz_process(a.exe, folder, n, T)
+        record(kind="process", shape=shape, n=n, wall_s=wall, peak_rss_mib=rss)
+        torch = None
+        if not a.skip_torch:
+            torch = anchor(a.shared, shape, n, "torch", T)
+            record(kind="torch", shape=shape, n=n, result=torch)
+        rows.append((shape, n, av, dn, ratios, wall, rss, torch))
+
+    print(f"FMA peak ({T} threads): {peak:.0f} GFLOP/s; attn-viz {version}\n")
+    print("| shape | n | GFLOP | impl | median s | GFLOP/s | % FMA peak | tokens/s | peak RSS MiB | ratio (anchor / attn-viz) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for shape, n, av, dn, ratios, wall, rss, torch in rows:
+        g = av[0]["gflop"]["products"] + av[0]["gflop"]["attention"]
+        t = statistics.median(x["total_s"] for x in av)
+        print(f"| {shape} | {n} | {g:.1f} | attn-viz (in process) | {t:.3f} | {g / t:.0f} | {100 * g / t / peak:.0f} % "
+              f"| {n / t:.0f} | {max(x['peak_rss_mib'] for x in av):.0f} | |")
+        print(f"| {shape} | {n} | {g:.1f} | attn-viz (whole process) | {wall:.3f} | {g / wall:.0f} | "
+              f"{100 * g / wall / peak:.0f} % | {n / wall:.0f} | {rss:.0f} | |")
+        td = statistics.median(d["median_s"] for d in dn)
+        print(f"| {shape} | {n} | {g:.1f} | oneDNN sgemm + torch | {td:.3f} | {g / td:.0f} | {100 * g / td / peak:.0f} % "
+              f"| {n / td:.0f} | {max(d['maxrss_mib'] for d in dn):.0f} | **{statistics.median(ratios):.2f}×** "
+              f"({min(ratios):.2f}–{max(ratios):.2f}) |")
+        if torch:
+            tt = torch["median_s"]
+            print(f"| {shape} | {n} | {g:.1f} | torch default | {tt:.1f} | {g / tt:.1f} | {100 * g / tt / peak:.1f} % "
+                  f"| {n / tt:.1f} | {torch['maxrss_mib']:.0f} | **{tt / t:.0f}×** |")
+    print()
+    for shape, n, av, *_ in rows:
+        st = {k: statistics.median(x["stages_s"][k] for x in av) for k in av[0]["stages_s"]}
+        print(f"{shape} n={n} attn-viz stages (median s): " + ", ".join(f"{k} {v:.3f}" for k, v in st.items())
+              + f"; mapped {av[0]['mapped_mib']:.0f} MiB, maps {av[0]['maps_mib']:.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()
