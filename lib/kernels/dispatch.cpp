@@ -102,6 +102,18 @@ void gemm(std::size_t m, std::size_t n, std::size_t k, float alpha, const float*
   table().gemm(m, n, k, alpha, a, lda, b, ldb, b_trans, beta, c, ldc);
 }
 
+void gemm(std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a, std::size_t lda,
+          const void* b, element_type type, std::size_t ldb, bool b_trans, float beta, float* c,
+          std::size_t ldc) {
+  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+                "16-bit weights are read in the host's byte order: safetensors is little-endian");
+  if (type == element_type::f32)
+    table().gemm(m, n, k, alpha, a, lda, static_cast<const float*>(b), ldb, b_trans, beta, c, ldc);
+  else
+    table().gemm_16(m, n, k, alpha, a, lda, static_cast<const std::uint16_t*>(b),
+                    type == element_type::f16 ? 1 : 2, ldb, b_trans, beta, c, ldc);
+}
+
 namespace {
 
 // C = A Bᵀ (b_trans) or A B through gemm.

@@ -43,6 +43,13 @@ std::size_t threads();
 // (k×n, stride ldb) or, with b_trans, Bᵀ for B n×k (stride ldb). Parallel inside.
 void gemm(std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a, std::size_t lda,
           const float* b, std::size_t ldb, bool b_trans, float beta, float* c, std::size_t ldc);
+// The same with B's elements stored as `type` (a checkpoint's weights as they are mapped: F16
+// and BF16 little-endian, at any 2-byte alignment), converted to float panel by panel while B
+// is packed, so B is never converted whole. ldb counts elements.
+enum class element_type { f32, f16, bf16 };
+void gemm(std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a, std::size_t lda,
+          const void* b, element_type type, std::size_t ldb, bool b_trans, float beta, float* c,
+          std::size_t ldc);
 // The matrix forms: A Bᵀ and A B.
 matrix matmul_nt(const matrix& a, const matrix& b);
 matrix matmul_nn(const matrix& a, const matrix& b);

@@ -23,8 +23,14 @@ matrix linear(const matrix& x, const weight_view& w, linear_layout layout, const
   const std::size_t in = out_in ? cols : rows, out = out_in ? rows : cols;
   if (x.cols() != in) throw std::logic_error("linear: input size differs from the weights'");
   matrix y = matrix::uninitialized(x.rows(), out);
-  const float* wf = conv.floats(w);
-  kernels::gemm(x.rows(), out, in, 1.0f, x.data(), in, wf, cols, out_in, 0.0f, y.data(), out);
+  if (w.dtype == weight_dtype::f32)
+    kernels::gemm(x.rows(), out, in, 1.0f, x.data(), in, conv.floats(w), cols, out_in, 0.0f,
+                  y.data(), out);
+  else
+    kernels::gemm(x.rows(), out, in, 1.0f, x.data(), in, w.data,
+                  w.dtype == weight_dtype::f16 ? kernels::element_type::f16
+                                               : kernels::element_type::bf16,
+                  cols, out_in, 0.0f, y.data(), out);
   if (bias) {
     const std::vector<float> b = vector_of(*bias);
     if (b.size() != out) throw std::logic_error("linear: bias size differs from the output");

@@ -1,9 +1,10 @@
 // Dense layers over a checkpoint's weights as they are stored:
 //   out_in  (torch.nn.Linear: BERT, Llama)  W [out, in]:  y = x Wᵀ + b
 //   in_out  (GPT-2's Conv1D)                W [in, out]:  y = x W + b
-// through the fast matrix product (kernels::gemm). F32 weights aligned in the mapping are read
-// in place; F16 and BF16 ones are converted to float one matrix at a time into a buffer that is
-// reused, so the model is never copied whole.
+// through the fast matrix product (kernels::gemm), reading the mapping in place: F16 and BF16
+// weights are converted panel by panel while the product packs them (never a whole matrix, never
+// the model); only F32 weights at an address that is not a multiple of 4 are copied first, into
+// a buffer that is reused.
 #pragma once
 
 #include <vector>
@@ -17,8 +18,8 @@ enum class linear_layout { out_in, in_out };
 
 class weight_converter {
  public:
-  // The weights as floats: in place when they already are, else converted into the buffer
-  // (valid until the next call).
+  // F32 weights as floats: in place when aligned, else copied into the buffer (valid until the
+  // next call).
   const float* floats(const weight_view& w);
 
  private:

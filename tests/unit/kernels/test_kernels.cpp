@@ -3,6 +3,7 @@
 // that include sizes that are not multiples of any vector width. Tolerances are stated per test.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 
@@ -12,6 +13,7 @@
 #include "error.h"
 #include "helpers.h"
 #include "kernels/kernels.h"
+#include "params/safetensors.h"
 
 using namespace attnviz;
 using attnviz::testing::for_each_isa;
@@ -507,4 +509,87 @@ TEST_CASE("threshold sparsemax and entmax15 equal the sort-based rows") {
         CHECK((got[j] == 0.0) == (want[j] == 0.0));
       }
     }
+}
+
+// gemm over 16-bit B (a checkpoint's F16 / BF16 weights, converted while packed): with A the
+// identity, C = op(B) converted, which must equal the scalar conversions of params/safetensors
+// for every finite bit pattern (subnormal halves included), in both layouts; inf and NaN
+// patterns through a 1 × 1 product (in a sum, 0 · inf would turn a column into NaN).
+TEST_CASE("gemm converts F16 and BF16 weights exactly, every bit pattern, both layouts") {
+  for_each_isa([] {
+    for (auto type : {kernels::element_type::f16, kernels::element_type::bf16}) {
+      const bool half = type == kernels::element_type::f16;
+      INFO((half ? "f16" : "bf16"));
+      auto convert = [half](std::uint16_t b) { return half ? half_to_float(b) : bf16_to_float(b); };
+      auto finite = [half](std::uint16_t b) {
+        return half ? (b & 0x7c00u) != 0x7c00u : (b & 0x7f80u) != 0x7f80u;
+      };
+      std::vector<std::uint16_t> patterns, special;
+      for (std::uint32_t b = 0; b < 65536; ++b)
+        (finite(static_cast<std::uint16_t>(b)) ? patterns : special)
+            .push_back(static_cast<std::uint16_t>(b));
+      const std::size_t k = 256, n = 250;  // n: not a multiple of any panel width
+      matrix eye(k, k);
+      for (std::size_t i = 0; i < k; ++i) eye(i, i) = 1.0f;
+      for (bool trans : {false, true}) {
+        INFO("b_trans " << trans);
+        std::size_t bad = 0;
+        for (std::size_t start = 0; start < patterns.size(); start += k * n) {
+          // op(B) is k × n; stored k × n (ldb n) or n × k (ldb k), one element a pattern.
+          std::vector<std::uint16_t> b(k * n, 0);
+          for (std::size_t i = 0; i < k * n && start + i < patterns.size(); ++i) b[i] = patterns[start + i];
+          std::vector<float> c(k * n);
+          kernels::gemm(k, n, k, 1.0f, eye.data(), k, b.data(), type, trans ? k : n, trans, 0.0f,
+                        c.data(), n);
+          for (std::size_t p = 0; p < k; ++p)
+            for (std::size_t j = 0; j < n; ++j) {
+              const float want = convert(trans ? b[j * k + p] : b[p * n + j]);
+              if (c[p * n + j] != want && ++bad <= 3)
+                FAIL_CHECK("pattern " << (trans ? b[j * k + p] : b[p * n + j]) << ": " << c[p * n + j]
+                                      << " != " << want);
+            }
+        }
+        CHECK(bad == 0);
+      }
+      std::vector<float> c(special.size());
+      const float one = 1.0f;
+      kernels::gemm(1, special.size(), 1, 1.0f, &one, 1, special.data(), type, special.size(),
+                    false, 0.0f, c.data(), special.size());
+      for (std::size_t j = 0; j < special.size(); ++j) {
+        const float want = convert(special[j]);
+        INFO("pattern " << special[j]);
+        if (std::isnan(want))
+          CHECK(std::isnan(c[j]));
+        else
+          CHECK(c[j] == want);
+      }
+    }
+  });
+}
+
+// The product itself on 16-bit B with odd shapes and both row paths, against the float reference
+// on the converted matrix.
+TEST_CASE("gemm over BF16 weights matches the float product of the converted weights") {
+  for_each_isa([] {
+    for (std::size_t m : {std::size_t{3}, std::size_t{600}})
+      for (bool trans : {false, true}) {
+        const std::size_t n = 70, k = 45;
+        const matrix a = random_matrix(m, k, 5);
+        const matrix bf = random_matrix(trans ? n : k, trans ? k : n, 6);
+        std::vector<std::uint16_t> b16(bf.size());
+        matrix rounded(bf.rows(), bf.cols());
+        for (std::size_t i = 0; i < bf.size(); ++i) {
+          std::uint32_t bits;
+          std::memcpy(&bits, &bf.data()[i], 4);
+          b16[i] = static_cast<std::uint16_t>(bits >> 16);
+          rounded.data()[i] = bf16_to_float(b16[i]);
+        }
+        std::vector<float> c(m * n);
+        kernels::gemm(m, n, k, 1.0f, a.data(), k, b16.data(), kernels::element_type::bf16,
+                      trans ? k : n, trans, 0.0f, c.data(), n);
+        const matrix want = trans ? matmul_nt_ref(a, rounded) : matmul_nn_ref(a, rounded);
+        for (std::size_t i = 0; i < c.size(); ++i)
+          CHECK(std::fabs(c[i] - want.data()[i]) <= 1e-5 * (1 + std::fabs(want.data()[i])));
+      }
+  });
 }
