@@ -10,6 +10,7 @@
 
 #include "error.h"
 #include "io/file_io.h"
+#include "io/json_file.h"
 #include "params/safetensors.h"
 
 namespace attnviz {
@@ -80,13 +81,7 @@ checkpoint checkpoint::open(const std::string& dir_name) {
     c.source_ = single.string();
   } else if (fs::exists(index, ec)) {
     c.source_ = index.string();
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(read_whole_file(index.string()));
-    } catch (const nlohmann::json::parse_error& e) {
-      throw input_error::at_offset(index.string(), e.byte > 0 ? e.byte - 1 : 0,
-                                   "is not valid JSON (expected {\"weight_map\": {…}})");
-    }
+    const nlohmann::json j = parse_json_file(index.string(), "{\"weight_map\": {…}}");
     if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object() ||
         j["weight_map"].empty())
       throw input_error(index.string(),

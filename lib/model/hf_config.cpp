@@ -7,6 +7,7 @@
 
 #include "error.h"
 #include "io/file_io.h"
+#include "io/json_file.h"
 
 namespace attnviz {
 
@@ -143,13 +144,7 @@ std::vector<std::string_view> supported_model_types() {
 }
 
 model_config parse_model_config(const std::string& json_text, const std::string& path) {
-  json j;
-  try {
-    j = json::parse(json_text);
-  } catch (const json::parse_error& e) {
-    throw input_error::at_offset(path, e.byte > 0 ? e.byte - 1 : 0,
-                                 "is not valid JSON (expected the model's config object)");
-  }
+  const json j = parse_json_text(json_text, path, "the model's config object");
   if (!j.is_object()) throw input_error(path, "must hold a JSON object (the model's config)");
   const config_reader r(j, path);
   model_config c;

@@ -55,19 +55,22 @@ regex_splitter::~regex_splitter() {
 
 regex_splitter::regex_splitter(regex_splitter&& o) noexcept : code_(o.code_) { o.code_ = nullptr; }
 
-std::vector<std::string> regex_splitter::split(std::string_view text) const {
-  auto* code = static_cast<pcre2_code*>(code_);
+namespace {
+
+// Calls piece(text, is_match) for every match and every non-empty gap, in order.
+template <class F>
+void for_each_piece(void* compiled, std::string_view text, F piece) {
+  auto* code = static_cast<pcre2_code*>(compiled);
   pcre2_match_data* match = pcre2_match_data_create_from_pattern(code, nullptr);
-  std::vector<std::string> pieces;
   PCRE2_SIZE at = 0, gap = 0;
   const auto* subject = reinterpret_cast<PCRE2_SPTR>(text.data());
   while (at <= text.size()) {
     const int rc = pcre2_match(code, subject, text.size(), at, 0, match, nullptr);
     if (rc < 0) break;  // no match (or an error on invalid UTF-8: the rest is one piece)
     const PCRE2_SIZE* v = pcre2_get_ovector_pointer(match);
-    if (v[0] > gap) pieces.emplace_back(text.substr(gap, v[0] - gap));
+    if (v[0] > gap) piece(text.substr(gap, v[0] - gap), false);
     if (v[1] > v[0]) {
-      pieces.emplace_back(text.substr(v[0], v[1] - v[0]));
+      piece(text.substr(v[0], v[1] - v[0]), true);
       at = v[1];
     } else {  // an empty match: step over one character
       at = v[1] + 1;
@@ -75,8 +78,23 @@ std::vector<std::string> regex_splitter::split(std::string_view text) const {
     }
     gap = v[1];
   }
-  if (gap < text.size()) pieces.emplace_back(text.substr(gap));
+  if (gap < text.size()) piece(text.substr(gap), false);
   pcre2_match_data_free(match);
+}
+
+}  // namespace
+
+std::vector<std::string> regex_splitter::split(std::string_view text) const {
+  std::vector<std::string> pieces;
+  for_each_piece(code_, text, [&](std::string_view p, bool) { pieces.emplace_back(p); });
+  return pieces;
+}
+
+std::vector<std::string> regex_splitter::matches(std::string_view text) const {
+  std::vector<std::string> pieces;
+  for_each_piece(code_, text, [&](std::string_view p, bool match) {
+    if (match) pieces.emplace_back(p);
+  });
   return pieces;
 }
 

@@ -31,6 +31,8 @@ class regex_splitter {
 
   // Every match and every non-empty gap between matches, in order (the "Isolated" behaviour).
   std::vector<std::string> split(std::string_view text) const;
+  // Only the matches (the gaps dropped: the "Removed" behaviour of an inverted split).
+  std::vector<std::string> matches(std::string_view text) const;
 
  private:
   void* code_ = nullptr;  // pcre2_code_8*

@@ -7,11 +7,15 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <stdexcept>
+#include <type_traits>
 
 #include "error.h"
 #include "io/file_io.h"
+#include "io/json_file.h"
 #include "tokenizers/bpe.h"
 #include "tokenizers/byte_level.h"
+#include "tokenizers/char_split.h"
 #include "text/utf8.h"
 #include "tokenizers/unicode_text.h"
 #include "tokenizers/wordpiece.h"
@@ -145,13 +149,19 @@ pre_step metaspace_step(std::string replacement, std::string scheme, bool split)
   };
 }
 
-pre_step bert_step() {
-  return [](std::vector<std::string>& pieces, bool) {
+// A step that splits every piece with `split`.
+template <class F>
+pre_step piece_step(F split) {
+  return [split](std::vector<std::string>& pieces, bool) {
     std::vector<std::string> next;
     for (const auto& p : pieces)
-      for (auto& q : bert_pre_tokenize(p)) next.push_back(std::move(q));
+      for (auto& q : split(p)) next.push_back(std::move(q));
     pieces.swap(next);
   };
+}
+
+pre_step bert_step() {
+  return piece_step([](const std::string& s) { return bert_pre_tokenize(s); });
 }
 
 word_encoder bpe_encoder(std::shared_ptr<const bpe_model> m) {
@@ -162,13 +172,6 @@ word_encoder wordpiece_encoder(std::shared_ptr<const wordpiece_model> m) {
   return [m](const std::string& piece, encoding& out) { m->encode(piece, out); };
 }
 
-json parse_json_file(const std::string& path) {
-  try {
-    return json::parse(read_whole_file(path));
-  } catch (const json::parse_error& e) {
-    throw input_error::at_offset(path, e.byte > 0 ? e.byte - 1 : 0, "is not valid JSON");
-  }
-}
 
 [[noreturn]] void unsupported(const std::string& path, const std::string& where,
                               const json& value, const char* supported) {
@@ -180,10 +183,26 @@ json parse_json_file(const std::string& path) {
 }
 
 // j[key] as T, or `fallback` when j has no such key or holds null there.
+// A number where an integer belongs (1e99 for an id): nlohmann would convert it with undefined
+// behaviour, so it is refused like an entry of the wrong type.
+struct not_an_integer : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::int64_t integer_of(const json& v) {
+  if (!v.is_number_integer())
+    throw not_an_integer(fmt::format("expected an integer, got {}", v.dump()));
+  return v.get<std::int64_t>();
+}
+
 template <class T>
 T get_or(const json& j, const char* key, T fallback) {
   const auto it = j.find(key);
-  return it == j.end() || it->is_null() ? fallback : it->get<T>();
+  if (it == j.end() || it->is_null()) return fallback;
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+    return static_cast<T>(integer_of(*it));
+  else
+    return it->get<T>();
 }
 
 // j[key], or an empty value of the same kind when j has no such key (a reference that stays
@@ -286,7 +305,8 @@ std::function<std::string(const std::string&)> read_normalizer(const json& n,
               "Sequence");
 }
 
-// ByteLevel, Split, BertPreTokenizer or a Sequence of them, as steps.
+// ByteLevel, Split, Metaspace, BertPreTokenizer, Whitespace, WhitespaceSplit, Punctuation,
+// Digits or a Sequence of them, as steps.
 void read_pre_tokenizer(const json& p, const std::string& path, const std::string& where,
                         pipeline_tokenizer& t) {
   const std::string type = type_of(p);
@@ -299,8 +319,13 @@ void read_pre_tokenizer(const json& p, const std::string& path, const std::strin
     const std::string behavior = get_or<std::string>(p, "behavior", "Isolated");
     if (behavior != "Isolated" || get_or(p, "invert", false))
       unsupported(path, where + ".behavior", json(behavior), "Isolated, not inverted");
-    t.pre.push_back(split_step(
-        std::make_shared<const regex_splitter>(p["pattern"]["Regex"].get<std::string>())));
+    std::shared_ptr<const regex_splitter> re;
+    try {
+      re = std::make_shared<const regex_splitter>(p["pattern"]["Regex"].get<std::string>());
+    } catch (const usage_error& e) {  // the file's pattern, not the user's: name where it is
+      throw input_error(path, fmt::format("{}.pattern.Regex: {}", where, e.what()));
+    }
+    t.pre.push_back(split_step(std::move(re)));
   } else if (type == "Metaspace") {
     std::string scheme = string_or(p, "prepend_scheme", "");
     if (scheme.empty()) scheme = get_or(p, "add_prefix_space", true) ? "always" : "never";
@@ -310,12 +335,26 @@ void read_pre_tokenizer(const json& p, const std::string& path, const std::strin
                                    get_or(p, "split", true)));
   } else if (type == "BertPreTokenizer") {
     t.pre.push_back(bert_step());
+  } else if (type == "Whitespace") {
+    t.pre.push_back(piece_step([](const std::string& s) { return whitespace_pieces(s); }));
+  } else if (type == "WhitespaceSplit") {
+    t.pre.push_back(piece_step([](const std::string& s) { return whitespace_split(s); }));
+  } else if (type == "Punctuation") {
+    const std::string behavior = get_or<std::string>(p, "behavior", "Isolated");
+    if (behavior != "Isolated") unsupported(path, where + ".behavior", json(behavior), "Isolated");
+    t.pre.push_back(piece_step([](const std::string& s) { return punctuation_split(s); }));
+  } else if (type == "Digits") {
+    const bool individual = get_or(p, "individual_digits", false);
+    t.pre.push_back(
+        piece_step([individual](const std::string& s) { return digits_split(s, individual); }));
   } else if (type == "Sequence") {
     const json& list = member(p, "pretokenizers", empty_array);
     for (std::size_t i = 0; i < list.size(); ++i)
       read_pre_tokenizer(list[i], path, fmt::format("{}.pretokenizers[{}]", where, i), t);
   } else {
-    unsupported(path, where, p, "ByteLevel, Split, Metaspace, BertPreTokenizer and Sequence");
+    unsupported(path, where, p,
+                "ByteLevel, Split, Metaspace, BertPreTokenizer, Whitespace, WhitespaceSplit, "
+                "Punctuation, Digits and Sequence");
   }
 }
 
@@ -329,8 +368,9 @@ void read_template(const json& p, const std::string& path, pipeline_tokenizer& t
   const std::string type = type_of(p);
   if (p.is_null() || type == "ByteLevel") return;
   if (type == "BertProcessing") {
-    add_special(t.prefix, p["cls"][0].get<std::string>(), p["cls"][1].get<std::int64_t>());
-    add_special(t.suffix, p["sep"][0].get<std::string>(), p["sep"][1].get<std::int64_t>());
+    // at(): a missing entry is a json::out_of_range, reported as the file's error
+    add_special(t.prefix, p.at("cls").at(0).get<std::string>(), integer_of(p.at("cls").at(1)));
+    add_special(t.suffix, p.at("sep").at(0).get<std::string>(), integer_of(p.at("sep").at(1)));
     return;
   }
   if (type != "TemplateProcessing")
@@ -349,8 +389,8 @@ void read_template(const json& p, const std::string& path, pipeline_tokenizer& t
       throw input_error(path, fmt::format("post_processor.special_tokens.{}: expected its ids",
                                           name));
     for (std::size_t i = 0; i < special["ids"].size(); ++i)
-      add_special(after ? t.suffix : t.prefix, special["tokens"][i].get<std::string>(),
-                  special["ids"][i].get<std::int64_t>());
+      add_special(after ? t.suffix : t.prefix, special.at("tokens").at(i).get<std::string>(),
+                  integer_of(special["ids"][i]));
   }
 }
 
@@ -378,13 +418,14 @@ std::vector<std::pair<std::string, std::string>> read_merges(const json& merges,
 
 std::unordered_map<std::string, std::int64_t> read_vocab_object(const json& v) {
   std::unordered_map<std::string, std::int64_t> vocab;
-  for (const auto& [token, id] : v.items()) vocab[token] = id.get<std::int64_t>();
+  for (const auto& [token, id] : v.items()) vocab[token] = integer_of(id);
   return vocab;
 }
 
 
-std::unique_ptr<model_tokenizer> read_tokenizer_json(const std::string& path) {
-  const json j = parse_json_file(path);
+std::unique_ptr<model_tokenizer> read_tokenizer_json(std::string_view text,
+                                                     const std::string& path) {
+  const json j = parse_json_text(text, path);
   if (!j.is_object() || !j.contains("model") || !j["model"].is_object())
     throw input_error(path, "model: expected the tokenizer's model");
   const json& model = j["model"];
@@ -418,16 +459,6 @@ std::unique_ptr<model_tokenizer> read_tokenizer_json(const std::string& path) {
   return t;
 }
 
-// Any entry of the wrong JSON type is an input_error naming the file, never an internal error.
-std::unique_ptr<model_tokenizer> from_tokenizer_json(const std::string& path) {
-  try {
-    return read_tokenizer_json(path);
-  } catch (const json::exception& e) {
-    throw input_error(path, fmt::format("an entry does not have the type the format expects "
-                                        "({})",
-                                        e.what()));
-  }
-}
 
 // GPT-2's vocab.json + merges.txt: byte-level BPE with GPT-2's regex; <|endoftext|> split out.
 std::unique_ptr<model_tokenizer> from_gpt2_files(const fs::path& dir) {
@@ -503,10 +534,29 @@ std::unique_ptr<model_tokenizer> from_bert_files(const fs::path& dir) {
 
 }  // namespace
 
+// Any entry of the wrong JSON type is an input_error naming the file, never an internal error.
+std::unique_ptr<model_tokenizer> parse_tokenizer_json(std::string_view text,
+                                                      const std::string& source) {
+  try {
+    return read_tokenizer_json(text, source);
+  } catch (const json::exception& e) {
+    throw input_error(source, fmt::format("an entry does not have the type the format expects "
+                                          "({})",
+                                          e.what()));
+  } catch (const not_an_integer& e) {
+    throw input_error(source, fmt::format("an entry does not have the type the format expects "
+                                          "({})",
+                                          e.what()));
+  }
+}
+
 std::unique_ptr<model_tokenizer> load_model_tokenizer(const std::string& dir_name) {
   const fs::path dir(dir_name);
   std::error_code ec;
-  if (fs::exists(dir / "tokenizer.json", ec)) return from_tokenizer_json((dir / "tokenizer.json").string());
+  if (fs::exists(dir / "tokenizer.json", ec)) {
+    const std::string path = (dir / "tokenizer.json").string();
+    return parse_tokenizer_json(read_whole_file(path), path);
+  }
   if (fs::exists(dir / "vocab.json", ec) && fs::exists(dir / "merges.txt", ec))
     return from_gpt2_files(dir);
   if (fs::exists(dir / "vocab.txt", ec)) return from_bert_files(dir);

@@ -1,10 +1,15 @@
 // A model's own tokenizer, from the files in its folder, turning text into the ids the model was
 // trained on (and the tokens as the tokenizer shows them):
-//   tokenizer.json        Hugging Face's format: added/special tokens split out first, then
-//                         the pre-tokenizer (ByteLevel; Split by a regex, then ByteLevel), the
-//                         BPE model (byte fallback, ignore_merges, unknown token), and the
-//                         post-processor's template (TemplateProcessing) or none (ByteLevel)
+//   tokenizer.json        Hugging Face's format: added/special tokens split out first; then
+//                         the normalizer (BertNormalizer, NFD, NFC, Lowercase, StripAccents,
+//                         Replace of a string, Prepend, Strip, Sequence), the pre-tokenizer
+//                         (ByteLevel, Split by a regex, Metaspace, BertPreTokenizer,
+//                         Whitespace, WhitespaceSplit, Punctuation, Digits, Sequence), the
+//                         model (BPE with byte fallback, ignore_merges and an unknown token;
+//                         WordPiece) and the post-processor (TemplateProcessing,
+//                         BertProcessing, ByteLevel)
 //   vocab.json+merges.txt GPT-2's files: byte-level BPE with GPT-2's regex
+//   vocab.txt             BERT's files (tokenizer_config.json's do_lower_case): WordPiece
 // Components not in this list are refused with the file and the JSON path, never ignored.
 #pragma once
 
@@ -12,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace attnviz {
@@ -33,5 +39,8 @@ class model_tokenizer {
 // The folder's tokenizer, or nothing when it has none of those files. input_error naming the
 // file (and the JSON path) when one does not parse or uses a component attn-viz does not run.
 std::unique_ptr<model_tokenizer> load_model_tokenizer(const std::string& dir);
+// A tokenizer.json's text (`source` names it in errors).
+std::unique_ptr<model_tokenizer> parse_tokenizer_json(std::string_view json_text,
+                                                      const std::string& source);
 
 }  // namespace attnviz

@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "io/file_io.h"
+#include "io/json_file.h"
 
 namespace attnviz {
 
@@ -16,13 +17,6 @@ using json = nlohmann::json;
 
 namespace {
 
-json parse_json_file(const std::string& path) {
-  try {
-    return json::parse(read_whole_file(path));
-  } catch (const json::parse_error& e) {
-    throw input_error::at_offset(path, e.byte > 0 ? e.byte - 1 : 0, "is not valid JSON");
-  }
-}
 
 void put(vocabulary& v, std::int64_t id, std::string token, const std::string& path,
          const std::string& where) {

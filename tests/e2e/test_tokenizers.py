@@ -235,7 +235,9 @@ def test_a_tokenizer_it_cannot_run_is_refused_with_the_json_path(env):
             ("model", lambda t: t["model"].update(type="Unigram"), ["model: \"Unigram\"", "BPE and WordPiece"]),
             ("normalizer", lambda t: t.update(normalizer={"type": "NFKC"}), ["normalizer: \"NFKC\""]),
             ("pre_tokenizer", lambda t: t.update(pre_tokenizer={"type": "Sequence", "pretokenizers": [
-                {"type": "Punctuation"}]}), ["pre_tokenizer.pretokenizers[0]", "Punctuation"]),
+                {"type": "UnicodeScripts"}]}), ["pre_tokenizer.pretokenizers[0]", "UnicodeScripts"]),
+            ("behavior", lambda t: t.update(pre_tokenizer={"type": "Punctuation", "behavior": "Removed"}),
+             ["pre_tokenizer.behavior", "Isolated"]),
             ("merges", lambda t: t["model"].update(merges=[5]), ["model.merges[0]"])):
         t = json.loads(json.dumps(tok))
         change(t)

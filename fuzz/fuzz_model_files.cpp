@@ -1,0 +1,32 @@
+// libFuzzer target: the text files of a model folder, on arbitrary bytes. The input up to the
+// first NUL byte is read as a tokenizer.json, which then encodes the rest as text; the same
+// first part is also read as a config.json.
+// Allowed outcomes: a tokenizer, ids within what it declared and as many tokens as ids, a
+// config; or an input_error. Anything else (another exception, a crash, a sanitizer report)
+// is a bug.
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "error.h"
+#include "model/hf_config.h"
+#include "tokenizers/model_tokenizer.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string input(reinterpret_cast<const char*>(data), size);
+  const std::size_t nul = input.find('\0');
+  const std::string json = input.substr(0, nul);
+  const std::string text = nul == std::string::npos ? "" : input.substr(nul + 1);
+  try {
+    const auto tokenizer = attnviz::parse_tokenizer_json(json, "tokenizer.json");
+    const attnviz::encoding e = tokenizer->encode(text);
+    if (e.ids.size() != e.tokens.size()) std::abort();
+  } catch (const attnviz::input_error&) {
+  }
+  try {
+    const attnviz::model_config c = attnviz::parse_model_config(json, "config.json");
+    if (c.heads == 0 || c.head_dim == 0 || c.kv_heads == 0 || c.heads % c.kv_heads != 0) std::abort();
+  } catch (const attnviz::input_error&) {
+  }
+  return 0;
+}
