@@ -511,6 +511,27 @@ TEST_CASE("threshold sparsemax and entmax15 equal the sort-based rows") {
     }
 }
 
+// The tiled path (B packed whole first) is taken past 512 rows once A exceeds 8 MiB; below that
+// even long products go panel by panel. Both, with the row tiles' ragged ends.
+TEST_CASE("gemm past the panel path: a large A, tiles of rows and columns") {
+  for_each_isa([] {
+    for (std::size_t m : {std::size_t{520}, std::size_t{1100}})
+      for (bool trans : {false, true}) {
+        const std::size_t n = 150, k = 2000;  // 1100 x 2000 floats: 8.4 MiB
+        const matrix a = random_matrix(m, k, 21), b = trans ? random_matrix(n, k, 22)
+                                                            : random_matrix(k, n, 22);
+        const matrix ref = trans ? matmul_nt_ref(a, b) : matmul_nn_ref(a, b);
+        std::vector<float> c(m * n);
+        kernels::gemm(m, n, k, 1.0f, a.data(), k, b.data(), b.cols(), trans, 0.0f, c.data(), n);
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < c.size(); ++i)
+          if (!(std::fabs(c[i] - ref.data()[i]) <= 1e-5 * (1.0 + std::sqrt(double(k)))) && ++bad < 3)
+            FAIL_CHECK("m " << m << " trans " << trans << " entry " << i);
+        CHECK(bad == 0);
+      }
+  });
+}
+
 // gemm over 16-bit B (a checkpoint's F16 / BF16 weights, converted while packed): with A the
 // identity, C = op(B) converted, which must equal the scalar conversions of params/safetensors
 // for every finite bit pattern (subnormal halves included), in both layouts; inf and NaN
