@@ -79,15 +79,21 @@ void apply_rope_columns(matrix& x, std::size_t first, std::size_t count) {
 }
 
 rope_half_table make_rope_half_table(std::size_t positions, std::size_t d, double base) {
+  std::vector<double> theta(d / 2);
+  for (std::size_t i = 0; i < theta.size(); ++i)
+    theta[i] = std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(d));
+  return make_rope_half_table(positions, theta);
+}
+
+rope_half_table make_rope_half_table(std::size_t positions, const std::vector<double>& theta) {
   rope_half_table t;
   t.positions = positions;
-  t.half = d / 2;
+  t.half = theta.size();
   t.cos.resize(positions * t.half);
   t.sin.resize(positions * t.half);
   for (std::size_t i = 0; i < t.half; ++i) {
-    const double theta = std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(d));
     for (std::size_t p = 0; p < positions; ++p) {
-      const double angle = static_cast<double>(p) * theta;
+      const double angle = static_cast<double>(p) * theta[i];
       t.cos[p * t.half + i] = static_cast<float>(std::cos(angle));
       t.sin[p * t.half + i] = static_cast<float>(std::sin(angle));
     }

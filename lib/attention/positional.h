@@ -48,6 +48,8 @@ struct rope_half_table {
   std::vector<float> cos, sin;  // positions × half
 };
 rope_half_table make_rope_half_table(std::size_t positions, std::size_t d, double base);
+// The same with the frequencies θ_i given (d/2 of them: a model's scaled RoPE).
+rope_half_table make_rope_half_table(std::size_t positions, const std::vector<double>& theta);
 // Rotates columns [first, first + 2·table.half) of every row p of x (p < table.positions).
 void apply_rope_half(matrix& x, std::size_t first, const rope_half_table& table);
 

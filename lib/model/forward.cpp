@@ -158,7 +158,7 @@ model_forward run_model(const hf_model& m, const std::vector<std::int64_t>& ids,
   if (c.sliding_window > 0 && n > c.sliding_window)
     lc.spec.masks.rules.push_back(
         parse_masks(fmt::format("window:{}", c.sliding_window - 1)).front());
-  if (c.family == model_family::llama) lc.rope = make_rope_half_table(n, c.head_dim, c.rope_theta);
+  if (c.family == model_family::llama) lc.rope = make_rope_half_table(n, rope_frequencies(c));
 
   matrix x = embed(m, ids);
   if (m.embed_norm_w) x = norm_of(m, x, m.embed_norm_w, m.embed_norm_b);

@@ -1,6 +1,8 @@
 #include "model/hf_config.h"
 
 #include <fmt/format.h>
+
+#include <cmath>
 #include <fmt/ranges.h>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +22,7 @@ class config_reader {
  public:
   config_reader(const json& j, const std::string& path) : j_(j), path_(path) {}
 
+  const std::string& path() const { return path_; }
   [[noreturn]] void fail(std::string_view key, std::string_view expected) const {
     throw input_error(path_, fmt::format("key '{}': expected {}", key, expected));
   }
@@ -69,6 +72,34 @@ mlp_activation activation_of(const config_reader& r, std::string_view key, std::
   if (name == "gelu") return mlp_activation::gelu_erf;
   r.fail(key, fmt::format("gelu, gelu_new or gelu_pytorch_tanh (attn-viz runs these), got '{}'",
                           name));
+}
+
+// rope_scaling: {"rope_type" (or "type"): "default" | "linear" | "llama3", "factor", …}.
+rope_scaling_config read_rope_scaling(const json& j, const std::string& path) {
+  if (!j.is_object())
+    throw input_error(path, fmt::format("key 'rope_scaling': expected an object, got {}", j.dump()));
+  const config_reader r(j, path);
+  const std::string type = r.has("rope_type") ? r.text_or("rope_type", "") : r.text_or("type", "");
+  rope_scaling_config s;
+  if (type == "default") return s;
+  if (type != "linear" && type != "llama3")
+    throw input_error(path, fmt::format("key 'rope_scaling': attn-viz applies the rope_type "
+                                        "default, linear and llama3 (running another unscaled "
+                                        "would give wrong maps), got {}",
+                                        j.dump()));
+  s.kind = type == "linear" ? rope_scaling_kind::linear : rope_scaling_kind::llama3;
+  if (!r.has("factor")) r.fail("rope_scaling.factor", "a positive number (the key is missing)");
+  s.factor = r.number_or("factor", 1.0);
+  if (s.kind == rope_scaling_kind::llama3) {
+    s.low_freq_factor = r.number_or("low_freq_factor", 1.0);
+    s.high_freq_factor = r.number_or("high_freq_factor", 4.0);
+    s.original_max_positions = r.number_or("original_max_position_embeddings", 8192.0);
+    if (!(s.high_freq_factor > s.low_freq_factor))
+      throw input_error(path, fmt::format("key 'rope_scaling': high_freq_factor {} must be above "
+                                          "low_freq_factor {}",
+                                          s.high_freq_factor, s.low_freq_factor));
+  }
+  return s;
 }
 
 void read_gpt2(const config_reader& r, model_config& c) {
@@ -121,11 +152,7 @@ void read_llama(const config_reader& r, const json& j, model_config& c) {
   c.tie_embeddings = r.flag_or("tie_word_embeddings", false);
   const std::string act = r.text_or("hidden_act", "silu");
   if (act != "silu") r.fail("hidden_act", fmt::format("silu (SwiGLU), got '{}'", act));
-  if (r.has("rope_scaling"))
-    r.fail("rope_scaling",
-           fmt::format("null (attn-viz does not scale RoPE yet, and running it unscaled would "
-                       "give wrong maps), got {}",
-                       j.at("rope_scaling").dump()));
+  if (r.has("rope_scaling")) c.rope_scaling = read_rope_scaling(j.at("rope_scaling"), r.path());
   c.qkv_bias = c.model_type == "qwen2" || r.flag_or("attention_bias", false);
   if (c.model_type == "mistral" && r.has("sliding_window"))
     c.sliding_window = r.size("sliding_window");
@@ -183,6 +210,31 @@ std::string model_summary(const model_config& c) {
   if (c.kv_heads != c.heads) heads += fmt::format(" / {} KV", c.kv_heads);
   return fmt::format("{} · {} layers · d {} · {} ({} each)", c.model_type, c.layers, c.d_model,
                      heads, c.head_dim);
+}
+
+std::vector<double> rope_frequencies(const model_config& c) {
+  const double pi = 3.14159265358979323846;
+  const rope_scaling_config& s = c.rope_scaling;
+  std::vector<double> theta(c.head_dim / 2);
+  for (std::size_t i = 0; i < theta.size(); ++i) {
+    const double t =
+        std::pow(c.rope_theta, -2.0 * static_cast<double>(i) / static_cast<double>(c.head_dim));
+    double scaled = t;
+    if (s.kind == rope_scaling_kind::linear) {
+      scaled = t / s.factor;
+    } else if (s.kind == rope_scaling_kind::llama3) {
+      const double wavelength = 2.0 * pi / t;
+      if (wavelength > s.original_max_positions / s.low_freq_factor) {
+        scaled = t / s.factor;
+      } else if (wavelength >= s.original_max_positions / s.high_freq_factor) {
+        const double smooth = (s.original_max_positions / wavelength - s.low_freq_factor) /
+                              (s.high_freq_factor - s.low_freq_factor);
+        scaled = (1.0 - smooth) * t / s.factor + smooth * t;
+      }
+    }
+    theta[i] = scaled;
+  }
+  return theta;
 }
 
 }  // namespace attnviz

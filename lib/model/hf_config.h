@@ -6,7 +6,7 @@
 //                            GELU (tanh form), causal
 //   bert                     post-LayerNorm, Linear weights [out, in], learned positions and
 //                            token types, GELU (erf), padding mask only
-//   llama, mistral, qwen2    RMSNorm, RoPE (rotate-half, rope_theta), grouped-query attention,
+//   llama, mistral, qwen2    RMSNorm, RoPE (rotate-half, rope_theta, rope_scaling), grouped-query attention,
 //                            SwiGLU MLP, causal (Mistral: a sliding window), Qwen2: q/k/v biases
 #pragma once
 
@@ -21,6 +21,22 @@ enum class model_family { gpt2, bert, llama };
 enum class norm_kind { layer_norm, rms_norm };
 enum class mlp_activation { gelu_tanh, gelu_erf, silu_gated };
 
+// config.json's rope_scaling (Hugging Face's rope_type, or the older "type"):
+//   none     θ_i = rope_theta^(−2i/d_h)
+//   linear   θ_i / factor (positions stretched by the factor)
+//   llama3   Llama 3.1/3.2's: wavelength λ_i = 2π/θ_i against the original context L0 =
+//            original_max_position_embeddings: λ_i < L0/high_freq_factor keeps θ_i,
+//            λ_i > L0/low_freq_factor takes θ_i/factor, and between them
+//            (1 − s) θ_i/factor + s θ_i with s = (L0/λ_i − low_freq_factor) /
+//            (high_freq_factor − low_freq_factor)
+enum class rope_scaling_kind { none, linear, llama3 };
+struct rope_scaling_config {
+  rope_scaling_kind kind = rope_scaling_kind::none;
+  double factor = 1.0;
+  double low_freq_factor = 1.0, high_freq_factor = 4.0;
+  double original_max_positions = 8192.0;
+};
+
 struct model_config {
   std::string model_type;  // as config.json says it (llama, mistral, qwen2, …)
   model_family family = model_family::gpt2;
@@ -28,6 +44,7 @@ struct model_config {
   std::size_t intermediate = 0, vocab = 0, max_positions = 0, type_vocab = 0;
   double norm_eps = 1e-5;
   double rope_theta = 10000.0;
+  rope_scaling_config rope_scaling;
   std::size_t sliding_window = 0;  // 0: none
   norm_kind norm = norm_kind::layer_norm;
   mlp_activation activation = mlp_activation::gelu_tanh;
@@ -40,12 +57,16 @@ struct model_config {
 std::vector<std::string_view> supported_model_types();
 
 // config.json parsed and checked (`path` names it in errors, with the JSON key: a missing or
-// mistyped size, an unsupported model_type, activation or rope_scaling, head counts that do not
+// mistyped size, an unsupported model_type, activation or rope_scaling type, head counts that do not
 // divide). Throws input_error.
 model_config parse_model_config(const std::string& json_text, const std::string& path);
 model_config read_model_config(const std::string& path);
 
 // "gpt2 · 12 layers · d 768 · 12 heads (64 each)" and the like, for titles.
 std::string model_summary(const model_config& c);
+
+// The rotary frequencies θ_i, i < head_dim / 2, of the llama family: rope_theta and rope_scaling
+// as above.
+std::vector<double> rope_frequencies(const model_config& c);
 
 }  // namespace attnviz

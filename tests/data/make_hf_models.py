@@ -54,6 +54,14 @@ CASES = {
     "mistral_f16_window": dict(family="llama", model_type="mistral", dtype="F16", shards=1,
                                n=11, d=32, H=4, KV=2, dh=16, L=2, V=64, P=64, I=48,
                                theta=10000.0, tie=False, bias=False, window=4),
+    # Llama 3.1/3.2's RoPE scaling (rope_type llama3), with a short original context so that
+    # head_dim 16's wavelengths fall in all three bands (kept, mixed, divided), tied, F32
+    "llama3_rope_scaled": dict(family="llama", model_type="llama", dtype="F32", shards=1, n=40,
+                               d=32, H=2, KV=1, dh=16, L=2, V=50, P=128, I=40, theta=10000.0,
+                               tie=True, bias=False, window=None,
+                               scaling={"rope_type": "llama3", "factor": 8.0,
+                                        "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                                        "original_max_position_embeddings": 160}),
 }
 
 DTYPES = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
@@ -262,10 +270,32 @@ def make_bert(c, g, folder):
     return cfg, ids, torch.stack(maps), x, row, probs
 
 
-def rope_half(x, theta, positions):
+def scaled_inverse_frequencies(inv, scaling):
+    """rope_scaling applied as transformers' rope_init functions describe it (float64)."""
+    if not scaling:
+        return inv
+    if scaling["rope_type"] == "linear":
+        return inv / scaling["factor"]
+    factor, low, high = scaling["factor"], scaling["low_freq_factor"], scaling["high_freq_factor"]
+    old = scaling["original_max_position_embeddings"]
+    out = inv.clone()
+    for i, f in enumerate(inv.tolist()):
+        wavelen = 2 * math.pi / f
+        if wavelen < old / high:
+            out[i] = f
+        elif wavelen > old / low:
+            out[i] = f / factor
+        else:
+            smooth = (old / wavelen - low) / (high - low)
+            out[i] = (1 - smooth) * f / factor + smooth * f
+    return out
+
+
+def rope_half(x, theta, positions, scaling=None):
     """x [heads, n, dh] rotated in the rotate-half layout."""
     dh = x.shape[-1]
     inv = 1.0 / (theta ** (torch.arange(0, dh, 2, dtype=torch.float64) / dh))
+    inv = scaled_inverse_frequencies(inv, scaling)
     ang = positions[:, None].to(torch.float64) * inv[None]
     cos, sin = torch.cat([ang.cos(), ang.cos()], -1), torch.cat([ang.sin(), ang.sin()], -1)
     x1, x2 = x[..., : dh // 2], x[..., dh // 2:]
@@ -305,7 +335,7 @@ def make_llama(c, g, folder):
            "num_attention_heads": H, "num_key_value_heads": KV, "num_hidden_layers": L,
            "intermediate_size": I, "max_position_embeddings": P, "vocab_size": V,
            "rms_norm_eps": eps, "rope_theta": c["theta"], "hidden_act": "silu",
-           "tie_word_embeddings": c["tie"], "rope_scaling": None}
+           "tie_word_embeddings": c["tie"], "rope_scaling": c.get("scaling")}
     if c["dh"]:
         cfg["head_dim"] = dh
     if c["model_type"] == "mistral":
@@ -335,7 +365,7 @@ def make_llama(c, g, folder):
             return y.view(n, heads, dh).transpose(0, 1)
 
         q, k, v = proj("q_proj", H), proj("k_proj", KV), proj("v_proj", KV)
-        q, k = rope_half(q, c["theta"], pos), rope_half(k, c["theta"], pos)
+        q, k = rope_half(q, c["theta"], pos, c.get("scaling")), rope_half(k, c["theta"], pos, c.get("scaling"))
         k, v = k.repeat_interleave(H // KV, 0), v.repeat_interleave(H // KV, 0)  # repeat_kv
         a, ctx = softmax_attention(q, k, v, mask)
         maps.append(a)
@@ -370,5 +400,6 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("out_dir")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--only", nargs="*", help="make only these cases (the others keep their seeds)")
     a = ap.parse_args()
-    make(a.out_dir, a.seed)
+    make(a.out_dir, a.seed, a.only)

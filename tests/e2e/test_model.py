@@ -175,12 +175,12 @@ def test_bad_models_and_ids_are_refused_with_one_message(env):
     folder = broken_copy(env, "noshard", "gpt2_f16_sharded")
     os.remove(os.path.join(folder, "model-00002-of-00002.safetensors"))
     refuse(env, ["--model", folder, "--ids", ids_of(folder)], "model-00002-of-00002.safetensors")
-    # RoPE scaling is refused rather than ignored
+    # a RoPE scaling it does not apply (YaRN) is refused rather than ignored
     folder = broken_copy(env, "scaled", "llama_bf16_gqa")
     cfg = json.load(open(os.path.join(folder, "config.json")))
-    cfg["rope_scaling"] = {"rope_type": "llama3", "factor": 8.0}
+    cfg["rope_scaling"] = {"rope_type": "yarn", "factor": 8.0}
     json.dump(cfg, open(os.path.join(folder, "config.json"), "w"))
-    refuse(env, ["--model", folder, "--ids", ids_of(folder)], "rope_scaling")
+    refuse(env, ["--model", folder, "--ids", ids_of(folder)], "rope_scaling", "linear and llama3")
 
 
 if __name__ == "__main__":

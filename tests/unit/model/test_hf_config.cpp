@@ -1,6 +1,9 @@
 // model/hf_config.h: each family's sizes read under its own names, and the refusals.
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <string>
+
 #include "error.h"
 #include "model/hf_config.h"
 
@@ -55,9 +58,49 @@ TEST_CASE("a bad config names the file and the key") {
       parse_model_config(R"({"model_type": "llama", "hidden_size": 8, "num_attention_heads": 2,
                              "num_hidden_layers": 1, "intermediate_size": 8,
                              "max_position_embeddings": 8, "vocab_size": 9,
-                             "rope_scaling": {"type": "linear", "factor": 2}})",
+                             "rope_scaling": {"type": "yarn", "factor": 2}})",
                          "c.json"),
       doctest::Contains("key 'rope_scaling'"), input_error);
   CHECK_THROWS_WITH_AS(parse_model_config("{\"model_type\": ", "c.json"),
                        doctest::Contains("c.json (byte"), input_error);
+}
+
+namespace {
+const char* llama_with(const std::string& scaling) {
+  static std::string text;
+  text = R"({"model_type": "llama", "hidden_size": 32, "num_attention_heads": 2,
+             "num_hidden_layers": 1, "intermediate_size": 8, "max_position_embeddings": 8,
+             "vocab_size": 9, "rope_theta": 10000, "rope_scaling": )" + scaling + "}";
+  return text.c_str();
+}
+}  // namespace
+
+TEST_CASE("RoPE frequencies: plain, linear and Llama 3's scaling, by hand") {
+  // head_dim 16: θ_i = 10000^(−i/8), i < 8; wavelengths 2π/θ_i = 6.28, 19.9, 62.8, 199, …
+  const model_config plain = parse_model_config(llama_with("null"), "c.json");
+  const std::vector<double> t = rope_frequencies(plain);
+  REQUIRE(t.size() == 8);
+  for (std::size_t i = 0; i < 8; ++i) CHECK(t[i] == doctest::Approx(std::pow(10000.0, -static_cast<double>(i) / 8.0)));
+  const model_config lin =
+      parse_model_config(llama_with(R"({"rope_type": "linear", "factor": 4})"), "c.json");
+  for (std::size_t i = 0; i < 8; ++i) CHECK(rope_frequencies(lin)[i] == doctest::Approx(t[i] / 4));
+  // Llama 3 with L0 = 160, low 1, high 4: wavelength < 40 kept, > 160 divided by 8, between
+  // them s = (160/λ − 1)/3 mixes the two
+  const model_config l3 = parse_model_config(
+      llama_with(R"({"rope_type": "llama3", "factor": 8, "low_freq_factor": 1,
+                     "high_freq_factor": 4, "original_max_position_embeddings": 160})"),
+      "c.json");
+  const std::vector<double> s = rope_frequencies(l3);
+  const double pi = 3.14159265358979323846;
+  CHECK(s[0] == doctest::Approx(t[0]));  // λ 6.3
+  CHECK(s[1] == doctest::Approx(t[1]));  // λ 19.9
+  const double mix = (160.0 / (2 * pi / t[2]) - 1.0) / 3.0;  // λ 62.8
+  CHECK(s[2] == doctest::Approx((1 - mix) * t[2] / 8 + mix * t[2]));
+  for (std::size_t i = 3; i < 8; ++i) CHECK(s[i] == doctest::Approx(t[i] / 8));  // λ ≥ 199
+  // "default" is no scaling; an unknown type and a missing factor are refused
+  CHECK(rope_frequencies(parse_model_config(llama_with(R"({"rope_type": "default"})"), "c.json")) == t);
+  CHECK_THROWS_WITH_AS(parse_model_config(llama_with(R"({"rope_type": "dynamic", "factor": 2})"), "c.json"),
+                       doctest::Contains("default, linear and llama3"), input_error);
+  CHECK_THROWS_WITH_AS(parse_model_config(llama_with(R"({"rope_type": "linear"})"), "c.json"),
+                       doctest::Contains("rope_scaling.factor"), input_error);
 }
