@@ -6,8 +6,9 @@
 //                            GELU (tanh form), causal
 //   bert                     post-LayerNorm, Linear weights [out, in], learned positions and
 //                            token types, GELU (erf), padding mask only
-//   llama, mistral, qwen2    RMSNorm, RoPE (rotate-half, rope_theta, rope_scaling), grouped-query attention,
-//                            SwiGLU MLP, causal (Mistral: a sliding window), Qwen2: q/k/v biases
+//   llama, mistral, qwen2    RMSNorm, RoPE (rotate-half, rope_theta, rope_scaling),
+//                            grouped-query attention, SwiGLU MLP, causal (Mistral: a sliding
+//                            window), Qwen2: q/k/v biases
 #pragma once
 
 #include <cstddef>
