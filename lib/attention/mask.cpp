@@ -129,6 +129,12 @@ key_span visible_span(const mask_set& masks, std::size_t i, std::size_t n_k) {
   return span;
 }
 
+bool spans_are_exact(const mask_set& masks) {
+  return masks.pad_keys.empty() &&
+         std::none_of(masks.rules.begin(), masks.rules.end(),
+                      [](const mask_rule& r) { return r.what == mask_rule::kind::dilated; });
+}
+
 mask_map map_masks(const mask_set& masks, std::size_t n_q, std::size_t n_k) {
   mask_map map;
   map.full_rows.assign(n_q, false);

@@ -50,6 +50,8 @@ struct key_span {
   std::size_t first = 0, end = 0;
 };
 key_span visible_span(const mask_set& masks, std::size_t i, std::size_t n_k);
+// True when the masks hide exactly the keys outside visible_span (only causal and window rules).
+bool spans_are_exact(const mask_set& masks);
 
 // Which entries of an n_q × n_k map the masks hide (row-major; empty without masks) and which
 // rows they hide entirely.

@@ -184,6 +184,7 @@ std::vector<head_result> run_heads_fused(const matrix& q, const matrix& k, const
   if (!spec.masks.empty()) {
     args.mask_row = mask_hook;
     args.mask_span = span_hook;
+    args.mask_is_span = spans_are_exact(spec.masks);
     args.mask_context = &spec.masks;
   }
   args.scores = scores.data();
@@ -358,6 +359,7 @@ void attend_projected(const projected_attention& a, const attention_spec& spec,
   if (!spec.masks.empty()) {
     args.mask_row = mask_hook;
     args.mask_span = span_hook;
+    args.mask_is_span = spans_are_exact(spec.masks);
     args.mask_context = &spec.masks;
   }
   args.weights = a.weights;

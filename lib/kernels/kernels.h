@@ -91,6 +91,9 @@ struct attention_args {
   // Optional, with mask_row: where each row's visible keys lie. Without scores kept, a block of
   // rows then computes only the keys some row of it may see (causal: about half of them).
   mask_span_fn mask_span = nullptr;
+  // With mask_span: the mask hides exactly the keys outside each row's span (causal, window),
+  // so the kernel may apply it by the span alone, without calling mask_row.
+  bool mask_is_span = false;
   float* const* scores = nullptr;   // per head n_q × n_k before masking, or none (not kept)
   float* const* weights = nullptr;  // per head n_q × n_k, or none: streaming (see rows_sink)
   float* const* context = nullptr;  // per head n_q rows of d_v, stride ldc

@@ -173,6 +173,11 @@ void window3(const void*, std::size_t i, float* e, std::size_t n_k) {
   for (std::size_t j = 0; j < n_k; ++j)
     if ((i > j ? i - j : j - i) > 3 || j % 3 == 2) e[j] = neg_inf;
 }
+// Keys within 3 of the query, nothing else hidden: its span is exact.
+void window3_only(const void*, std::size_t i, float* e, std::size_t n_k) {
+  for (std::size_t j = 0; j < n_k; ++j)
+    if ((i > j ? i - j : j - i) > 3) e[j] = neg_inf;
+}
 void window3_span(const void*, std::size_t i, std::size_t n_k, std::size_t* first,
                   std::size_t* end) {
   *first = std::min(i > 3 ? i - 3 : 0, n_k);
@@ -235,16 +240,19 @@ TEST_CASE("the fused multi-head kernel equals scores, masks, softmax and context
                           shape{4, 13, 300, 64, 64}, shape{1, 300, 5, 4, 3},
                           shape{1, 40, 200, 8, 150}, shape{1, 50, 3000, 4, 3},
                           shape{2, 45, 256, 16, 20}, shape{1, 30, 1024, 8, 70}})
-      for (int mode = 0; mode < 6; ++mode) {
+      for (int mode = 0; mode < 8; ++mode) {
         // 0: plain with ALiBi (the finiteness check inside the softmax pass); 1: causal mask
         // and scores kept (the check apart, before masking); 2: scores kept, no mask; 3: plain
         // without ALiBi (the scores straight from the product); 4: causal mask with its span
         // and ALiBi (only the keys a block may see are computed); 5: a window mask with its
-        // span, rows past the last key included (blocks with no key to compute).
-        const bool keep_scores = mode == 1 || mode == 2, alibi = mode != 3 && mode != 5;
-        const kernels::mask_row_fn mask = mode == 1 || mode == 4 ? causal
-                                          : mode == 5            ? window3
-                                                                 : nullptr;
+        // span, rows past the last key included (blocks with no key to compute); 6: causal
+        // mask applied by its exact span (the bounded shift, cut tiles on the diagonal); 7: a
+        // window mask applied by its exact span (tiles cut on both sides, rows that see no key).
+        const bool keep_scores = mode == 1 || mode == 2, alibi = mode != 3 && mode < 5;
+        const kernels::mask_row_fn mask = mode == 1 || mode == 4 || mode == 6 ? causal
+                                          : mode == 5                         ? window3
+                                          : mode == 7                         ? window3_only
+                                                                              : nullptr;
         const matrix q = random_matrix(s.n_q, s.heads * s.d_k, 11);
         const matrix k = random_matrix(s.n_k, s.heads * s.d_k, 12);
         const matrix v = random_matrix(s.n_k, s.heads * s.d_v, 13);
@@ -266,8 +274,9 @@ TEST_CASE("the fused multi-head kernel equals scores, masks, softmax and context
         args.inv_temperature = 1.0f / 0.7f;
         if (alibi) args.alibi_slopes = slopes.data();
         args.mask_row = mask;
-        if (mode == 4) args.mask_span = causal_span;
-        if (mode == 5) args.mask_span = window3_span;
+        if (mode == 4 || mode == 6) args.mask_span = causal_span;
+        if (mode == 5 || mode == 7) args.mask_span = window3_span;
+        args.mask_is_span = mode >= 6;
         if (keep_scores) args.scores = sp.data();
         REQUIRE(kernels::attention_softmax(args));
         for (std::size_t h = 0; h < s.heads; ++h) {
@@ -388,34 +397,44 @@ TEST_CASE("the fused kernel finds each row's maximum wherever it lies") {
 //   1. rows (1, 0): g = 80; the arguments of the top weights are −80 (normal), those of the
 //      −12 keys −92 underflow, though their exact weights are about 3e-7 (must not be 0).
 //   2. rows (100, 0): g = 8000, every argument underflows, the sum is 0.
-// Weights against align_softmax_ref to 1e-7, contexts against matmul_nn_ref to 1e-6.
+// Weights against align_softmax_ref to 1e-7, contexts against matmul_nn_ref to 1e-6. Each case
+// also with a causal mask applied by its exact span (cut tiles; rows 0-2 see only zero keys).
 TEST_CASE("the fused kernel's bounded shift hands back blocks it would get wrong") {
   for_each_isa([] {
-    for (int kind = 0; kind < 3; ++kind) {
-      INFO("case " << kind);
+    for (int kind = 0; kind < 6; ++kind) {
+      const bool masked = kind >= 3;
+      INFO("case " << kind % 3 << " causal " << masked);
       const std::size_t n_q = 11, n_k = 70;
       matrix q(n_q, 2, 0.0f), k(n_k, 2, 0.0f);
       for (std::size_t i = 0; i < n_q; ++i) {
-        if (kind == 0 && i % 2 == 1)
+        if (kind % 3 == 0 && i % 2 == 1)
           q(i, 1) = 0.5f * float(i + 1);
         else
-          q(i, 0) = kind == 0 ? 0.03f * float(i + 1) : kind == 1 ? 1.0f : 100.0f;
+          q(i, 0) = kind % 3 == 0 ? 0.03f * float(i + 1) : kind % 3 == 1 ? 1.0f : 100.0f;
       }
       k(3, 1) = 80.0f;
       for (std::size_t j = 4; j < n_k; ++j) k(j, 0) = j % 2 == 0 ? -12.0f : -0.25f * float(j % 9);
       const matrix v = random_matrix(n_k, 3, 31);
       matrix w(n_q, n_k), c(n_q, 3);
-      const one_head head(q, k, v, w, c);
+      one_head head(q, k, v, w, c);
+      if (masked) {
+        head.args.mask_row = causal;
+        head.args.mask_span = causal_span;
+        head.args.mask_is_span = true;
+      }
       REQUIRE(kernels::attention_softmax(head.args));
-      const matrix want = align_softmax_ref(matmul_nt_ref(q, k), align_options{1.0});
+      matrix e = matmul_nt_ref(q, k);
+      if (masked)
+        for (std::size_t i = 0; i < n_q; ++i) causal(nullptr, i, e.row(i), n_k);
+      const matrix want = align_softmax_ref(e, align_options{1.0});
       const matrix want_c = matmul_nn_ref(want, v);
       for (std::size_t i = 0; i < n_q; ++i) {
         INFO("row " << i);
         for (std::size_t j = 0; j < n_k; ++j) REQUIRE(std::fabs(w(i, j) - want(i, j)) <= 1e-7);
-        if (kind == 1) REQUIRE(w(i, 4) > 1e-7f);  // a −12 key
+        if (kind % 3 == 1 && i >= 4) REQUIRE(w(i, 4) > 1e-7f);  // a −12 key
         for (std::size_t t = 0; t < 3; ++t) REQUIRE(std::fabs(c(i, t) - want_c(i, t)) <= 1e-6);
       }
-      if (kind == 0) {
+      if (kind == 0) {  // (unmasked: a causal row of these 11 never sees key 20)
         k(20, 1) = std::numeric_limits<float>::quiet_NaN();
         CHECK_FALSE(kernels::attention_softmax(head.args));
       }
