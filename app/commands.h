@@ -19,6 +19,7 @@ action setup_transformer(CLI::App& app);
 action setup_aoa(CLI::App& app);
 action setup_han(CLI::App& app);
 action setup_model(CLI::App& app);
+action setup_heads(CLI::App& app);
 action setup_man(CLI::App& app);
 action setup_completion(CLI::App& app);
 

@@ -149,6 +149,7 @@ int run(int argc, char** argv) {
       {"aoa", cli::setup_aoa(app)},
       {"han", cli::setup_han(app)},
       {"model", cli::setup_model(app)},
+      {"heads", cli::setup_heads(app)},
       {"list", cli::setup_list(app)},
       {"demo", cli::setup_demo(app)},
       {"bench", cli::setup_bench(app)},

@@ -103,22 +103,38 @@ std::vector<std::int64_t> parse_ids(const std::string& text) {
   return ids;
 }
 
+model_input read_model_input(const std::string& model_dir, const std::string& text,
+                             const std::vector<std::int64_t>& ids) {
+  model_input in;
+  in.ids = ids;
+  if (!text.empty()) {
+    const auto tokenizer = load_model_tokenizer(model_dir);
+    if (!tokenizer)
+      throw input_error(model_dir, "has no tokenizer.json nor vocab.json with merges.txt to "
+                                   "read the text with; give the token ids with --ids");
+    encoding e = tokenizer->encode(text);
+    in.ids = std::move(e.ids);
+    in.tokens = std::move(e.tokens);
+    return in;
+  }
+  const std::optional<vocabulary> vocab = read_vocabulary(model_dir);
+  for (const auto id : in.ids) in.tokens.push_back(vocab ? vocab->token(id) : fmt::format("{}", id));
+  if (!vocab)
+    in.warnings.push_back(fmt::format("{} has no tokenizer.json, vocab.json or vocab.txt: tokens "
+                                      "are shown as their ids",
+                                      model_dir));
+  return in;
+}
+
 model_report run_model_job(const model_job_config& c) {
   check_job(c.out, c.view);
   const hf_model m = load_model(c.model_dir);
   model_report r;
   r.config = m.config;
-  r.ids = c.ids;
-  std::vector<std::string> tokenized;
-  if (!c.text.empty()) {
-    const auto tokenizer = load_model_tokenizer(c.model_dir);
-    if (!tokenizer)
-      throw input_error(c.model_dir, "has no tokenizer.json nor vocab.json with merges.txt to "
-                                     "read the text with; give the token ids with --ids");
-    encoding e = tokenizer->encode(c.text);
-    r.ids = std::move(e.ids);
-    tokenized = std::move(e.tokens);
-  }
+  model_input in = read_model_input(c.model_dir, c.text, c.ids);
+  r.ids = std::move(in.ids);
+  r.tokens = std::move(in.tokens);
+  r.warnings = std::move(in.warnings);
   if (c.layer >= m.config.layers)
     throw usage_error(fmt::format("{} {}: the model has {} layers (0 to {})", param("layer"),
                                   c.layer, m.config.layers, m.config.layers - 1));
@@ -126,15 +142,8 @@ model_report run_model_job(const model_job_config& c) {
     throw usage_error(fmt::format("{} {}: the model has {} heads (0 to {})", param("head"), c.head,
                                   m.config.heads, m.config.heads - 1));
   check_model_memory(m.config, r.ids.size(), c);
-  const std::optional<vocabulary> vocab = read_vocabulary(c.model_dir);
-  if (!tokenized.empty())
-    r.tokens = std::move(tokenized);
-  else
-    for (const auto id : r.ids) r.tokens.push_back(vocab ? vocab->token(id) : fmt::format("{}", id));
-  if (!vocab && c.text.empty())
-    r.warnings.push_back(fmt::format("{} has no tokenizer.json, vocab.json or vocab.txt: tokens "
-                                     "are shown as their ids",
-                                     c.model_dir));
+  const std::optional<vocabulary> vocab =
+      c.top_k > 0 ? read_vocabulary(c.model_dir) : std::optional<vocabulary>();
   r.forward = run_model(m, r.ids, c.progress);
   if (c.top_k > 0)
     for (const std::size_t row : prediction_rows(r)) {

@@ -50,6 +50,17 @@ struct model_report {
 
 model_report run_model_job(const model_job_config& config);
 
+// The token ids a model run reads and their strings: `text` through the folder's own tokenizer
+// (its special tokens added), or `ids` as given, named by the folder's vocabulary (or shown as
+// numbers, with a warning, when it has none).
+struct model_input {
+  std::vector<std::int64_t> ids;
+  std::vector<std::string> tokens;
+  std::vector<std::string> warnings;
+};
+model_input read_model_input(const std::string& model_dir, const std::string& text,
+                             const std::vector<std::int64_t>& ids);
+
 // Head config.head of layer config.layer as an n × n matrix, and as a heatmap over it (tokens as
 // labels, the causal triangle hidden); `values` must outlive the spec.
 matrix model_head_values(const model_report& report, const model_job_config& config);

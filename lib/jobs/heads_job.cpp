@@ -1,0 +1,163 @@
+#include "jobs/heads_job.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "attnviz/version.h"
+#include "error.h"
+#include "jobs/model_job.h"
+#include "model/forward.h"
+#include "model/hf_model.h"
+#include "params/rng.h"
+
+namespace attnviz {
+
+namespace {
+
+// [CLS], [SEP], <s>, </s>, <|endoftext|>, …: the names tokenizers give their special tokens.
+bool special_token(const std::string& t) {
+  if (t.size() >= 3 && t.front() == '[' && t.back() == ']')
+    return std::all_of(t.begin() + 1, t.end() - 1, [](char c) { return c >= 'A' && c <= 'Z'; });
+  return t.size() >= 3 && t.front() == '<' && t.back() == '>' &&
+         t.find(' ') == std::string::npos;
+}
+
+head_pattern strongest(const head_finding& f, double threshold) {
+  head_pattern best = head_pattern::mixed;
+  double top = threshold;
+  for (const head_pattern p : ranked_patterns)
+    if (f.score(p) >= top) {
+      top = f.score(p);
+      best = p;
+    }
+  return best;
+}
+
+double rounded(double v) { return std::round(v * 1e6) / 1e6; }
+
+std::string heads_json(const heads_report& r, const heads_job_config& c) {
+  using json = nlohmann::ordered_json;
+  json j;
+  j["attn-viz"] = fmt::format("attn-viz {}", version);
+  j["model"] = {{"model_type", r.config.model_type},
+                {"layers", r.config.layers},
+                {"heads", r.config.heads},
+                {"folder", c.model_dir}};
+  j["measured_on"] = r.on_text ? "text" : "random";
+  j["tokens"] = r.tokens;
+  j["random"] = {{"period", r.period}, {"seed", c.seed}, {"ids", r.random_ids}};
+  json heads = json::array();
+  for (const head_finding& f : r.heads) {
+    json h = {{"layer", f.layer},
+              {"head", f.head},
+              {"pattern", std::string(pattern_name(f.pattern))},
+              {"entropy_bits", rounded(f.stats.entropy_bits)},
+              {"distance", rounded(f.stats.distance)},
+              {"first", rounded(f.stats.first)},
+              {"previous", rounded(f.stats.previous)},
+              {"self", rounded(f.stats.self)}};
+    h["special"] = f.stats.marked ? json(rounded(*f.stats.marked)) : json(nullptr);
+    h["induction"] = rounded(f.induction);
+    heads.push_back(std::move(h));
+  }
+  j["heads"] = std::move(heads);
+  json ranking;
+  for (const head_pattern p : ranked_patterns) {
+    json list = json::array();
+    for (const head_finding* f : r.ranked(p))
+      list.push_back(json::array({f->layer, f->head, rounded(f->score(p))}));
+    ranking[std::string(pattern_name(p))] = std::move(list);
+  }
+  j["ranking"] = std::move(ranking);
+  return j.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace
+
+std::string_view pattern_name(head_pattern p) {
+  switch (p) {
+    case head_pattern::previous_token: return "previous-token";
+    case head_pattern::first_token: return "first-token";
+    case head_pattern::induction: return "induction";
+    case head_pattern::self: return "self";
+    case head_pattern::mixed: break;
+  }
+  return "mixed";
+}
+
+double head_finding::score(head_pattern p) const {
+  switch (p) {
+    case head_pattern::previous_token: return stats.previous;
+    case head_pattern::first_token: return stats.first;
+    case head_pattern::induction: return induction;
+    case head_pattern::self: return stats.self;
+    case head_pattern::mixed: break;
+  }
+  return 0.0;
+}
+
+std::vector<const head_finding*> heads_report::ranked(head_pattern p) const {
+  std::vector<const head_finding*> out;
+  for (const head_finding& f : heads) out.push_back(&f);
+  std::stable_sort(out.begin(), out.end(), [p](const head_finding* a, const head_finding* b) {
+    return a->score(p) > b->score(p);
+  });
+  return out;
+}
+
+std::vector<std::int64_t> repeated_random_ids(std::size_t period, std::size_t vocab,
+                                              std::uint64_t seed) {
+  splitmix64 rng(seed, "heads.random_ids");
+  std::vector<std::int64_t> ids(2 * period);
+  for (std::size_t i = 0; i < period; ++i)
+    ids[i] = ids[i + period] = static_cast<std::int64_t>(rng.next() % vocab);
+  return ids;
+}
+
+heads_report run_heads_job(const heads_job_config& c) {
+  if (c.period == 1) throw usage_error(param("period") + " must be at least 2");
+  if (!(c.threshold >= 0.0 && c.threshold <= 1.0))
+    throw usage_error(fmt::format("{} must lie in [0, 1], got {}", param("threshold"), c.threshold));
+  check_job(c.out, view_options{});
+  const hf_model m = load_model(c.model_dir);
+  heads_report r;
+  r.config = m.config;
+  r.period = c.period ? c.period : std::min<std::size_t>(50, m.config.max_positions / 2);
+  if (r.period < 2)
+    throw input_error(c.model_dir, fmt::format("has {} positions: too few for a sequence said "
+                                               "twice",
+                                               m.config.max_positions));
+  r.random_ids = repeated_random_ids(r.period, m.config.vocab, c.seed);
+  if (r.random_ids.size() > m.config.max_positions)
+    throw usage_error(fmt::format("{} {}: the random sequence (2 x {} tokens) is longer than the "
+                                  "model's {} positions",
+                                  param("period"), r.period, r.period, m.config.max_positions));
+  r.on_text = !c.text.empty() || !c.ids.empty();
+  model_input in = read_model_input(c.model_dir, c.text, r.on_text ? c.ids : r.random_ids);
+  r.tokens = std::move(in.tokens);
+  r.warnings = std::move(in.warnings);
+  const model_forward random = run_model(m, r.random_ids, c.progress);
+  const model_forward text = r.on_text ? run_model(m, in.ids, c.progress) : model_forward{};
+  const model_forward& measured = r.on_text ? text : random;
+  std::vector<bool> special(r.tokens.size());
+  for (std::size_t i = 0; i < r.tokens.size(); ++i) special[i] = special_token(r.tokens[i]);
+  for (std::size_t l = 0; l < m.config.layers; ++l)
+    for (std::size_t h = 0; h < m.config.heads; ++h) {
+      head_finding f;
+      f.layer = l;
+      f.head = h;
+      f.stats = measure_head(measured.map(l, h), measured.n, special);
+      f.induction = induction_score(random.map(l, h), r.period);
+      f.pattern = strongest(f, c.threshold);
+      r.heads.push_back(f);
+    }
+  job_products made;
+  made.json = [&] { return heads_json(r, c); };
+  r.written = write_outputs(c.out, made);
+  return r;
+}
+
+}  // namespace attnviz

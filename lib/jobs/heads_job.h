@@ -1,0 +1,79 @@
+// `attn-viz heads`: the head finder. Runs a model twice and ranks every layer's every head by the
+// patterns the literature names (head_stats.h has the formulas):
+//   previous-token  weight on the token just before the query      (score: previous)
+//   first-token     weight on the first token, an attention sink    (score: first)
+//   induction       on T random tokens said twice, weight on the token after the query's earlier
+//                   occurrence (Olsson et al. 2022)                 (score: induction)
+//   self            weight on the query's own token                 (score: self)
+// The per-head statistics are measured on the text (--text / --ids) when one is given, else on
+// the repeated random sequence itself (as Olsson et al. measure previous-token heads); induction
+// always on the random sequence: ids uniform over the vocabulary from splitmix64(seed), nothing
+// added (no BOS, no [CLS]).
+// A head is named for its strongest pattern when that score is at least `threshold`
+// (default 0.4); the others are "mixed".
+//   --json FILE: {"attn-viz", "model", "tokens", "random": {"period", "seed", "ids"},
+//                 "heads": [{"layer", "head", "pattern", "entropy_bits", "distance", "first",
+//                            "previous", "self", "special", "induction"}, …],
+//                 "ranking": {"previous-token": [[layer, head, score], …], …}}
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/head_stats.h"
+#include "io/progress.h"
+#include "jobs/job_outputs.h"
+#include "model/hf_config.h"
+
+namespace attnviz {
+
+enum class head_pattern { previous_token, first_token, induction, self, mixed };
+inline constexpr std::array<head_pattern, 4> ranked_patterns{
+    head_pattern::previous_token, head_pattern::first_token, head_pattern::induction,
+    head_pattern::self};
+std::string_view pattern_name(head_pattern p);
+
+struct heads_job_config {
+  std::string model_dir;
+  std::string text;               // the statistics' text, through the model's tokenizer
+  std::vector<std::int64_t> ids;  // or its ids as given
+  std::size_t period = 0;         // T: the random sequence has 2T tokens (0: 50, or half the
+                                  // model's positions when it has fewer than 100)
+  std::uint64_t seed = 0;
+  double threshold = 0.4;
+  job_outputs out;  // json
+  progress_style progress = progress_style::automatic;
+};
+
+struct head_finding {
+  std::size_t layer = 0, head = 0;
+  head_stats stats;  // on the text, or the random sequence
+  double induction = 0.0;
+  head_pattern pattern = head_pattern::mixed;
+  double score(head_pattern p) const;
+};
+
+struct heads_report {
+  model_config config;
+  std::vector<std::string> tokens;  // the statistics' tokens
+  bool on_text = false;             // measured on the text (else the random sequence)
+  std::size_t period = 0;           // T, as used
+  std::vector<std::int64_t> random_ids;
+  std::vector<head_finding> heads;  // layer by layer, head by head
+  std::vector<std::string> written;
+  std::vector<std::string> warnings;
+  // The heads in decreasing order of the pattern's score (ties: lower layer, then head first).
+  std::vector<const head_finding*> ranked(head_pattern p) const;
+};
+
+heads_report run_heads_job(const heads_job_config& config);
+
+// T random ids in [0, vocab), said twice.
+std::vector<std::int64_t> repeated_random_ids(std::size_t period, std::size_t vocab,
+                                              std::uint64_t seed);
+
+}  // namespace attnviz
