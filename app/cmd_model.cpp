@@ -20,7 +20,7 @@ struct model_flags {
   model_job_config job;
   std::string ids;
   std::string max_memory = "8G";
-  std::string cmap, annotate = "auto";
+  std::string cmap, annotate = "auto", figure = "head", scale = "shared";
   bool term = false, quiet = false;
 };
 
@@ -69,6 +69,26 @@ Examples:
                   "their JSON) would need more than this (e.g. 512M, 16G)")
       ->capture_default_str()
       ->group("Input");
+  cmd->add_option("--view", f->figure,
+                  "What --png/--svg draw: head (one head's map, --layer/--head) or model (every "
+                  "layer x head as thumbnails, --layers/--heads)")
+      ->check(CLI::IsMember(names_of(model_figure_names)))
+      ->capture_default_str()
+      ->group("Figure");
+  cmd->add_option("--layers", c.layers, "The model view's layers, e.g. 0,5-7 [default: all]")
+      ->group("Figure");
+  cmd->add_option("--heads", c.heads, "The model view's heads, e.g. 0-3 [default: all]")
+      ->group("Figure");
+  cmd->add_option("--scale", f->scale,
+                  "The model view's colours: shared (one range, 0 to the largest weight shown) "
+                  "or panel (each thumbnail its own, written under it)")
+      ->check(CLI::IsMember(names_of(scale_mode_names)))
+      ->capture_default_str()
+      ->group("Figure");
+  cmd->add_flag("--name-heads", c.name_heads,
+                "Caption the model view's thumbnails with what the head finder sees (previous, "
+                "first, induction, self; see attn-viz heads)")
+      ->group("Figure");
   cmd->add_option("--layer", c.layer, "The layer whose head --png/--svg/--term draw (from 0)")
       ->capture_default_str()
       ->group("Figure");
@@ -78,7 +98,8 @@ Examples:
       ->check(CLI::IsMember(names_of(annotate_mode_names)))
       ->capture_default_str()
       ->group("Figure");
-  cmd->add_option("--cell", c.view.cell, "Pixels per cell [default: by token count]")
+  cmd->add_option("--cell", c.view.cell,
+                  "Pixels per cell (the model view: per thumbnail) [default: by token count]")
       ->check(CLI::Range(1, 256))
       ->group("Figure");
   cmd->add_option("--top-k", c.top_k,
@@ -107,6 +128,8 @@ Examples:
     }
     job.view.cmap = f->cmap;
     job.view.annotate = parse_annotate_mode(f->annotate);
+    job.figure = value_of(model_figure_names, f->figure, "--view");
+    job.scale = value_of(scale_mode_names, f->scale, "--scale");
     job.max_memory = parse_size(f->max_memory, "--max-memory");
     if (f->quiet) job.progress = progress_style::quiet;
     const model_report r = run_model_job(job);

@@ -117,43 +117,67 @@ std::vector<std::int64_t> repeated_random_ids(std::size_t period, std::size_t vo
   return ids;
 }
 
+std::size_t finder_period(const model_config& config, std::size_t requested,
+                          const std::string& model_dir) {
+  if (requested == 1) throw usage_error(param("period") + " must be at least 2");
+  const std::size_t period =
+      requested ? requested : std::min<std::size_t>(50, config.max_positions / 2);
+  if (period < 2)
+    throw input_error(model_dir, fmt::format("has {} positions: too few for a sequence said twice",
+                                             config.max_positions));
+  if (2 * period > config.max_positions)
+    throw usage_error(fmt::format("{} {}: the random sequence (2 x {} tokens) is longer than the "
+                                  "model's {} positions",
+                                  param("period"), period, period, config.max_positions));
+  return period;
+}
+
+std::vector<head_finding> find_heads(const model_forward& random, std::size_t period,
+                                     const model_forward& measured,
+                                     const std::vector<std::string>& tokens, double threshold) {
+  std::vector<bool> special(tokens.size());
+  for (std::size_t i = 0; i < tokens.size(); ++i) special[i] = special_token(tokens[i]);
+  std::vector<head_finding> out;
+  for (std::size_t l = 0; l < random.layers; ++l)
+    for (std::size_t h = 0; h < random.heads; ++h) {
+      head_finding f;
+      f.layer = l;
+      f.head = h;
+      f.stats = measure_head(measured.map(l, h), measured.n, special);
+      f.induction = induction_score(random.map(l, h), period);
+      f.pattern = strongest(f, threshold);
+      out.push_back(f);
+    }
+  return out;
+}
+
+std::string finding_caption(const head_finding& f) {
+  switch (f.pattern) {
+    case head_pattern::previous_token: return fmt::format("previous {:.2f}", f.stats.previous);
+    case head_pattern::first_token: return fmt::format("first {:.2f}", f.stats.first);
+    case head_pattern::induction: return fmt::format("induction {:.2f}", f.induction);
+    case head_pattern::self: return fmt::format("self {:.2f}", f.stats.self);
+    case head_pattern::mixed: break;
+  }
+  return {};
+}
+
 heads_report run_heads_job(const heads_job_config& c) {
-  if (c.period == 1) throw usage_error(param("period") + " must be at least 2");
   if (!(c.threshold >= 0.0 && c.threshold <= 1.0))
     throw usage_error(fmt::format("{} must lie in [0, 1], got {}", param("threshold"), c.threshold));
   check_job(c.out, view_options{});
   const hf_model m = load_model(c.model_dir);
   heads_report r;
   r.config = m.config;
-  r.period = c.period ? c.period : std::min<std::size_t>(50, m.config.max_positions / 2);
-  if (r.period < 2)
-    throw input_error(c.model_dir, fmt::format("has {} positions: too few for a sequence said "
-                                               "twice",
-                                               m.config.max_positions));
+  r.period = finder_period(m.config, c.period, c.model_dir);
   r.random_ids = repeated_random_ids(r.period, m.config.vocab, c.seed);
-  if (r.random_ids.size() > m.config.max_positions)
-    throw usage_error(fmt::format("{} {}: the random sequence (2 x {} tokens) is longer than the "
-                                  "model's {} positions",
-                                  param("period"), r.period, r.period, m.config.max_positions));
   r.on_text = !c.text.empty() || !c.ids.empty();
   model_input in = read_model_input(c.model_dir, c.text, r.on_text ? c.ids : r.random_ids);
   r.tokens = std::move(in.tokens);
   r.warnings = std::move(in.warnings);
   const model_forward random = run_model(m, r.random_ids, c.progress);
   const model_forward text = r.on_text ? run_model(m, in.ids, c.progress) : model_forward{};
-  const model_forward& measured = r.on_text ? text : random;
-  std::vector<bool> special(r.tokens.size());
-  for (std::size_t i = 0; i < r.tokens.size(); ++i) special[i] = special_token(r.tokens[i]);
-  for (std::size_t l = 0; l < m.config.layers; ++l)
-    for (std::size_t h = 0; h < m.config.heads; ++h) {
-      head_finding f;
-      f.layer = l;
-      f.head = h;
-      f.stats = measure_head(measured.map(l, h), measured.n, special);
-      f.induction = induction_score(random.map(l, h), r.period);
-      f.pattern = strongest(f, c.threshold);
-      r.heads.push_back(f);
-    }
+  r.heads = find_heads(random, r.period, r.on_text ? text : random, r.tokens, c.threshold);
   job_products made;
   made.json = [&] { return heads_json(r, c); };
   r.written = write_outputs(c.out, made);

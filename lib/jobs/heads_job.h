@@ -27,6 +27,7 @@
 #include "analysis/head_stats.h"
 #include "io/progress.h"
 #include "jobs/job_outputs.h"
+#include "model/forward.h"
 #include "model/hf_config.h"
 
 namespace attnviz {
@@ -71,6 +72,21 @@ struct heads_report {
 };
 
 heads_report run_heads_job(const heads_job_config& config);
+
+// The pieces, for other jobs (the model view's captions):
+// T as used: `requested`, or 0 for 50 or half the model's positions (errors for a model too
+// short, naming `model_dir`, or a T too long for it).
+std::size_t finder_period(const model_config& c, std::size_t requested,
+                          const std::string& model_dir);
+// Every head's finding: induction from `random` (the forward over repeated_random_ids), the
+// statistics from `measured` with `tokens` (its tokens, for the special-token share), named at
+// `threshold`.
+std::vector<head_finding> find_heads(const model_forward& random, std::size_t period,
+                                     const model_forward& measured,
+                                     const std::vector<std::string>& tokens, double threshold);
+// A thumbnail's caption: "previous 0.93", "first 0.88", "induction 0.71", "self 0.60"; empty
+// for a mixed head.
+std::string finding_caption(const head_finding& f);
 
 // T random ids in [0, vocab), said twice.
 std::vector<std::int64_t> repeated_random_ids(std::size_t period, std::size_t vocab,

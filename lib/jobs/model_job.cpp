@@ -8,7 +8,9 @@
 
 #include "attnviz/version.h"
 #include "error.h"
+#include "index_list.h"
 #include "io/npy.h"
+#include "jobs/heads_job.h"
 #include "model/hf_model.h"
 #include "render/heatmap.h"
 #include "tokenizers/model_tokenizer.h"
@@ -82,6 +84,25 @@ heatmap_spec model_head_heatmap(const model_report& r, const model_job_config& c
   return spec;
 }
 
+model_view_spec model_view_of(const model_report& r, const model_job_config& c,
+                              std::vector<std::string> captions) {
+  model_view_spec v;
+  v.maps = r.forward.attention.data();
+  v.layers = r.forward.layers;
+  v.heads = r.forward.heads;
+  v.n = r.forward.n;
+  if (!c.layers.empty()) v.rows = parse_index_list(c.layers, v.layers, "layers", "layer");
+  if (!c.heads.empty()) v.cols = parse_index_list(c.heads, v.heads, "heads", "head");
+  v.causal = r.config.causal;
+  v.title = fmt::format("{} · {} tokens", folder_name(c.model_dir), r.ids.size());
+  v.subtitle = model_summary(r.config);
+  v.cmap = &colormap::named_or_default(c.view.cmap);
+  v.scale = c.scale;
+  v.captions = std::move(captions);
+  v.thumb = c.view.cell;
+  return v;
+}
+
 std::vector<std::int64_t> parse_ids(const std::string& text) {
   std::vector<std::int64_t> ids;
   std::size_t at = 0;
@@ -135,6 +156,19 @@ model_report run_model_job(const model_job_config& c) {
   r.ids = std::move(in.ids);
   r.tokens = std::move(in.tokens);
   r.warnings = std::move(in.warnings);
+  if (c.figure == model_figure::head && (!c.layers.empty() || !c.heads.empty()))
+    throw usage_error(fmt::format("{} and {} choose the model view's rows and columns: add {} "
+                                  "model (one head's map takes {} and {})",
+                                  param("layers"), param("heads"), param("view"), param("layer"),
+                                  param("head")));
+  if (c.name_heads && c.figure != model_figure::model)
+    throw usage_error(fmt::format("{} captions the model view: add {} model", param("name_heads"),
+                                  param("view")));
+  if (c.figure == model_figure::model) {  // the lists checked before the forward
+    if (!c.layers.empty()) parse_index_list(c.layers, m.config.layers, "layers", "layer");
+    if (!c.heads.empty()) parse_index_list(c.heads, m.config.heads, "heads", "head");
+    if (c.name_heads) finder_period(m.config, 0, c.model_dir);
+  }
   if (c.layer >= m.config.layers)
     throw usage_error(fmt::format("{} {}: the model has {} layers (0 to {})", param("layer"),
                                   c.layer, m.config.layers, m.config.layers - 1));
@@ -162,6 +196,17 @@ model_report run_model_job(const model_job_config& c) {
                          r.forward, r.predictions);
   };
   made.picture = [&] {
+    if (c.figure == model_figure::model) {
+      std::vector<std::string> captions;
+      if (c.name_heads) {
+        const std::size_t period = finder_period(m.config, 0, c.model_dir);
+        const model_forward random =
+            run_model(m, repeated_random_ids(period, m.config.vocab, 0), progress_style::quiet);
+        for (const head_finding& f : find_heads(random, period, r.forward, r.tokens, 0.4))
+          captions.push_back(finding_caption(f));
+      }
+      return model_view_figure(model_view_of(r, c, std::move(captions)));
+    }
     const matrix values = model_head_values(r, c);
     return heatmap_figure(model_head_heatmap(r, c, values));
   };

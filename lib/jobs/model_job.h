@@ -15,16 +15,24 @@
 #include <string>
 #include <vector>
 
+#include "enum_names.h"
 #include "io/progress.h"
 #include "jobs/job_outputs.h"
 #include "jobs/memory_guard.h"
 #include "model/forward.h"
 #include "model/hf_config.h"
+#include "render/grid.h"
 #include "render/heatmap.h"
 #include "render/model_json.h"
+#include "render/model_view.h"
 #include "render/views.h"
 
 namespace attnviz {
+
+// What --png/--svg draw: one head's map, or the model view (every layer × head as thumbnails).
+enum class model_figure { head, model };
+inline constexpr named<model_figure> model_figure_names[] = {{"head", model_figure::head},
+                                                             {"model", model_figure::model}};
 
 struct model_job_config {
   std::string model_dir;
@@ -32,7 +40,11 @@ struct model_job_config {
   std::vector<std::int64_t> ids;  // or the token ids as given (nothing added)
   job_outputs out;                // json, png, svg, npy_dir
   view_options view;
+  model_figure figure = model_figure::head;
   std::size_t layer = 0, head = 0;  // the head drawn (0-based)
+  std::string layers, heads;        // the model view's rows and columns ("0,5-7"; empty: all)
+  scale_mode scale = scale_mode::shared;  // the model view's colour range
+  bool name_heads = false;  // caption the model view's heads with the head finder's names
   std::size_t top_k = 0;            // 0: no predictions
   progress_style progress = progress_style::automatic;
   std::uint64_t max_memory = default_memory_limit;
@@ -66,6 +78,10 @@ model_input read_model_input(const std::string& model_dir, const std::string& te
 matrix model_head_values(const model_report& report, const model_job_config& config);
 heatmap_spec model_head_heatmap(const model_report& report, const model_job_config& config,
                                 const matrix& values);
+// The model view of the report's maps: config.layers × config.heads (all when empty), with the
+// head finder's captions when given (layers × heads, or empty).
+model_view_spec model_view_of(const model_report& report, const model_job_config& config,
+                              std::vector<std::string> captions);
 
 // "1,2, 3" -> {1, 2, 3}; usage_error naming the parameter "ids" for anything else.
 std::vector<std::int64_t> parse_ids(const std::string& text);

@@ -1,0 +1,157 @@
+#include "render/model_view.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+
+#include "render/font.h"
+#include "render/heatmap.h"
+#include "text/utf8.h"
+
+namespace attnviz {
+namespace {
+
+constexpr rgb ink{34, 34, 34};
+constexpr rgb muted{102, 102, 102};
+constexpr rgb hidden_grey{232, 232, 232};
+constexpr int gap = 6;  // between thumbnails
+
+std::vector<std::size_t> all_up_to(std::size_t n) {
+  std::vector<std::size_t> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = i;
+  return v;
+}
+
+// The largest weight of one map, row 0 left out under a causal mask (it is always [1, 0, …]:
+// counted, it would pin every range to 1).
+double map_max(const float* a, std::size_t n, bool causal) {
+  double hi = 0.0;
+  for (std::size_t i = causal && n > 1 ? n : 0; i < n * n; ++i)
+    if (std::isfinite(a[i])) hi = std::max(hi, static_cast<double>(a[i]));
+  return hi;
+}
+
+// The t × t RGB thumbnail of an n × n map over [0, vmax] (see model_view.h).
+std::shared_ptr<std::vector<std::uint8_t>> thumbnail(const float* a, std::size_t n, int t,
+                                                     bool causal, double vmax,
+                                                     const colormap& cmap) {
+  auto px = std::make_shared<std::vector<std::uint8_t>>(static_cast<std::size_t>(t) * t * 3);
+  const auto T = static_cast<std::size_t>(t);
+  for (std::size_t y = 0; y < T; ++y) {
+    // the cells [i0, i1) this pixel row covers (one cell when t >= n)
+    const std::size_t i0 = y * n / T, i1 = std::max(i0 + 1, (y + 1) * n / T);
+    for (std::size_t x = 0; x < T; ++x) {
+      const std::size_t j0 = x * n / T, j1 = std::max(j0 + 1, (x + 1) * n / T);
+      double sum = 0.0;
+      std::size_t seen = 0;
+      for (std::size_t i = i0; i < i1; ++i)
+        for (std::size_t j = j0; j < j1; ++j) {
+          if (causal && j > i) continue;
+          sum += a[i * n + j];
+          ++seen;
+        }
+      const rgb c = seen == 0 ? hidden_grey
+                              : cmap.at(vmax > 0.0 ? std::clamp(sum / static_cast<double>(seen) / vmax,
+                                                                0.0, 1.0)
+                                                   : 0.0);
+      std::uint8_t* p = px->data() + (y * T + x) * 3;
+      p[0] = c.r;
+      p[1] = c.g;
+      p[2] = c.b;
+    }
+  }
+  return px;
+}
+
+}  // namespace
+
+int default_thumb(std::size_t rows, std::size_t cols) {
+  const auto most = static_cast<int>(std::max<std::size_t>(1, std::max(rows, cols)));
+  return std::clamp(1600 / most, 24, 160);
+}
+
+figure model_view_figure(const model_view_spec& spec) {
+  if (!spec.maps || spec.n == 0) throw std::logic_error("model_view_figure: no maps");
+  const std::vector<std::size_t> rows = spec.rows.empty() ? all_up_to(spec.layers) : spec.rows;
+  const std::vector<std::size_t> cols = spec.cols.empty() ? all_up_to(spec.heads) : spec.cols;
+  const colormap& cmap = spec.cmap ? *spec.cmap : colormap::viridis();
+  const std::size_t n = spec.n;
+  auto map = [&](std::size_t l, std::size_t h) { return spec.maps + (l * spec.heads + h) * n * n; };
+
+  const int t = spec.thumb > 0 ? spec.thumb : default_thumb(rows.size(), cols.size());
+  const bitmap_font& font = bitmap_font::unifont();
+  const int glyph_h = bitmap_font::height;
+  // the shared range: [0, the largest weight shown], rounded up as the heatmaps round it
+  double shared_max = 0.0;
+  for (const std::size_t l : rows)
+    for (const std::size_t h : cols) shared_max = std::max(shared_max, map_max(map(l, h), n, spec.causal));
+  const matrix probe(1, 1, std::vector<float>{static_cast<float>(shared_max)});
+  const double vmax = value_range(probe).second;
+
+  int label_w = 0;
+  for (const std::size_t l : rows)
+    label_w = std::max(label_w, font.text_width(decode_utf8_lossy(fmt::format("L{}", l))));
+  const bool captions = !spec.captions.empty();
+  int caption_h = 0;
+  if (captions) {
+    for (const std::size_t l : rows)
+      for (const std::size_t h : cols)
+        if (!spec.captions[l * spec.heads + h].empty()) caption_h = glyph_h + 2;
+  }
+  const bool per_panel = spec.scale == scale_mode::panel;
+  // per-panel scale: each thumbnail's own maximum, written under it
+  const int under = caption_h + (per_panel ? glyph_h + 2 : 0);
+  const int title_h = title_block_height(spec.title, spec.subtitle, 1);
+  const int grid_x = figure_margin + label_w + 8;
+  const int grid_y = figure_margin + title_h + glyph_h + 6;
+  const int cell_w = t + gap, cell_h = t + under + gap;
+  const int grid_w = static_cast<int>(cols.size()) * cell_w - gap;
+  const int grid_h = static_cast<int>(rows.size()) * cell_h - gap;
+  const int bar_x = grid_x + grid_w + 24;
+  const int bar_h = std::min(grid_h, std::max(160, t * 2));
+  const int bar_w = per_panel ? 0 : colorbar_width(0.0, vmax, 1) + 24;
+  const int width = std::max(bar_x + bar_w - (per_panel ? 24 : 0) + figure_margin,
+                             figure_margin * 2 + title_block_width(spec.title, spec.subtitle, 1));
+  const int height = grid_y + grid_h + figure_margin;
+  figure fig(width, height);
+  draw_title_block(fig, spec.title, spec.subtitle, 1);
+
+  for (std::size_t c = 0; c < cols.size(); ++c) {
+    const std::u32string label = decode_utf8_lossy(fmt::format("H{}", cols[c]));
+    const int x = grid_x + static_cast<int>(c) * cell_w + (t - font.text_width(label)) / 2;
+    fig.text(x, grid_y - glyph_h - 4, label, muted);
+  }
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const int y = grid_y + static_cast<int>(r) * cell_h;
+    const std::u32string label = decode_utf8_lossy(fmt::format("L{}", rows[r]));
+    fig.text(grid_x - 8 - font.text_width(label), y + (t - glyph_h) / 2, label, muted);
+    for (std::size_t c = 0; c < cols.size(); ++c) {
+      const int x = grid_x + static_cast<int>(c) * cell_w;
+      const float* a = map(rows[r], cols[c]);
+      double top = vmax;
+      if (per_panel) {
+        const matrix own(1, 1, std::vector<float>{static_cast<float>(map_max(a, n, spec.causal))});
+        top = value_range(own).second;
+      }
+      fig.image(x, y, t, t, thumbnail(a, n, t, spec.causal, top, cmap));
+      fig.frame(x - 1, y - 1, t + 2, t + 2, 1, muted);
+      int below = y + t + 2;
+      if (per_panel) {
+        const std::u32string s = fit_text(decode_utf8_lossy(fmt::format("0-{:g}", top)), t, font);
+        fig.text(x, below, s, muted);
+        below += glyph_h + 2;
+      }
+      if (captions) {
+        const std::string& caption = spec.captions[rows[r] * spec.heads + cols[c]];
+        if (!caption.empty()) fig.text(x, below, fit_text(decode_utf8_lossy(caption), t, font), ink);
+      }
+    }
+  }
+  if (!per_panel) draw_colorbar(fig, bar_x, grid_y, bar_h, cmap, 0.0, vmax, 1);
+  return fig;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,48 @@
+// The model view: every chosen layer × head of a model as a thumbnail of its attention map, in
+// one grid (rows = layers, columns = heads) under one colour scale.
+//
+//   ┌──────────────────────────────────────────────────────┐
+//   │ title / subtitle                                      │
+//   │         H0     H1     H2   …                   ┌bar┐  │
+//   │   L0  ┌────┐ ┌────┐ ┌────┐                     │   │  │
+//   │       └────┘ └────┘ └────┘                     │   │  │
+//   │       caption                                   └───┘  │
+//   │   L1  ┌────┐ …                                         │
+//   └──────────────────────────────────────────────────────┘
+//
+// A thumbnail is t × t pixels for an n × n map: pixel (x, y) shows the mean of the cells it
+// covers when t < n, the nearest cell when t >= n (so a cell never smears into its neighbour);
+// hidden entries (the causal triangle) are drawn light grey. The colour range is [0, the largest
+// weight shown] rounded up as the heatmaps round it (shared), or each thumbnail's own (panel),
+// leaving out row 0 of a causal map, which is always [1, 0, …]; larger weights take the top
+// colour. t = clamp(1600 / max(rows, cols),
+// 24, 160), so 12 × 12 heads give 133 px thumbnails and 32 × 32 heads 50 px ones in a figure
+// about 1,700 px wide. Captions (the head finder's names) are optional, one per thumbnail.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "render/colormap.h"
+#include "render/figure.h"
+#include "render/grid.h"
+
+namespace attnviz {
+
+struct model_view_spec {
+  const float* maps = nullptr;  // [layers, heads, n, n] of the whole model
+  std::size_t layers = 0, heads = 0, n = 0;
+  std::vector<std::size_t> rows;  // the layers shown, in order (empty: all)
+  std::vector<std::size_t> cols;  // the heads shown, in order (empty: all)
+  bool causal = false;            // hide j > i
+  std::string title, subtitle;
+  const colormap* cmap = nullptr;  // default: viridis
+  scale_mode scale = scale_mode::shared;  // shared: one range for the maps shown; panel: each own
+  std::vector<std::string> captions;  // layers × heads (whole model, row-major) or empty
+  int thumb = 0;                      // pixels per thumbnail (0: by the grid's size)
+};
+
+int default_thumb(std::size_t rows, std::size_t cols);
+figure model_view_figure(const model_view_spec& spec);
+
+}  // namespace attnviz

@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""The views of a whole model (attn-viz model --view model), decoded and checked against the
+numbers: the PNG is read with PIL (Debian's python3-pil, an independent decoder), every
+thumbnail found by its frame, and each of its pixels compared with the colour the map's weight
+should have (viridis over the shared range) against attention.npy of the same run; the layer and
+head labels are in the SVG as text; --layers/--heads cut the grid; a 32 x 32 model stays legible
+(thumbnails of 50 px, every frame apart, every label present); the refusals."""
+import json
+import os
+import re
+import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import SKIP, import_numpy, main  # noqa: E402
+
+np = import_numpy()
+try:
+    from PIL import Image
+except ImportError:
+    print("PIL is not installed (Debian: python3-pil); skipping")
+    sys.exit(SKIP)
+
+MUTED = (102, 102, 102)
+HIDDEN = (232, 232, 232)
+
+
+def viridis(env):
+    path = os.path.join(os.path.dirname(env.samples), "assets", "colormaps", "viridis.csv")
+    rows = [l for l in open(path) if l.strip() and not l.startswith("#")]
+    return np.array([[round(float(v) * 255) for v in l.split(",")] for l in rows])
+
+
+def frames(img, t):
+    """Top-left corners (x, y) of the (t + 2) x (t + 2) frames in MUTED, row-major."""
+    a = np.asarray(img.convert("RGB")).astype(int)
+    muted = (a == MUTED).all(-1)
+    found = []
+    H, W = muted.shape
+    for y in range(H - t - 1):
+        row = muted[y]
+        for x in np.flatnonzero(row[:W - t - 1]):
+            if row[x:x + t + 2].all() and muted[y + t + 1, x:x + t + 2].all() \
+                    and muted[y:y + t + 2, x].all() and muted[y:y + t + 2, x + t + 1].all():
+                found.append((x, y))
+    return a, found
+
+
+def nice_at_or_above(x):
+    """The colour range's top, as the heatmaps round it (1, 2, 2.5, 5 times a power of 10)."""
+    if x <= 0:
+        return 1.0
+    p = 10.0 ** np.floor(np.log10(x))
+    for m in (1.0, 2.0, 2.5, 5.0, 10.0):
+        if m * p >= x * (1 - 1e-12):
+            return m * p
+    return 10.0 * p
+
+
+def shared_top(maps):
+    """Row 0 of a causal map is always [1, 0, ...]; the range leaves it out."""
+    return nice_at_or_above(float(maps[..., 1:, :].max()))
+
+
+def check_thumbnail(a, x, y, weights, vmax, cmap):
+    """Thumbnail of side n (one pixel per cell) at frame (x, y) against the map."""
+    n = weights.shape[0]
+    worst = 0
+    for i in range(n):
+        for j in range(n):
+            px = a[y + 1 + i, x + 1 + j]
+            if j > i:
+                assert tuple(px) == HIDDEN, (i, j, px)
+                continue
+            v = min(1.0, weights[i, j] / vmax)
+            k = min(len(cmap) - 1, int(v * len(cmap))) if v > 0 else 0
+            near = min(abs(cmap[max(0, k + d)] - px).max() for d in (-1, 0, 1) if 0 <= k + d < len(cmap))
+            worst = max(worst, near)
+    assert worst <= 1, worst
+
+
+def run_view(env, folder, ids, name, *extra):
+    npy = env.path(name + "-npy")
+    png = env.path(name + ".png")
+    env.run("model", "--model", folder, "--ids", ids, "--npy", npy, "--png", png,
+            "--view", "model", "-q", *extra)
+    return np.load(os.path.join(npy, "attention.npy")), Image.open(png)
+
+
+def test_every_thumbnail_shows_its_map(env):
+    folder = os.path.join(env.data, "hf", "gpt2_f32")
+    ids = ",".join(str(i) for i in [5, 17, 3, 88, 41, 9, 23, 60, 2, 71, 14, 33])
+    n = 12
+    maps, img = run_view(env, folder, ids, "grid", "--cell", str(n))
+    L, H = maps.shape[:2]
+    a, found = frames(img, n)
+    assert len(found) == L * H, found
+    xs = sorted({x for x, _ in found})
+    ys = sorted({y for _, y in found})
+    assert len(xs) == H and len(ys) == L  # a regular grid: rows = layers, columns = heads
+    cmap = viridis(env)
+    vmax = shared_top(maps)
+    for (x, y) in found:
+        check_thumbnail(a, x, y, maps[ys.index(y), xs.index(x)], vmax, cmap)
+    # labels: some ink left of each row and above each column
+    for y in ys:
+        assert (a[y:y + n, :xs[0] - 4] < 128).any()
+    for x in xs:
+        assert (a[:ys[0] - 2, x:x + n] < 128).any()
+
+
+def test_layers_and_heads_cut_the_grid(env):
+    folder = os.path.join(env.data, "hf", "gpt2_f32")
+    ids = "5,17,3,88,41,9,23,60,2,71"
+    maps, img = run_view(env, folder, ids, "cut", "--cell", "10", "--layers", "1", "--heads", "2,0")
+    a, found = frames(img, 10)
+    assert len(found) == 2, found
+    found.sort()
+    cmap = viridis(env)
+    # heads in the order written: 2 then 0
+    vmax = shared_top(maps[1:2, [2, 0]])  # the range of the maps shown
+    check_thumbnail(a, *found[0], maps[1, 2], vmax, cmap)
+    check_thumbnail(a, *found[1], maps[1, 0], vmax, cmap)
+    svg = env.path("cut.svg")
+    env.run("model", "--model", folder, "--ids", ids, "--svg", svg, "--view", "model",
+            "--layers", "1", "--heads", "2,0", "-q")
+    text = open(svg, encoding="utf-8").read()
+    labels = re.findall(r">(L\d+|H\d+)</text>", text)
+    assert sorted(labels) == ["H0", "H2", "L1"], labels
+    assert text.count("<image") == 2
+
+
+def write_gpt2(folder, layers, heads, d, positions, vocab, seed):
+    """A GPT-2 checkpoint in Hugging Face's names and shapes (random weights)."""
+    rng = np.random.default_rng(seed)
+    t = {"wte.weight": rng.normal(0, 0.5, (vocab, d)), "wpe.weight": rng.normal(0, 0.3, (positions, d)),
+         "ln_f.weight": np.ones(d), "ln_f.bias": np.zeros(d)}
+    for l in range(layers):
+        p = f"h.{l}."
+        t.update({p + "ln_1.weight": np.ones(d), p + "ln_1.bias": np.zeros(d),
+                  p + "attn.c_attn.weight": rng.normal(0, 1.0, (d, 3 * d)),
+                  p + "attn.c_attn.bias": np.zeros(3 * d),
+                  p + "attn.c_proj.weight": rng.normal(0, 0.1, (d, d)), p + "attn.c_proj.bias": np.zeros(d),
+                  p + "ln_2.weight": np.ones(d), p + "ln_2.bias": np.zeros(d),
+                  p + "mlp.c_fc.weight": rng.normal(0, 0.1, (d, 4 * d)), p + "mlp.c_fc.bias": np.zeros(4 * d),
+                  p + "mlp.c_proj.weight": rng.normal(0, 0.1, (4 * d, d)), p + "mlp.c_proj.bias": np.zeros(d)})
+    header, blobs, offset = {}, [], 0
+    for name, v in t.items():
+        data = v.astype("<f4").tobytes()
+        header[name] = {"dtype": "F32", "shape": list(v.shape), "data_offsets": [offset, offset + len(data)]}
+        blobs.append(data)
+        offset += len(data)
+    text = json.dumps(header).encode()
+    text += b" " * ((8 - len(text) % 8) % 8)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "model.safetensors"), "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+    json.dump({"model_type": "gpt2", "n_embd": d, "n_head": heads, "n_layer": layers,
+               "n_positions": positions, "vocab_size": vocab, "layer_norm_epsilon": 1e-5,
+               "activation_function": "gelu_new"}, open(os.path.join(folder, "config.json"), "w"))
+
+
+def test_a_32_by_32_model_stays_legible(env):
+    folder = env.path("gpt2-32x32")
+    write_gpt2(folder, 32, 32, 64, 64, 50, 3)
+    ids = ",".join(str(i % 50) for i in range(0, 7 * 40, 7))
+    maps, img = run_view(env, folder, ids, "big")
+    assert maps.shape == (32, 32, 40, 40)
+    t = 50  # clamp(1600 / 32, 24, 160)
+    a, found = frames(img, t)
+    assert len(found) == 32 * 32, len(found)
+    assert img.size[0] <= 2000 and img.size[1] <= 2000, img.size
+    xs = sorted({x for x, _ in found})
+    ys = sorted({y for _, y in found})
+    assert min(np.diff(xs)) >= t + 2 and min(np.diff(ys)) >= t + 2  # no two thumbnails touch
+    svg = env.path("big.svg")
+    env.run("model", "--model", folder, "--ids", ids, "--svg", svg, "--view", "model", "-q")
+    labels = set(re.findall(r">(L\d+|H\d+)</text>", open(svg, encoding="utf-8").read()))
+    assert labels == {f"L{i}" for i in range(32)} | {f"H{i}" for i in range(32)}
+
+
+def test_refusals(env):
+    folder = os.path.join(env.data, "hf", "gpt2_f32")
+    out = env.path("never.png")
+    for args, words in [(["--layers", "0"], ["--view model"]),
+                        (["--view", "model", "--layers", "7"], ["--layers", "2 layers"]),
+                        (["--view", "model", "--heads", "1-x"], ["--heads", "0,5-7"]),
+                        (["--name-heads"], ["--view model"])]:
+        _, err = env.run("model", "--model", folder, "--ids", "1,2,3", "--png", out, *args, expect=2)
+        for w in words:
+            assert w in err, (args, err)
+        assert err.count("\n") == 1, err
+        assert not os.path.exists(out)
+
+
+if __name__ == "__main__":
+    sys.exit(main(globals()))
