@@ -43,6 +43,7 @@ Outputs:
               token_ids.npy  int64 [n]
               tokens.json    the token strings, as the tokenizer shows them
               hidden.npy     float32 [n, d]: the last hidden state
+              view.npy       float32 [n, n]: with --view mean, max, rollout or flow, that map
   --json      tokens, ids, the model's sizes and every layer's heads' weights
   --png/--svg/--term   one head's map: --layer L --head H
 
@@ -70,14 +71,18 @@ Examples:
       ->capture_default_str()
       ->group("Input");
   cmd->add_option("--view", f->figure,
-                  "What --png/--svg draw: head (one head's map, --layer/--head) or model (every "
-                  "layer x head as thumbnails, --layers/--heads)")
+                  "What --png/--svg/--term draw: head (one head's map, --layer/--head); model "
+                  "(every layer x head as thumbnails); mean or max over --layers x --heads; "
+                  "rollout or flow through --layers (Abnar & Zuidema 2020; flow up to 64 tokens)")
       ->check(CLI::IsMember(names_of(model_figure_names)))
       ->capture_default_str()
       ->group("Figure");
-  cmd->add_option("--layers", c.layers, "The model view's layers, e.g. 0,5-7 [default: all]")
+  cmd->add_option("--layers", c.layers,
+                  "The layers of --view model, mean, max, rollout or flow, e.g. 0,5-7 "
+                  "[default: all]")
       ->group("Figure");
-  cmd->add_option("--heads", c.heads, "The model view's heads, e.g. 0-3 [default: all]")
+  cmd->add_option("--heads", c.heads,
+                  "The heads of --view model, mean or max, e.g. 0-3 [default: all]")
       ->group("Figure");
   cmd->add_option("--scale", f->scale,
                   "The model view's colours: shared (one range, 0 to the largest weight shown) "
@@ -107,7 +112,9 @@ Examples:
                   "fillers of each [MASK] (BERT), with probabilities")
       ->check(CLI::Range(1, 1000))
       ->group("Output");
-  cmd->add_flag("--term", f->term, "Draw the head's map in the terminal")->group("Output");
+  cmd->add_flag("--term", f->term,
+                "Draw the map in the terminal (every --view but model, which is a grid)")
+      ->group("Output");
   add_output_flags(*cmd, c.out,
                    {{output_kind::json, "Write tokens, ids, the model's sizes and every layer's "
                                         "heads' weights as JSON"},
@@ -132,6 +139,9 @@ Examples:
     job.scale = value_of(scale_mode_names, f->scale, "--scale");
     job.max_memory = parse_size(f->max_memory, "--max-memory");
     if (f->quiet) job.progress = progress_style::quiet;
+    if (f->term && job.figure == model_figure::model)
+      throw usage_error("--term draws one map; the model view is a grid of them: write it with "
+                        "--png or --svg, or pick --view head, mean, max, rollout or flow");
     const model_report r = run_model_job(job);
     print_warnings(r.warnings);
     std::FILE* out = summary_stream(r.written);

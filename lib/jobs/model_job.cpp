@@ -8,6 +8,7 @@
 
 #include "attnviz/version.h"
 #include "error.h"
+#include "analysis/layer_maps.h"
 #include "index_list.h"
 #include "io/npy.h"
 #include "jobs/heads_job.h"
@@ -27,9 +28,14 @@ void check_model_memory(const model_config& c, std::size_t n, const model_job_co
   check_memory(size, job.max_memory);
 }
 
-void add_npy(output_batch& batch, const std::string& dir, const model_report& r) {
+void add_npy(output_batch& batch, const std::string& dir, const model_report& r,
+             const model_job_config& c) {
   namespace fs = std::filesystem;
   const model_forward& f = r.forward;
+  if (c.figure != model_figure::head && c.figure != model_figure::model) {
+    const matrix view = model_head_values(r, c);
+    batch.add((fs::path(dir) / "view.npy").string(), npy_float32({f.n, f.n}, view.data()));
+  }
   batch.add((fs::path(dir) / "attention.npy").string(),
             npy_float32({f.layers, f.heads, f.n, f.n}, f.attention.data()));
   batch.add((fs::path(dir) / "token_ids.npy").string(), npy_int64({r.ids.size()}, r.ids.data()));
@@ -58,9 +64,39 @@ std::string folder_name(const std::string& dir) {
 
 }  // namespace
 
+namespace {
+
+std::vector<std::size_t> chosen(const std::string& list, std::size_t count, const char* parameter,
+                                const char* what) {
+  if (!list.empty()) return parse_index_list(list, count, parameter, what);
+  std::vector<std::size_t> all(count);
+  for (std::size_t i = 0; i < count; ++i) all[i] = i;
+  return all;
+}
+
+// "layers 0-11", "layers 0, 5-7", "heads 2" for titles.
+std::string list_label(const char* what, const std::string& list, std::size_t count) {
+  return list.empty() ? fmt::format("{}s 0-{}", what, count - 1) : fmt::format("{}s {}", what, list);
+}
+
+}  // namespace
+
 matrix model_head_values(const model_report& r, const model_job_config& c) {
-  const std::size_t n = r.forward.n;
-  const float* map = r.forward.map(c.layer, c.head);
+  const model_forward& f = r.forward;
+  const std::size_t n = f.n;
+  const model_maps maps{f.attention.data(), f.layers, f.heads, n};
+  const auto layers = chosen(c.layers, f.layers, "layers", "layer");
+  switch (c.figure) {
+    case model_figure::mean:
+    case model_figure::max:
+      return reduce_maps(maps, layers, chosen(c.heads, f.heads, "heads", "head"),
+                         c.figure == model_figure::mean ? map_reduce::mean : map_reduce::max);
+    case model_figure::rollout: return attention_rollout(maps, layers);
+    case model_figure::flow: return attention_flow(maps, layers);
+    case model_figure::head:
+    case model_figure::model: break;
+  }
+  const float* map = f.map(c.layer, c.head);
   return matrix(n, n, std::vector<float>(map, map + n * n));
 }
 
@@ -71,7 +107,24 @@ heatmap_spec model_head_heatmap(const model_report& r, const model_job_config& c
   spec.values = &values;
   spec.row_labels = r.tokens;
   spec.col_labels = r.tokens;
-  spec.title = fmt::format("layer {} · head {} · {}", c.layer, c.head, folder_name(c.model_dir));
+  const std::string layers = list_label("layer", c.layers, r.forward.layers);
+  const std::string heads = list_label("head", c.heads, r.forward.heads);
+  switch (c.figure) {
+    case model_figure::mean:
+    case model_figure::max:
+      spec.title = fmt::format("{} over {} × {} · {}", c.figure == model_figure::mean ? "mean" : "max",
+                               layers, heads, folder_name(c.model_dir));
+      break;
+    case model_figure::rollout:
+    case model_figure::flow:
+      spec.title = fmt::format("attention {} through {} · {}",
+                               c.figure == model_figure::rollout ? "rollout" : "flow", layers,
+                               folder_name(c.model_dir));
+      break;
+    case model_figure::head:
+    case model_figure::model:
+      spec.title = fmt::format("layer {} · head {} · {}", c.layer, c.head, folder_name(c.model_dir));
+  }
   spec.subtitle = model_summary(r.config);
   spec.cell = c.view.cell;
   spec.annotate = c.view.annotate;
@@ -157,10 +210,14 @@ model_report run_model_job(const model_job_config& c) {
   r.tokens = std::move(in.tokens);
   r.warnings = std::move(in.warnings);
   if (c.figure == model_figure::head && (!c.layers.empty() || !c.heads.empty()))
-    throw usage_error(fmt::format("{} and {} choose the model view's rows and columns: add {} "
-                                  "model (one head's map takes {} and {})",
+    throw usage_error(fmt::format("{} and {} choose the maps of {} model, mean, max, rollout or "
+                                  "flow (one head's map takes {} and {})",
                                   param("layers"), param("heads"), param("view"), param("layer"),
                                   param("head")));
+  if ((c.figure == model_figure::rollout || c.figure == model_figure::flow) && !c.heads.empty())
+    throw usage_error(fmt::format("{} rollout and flow average every head of a layer (Abnar & "
+                                  "Zuidema 2020); {} chooses the heads of model, mean and max",
+                                  param("view"), param("heads")));
   if (c.name_heads && c.figure != model_figure::model)
     throw usage_error(fmt::format("{} captions the model view: add {} model", param("name_heads"),
                                   param("view")));
@@ -168,6 +225,11 @@ model_report run_model_job(const model_job_config& c) {
     if (!c.layers.empty()) parse_index_list(c.layers, m.config.layers, "layers", "layer");
     if (!c.heads.empty()) parse_index_list(c.heads, m.config.heads, "heads", "head");
     if (c.name_heads) finder_period(m.config, 0, c.model_dir);
+  }
+  if (c.figure != model_figure::head && c.figure != model_figure::model) {
+    if (!c.layers.empty()) parse_index_list(c.layers, m.config.layers, "layers", "layer");
+    if (!c.heads.empty()) parse_index_list(c.heads, m.config.heads, "heads", "head");
+    if (c.figure == model_figure::flow) check_flow_size(r.ids.size());
   }
   if (c.layer >= m.config.layers)
     throw usage_error(fmt::format("{} {}: the model has {} layers (0 to {})", param("layer"),
@@ -210,7 +272,7 @@ model_report run_model_job(const model_job_config& c) {
     const matrix values = model_head_values(r, c);
     return heatmap_figure(model_head_heatmap(r, c, values));
   };
-  made.npy = [&](output_batch& batch, const std::string& dir) { add_npy(batch, dir, r); };
+  made.npy = [&](output_batch& batch, const std::string& dir) { add_npy(batch, dir, r, c); };
   r.written = write_outputs(c.out, made);
   return r;
 }

@@ -5,6 +5,7 @@
 //               tokens.json    the token strings as the tokenizer shows them
 //               hidden.npy     float32 [n, d] the last hidden state (GPT-2 and Llama: after the
 //                              final norm)
+//               view.npy       float32 [n, n] the map --view mean, max, rollout or flow drew
 //   --json      tokens, ids, the config summary, per layer the per-head weights (model_json.h)
 //   --png/--svg one head's map (layer and head, 0-based), as `run` draws one
 //   top_k       the most likely next tokens after the last position (causal models), or the
@@ -29,10 +30,14 @@
 
 namespace attnviz {
 
-// What --png/--svg draw: one head's map, or the model view (every layer × head as thumbnails).
-enum class model_figure { head, model };
-inline constexpr named<model_figure> model_figure_names[] = {{"head", model_figure::head},
-                                                             {"model", model_figure::model}};
+// What --png/--svg/--term draw: one head's map; the model view (every layer × head as
+// thumbnails); the mean or max over the chosen layers × heads; the rollout or the flow through
+// the chosen layers (layer_maps.h).
+enum class model_figure { head, model, mean, max, rollout, flow };
+inline constexpr named<model_figure> model_figure_names[] = {
+    {"head", model_figure::head},       {"model", model_figure::model},
+    {"mean", model_figure::mean},       {"max", model_figure::max},
+    {"rollout", model_figure::rollout}, {"flow", model_figure::flow}};
 
 struct model_job_config {
   std::string model_dir;
@@ -73,8 +78,10 @@ struct model_input {
 model_input read_model_input(const std::string& model_dir, const std::string& text,
                              const std::vector<std::int64_t>& ids);
 
-// Head config.head of layer config.layer as an n × n matrix, and as a heatmap over it (tokens as
-// labels, the causal triangle hidden); `values` must outlive the spec.
+// The n × n matrix --view draws but the model view: head config.head of layer config.layer, or
+// the mean, max, rollout or flow over config.layers (and config.heads); and a heatmap over it
+// (tokens as labels, the causal triangle hidden) titled with what it is; `values` must outlive
+// the spec.
 matrix model_head_values(const model_report& report, const model_job_config& config);
 heatmap_spec model_head_heatmap(const model_report& report, const model_job_config& config,
                                 const matrix& values);

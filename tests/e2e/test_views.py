@@ -179,14 +179,95 @@ def test_a_32_by_32_model_stays_legible(env):
     assert labels == {f"L{i}" for i in range(32)} | {f"H{i}" for i in range(32)}
 
 
+def residual(maps, l):
+    """Â_l = ½ mean over heads + ½ I, rows renormalised."""
+    a = 0.5 * maps[l].mean(0) + 0.5 * np.eye(maps.shape[-1])
+    return a / a.sum(-1, keepdims=True)
+
+
+def edmonds_karp(cap, s, t):
+    """Maximum flow on a dense capacity matrix (BFS augmenting paths): another algorithm than
+    attn-viz's Dinic, written here."""
+    cap = cap.copy()
+    total = 0.0
+    n = len(cap)
+    while True:
+        parent = [-1] * n
+        parent[s] = s
+        queue = [s]
+        for u in queue:
+            for v in np.flatnonzero(cap[u] > 1e-15):
+                if parent[v] < 0:
+                    parent[v] = u
+                    queue.append(v)
+        if parent[t] < 0:
+            return total
+        f, v = np.inf, t
+        while v != s:
+            f = min(f, cap[parent[v], v])
+            v = parent[v]
+        v = t
+        while v != s:
+            cap[parent[v], v] -= f
+            cap[v, parent[v]] += f
+            v = parent[v]
+        total += f
+
+
+def view_npy(env, folder, ids, view, *extra):
+    out = env.path(f"view-{view}-{len(extra)}")
+    env.run("model", "--model", folder, "--ids", ids, "--npy", out, "--view", view, "-q", *extra)
+    return (np.load(os.path.join(out, "attention.npy")).astype(np.float64),
+            np.load(os.path.join(out, "view.npy")).astype(np.float64))
+
+
+def test_mean_max_rollout_and_flow_against_numpy(env):
+    folder = os.path.join(env.data, "hf", "gpt2_f32")
+    ids = "5,17,3,88,41,9,23,60"
+    maps, mean = view_npy(env, folder, ids, "mean")
+    assert np.abs(mean - maps.mean((0, 1))).max() <= 1e-6
+    maps, got = view_npy(env, folder, ids, "max", "--layers", "1", "--heads", "0,3")
+    assert np.abs(got - maps[1, [0, 3]].max(0)).max() <= 1e-7
+    maps, got = view_npy(env, folder, ids, "mean", "--layers", "0", "--heads", "2")
+    assert np.abs(got - maps[0, 2]).max() <= 1e-7
+    # rollout: Â_last ... Â_first, rows summing to 1
+    maps, rollout = view_npy(env, folder, ids, "rollout")
+    want = np.eye(maps.shape[-1])
+    for l in range(maps.shape[0]):
+        want = residual(maps, l) @ want
+    assert np.abs(rollout - want).max() <= 1e-6, np.abs(rollout - want).max()
+    assert np.abs(rollout.sum(-1) - 1).max() <= 1e-6
+    # flow: one max-flow per (position, token) through the layered graph, by Edmonds-Karp
+    for layers in (None, "1,0"):
+        extra = ("--layers", layers) if layers else ()
+        maps, flow = view_npy(env, folder, ids, "flow", *extra)
+        order = [1, 0] if layers else list(range(maps.shape[0]))
+        n, L = maps.shape[-1], len(order)
+        cap = np.zeros(((L + 1) * n, (L + 1) * n))
+        for b, l in enumerate(order, start=1):
+            a = residual(maps, l)
+            cap[(b - 1) * n:b * n, b * n:(b + 1) * n] = a.T  # (b − 1, j) → (b, i): Â[i, j]
+        want = np.array([[edmonds_karp(cap, j, L * n + i) for j in range(n)] for i in range(n)])
+        assert np.abs(flow - want).max() <= 1e-6, np.abs(flow - want).max()
+        assert (flow <= 1 + 1e-6).all()
+    # the figure of each is drawn too
+    for view in ("mean", "max", "rollout", "flow"):
+        png = env.path(f"{view}.png")
+        env.run("model", "--model", folder, "--ids", ids, "--png", png, "--view", view, "-q")
+        assert Image.open(png).size[0] > 100
+
+
 def test_refusals(env):
     folder = os.path.join(env.data, "hf", "gpt2_f32")
     out = env.path("never.png")
     for args, words in [(["--layers", "0"], ["--view model"]),
                         (["--view", "model", "--layers", "7"], ["--layers", "2 layers"]),
                         (["--view", "model", "--heads", "1-x"], ["--heads", "0,5-7"]),
-                        (["--name-heads"], ["--view model"])]:
-        _, err = env.run("model", "--model", folder, "--ids", "1,2,3", "--png", out, *args, expect=2)
+                        (["--name-heads"], ["--view model"]),
+                        (["--view", "rollout", "--heads", "1"], ["--view rollout", "--heads"]),
+                        (["--view", "flow", "--ids", ",".join(["1"] * 65)], ["64 tokens"])]:
+        ids = [] if "--ids" in args else ["--ids", "1,2,3"]
+        _, err = env.run("model", "--model", folder, *ids, "--png", out, *args, expect=2)
         for w in words:
             assert w in err, (args, err)
         assert err.count("\n") == 1, err

@@ -1,0 +1,40 @@
+// One n × n map from a whole model's maps ([layers, heads, n, n], row i = query i):
+//
+//   mean / max    element-wise over the chosen layers × heads
+//   rollout       Abnar & Zuidema 2020, "Quantifying Attention Flow in Transformers": per layer
+//                 Â_l = ½ Ā_l + ½ I (Ā_l the mean over the layer's heads; the identity stands for
+//                 the residual connection), rows renormalised; R = Â_last ⋯ Â_first over the
+//                 chosen layers in order. R[i, j]: the share of output position i that traces
+//                 back to input token j; rows sum to 1.
+//   flow          the same paper's attention flow: the layered graph with a node per (layer
+//                 boundary, token) and an edge (l−1, j) → (l, i) of capacity Â_l[i, j]; F[i, j]
+//                 is the maximum flow from input token j (before the first chosen layer) to
+//                 position i (after the last). Each F[i, j] <= 1; rows are not renormalised.
+//                 A max-flow per entry (Dinic's algorithm), so only for n <= flow_max_tokens.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "tensor.h"
+
+namespace attnviz {
+
+struct model_maps {
+  const float* data = nullptr;  // [layers, heads, n, n]
+  std::size_t layers = 0, heads = 0, n = 0;
+  const float* map(std::size_t l, std::size_t h) const { return data + (l * heads + h) * n * n; }
+};
+
+enum class map_reduce { mean, max };
+matrix reduce_maps(const model_maps& m, const std::vector<std::size_t>& layers,
+                   const std::vector<std::size_t>& heads, map_reduce how);
+
+matrix attention_rollout(const model_maps& m, const std::vector<std::size_t>& layers);
+
+inline constexpr std::size_t flow_max_tokens = 64;
+// usage_error naming "view" when n > flow_max_tokens (attention_flow checks it too).
+void check_flow_size(std::size_t n);
+matrix attention_flow(const model_maps& m, const std::vector<std::size_t>& layers);
+
+}  // namespace attnviz

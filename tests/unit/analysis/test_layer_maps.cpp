@@ -1,0 +1,73 @@
+// Mean/max over heads, attention rollout and attention flow, by hand on two tokens.
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "analysis/layer_maps.h"
+#include "error.h"
+
+using namespace attnviz;
+
+namespace {
+
+// Layer l, head h of [layers, heads, 2, 2]: A = [[1, 0], [x, 1 − x]].
+std::vector<float> causal_maps(const std::vector<std::vector<float>>& x) {
+  std::vector<float> out;
+  for (const auto& layer : x)
+    for (const float v : layer) out.insert(out.end(), {1.0f, 0.0f, v, 1.0f - v});
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("mean and max over the chosen layers and heads") {
+  const auto data = causal_maps({{0.5f, 0.1f}, {0.9f, 0.3f}});
+  const model_maps m{data.data(), 2, 2, 2};
+  const matrix mean = reduce_maps(m, {0, 1}, {0, 1}, map_reduce::mean);
+  CHECK(mean(1, 0) == doctest::Approx((0.5 + 0.1 + 0.9 + 0.3) / 4));
+  const matrix max = reduce_maps(m, {1}, {0, 1}, map_reduce::max);
+  CHECK(max(1, 0) == doctest::Approx(0.9));
+  CHECK(max(1, 1) == doctest::Approx(0.7));
+  CHECK(max(0, 1) == 0.0f);
+}
+
+TEST_CASE("rollout: ½ A + ½ I per layer, multiplied through the layers in order") {
+  // one head per layer, A = [[1, 0], [0.5, 0.5]]: Â = [[1, 0], [0.25, 0.75]]
+  const auto data = causal_maps({{0.5f}, {0.5f}});
+  const model_maps m{data.data(), 2, 1, 2};
+  const matrix one = attention_rollout(m, {0});
+  CHECK(one(1, 0) == doctest::Approx(0.25));
+  CHECK(one(1, 1) == doctest::Approx(0.75));
+  const matrix two = attention_rollout(m, {0, 1});  // Â Â
+  CHECK(two(0, 0) == doctest::Approx(1.0));
+  CHECK(two(1, 0) == doctest::Approx(0.25 + 0.75 * 0.25));
+  CHECK(two(1, 1) == doctest::Approx(0.5625));
+  CHECK(two(0, 1) == 0.0f);
+  // the heads are averaged first: heads x = 0 and x = 1 give Ā = [[1, 0], [0.5, 0.5]]
+  const auto pair = causal_maps({{0.0f, 1.0f}});
+  const matrix avg = attention_rollout(model_maps{pair.data(), 1, 2, 2}, {0});
+  CHECK(avg(1, 0) == doctest::Approx(0.25));
+}
+
+TEST_CASE("flow: the maximum flow through the layered graph of Â") {
+  const auto data = causal_maps({{0.5f}, {0.5f}});
+  const model_maps m{data.data(), 2, 1, 2};
+  const matrix one = attention_flow(m, {0});  // one layer: the capacities themselves
+  CHECK(one(1, 0) == doctest::Approx(0.25));
+  CHECK(one(1, 1) == doctest::Approx(0.75));
+  const matrix two = attention_flow(m, {0, 1});
+  // token 0 to position 1: via (1, 0) min(1, 0.25) and via (1, 1) min(0.25, 0.75)
+  CHECK(two(1, 0) == doctest::Approx(0.5));
+  CHECK(two(1, 1) == doctest::Approx(0.75));
+  CHECK(two(0, 0) == doctest::Approx(1.0));
+  CHECK(two(0, 1) == 0.0f);
+  // no layers: every token reaches only itself
+  const matrix none = attention_flow(m, {});
+  CHECK(none(0, 0) == 1.0f);
+  CHECK(none(1, 0) == 0.0f);
+}
+
+TEST_CASE("flow is refused past flow_max_tokens") {
+  CHECK_NOTHROW(check_flow_size(flow_max_tokens));
+  CHECK_THROWS_AS(check_flow_size(flow_max_tokens + 1), usage_error);
+}
