@@ -73,7 +73,9 @@ Examples:
   cmd->add_option("--view", f->figure,
                   "What --png/--svg/--term draw: head (one head's map, --layer/--head); model "
                   "(every layer x head as thumbnails); mean or max over --layers x --heads; "
-                  "rollout or flow through --layers (Abnar & Zuidema 2020; flow up to 64 tokens)")
+                  "rollout or flow through --layers (Abnar & Zuidema 2020; flow up to 64 "
+                  "tokens); lines or overlay (the head view of --layer: lines from each query to "
+                  "its keys, --heads side by side or in one panel)")
       ->check(CLI::IsMember(names_of(model_figure_names)))
       ->capture_default_str()
       ->group("Figure");
@@ -82,7 +84,8 @@ Examples:
                   "[default: all]")
       ->group("Figure");
   cmd->add_option("--heads", c.heads,
-                  "The heads of --view model, mean or max, e.g. 0-3 [default: all]")
+                  "The heads of --view model, mean, max, lines or overlay, e.g. 0-3 "
+                  "[default: all]")
       ->group("Figure");
   cmd->add_option("--scale", f->scale,
                   "The model view's colours: shared (one range, 0 to the largest weight shown) "
@@ -94,10 +97,11 @@ Examples:
                 "Caption the model view's thumbnails with what the head finder sees (previous, "
                 "first, induction, self; see attn-viz heads)")
       ->group("Figure");
-  cmd->add_option("--layer", c.layer, "The layer whose head --png/--svg/--term draw (from 0)")
+  cmd->add_option("--layer", c.layer,
+                  "The layer of --view head, lines or overlay (from 0)")
       ->capture_default_str()
       ->group("Figure");
-  cmd->add_option("--head", c.head, "The head drawn (from 0)")->capture_default_str()->group("Figure");
+  cmd->add_option("--head", c.head, "The head of --view head (from 0)")->capture_default_str()->group("Figure");
   cmd->add_option("--cmap", f->cmap, "Colormap [default: viridis]")->group("Figure");
   cmd->add_option("--annotate", f->annotate, "Write each weight in its cell: auto, on, off")
       ->check(CLI::IsMember(names_of(annotate_mode_names)))
@@ -139,9 +143,11 @@ Examples:
     job.scale = value_of(scale_mode_names, f->scale, "--scale");
     job.max_memory = parse_size(f->max_memory, "--max-memory");
     if (f->quiet) job.progress = progress_style::quiet;
-    if (f->term && job.figure == model_figure::model)
-      throw usage_error("--term draws one map; the model view is a grid of them: write it with "
-                        "--png or --svg, or pick --view head, mean, max, rollout or flow");
+    if (f->term && !draws_heatmap(job.figure))
+      throw usage_error(fmt::format("--term draws one map; --view {} is not one: write it with "
+                                    "--png or --svg, or pick --view head, mean, max, rollout or "
+                                    "flow",
+                                    f->figure));
     const model_report r = run_model_job(job);
     print_warnings(r.warnings);
     std::FILE* out = summary_stream(r.written);

@@ -32,7 +32,7 @@ void add_npy(output_batch& batch, const std::string& dir, const model_report& r,
              const model_job_config& c) {
   namespace fs = std::filesystem;
   const model_forward& f = r.forward;
-  if (c.figure != model_figure::head && c.figure != model_figure::model) {
+  if (c.figure != model_figure::head && draws_heatmap(c.figure)) {
     const matrix view = model_head_values(r, c);
     batch.add((fs::path(dir) / "view.npy").string(), npy_float32({f.n, f.n}, view.data()));
   }
@@ -81,6 +81,10 @@ std::string list_label(const char* what, const std::string& list, std::size_t co
 
 }  // namespace
 
+bool draws_heatmap(model_figure f) {
+  return f != model_figure::model && f != model_figure::lines && f != model_figure::overlay;
+}
+
 matrix model_head_values(const model_report& r, const model_job_config& c) {
   const model_forward& f = r.forward;
   const std::size_t n = f.n;
@@ -94,7 +98,9 @@ matrix model_head_values(const model_report& r, const model_job_config& c) {
     case model_figure::rollout: return attention_rollout(maps, layers);
     case model_figure::flow: return attention_flow(maps, layers);
     case model_figure::head:
-    case model_figure::model: break;
+    case model_figure::model:
+    case model_figure::lines:
+    case model_figure::overlay: break;
   }
   const float* map = f.map(c.layer, c.head);
   return matrix(n, n, std::vector<float>(map, map + n * n));
@@ -123,6 +129,8 @@ heatmap_spec model_head_heatmap(const model_report& r, const model_job_config& c
       break;
     case model_figure::head:
     case model_figure::model:
+    case model_figure::lines:
+    case model_figure::overlay:
       spec.title = fmt::format("layer {} · head {} · {}", c.layer, c.head, folder_name(c.model_dir));
   }
   spec.subtitle = model_summary(r.config);
@@ -177,6 +185,41 @@ std::vector<std::int64_t> parse_ids(const std::string& text) {
   return ids;
 }
 
+namespace {
+
+// Which of --layers and --heads each view reads; each given list parsed against the model (and
+// --name-heads and flow's token count checked) before the forward.
+void check_view_lists(const model_job_config& c, const model_config& config, std::size_t n) {
+  using f = model_figure;
+  const f v = c.figure;
+  const bool takes_layers = v == f::model || v == f::mean || v == f::max || v == f::rollout ||
+                            v == f::flow;
+  const bool takes_heads = v == f::model || v == f::mean || v == f::max || v == f::lines ||
+                           v == f::overlay;
+  if (!c.layers.empty() && !takes_layers)
+    throw usage_error(fmt::format("{} chooses the layers of {} model, mean, max, rollout and flow; "
+                                  "{} {} draws the one {} gives",
+                                  param("layers"), param("view"), param("view"),
+                                  name_of(model_figure_names, v), param("layer")));
+  if (!c.heads.empty() && !takes_heads)
+    throw usage_error(fmt::format("{} chooses the heads of {} model, mean, max, lines and overlay; "
+                                  "{} {} {}",
+                                  param("heads"), param("view"), param("view"),
+                                  name_of(model_figure_names, v),
+                                  v == f::head ? fmt::format("draws the one {} gives", param("head"))
+                                               : std::string("averages every head of a layer "
+                                                             "(Abnar & Zuidema 2020)")));
+  if (c.name_heads && v != f::model)
+    throw usage_error(fmt::format("{} captions the model view: add {} model", param("name_heads"),
+                                  param("view")));
+  if (!c.layers.empty()) parse_index_list(c.layers, config.layers, "layers", "layer");
+  if (!c.heads.empty()) parse_index_list(c.heads, config.heads, "heads", "head");
+  if (c.name_heads) finder_period(config, 0, c.model_dir);
+  if (v == f::flow) check_flow_size(n);
+}
+
+}  // namespace
+
 model_input read_model_input(const std::string& model_dir, const std::string& text,
                              const std::vector<std::int64_t>& ids) {
   model_input in;
@@ -209,28 +252,7 @@ model_report run_model_job(const model_job_config& c) {
   r.ids = std::move(in.ids);
   r.tokens = std::move(in.tokens);
   r.warnings = std::move(in.warnings);
-  if (c.figure == model_figure::head && (!c.layers.empty() || !c.heads.empty()))
-    throw usage_error(fmt::format("{} and {} choose the maps of {} model, mean, max, rollout or "
-                                  "flow (one head's map takes {} and {})",
-                                  param("layers"), param("heads"), param("view"), param("layer"),
-                                  param("head")));
-  if ((c.figure == model_figure::rollout || c.figure == model_figure::flow) && !c.heads.empty())
-    throw usage_error(fmt::format("{} rollout and flow average every head of a layer (Abnar & "
-                                  "Zuidema 2020); {} chooses the heads of model, mean and max",
-                                  param("view"), param("heads")));
-  if (c.name_heads && c.figure != model_figure::model)
-    throw usage_error(fmt::format("{} captions the model view: add {} model", param("name_heads"),
-                                  param("view")));
-  if (c.figure == model_figure::model) {  // the lists checked before the forward
-    if (!c.layers.empty()) parse_index_list(c.layers, m.config.layers, "layers", "layer");
-    if (!c.heads.empty()) parse_index_list(c.heads, m.config.heads, "heads", "head");
-    if (c.name_heads) finder_period(m.config, 0, c.model_dir);
-  }
-  if (c.figure != model_figure::head && c.figure != model_figure::model) {
-    if (!c.layers.empty()) parse_index_list(c.layers, m.config.layers, "layers", "layer");
-    if (!c.heads.empty()) parse_index_list(c.heads, m.config.heads, "heads", "head");
-    if (c.figure == model_figure::flow) check_flow_size(r.ids.size());
-  }
+  check_view_lists(c, m.config, r.ids.size());
   if (c.layer >= m.config.layers)
     throw usage_error(fmt::format("{} {}: the model has {} layers (0 to {})", param("layer"),
                                   c.layer, m.config.layers, m.config.layers - 1));
@@ -268,6 +290,19 @@ model_report run_model_job(const model_job_config& c) {
           captions.push_back(finding_caption(f));
       }
       return model_view_figure(model_view_of(r, c, std::move(captions)));
+    }
+    if (c.figure == model_figure::lines || c.figure == model_figure::overlay) {
+      head_view_spec v;
+      v.maps = r.forward.map(c.layer, 0);
+      v.heads = r.forward.heads;
+      v.n = r.forward.n;
+      if (!c.heads.empty()) v.shown = parse_index_list(c.heads, v.heads, "heads", "head");
+      v.tokens = r.tokens;
+      v.title = fmt::format("layer {} · {} · {}", c.layer,
+                            list_label("head", c.heads, r.forward.heads), folder);
+      v.subtitle = model_summary(r.config);
+      v.overlay = c.figure == model_figure::overlay;
+      return head_view_figure(v);
     }
     const matrix values = model_head_values(r, c);
     return heatmap_figure(model_head_heatmap(r, c, values));

@@ -25,6 +25,7 @@
 #include "render/grid.h"
 #include "render/heatmap.h"
 #include "render/model_json.h"
+#include "render/head_view.h"
 #include "render/model_view.h"
 #include "render/views.h"
 
@@ -32,12 +33,16 @@ namespace attnviz {
 
 // What --png/--svg/--term draw: one head's map; the model view (every layer × head as
 // thumbnails); the mean or max over the chosen layers × heads; the rollout or the flow through
-// the chosen layers (layer_maps.h).
-enum class model_figure { head, model, mean, max, rollout, flow };
+// the chosen layers (layer_maps.h); the head view of one layer (lines between the tokens, the
+// heads side by side or overlaid).
+enum class model_figure { head, model, mean, max, rollout, flow, lines, overlay };
 inline constexpr named<model_figure> model_figure_names[] = {
     {"head", model_figure::head},       {"model", model_figure::model},
     {"mean", model_figure::mean},       {"max", model_figure::max},
-    {"rollout", model_figure::rollout}, {"flow", model_figure::flow}};
+    {"rollout", model_figure::rollout}, {"flow", model_figure::flow},
+    {"lines", model_figure::lines},     {"overlay", model_figure::overlay}};
+// The views that draw one n × n heatmap (and write view.npy when not one head's map).
+bool draws_heatmap(model_figure f);
 
 struct model_job_config {
   std::string model_dir;
@@ -47,7 +52,7 @@ struct model_job_config {
   view_options view;
   model_figure figure = model_figure::head;
   std::size_t layer = 0, head = 0;  // the head drawn (0-based)
-  std::string layers, heads;        // the model view's rows and columns ("0,5-7"; empty: all)
+  std::string layers, heads;        // the maps of the views over several ("0,5-7"; empty: all)
   scale_mode scale = scale_mode::shared;  // the model view's colour range
   bool name_heads = false;  // caption the model view's heads with the head finder's names
   std::size_t top_k = 0;            // 0: no predictions

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "render/font.h"
@@ -42,13 +44,60 @@ void figure::image(int x, int y, int w, int h,
   items_.push_back(std::move(it));
 }
 
+void figure::line(int x1, int y1, int x2, int y2, double width, rgb color, double opacity) {
+  fig_item it;
+  it.what = fig_item::kind::line;
+  it.x = x1, it.y = y1, it.x2 = x2, it.y2 = y2, it.width = width, it.color = color;
+  it.opacity = opacity;
+  items_.push_back(std::move(it));
+}
+
 void figure::append(const figure& other, int dx, int dy) {
   for (fig_item it : other.items_) {
     it.x += dx;
     it.y += dy;
+    it.x2 += dx;
+    it.y2 += dy;
     items_.push_back(std::move(it));
   }
 }
+
+namespace {
+
+// c over the pixel at (x, y) with coverage a in [0, 1] (clipped).
+void blend(canvas& img, int x, int y, rgb c, double a) {
+  if (x < 0 || y < 0 || x >= img.width() || y >= img.height() || a <= 0.0) return;
+  const rgb under = img.get(x, y);
+  auto mix = [a](std::uint8_t top, std::uint8_t bottom) {
+    return static_cast<std::uint8_t>(std::lround(a * top + (1.0 - a) * bottom));
+  };
+  img.set(x, y, rgb{mix(c.r, under.r), mix(c.g, under.g), mix(c.b, under.b)});
+}
+
+// An anti-aliased line: along its major axis, one pixel at a time, the pixels across it covered
+// by how far their centre is from the line's centre, against its half-width measured across
+// that axis.
+void draw_line(canvas& img, const fig_item& it) {
+  const double x1 = it.x, y1 = it.y, x2 = it.x2, y2 = it.y2;
+  const bool steep = std::fabs(y2 - y1) > std::fabs(x2 - x1);
+  const double a1 = steep ? y1 : x1, b1 = steep ? x1 : y1, a2 = steep ? y2 : x2, b2 = steep ? x2 : y2;
+  const double lo = std::min(a1, a2), hi = std::max(a1, a2);
+  const double slope = a2 == a1 ? 0.0 : (b2 - b1) / (a2 - a1);
+  const double half = it.width / 2.0 * std::sqrt(1.0 + slope * slope);
+  for (auto a = static_cast<int>(std::floor(lo)); a <= static_cast<int>(std::ceil(hi)); ++a) {
+    const double centre = b1 + (a - a1) * slope;
+    for (auto b = static_cast<int>(std::floor(centre - half - 1)); b <= std::ceil(centre + half + 1);
+         ++b) {
+      const double cover = std::clamp(half + 0.5 - std::fabs(b - centre), 0.0, 1.0);
+      if (steep)
+        blend(img, b, a, it.color, cover * it.opacity);
+      else
+        blend(img, a, b, it.color, cover * it.opacity);
+    }
+  }
+}
+
+}  // namespace
 
 canvas rasterize(const figure& fig) {
   canvas img(fig.width(), fig.height(), fig.background());
@@ -66,6 +115,9 @@ canvas rasterize(const figure& fig) {
         break;
       case fig_item::kind::image:
         img.blit(it.x, it.y, it.w, it.h, it.pixels->data());
+        break;
+      case fig_item::kind::line:
+        draw_line(img, it);
         break;
     }
   }
@@ -140,6 +192,11 @@ std::string to_svg(const figure& fig) {
           "<image x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" "
           "style=\"image-rendering:pixelated\" xlink:href=\"data:image/png;base64,{}\"/>\n",
           it.x, it.y, it.w, it.h, base64(encode_png(raster)));
+    } else if (it.what == fig_item::kind::line) {
+      out += fmt::format(
+          "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"{:g}\" "
+          "stroke-opacity=\"{:.3f}\" shape-rendering=\"geometricPrecision\"/>\n",
+          it.x, it.y, it.x2, it.y2, hex(it.color), it.width, it.opacity);
     } else if (it.what == fig_item::kind::rect) {
       out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>\n", it.x,
                          it.y, it.w, it.h, hex(it.color));

@@ -15,9 +15,10 @@ namespace attnviz {
 // One drawing item. rect: filled box; frame: outline `thickness` pixels inside the box;
 // text: Unifont text at integer `scale` (see text_direction for what (x, y) means);
 // image: a w × h RGB raster (row-major, 3 bytes per pixel) drawn 1:1 (pooled maps: one item
-// instead of millions of rectangles; SVG embeds it as a PNG).
+// instead of millions of rectangles; SVG embeds it as a PNG); line: from (x, y) to (x2, y2),
+// `width` pixels wide, blended over what is below at `opacity` (anti-aliased in the raster).
 struct fig_item {
-  enum class kind { rect, frame, text, image };
+  enum class kind { rect, frame, text, image, line };
   kind what = kind::rect;
   int x = 0, y = 0, w = 0, h = 0;
   int thickness = 1;
@@ -26,6 +27,8 @@ struct fig_item {
   int scale = 1;
   text_direction dir = text_direction::horizontal;
   std::shared_ptr<const std::vector<std::uint8_t>> pixels;  // image only
+  int x2 = 0, y2 = 0;                                        // line only
+  double width = 1.0, opacity = 1.0;                         // line only
 };
 
 class figure {
@@ -43,6 +46,7 @@ class figure {
   void text(int x, int y, std::u32string s, rgb color, int scale = 1,
             text_direction dir = text_direction::horizontal);
   void image(int x, int y, int w, int h, std::shared_ptr<const std::vector<std::uint8_t>> rgb);
+  void line(int x1, int y1, int x2, int y2, double width, rgb color, double opacity);
   // Every item of `other`, moved by (dx, dy).
   void append(const figure& other, int dx, int dy);
 

@@ -257,6 +257,50 @@ def test_mean_max_rollout_and_flow_against_numpy(env):
         assert Image.open(png).size[0] > 100
 
 
+TABLEAU = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+           "#7f7f7f", "#bcbd22", "#17becf"]
+
+
+def test_head_view_draws_each_weight_as_a_line(env):
+    folder = os.path.join(env.data, "hf", "gpt2_f32")
+    ids = "5,17,3,88,41,9,23,60"
+    npy = env.path("lines-npy")
+    svg = env.path("lines.svg")
+    png = env.path("lines.png")
+    env.run("model", "--model", folder, "--ids", ids, "--npy", npy, "--svg", svg, "--png", png,
+            "--view", "lines", "--layer", "1", "--heads", "3,1", "-q")
+    maps = np.load(os.path.join(npy, "attention.npy"))[1]
+    text = open(svg, encoding="utf-8").read()
+    lines = [tuple(m) for m in re.findall(
+        r'<line x1="(\d+)" y1="(\d+)" x2="(\d+)" y2="(\d+)" stroke="(#[0-9a-f]{6})" '
+        r'stroke-width="[\d.]+" stroke-opacity="([\d.]+)"', text)]
+    want = [(h, i, j, maps[h, i, j]) for h in (3, 1) for i in range(8) for j in range(8)
+            if maps[h, i, j] >= 0.01]
+    assert len(lines) == len(want), (len(lines), len(want))
+    # one panel per head, left to right in the order given; rows evenly spaced, 18 px apart
+    ys = sorted({int(l[1]) for l in lines})
+    assert len(ys) == 8 and set(np.diff(ys)) == {18}, ys
+    panel_x = sorted({int(l[0]) for l in lines})
+    assert len(panel_x) == 2
+    for (x1, y1, x2, y2, colour, opacity), (h, i, j, w) in zip(lines, want):
+        assert int(x1) == panel_x[[3, 1].index(h)]
+        assert ys.index(int(y1)) == i and ys.index(int(y2)) == j
+        assert colour == TABLEAU[h]
+        assert abs(float(opacity) - min(1.0, w)) <= 5e-4, (opacity, w)
+    # in the raster, a line of weight 1 (query 0 on key 0 under the causal mask) is solid
+    img = np.asarray(Image.open(png).convert("RGB")).astype(int)
+    x1, y1, x2, y2 = (int(v) for v in lines[0][:4])
+    mid = img[(y1 + y2) // 2, (x1 + x2) // 2]
+    assert tuple(mid) == tuple(int(TABLEAU[3][k:k + 2], 16) for k in (1, 3, 5)), mid
+    # overlay: every head in one panel
+    env.run("model", "--model", folder, "--ids", ids, "--svg", svg, "--view", "overlay",
+            "--layer", "0", "-q")
+    text = open(svg, encoding="utf-8").read()
+    starts = set(re.findall(r'<line x1="(\d+)"', text))
+    colours = set(re.findall(r'<line [^>]*stroke="(#[0-9a-f]{6})"', text))
+    assert len(starts) == 1 and colours == set(TABLEAU[:4]), (starts, colours)
+
+
 def test_refusals(env):
     folder = os.path.join(env.data, "hf", "gpt2_f32")
     out = env.path("never.png")
@@ -265,6 +309,8 @@ def test_refusals(env):
                         (["--view", "model", "--heads", "1-x"], ["--heads", "0,5-7"]),
                         (["--name-heads"], ["--view model"]),
                         (["--view", "rollout", "--heads", "1"], ["--view rollout", "--heads"]),
+                        (["--view", "lines", "--layers", "1"], ["--view lines", "--layer"]),
+                        (["--view", "lines", "--term"], ["--view lines", "--png"]),
                         (["--view", "flow", "--ids", ",".join(["1"] * 65)], ["64 tokens"])]:
         ids = [] if "--ids" in args else ["--ids", "1,2,3"]
         _, err = env.run("model", "--model", folder, *ids, "--png", out, *args, expect=2)
