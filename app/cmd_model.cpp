@@ -76,14 +76,14 @@ Examples:
                   "rollout or flow through --layers (Abnar & Zuidema 2020; flow up to 64 "
                   "tokens); lines or overlay (the head view of --layer: lines from each query to "
                   "its keys, --heads side by side or in one panel)")
-      ->check(CLI::IsMember(names_of(model_figure_names)))
+      ->check(CLI::IsMember(names_of(maps_view_names)))
       ->capture_default_str()
       ->group("Figure");
-  cmd->add_option("--layers", c.layers,
+  cmd->add_option("--layers", c.choice.layers,
                   "The layers of --view model, mean, max, rollout or flow, e.g. 0,5-7 "
                   "[default: all]")
       ->group("Figure");
-  cmd->add_option("--heads", c.heads,
+  cmd->add_option("--heads", c.choice.heads,
                   "The heads of --view model, mean, max, lines or overlay, e.g. 0-3 "
                   "[default: all]")
       ->group("Figure");
@@ -97,17 +97,17 @@ Examples:
                 "Caption the model view's thumbnails with what the head finder sees (previous, "
                 "first, induction, self; see attn-viz heads)")
       ->group("Figure");
-  cmd->add_option("--layer", c.layer,
+  cmd->add_option("--layer", c.choice.layer,
                   "The layer of --view head, lines or overlay (from 0)")
       ->capture_default_str()
       ->group("Figure");
-  cmd->add_option("--head", c.head, "The head of --view head (from 0)")->capture_default_str()->group("Figure");
+  cmd->add_option("--head", c.choice.head, "The head of --view head (from 0)")->capture_default_str()->group("Figure");
   cmd->add_option("--cmap", f->cmap, "Colormap [default: viridis]")->group("Figure");
   cmd->add_option("--annotate", f->annotate, "Write each weight in its cell: auto, on, off")
       ->check(CLI::IsMember(names_of(annotate_mode_names)))
       ->capture_default_str()
       ->group("Figure");
-  cmd->add_option("--cell", c.view.cell,
+  cmd->add_option("--cell", c.choice.look.cell,
                   "Pixels per cell (the model view: per thumbnail) [default: by token count]")
       ->check(CLI::Range(1, 256))
       ->group("Figure");
@@ -137,13 +137,13 @@ Examples:
       job.text = read_stdin();
       if (job.text.empty()) throw usage_error("--text -: standard input is empty");
     }
-    job.view.cmap = f->cmap;
-    job.view.annotate = parse_annotate_mode(f->annotate);
-    job.figure = value_of(model_figure_names, f->figure, "--view");
-    job.scale = value_of(scale_mode_names, f->scale, "--scale");
+    job.choice.look.cmap = f->cmap;
+    job.choice.look.annotate = parse_annotate_mode(f->annotate);
+    job.choice.view = value_of(maps_view_names, f->figure, "--view");
+    job.choice.scale = value_of(scale_mode_names, f->scale, "--scale");
     job.max_memory = parse_size(f->max_memory, "--max-memory");
     if (f->quiet) job.progress = progress_style::quiet;
-    if (f->term && !draws_heatmap(job.figure))
+    if (f->term && !draws_heatmap(job.choice.view))
       throw usage_error(fmt::format("--term draws one map; --view {} is not one: write it with "
                                     "--png or --svg, or pick --view head, mean, max, rollout or "
                                     "flow",
@@ -159,10 +159,11 @@ Examples:
                    p.top[i].first, p.top[i].second);
     }
     if (f->term) {
-      const matrix values = model_head_values(r, job);
+      const maps_source source = model_maps_source(r, job);
+      const matrix values = view_values(source, job.choice);
       const term_colors mode = detect_term_colors(::isatty(STDOUT_FILENO) != 0,
                                                   std::getenv("NO_COLOR"), std::getenv("COLORTERM"));
-      fmt::print("{}", render_terminal(model_head_heatmap(r, job, values), mode));
+      fmt::print("{}", render_terminal(view_heatmap(source, job.choice, values), mode));
     }
     print_written(r.written);
     return 0;

@@ -1,0 +1,154 @@
+#include "jobs/maps_views.h"
+
+#include <fmt/format.h>
+
+#include "analysis/layer_maps.h"
+#include "error.h"
+#include "index_list.h"
+#include "render/head_view.h"
+#include "render/model_view.h"
+
+namespace attnviz {
+
+namespace {
+
+std::vector<std::size_t> chosen(const std::string& list, std::size_t count, const char* parameter,
+                                const char* what) {
+  if (!list.empty()) return parse_index_list(list, count, parameter, what);
+  std::vector<std::size_t> all(count);
+  for (std::size_t i = 0; i < count; ++i) all[i] = i;
+  return all;
+}
+
+// "layers 0-11", "layers 0,5-7", "heads 2" for titles.
+std::string list_label(const char* what, const std::string& list, std::size_t count) {
+  return list.empty() ? fmt::format("{}s 0-{}", what, count - 1) : fmt::format("{}s {}", what, list);
+}
+
+}  // namespace
+
+bool draws_heatmap(maps_view v) {
+  return v != maps_view::model && v != maps_view::lines && v != maps_view::overlay;
+}
+
+bool computes_map(maps_view v) { return v != maps_view::head && draws_heatmap(v); }
+
+void check_view_choice(const view_choice& c, std::size_t layers, std::size_t heads,
+                       std::size_t n) {
+  using v = maps_view;
+  const v w = c.view;
+  const bool takes_layers = w == v::model || w == v::mean || w == v::max || w == v::rollout ||
+                            w == v::flow;
+  const bool takes_heads = w == v::model || w == v::mean || w == v::max || w == v::lines ||
+                           w == v::overlay;
+  const std::string name(name_of(maps_view_names, w));
+  if (!c.layers.empty() && !takes_layers)
+    throw usage_error(fmt::format("{} chooses the layers of {} model, mean, max, rollout and flow; "
+                                  "{} {} draws the one {} gives",
+                                  param("layers"), param("view"), param("view"), name,
+                                  param("layer")));
+  if (!c.heads.empty() && !takes_heads)
+    throw usage_error(fmt::format("{} chooses the heads of {} model, mean, max, lines and overlay; "
+                                  "{} {} {}",
+                                  param("heads"), param("view"), param("view"), name,
+                                  w == v::head ? fmt::format("draws the one {} gives", param("head"))
+                                               : std::string("averages every head of a layer "
+                                                             "(Abnar & Zuidema 2020)")));
+  if (!c.layers.empty()) parse_index_list(c.layers, layers, "layers", "layer");
+  if (!c.heads.empty()) parse_index_list(c.heads, heads, "heads", "head");
+  if (c.layer >= layers)
+    throw usage_error(fmt::format("{} {}: there are {} layers (0 to {})", param("layer"), c.layer,
+                                  layers, layers - 1));
+  if (c.head >= heads)
+    throw usage_error(fmt::format("{} {}: there are {} heads (0 to {})", param("head"), c.head,
+                                  heads, heads - 1));
+  if (w == v::flow) check_flow_size(n);
+}
+
+matrix view_values(const maps_source& s, const view_choice& c) {
+  const model_maps maps{s.maps, s.layers, s.heads, s.n};
+  const auto layers = chosen(c.layers, s.layers, "layers", "layer");
+  switch (c.view) {
+    case maps_view::mean:
+    case maps_view::max:
+      return reduce_maps(maps, layers, chosen(c.heads, s.heads, "heads", "head"),
+                         c.view == maps_view::mean ? map_reduce::mean : map_reduce::max);
+    case maps_view::rollout: return attention_rollout(maps, layers);
+    case maps_view::flow: return attention_flow(maps, layers);
+    case maps_view::head:
+    case maps_view::model:
+    case maps_view::lines:
+    case maps_view::overlay: break;
+  }
+  const float* map = maps.map(c.layer, c.head);
+  return matrix(s.n, s.n, std::vector<float>(map, map + s.n * s.n));
+}
+
+heatmap_spec view_heatmap(const maps_source& s, const view_choice& c, const matrix& values) {
+  const std::size_t n = s.n;
+  heatmap_spec spec;
+  spec.values = &values;
+  spec.row_labels = s.tokens;
+  spec.col_labels = s.tokens;
+  const std::string layers = list_label("layer", c.layers, s.layers);
+  switch (c.view) {
+    case maps_view::mean:
+    case maps_view::max:
+      spec.title = fmt::format("{} over {} × {} · {}", name_of(maps_view_names, c.view), layers,
+                               list_label("head", c.heads, s.heads), s.name);
+      break;
+    case maps_view::rollout:
+    case maps_view::flow:
+      spec.title = fmt::format("attention {} through {} · {}", name_of(maps_view_names, c.view),
+                               layers, s.name);
+      break;
+    default: spec.title = fmt::format("layer {} · head {} · {}", c.layer, c.head, s.name);
+  }
+  spec.subtitle = s.subtitle;
+  spec.cell = c.look.cell;
+  spec.annotate = c.look.annotate;
+  spec.cmap = &colormap::named_or_default(c.look.cmap);
+  if (s.causal) {
+    spec.hidden.assign(n * n, false);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = i + 1; j < n; ++j) spec.hidden[i * n + j] = true;
+  }
+  return spec;
+}
+
+figure draw_view(const maps_source& s, const view_choice& c, std::vector<std::string> captions) {
+  if (c.view == maps_view::model) {
+    model_view_spec v;
+    v.maps = s.maps;
+    v.layers = s.layers;
+    v.heads = s.heads;
+    v.n = s.n;
+    if (!c.layers.empty()) v.rows = parse_index_list(c.layers, v.layers, "layers", "layer");
+    if (!c.heads.empty()) v.cols = parse_index_list(c.heads, v.heads, "heads", "head");
+    v.causal = s.causal;
+    v.title = fmt::format("{} · {} tokens", s.name, s.n);
+    v.subtitle = s.subtitle;
+    v.cmap = &colormap::named_or_default(c.look.cmap);
+    v.scale = c.scale;
+    v.captions = std::move(captions);
+    v.thumb = c.look.cell;
+    return model_view_figure(v);
+  }
+  if (c.view == maps_view::lines || c.view == maps_view::overlay) {
+    head_view_spec v;
+    v.maps = s.maps + c.layer * s.heads * s.n * s.n;
+    v.heads = s.heads;
+    v.n = s.n;
+    if (!c.heads.empty()) v.shown = parse_index_list(c.heads, v.heads, "heads", "head");
+    v.tokens = s.tokens;
+    v.title = fmt::format("layer {} · {} · {}", c.layer, list_label("head", c.heads, s.heads),
+                          s.name);
+    v.subtitle = s.subtitle;
+    v.overlay = c.view == maps_view::overlay;
+    return head_view_figure(v);
+  }
+  const matrix values = view_values(s, c);
+  return heatmap_figure(view_heatmap(s, c, values));
+}
+
+}  // namespace attnviz

@@ -1,0 +1,67 @@
+// What --view draws from a stack of attention maps ([layers, heads, n, n], row i = query i),
+// wherever they came from (`attn-viz model` runs a checkpoint, `attn-viz draw` reads a file):
+//
+//   head            one head's map (layer, head)                    a heatmap
+//   model           every chosen layer × head as thumbnails          render/model_view.h
+//   mean, max       over the chosen layers × heads                   a heatmap   (layer_maps.h)
+//   rollout, flow   through the chosen layers                        a heatmap   (layer_maps.h)
+//   lines, overlay  the head view of one layer, the chosen heads      render/head_view.h
+//
+// `layers` and `heads` are lists as users write them ("0,5-7"; empty: all); which views read
+// them is checked once (check_view_choice), before any work.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "enum_names.h"
+#include "render/figure.h"
+#include "render/grid.h"
+#include "render/heatmap.h"
+#include "render/views.h"
+#include "tensor.h"
+
+namespace attnviz {
+
+enum class maps_view { head, model, mean, max, rollout, flow, lines, overlay };
+inline constexpr named<maps_view> maps_view_names[] = {
+    {"head", maps_view::head},       {"model", maps_view::model},
+    {"mean", maps_view::mean},       {"max", maps_view::max},
+    {"rollout", maps_view::rollout}, {"flow", maps_view::flow},
+    {"lines", maps_view::lines},     {"overlay", maps_view::overlay}};
+// The views that draw one n × n heatmap (--term can show them).
+bool draws_heatmap(maps_view v);
+// The views that compute a map of their own (view.npy): mean, max, rollout, flow.
+bool computes_map(maps_view v);
+
+struct view_choice {
+  maps_view view = maps_view::head;
+  std::size_t layer = 0, head = 0;
+  std::string layers, heads;
+  scale_mode scale = scale_mode::shared;  // the model view's colour range
+  view_options look;                      // cmap, annotate, cell
+};
+
+struct maps_source {
+  const float* maps = nullptr;  // [layers, heads, n, n]
+  std::size_t layers = 0, heads = 0, n = 0;
+  std::vector<std::string> tokens;  // n
+  bool causal = false;              // hide j > i in the figures
+  std::string name;                 // the model folder's or the file's name, for titles
+  std::string subtitle;
+};
+
+// usage_errors naming the parameter: a list given to a view that does not read it, an index
+// out of range, flow past its token limit.
+void check_view_choice(const view_choice& c, std::size_t layers, std::size_t heads,
+                       std::size_t n);
+
+// The n × n map a heatmap view draws (one head's, or the computed one).
+matrix view_values(const maps_source& s, const view_choice& c);
+// The heatmap over `values` (from view_values), titled with what it is; values must outlive it.
+heatmap_spec view_heatmap(const maps_source& s, const view_choice& c, const matrix& values);
+// Any view's figure; captions (layers × heads, row-major, or empty) label the model view.
+figure draw_view(const maps_source& s, const view_choice& c,
+                 std::vector<std::string> captions = {});
+
+}  // namespace attnviz
