@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "maps_view_flags.h"
 #include "error.h"
 #include "jobs/model_job.h"
 #include "options.h"
@@ -20,8 +21,8 @@ struct model_flags {
   model_job_config job;
   std::string ids;
   std::string max_memory = "8G";
-  std::string cmap, annotate = "auto", figure = "head", scale = "shared";
-  bool term = false, quiet = false;
+  maps_view_flags view;
+  bool quiet = false;
 };
 
 }  // namespace
@@ -70,54 +71,15 @@ Examples:
                   "their JSON) would need more than this (e.g. 512M, 16G)")
       ->capture_default_str()
       ->group("Input");
-  cmd->add_option("--view", f->figure,
-                  "What --png/--svg/--term draw: head (one head's map, --layer/--head); model "
-                  "(every layer x head as thumbnails); mean or max over --layers x --heads; "
-                  "rollout or flow through --layers (Abnar & Zuidema 2020; flow up to 64 "
-                  "tokens); lines or overlay (the head view of --layer: lines from each query to "
-                  "its keys, --heads side by side or in one panel)")
-      ->check(CLI::IsMember(names_of(maps_view_names)))
-      ->capture_default_str()
-      ->group("Figure");
-  cmd->add_option("--layers", c.choice.layers,
-                  "The layers of --view model, mean, max, rollout or flow, e.g. 0,5-7 "
-                  "[default: all]")
-      ->group("Figure");
-  cmd->add_option("--heads", c.choice.heads,
-                  "The heads of --view model, mean, max, lines or overlay, e.g. 0-3 "
-                  "[default: all]")
-      ->group("Figure");
-  cmd->add_option("--scale", f->scale,
-                  "The model view's colours: shared (one range, 0 to the largest weight shown) "
-                  "or panel (each thumbnail its own, written under it)")
-      ->check(CLI::IsMember(names_of(scale_mode_names)))
-      ->capture_default_str()
-      ->group("Figure");
+  add_maps_view_flags(*cmd, c.choice, f->view);
   cmd->add_flag("--name-heads", c.name_heads,
                 "Caption the model view's thumbnails with what the head finder sees (previous, "
                 "first, induction, self; see attn-viz heads)")
-      ->group("Figure");
-  cmd->add_option("--layer", c.choice.layer,
-                  "The layer of --view head, lines or overlay (from 0)")
-      ->capture_default_str()
-      ->group("Figure");
-  cmd->add_option("--head", c.choice.head, "The head of --view head (from 0)")->capture_default_str()->group("Figure");
-  cmd->add_option("--cmap", f->cmap, "Colormap [default: viridis]")->group("Figure");
-  cmd->add_option("--annotate", f->annotate, "Write each weight in its cell: auto, on, off")
-      ->check(CLI::IsMember(names_of(annotate_mode_names)))
-      ->capture_default_str()
-      ->group("Figure");
-  cmd->add_option("--cell", c.choice.look.cell,
-                  "Pixels per cell (the model view: per thumbnail) [default: by token count]")
-      ->check(CLI::Range(1, 256))
       ->group("Figure");
   cmd->add_option("--top-k", c.top_k,
                   "Print the K most likely next tokens after the last one (causal models) or the "
                   "fillers of each [MASK] (BERT), with probabilities")
       ->check(CLI::Range(1, 1000))
-      ->group("Output");
-  cmd->add_flag("--term", f->term,
-                "Draw the map in the terminal (every --view but model, which is a grid)")
       ->group("Output");
   add_output_flags(*cmd, c.out,
                    {{output_kind::json, "Write tokens, ids, the model's sizes and every layer's "
@@ -137,17 +99,9 @@ Examples:
       job.text = read_stdin();
       if (job.text.empty()) throw usage_error("--text -: standard input is empty");
     }
-    job.choice.look.cmap = f->cmap;
-    job.choice.look.annotate = parse_annotate_mode(f->annotate);
-    job.choice.view = value_of(maps_view_names, f->figure, "--view");
-    job.choice.scale = value_of(scale_mode_names, f->scale, "--scale");
+    resolve_maps_view(f->view, job.choice);
     job.max_memory = parse_size(f->max_memory, "--max-memory");
     if (f->quiet) job.progress = progress_style::quiet;
-    if (f->term && !draws_heatmap(job.choice.view))
-      throw usage_error(fmt::format("--term draws one map; --view {} is not one: write it with "
-                                    "--png or --svg, or pick --view head, mean, max, rollout or "
-                                    "flow",
-                                    f->figure));
     const model_report r = run_model_job(job);
     print_warnings(r.warnings);
     std::FILE* out = summary_stream(r.written);
@@ -158,13 +112,7 @@ Examples:
         fmt::print(out, "  {:>2}. {:<20} {:>8}  p = {:.4f}\n", i + 1, p.top_tokens[i],
                    p.top[i].first, p.top[i].second);
     }
-    if (f->term) {
-      const maps_source source = model_maps_source(r, job);
-      const matrix values = view_values(source, job.choice);
-      const term_colors mode = detect_term_colors(::isatty(STDOUT_FILENO) != 0,
-                                                  std::getenv("NO_COLOR"), std::getenv("COLORTERM"));
-      fmt::print("{}", render_terminal(view_heatmap(source, job.choice, values), mode));
-    }
+    if (f->view.term) print_view_term(model_maps_source(r, job), job.choice);
     print_written(r.written);
     return 0;
   };

@@ -1,0 +1,80 @@
+// attn-viz draw: attention weights from another tool, drawn with the model views.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "commands.h"
+#include "error.h"
+#include "jobs/draw_job.h"
+#include "maps_view_flags.h"
+#include "options.h"
+#include "report.h"
+
+namespace attnviz::cli {
+
+namespace {
+
+struct draw_flags {
+  draw_job_config job;
+  maps_view_flags view;
+  std::string causal = "auto";
+};
+
+}  // namespace
+
+action setup_draw(CLI::App& app) {
+  auto f = std::make_shared<draw_flags>();
+  auto* cmd = app.add_subcommand(
+      "draw", "Draw attention weights another tool computed (a .npy), with every view of "
+              "attn-viz model");
+  cmd->footer(R"(
+FILE is a NumPy .npy of float16, float32 or float64 weights, row i = query i:
+  [n, n]                   one map
+  [heads, n, n]            one layer's heads
+  [layers, heads, n, n]    a whole model (attention.npy of attn-viz model --npy; from PyTorch:
+                           numpy.save("a.npy", torch.stack(out.attentions)[:, 0].numpy()))
+--tokens names the n tokens: one per line, or a JSON list (tokens.json); without it they are
+numbered. A map that is 0 above its diagonal everywhere is drawn causal (the upper triangle
+grey) unless --causal off.
+
+Examples:
+  attn-viz draw --weights maps/attention.npy --tokens maps/tokens.json --view model --png m.png
+  attn-viz draw --weights layer3.npy --tokens words.txt --view lines --heads 0-3 --svg l3.svg
+  attn-viz draw --weights attention.npy --view rollout --npy out --png rollout.png)");
+  auto& c = f->job;
+  cmd->add_option("--weights,-w", c.weights, "The weights (.npy)")
+      ->required()
+      ->type_name("FILE")
+      ->group("Input");
+  cmd->add_option("--tokens", c.tokens, "The tokens: one per line, or a JSON list of strings")
+      ->type_name("FILE")
+      ->group("Input");
+  cmd->add_option("--causal", f->causal,
+                  "Grey the upper triangle: auto (when every map is 0 there), on, off")
+      ->check(CLI::IsMember(names_of(causal_mode_names)))
+      ->capture_default_str()
+      ->group("Figure");
+  add_maps_view_flags(*cmd, c.choice, f->view);
+  add_output_flags(*cmd, c.out,
+                   {{output_kind::png},
+                    {output_kind::svg},
+                    {output_kind::npy, "Write view.npy [n, n], the map of --view mean, max, "
+                                       "rollout or flow, into this folder (made if missing)"}});
+
+  return [f] {
+    draw_job_config job = f->job;
+    resolve_maps_view(f->view, job.choice);
+    job.causal = value_of(causal_mode_names, f->causal, "--causal");
+    if (!job.out.any() && !f->view.term)
+      throw usage_error("nothing to write: give --png, --svg, --npy or --term");
+    const draw_report r = run_draw_job(job);
+    std::FILE* out = summary_stream(r.written);
+    fmt::print(out, "{} layer{} × {} head{} · {} tokens{}\n", r.layers, r.layers == 1 ? "" : "s",
+               r.heads, r.heads == 1 ? "" : "s", r.n, r.causal ? " · causal" : "");
+    if (f->view.term) print_view_term(draw_maps_source(r, job), job.choice);
+    print_written(r.written);
+    return 0;
+  };
+}
+
+}  // namespace attnviz::cli

@@ -1,0 +1,76 @@
+#include "maps_view_flags.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "error.h"
+#include "render/terminal.h"
+
+namespace attnviz::cli {
+
+void add_maps_view_flags(CLI::App& cmd, view_choice& c, maps_view_flags& f) {
+  cmd.add_option("--view", f.view,
+                 "What --png/--svg/--term draw: head (one head's map, --layer/--head); model "
+                 "(every layer x head as thumbnails); mean or max over --layers x --heads; "
+                 "rollout or flow through --layers (Abnar & Zuidema 2020; flow up to 64 "
+                 "tokens); lines or overlay (the head view of --layer: lines from each query to "
+                 "its keys, --heads side by side or in one panel)")
+      ->check(CLI::IsMember(names_of(maps_view_names)))
+      ->capture_default_str()
+      ->group("Figure");
+  cmd.add_option("--layers", c.layers,
+                 "The layers of --view model, mean, max, rollout or flow, e.g. 0,5-7 "
+                 "[default: all]")
+      ->group("Figure");
+  cmd.add_option("--heads", c.heads,
+                 "The heads of --view model, mean, max, lines or overlay, e.g. 0-3 "
+                 "[default: all]")
+      ->group("Figure");
+  cmd.add_option("--scale", f.scale,
+                 "The model view's colours: shared (one range, 0 to the largest weight shown) "
+                 "or panel (each thumbnail its own, written under it)")
+      ->check(CLI::IsMember(names_of(scale_mode_names)))
+      ->capture_default_str()
+      ->group("Figure");
+  cmd.add_option("--layer", c.layer, "The layer of --view head, lines or overlay (from 0)")
+      ->capture_default_str()
+      ->group("Figure");
+  cmd.add_option("--head", c.head, "The head of --view head (from 0)")
+      ->capture_default_str()
+      ->group("Figure");
+  cmd.add_option("--cmap", f.cmap, "Colormap [default: viridis]")->group("Figure");
+  cmd.add_option("--annotate", f.annotate, "Write each weight in its cell: auto, on, off")
+      ->check(CLI::IsMember(names_of(annotate_mode_names)))
+      ->capture_default_str()
+      ->group("Figure");
+  cmd.add_option("--cell", c.look.cell,
+                 "Pixels per cell (the model view: per thumbnail) [default: by token count]")
+      ->check(CLI::Range(1, 256))
+      ->group("Figure");
+  cmd.add_flag("--term", f.term,
+               "Draw the map in the terminal (every --view but model, lines and overlay)")
+      ->group("Output");
+}
+
+void resolve_maps_view(const maps_view_flags& f, view_choice& c) {
+  c.look.cmap = f.cmap;
+  c.look.annotate = parse_annotate_mode(f.annotate);
+  c.view = value_of(maps_view_names, f.view, "--view");
+  c.scale = value_of(scale_mode_names, f.scale, "--scale");
+  if (f.term && !draws_heatmap(c.view))
+    throw usage_error(fmt::format("--term draws one map; --view {} is not one: write it with "
+                                  "--png or --svg, or pick --view head, mean, max, rollout or "
+                                  "flow",
+                                  f.view));
+}
+
+void print_view_term(const maps_source& source, const view_choice& choice) {
+  const matrix values = view_values(source, choice);
+  const term_colors mode = detect_term_colors(::isatty(STDOUT_FILENO) != 0,
+                                              std::getenv("NO_COLOR"), std::getenv("COLORTERM"));
+  fmt::print("{}", render_terminal(view_heatmap(source, choice, values), mode));
+}
+
+}  // namespace attnviz::cli

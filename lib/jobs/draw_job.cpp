@@ -1,0 +1,133 @@
+#include "jobs/draw_job.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "error.h"
+#include "io/file_io.h"
+#include "io/json_file.h"
+#include "io/npy.h"
+#include "io/npy_read.h"
+
+namespace attnviz {
+
+namespace {
+
+std::string shape_text(const std::vector<std::size_t>& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += fmt::format("{}{}", i ? ", " : "", shape[i]);
+  return s + "]";
+}
+
+bool zero_above_diagonal(const std::vector<float>& maps, std::size_t n) {
+  for (std::size_t at = 0; at < maps.size(); at += n * n)
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = i + 1; j < n; ++j)
+        if (maps[at + i * n + j] != 0.0f) return false;
+  return n > 1;
+}
+
+}  // namespace
+
+std::vector<std::string> parse_token_list(const std::string& text, const std::string& source) {
+  std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '[') {
+    const nlohmann::json j = parse_json_text(text, source);
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      if (!j[i].is_string())
+        throw input_error(source, fmt::format("item {} of the JSON list is not a string (expected "
+                                              "a list of token strings, as tokens.json)",
+                                              i));
+      out.push_back(j[i].get<std::string>());
+    }
+    return out;
+  }
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(at, end - at);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    out.push_back(std::move(line));
+    at = end + 1;
+  }
+  return out;
+}
+
+maps_source draw_maps_source(const draw_report& r, const draw_job_config& c) {
+  maps_source s;
+  s.maps = r.maps.data();
+  s.layers = r.layers;
+  s.heads = r.heads;
+  s.n = r.n;
+  s.tokens = r.tokens;
+  s.causal = r.causal;
+  s.name = std::filesystem::path(c.weights).filename().string();
+  s.subtitle = fmt::format("{} · {} layer{} × {} head{} · {} tokens", shape_text(r.shape), r.layers,
+                           r.layers == 1 ? "" : "s", r.heads, r.heads == 1 ? "" : "s", r.n);
+  return s;
+}
+
+draw_report run_draw_job(const draw_job_config& c) {
+  check_job(c.out, c.choice.look);
+  if (!c.out.npy_dir.empty() && !computes_map(c.choice.view))
+    throw usage_error(fmt::format("{} writes the map of {} mean, max, rollout or flow; {} {} "
+                                  "computes none",
+                                  param("npy"), param("view"), param("view"),
+                                  name_of(maps_view_names, c.choice.view)));
+  const std::string ext = std::filesystem::path(c.weights).extension().string();
+  if (ext != ".npy")
+    throw input_error(c.weights, "attn-viz draw reads NumPy .npy files (float16, float32 or "
+                                 "float64 of shape [n, n], [heads, n, n] or [layers, heads, n, n])");
+  require_regular_file(c.weights);
+  npy_array a = parse_npy(read_whole_file(c.weights), c.weights);
+  draw_report r;
+  r.shape = a.shape;
+  const auto& s = a.shape;
+  if (s.size() < 2 || s.size() > 4 || s[s.size() - 1] != s[s.size() - 2] || s.back() == 0)
+    throw input_error(c.weights, fmt::format("holds an array of shape {}; attention maps are [n, n], "
+                                             "[heads, n, n] or [layers, heads, n, n] with n >= 1",
+                                             shape_text(s)));
+  r.n = s.back();
+  r.heads = s.size() >= 3 ? s[s.size() - 3] : 1;
+  r.layers = s.size() == 4 ? s[0] : 1;
+  if (r.heads == 0 || r.layers == 0)
+    throw input_error(c.weights, fmt::format("holds no map (shape {})", shape_text(s)));
+  for (std::size_t k = 0; k < a.values.size(); ++k)
+    if (!std::isfinite(a.values[k])) {
+      const std::size_t n2 = r.n * r.n, map = k / n2, i = k % n2 / r.n, j = k % r.n;
+      throw input_error(c.weights, fmt::format("weight [layer {}, head {}, {}, {}] is {} (expected "
+                                               "finite numbers)",
+                                               map / r.heads, map % r.heads, i, j, a.values[k]));
+    }
+  r.maps = std::move(a.values);
+  if (!c.tokens.empty()) {
+    require_regular_file(c.tokens);
+    r.tokens = parse_token_list(read_whole_file(c.tokens), c.tokens);
+    if (r.tokens.size() != r.n)
+      throw input_error(c.tokens, fmt::format("holds {} tokens; the maps are {} x {}", r.tokens.size(),
+                                              r.n, r.n));
+  } else {
+    for (std::size_t i = 0; i < r.n; ++i) r.tokens.push_back(fmt::format("{}", i));
+  }
+  r.causal = c.causal == causal_mode::on ||
+             (c.causal == causal_mode::automatic && zero_above_diagonal(r.maps, r.n));
+  check_view_choice(c.choice, r.layers, r.heads, r.n);
+  const maps_source source = draw_maps_source(r, c);
+  job_products made;
+  made.picture = [&] { return draw_view(source, c.choice); };
+  made.npy = [&](output_batch& batch, const std::string& dir) {
+    const matrix view = view_values(source, c.choice);
+    batch.add((std::filesystem::path(dir) / "view.npy").string(),
+              npy_float32({r.n, r.n}, view.data()));
+  };
+  r.written = write_outputs(c.out, made);
+  return r;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,52 @@
+// `attn-viz draw`: attention weights another tool computed, drawn with every view `attn-viz
+// model` has (maps_views.h) — the bertviz use for models attn-viz does not run.
+//   weights  a .npy of float16/32/64: [n, n] (one map), [heads, n, n] (one layer) or
+//            [layers, heads, n, n] (a whole model, as `attn-viz model --npy` writes it; row i =
+//            query i)
+//   tokens   a file of n tokens, one per line (a final newline is optional), or a JSON list of
+//            n strings (as tokens.json); without it the tokens are named 0 … n − 1
+//   causal   hide j > i in the figures: automatic when every map is 0 above the diagonal
+// Outputs: --png/--svg (the view), --npy DIR (view.npy for mean, max, rollout and flow).
+// Bad input (another dtype or rank, maps that are not square, a token count that is not n, a
+// value that is not finite) is an input_error naming the file; nothing is written.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "enum_names.h"
+#include "jobs/job_outputs.h"
+#include "jobs/maps_views.h"
+
+namespace attnviz {
+
+enum class causal_mode { automatic, on, off };
+inline constexpr named<causal_mode> causal_mode_names[] = {
+    {"auto", causal_mode::automatic}, {"on", causal_mode::on}, {"off", causal_mode::off}};
+
+struct draw_job_config {
+  std::string weights;
+  std::string tokens;
+  view_choice choice;
+  causal_mode causal = causal_mode::automatic;
+  job_outputs out;  // png, svg, npy_dir
+};
+
+struct draw_report {
+  std::vector<std::size_t> shape;  // as the file had it
+  std::size_t layers = 0, heads = 0, n = 0;
+  bool causal = false;
+  std::vector<float> maps;  // [layers, heads, n, n]
+  std::vector<std::string> tokens;
+  std::vector<std::string> written;
+};
+
+draw_report run_draw_job(const draw_job_config& config);
+
+// The report's maps as the views read them.
+maps_source draw_maps_source(const draw_report& report, const draw_job_config& config);
+
+// Tokens from a file's text: a JSON list of strings, or one per line.
+std::vector<std::string> parse_token_list(const std::string& text, const std::string& source);
+
+}  // namespace attnviz
