@@ -14,6 +14,8 @@
 #include "jobs/aoa_job.h"
 #include "jobs/compare_job.h"
 #include "jobs/han_job.h"
+#include "jobs/heads_job.h"
+#include "jobs/model_job.h"
 #include "jobs/run_job.h"
 #include "jobs/transformer_job.h"
 
@@ -22,6 +24,11 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* embeddings_name = "glove.6B.50d.sample.txt";
+// The trained model in samples/ (samples/train_demo_model.py) and the text the demo runs it on.
+constexpr const char* demo_model_name = "kjv-gpt";
+constexpr const char* demo_model_text =
+    "And God said, Let there be light: and there was light. And God said, Let there be light: "
+    "and there was light.";
 
 std::vector<std::string> data_lines(const std::string& path) {
   std::vector<std::string> out;
@@ -151,8 +158,10 @@ demo_report run_demo(
   auto jobs = demo_runs(base, sentences, pairs, (samples / "pairs.tsv").string());
   const std::string document = demo_document(samples);
 
+  std::error_code ec;
+  const bool has_demo_model = fs::is_regular_file(samples / demo_model_name / "config.json", ec);
   demo_report report;
-  const std::size_t total = jobs.size() + 4;
+  const std::size_t total = jobs.size() + 4 + (has_demo_model ? 2 : 0);
   std::size_t step = 0;
   // Each job's PNG and JSON, named by its stem, after the progress line that names it.
   auto outputs_of = [&](const std::string& name) {
@@ -206,6 +215,30 @@ demo_report run_demo(
     h.seed = config.seed;
     h.out = outputs_of("han-document");
     keep(run_han(h).written);
+  }
+  if (has_demo_model) {
+    // the trained model: every head on a verse said twice (the second time, induction heads
+    // look back to the token after the first), named by the head finder; and the layer of the
+    // strongest induction head as the head view
+    model_job_config m;
+    m.model_dir = (samples / demo_model_name).string();
+    m.text = demo_model_text;
+    m.progress = progress_style::quiet;
+    m.choice.view = maps_view::model;
+    m.name_heads = true;
+    m.out = outputs_of(fmt::format("model-{}", demo_model_name));
+    const model_report r = run_model_job(m);
+    keep(r.written);
+    heads_job_config f;
+    f.model_dir = m.model_dir;
+    f.progress = progress_style::quiet;
+    const heads_report found = run_heads_job(f);
+    m.name_heads = false;
+    m.choice.view = maps_view::lines;
+    m.choice.layer = found.ranked(head_pattern::induction).front()->layer;
+    m.out = outputs_of(fmt::format("model-{}-layer{}-lines", demo_model_name, m.choice.layer));
+    m.out.json.clear();
+    keep(run_model_job(m).written);
   }
   if (progress) progress(total, total, "");
   return report;
