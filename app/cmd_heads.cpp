@@ -102,11 +102,7 @@ Examples:
 
   return [f] {
     heads_job_config job = f->job;
-    if (!f->ids.empty()) job.ids = parse_ids(f->ids);
-    if (job.text == "-") {
-      job.text = read_stdin();
-      if (job.text.empty()) throw usage_error("--text -: standard input is empty");
-    }
+    resolve_text_or_ids(job.text, f->ids, job.ids);
     if (f->quiet) job.progress = progress_style::quiet;
     const heads_report r = run_heads_job(job);
     print_warnings(r.warnings);

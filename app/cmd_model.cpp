@@ -94,11 +94,7 @@ Examples:
     model_job_config job = f->job;
     if (job.text.empty() && f->ids.empty())
       throw usage_error("give the text (--text) or the token ids (--ids)");
-    if (!f->ids.empty()) job.ids = parse_ids(f->ids);
-    if (job.text == "-") {
-      job.text = read_stdin();
-      if (job.text.empty()) throw usage_error("--text -: standard input is empty");
-    }
+    resolve_text_or_ids(job.text, f->ids, job.ids);
     resolve_maps_view(f->view, job.choice);
     job.max_memory = parse_size(f->max_memory, "--max-memory");
     if (f->quiet) job.progress = progress_style::quiet;

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "jobs/demo_job.h"
 #include "jobs/memory_guard.h"
+#include "jobs/model_job.h"
 #include "render/colormap.h"
 #include "text/embedding_cache.h"
 
@@ -295,6 +296,15 @@ std::vector<std::string> output_flag_names() {
 
 std::uint64_t resolve_max_memory(const common_flags& f) {
   return parse_size(f.max_memory, "--max-memory");
+}
+
+void resolve_text_or_ids(std::string& text, const std::string& ids_flag,
+                         std::vector<std::int64_t>& ids) {
+  if (!ids_flag.empty()) ids = parse_ids(ids_flag);
+  if (text == "-") {
+    text = read_stdin();
+    if (text.empty()) throw usage_error("--text -: standard input is empty");
+  }
 }
 
 std::string read_stdin() {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -61,6 +62,11 @@ std::vector<std::string> output_flag_names();
 
 // All of standard input ("-" for a text flag: long texts, or text with bytes argv cannot hold).
 std::string read_stdin();
+
+// A model command's input: --ids parsed into `ids` (when given), --text - read from standard
+// input; usage_error for an empty standard input.
+void resolve_text_or_ids(std::string& text, const std::string& ids_flag,
+                         std::vector<std::int64_t>& ids);
 
 // After parsing: the string flags as lib types; the bundled embeddings when none was given.
 input_config resolve_input(const common_flags& flags);

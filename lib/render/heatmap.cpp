@@ -21,6 +21,8 @@ constexpr rgb ink{34, 34, 34};
 constexpr rgb muted{102, 102, 102};
 constexpr rgb masked_grey{224, 224, 224};
 
+}  // namespace
+
 double nice_at_or_above(double x) {
   if (x <= 0.0) return 1.0;
   const double p = std::pow(10.0, std::floor(std::log10(x)));
@@ -28,6 +30,8 @@ double nice_at_or_above(double x) {
     if (m * p >= x * (1 - 1e-12)) return m * p;
   return 10.0 * p;
 }
+
+namespace {
 
 std::string tick_label(double v) {
   if (std::fabs(v) < 1e-12) v = 0.0;

@@ -66,6 +66,8 @@ struct heatmap_layout {
 // the smallest of 1, 2, 2.5, 5 × 10^k at or above the largest value. Centered: [-m, m] with m
 // that round number at or above max |value|.
 std::pair<double, double> value_range(const matrix& values, bool centered = false);
+// The colour ranges' round numbers: the least of 1, 2, 2.5, 5 × 10^k at or above x (1 for x <= 0).
+double nice_at_or_above(double x);
 // Tick values: multiples of a 1/2/2.5/5 × 10^k step, at most 6.
 std::vector<double> nice_ticks(double vmin, double vmax);
 // Automatic cell size for n tokens: 720/n clamped to 20-48 px (5-40 tokens stay legible);

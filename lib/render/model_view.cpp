@@ -88,8 +88,7 @@ figure model_view_figure(const model_view_spec& spec) {
   double shared_max = 0.0;
   for (const std::size_t l : rows)
     for (const std::size_t h : cols) shared_max = std::max(shared_max, map_max(map(l, h), n, spec.causal));
-  const matrix probe(1, 1, std::vector<float>{static_cast<float>(shared_max)});
-  const double vmax = value_range(probe).second;
+  const double vmax = nice_at_or_above(shared_max);
 
   int label_w = 0;
   for (const std::size_t l : rows)
@@ -132,10 +131,7 @@ figure model_view_figure(const model_view_spec& spec) {
       const int x = grid_x + static_cast<int>(c) * cell_w;
       const float* a = map(rows[r], cols[c]);
       double top = vmax;
-      if (per_panel) {
-        const matrix own(1, 1, std::vector<float>{static_cast<float>(map_max(a, n, spec.causal))});
-        top = value_range(own).second;
-      }
+      if (per_panel) top = nice_at_or_above(map_max(a, n, spec.causal));
       fig.image(x, y, t, t, thumbnail(a, n, t, spec.causal, top, cmap));
       fig.frame(x - 1, y - 1, t + 2, t + 2, 1, muted);
       int below = y + t + 2;
