@@ -52,14 +52,13 @@ std::vector<std::size_t> prediction_rows(const model_report& r) {
   return rows;
 }
 
-// The folder's own name ("gpt2" for "models/gpt2/").
+}  // namespace
+
 std::string folder_name(const std::string& dir) {
   std::filesystem::path p(dir);
   if (p.filename().empty()) p = p.parent_path();
   return p.filename().string();
 }
-
-}  // namespace
 
 maps_source model_maps_source(const model_report& r, const model_job_config& c) {
   maps_source s;

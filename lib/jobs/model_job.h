@@ -64,6 +64,9 @@ model_input read_model_input(const std::string& model_dir, const std::string& te
 // The report's maps as views draw them (tokens, causal, the folder's name, the model's sizes).
 maps_source model_maps_source(const model_report& report, const model_job_config& config);
 
+// The model folder's own name ("gpt2" for "models/gpt2/"), as figures and JSON name it.
+std::string folder_name(const std::string& dir);
+
 // "1,2, 3" -> {1, 2, 3}; usage_error naming the parameter "ids" for anything else.
 std::vector<std::int64_t> parse_ids(const std::string& text);
 

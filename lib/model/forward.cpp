@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
 
 #include "attention/mask.h"
 #include "attention/pipeline.h"
@@ -64,10 +65,17 @@ struct layer_context {
   void lap(const char* stage) { add_stage_time(*times, stage, clock.lap()); }
 };
 
+// Columns [first, first + count) of the n rows at `at` (row stride ld).
+matrix columns_of(const float* at, std::size_t ld, std::size_t n, std::size_t count) {
+  matrix out(n, count);
+  for (std::size_t r = 0; r < n; ++r) std::copy(at + r * ld, at + r * ld + count, out.row(r));
+  return out;
+}
+
 // The attention sub-layer on its (normalised) input: projections, RoPE, attend_projected into
-// this layer's maps, the output projection.
+// this layer's maps, the output projection; q, k, v kept in `probe` when it is given.
 matrix attention_block(layer_context& lc, const layer_weights& w, const matrix& in,
-                       float* maps) {
+                       float* maps, layer_probe* probe) {
   const model_config& c = lc.m.config;
   const std::size_t H = c.heads, KV = c.kv_heads, dh = c.head_dim, n = lc.n;
   matrix qkv, q, k, v;
@@ -96,6 +104,11 @@ matrix attention_block(layer_context& lc, const layer_weights& w, const matrix& 
     a.ldq = q.cols();
     a.ldk = k.cols();
     a.ldv = v.cols();
+  }
+  if (probe) {
+    probe->q = columns_of(a.q, a.ldq, n, H * dh);
+    probe->k = columns_of(a.k, a.ldk, n, KV * dh);
+    probe->v = columns_of(a.v, a.ldv, n, KV * dh);
   }
   std::vector<float*> weights(H);
   for (std::size_t h = 0; h < H; ++h) weights[h] = maps + h * n * n;
@@ -143,8 +156,10 @@ void check_ids(const hf_model& m, const std::vector<std::int64_t>& ids) {
 }  // namespace
 
 model_forward run_model(const hf_model& m, const std::vector<std::int64_t>& ids,
-                        progress_style style) {
+                        progress_style style, layer_probe* probe) {
   check_ids(m, ids);
+  if (probe && probe->layer >= m.config.layers)
+    throw std::logic_error("run_model: the probe's layer is not in the model");
   const model_config& c = m.config;
   const std::size_t n = ids.size(), H = c.heads;
   model_forward f;
@@ -167,8 +182,9 @@ model_forward run_model(const hf_model& m, const std::vector<std::int64_t>& ids,
   for (std::size_t l = 0; l < c.layers; ++l) {
     const layer_weights& w = m.layers[l];
     float* maps = f.attention.data() + l * H * n * n;
+    layer_probe* kept = probe && probe->layer == l ? probe : nullptr;
     if (c.family == model_family::bert) {  // post-norm
-      matrix a = attention_block(lc, w, x, maps);
+      matrix a = attention_block(lc, w, x, maps, kept);
       add_in_place(a, x);
       x = norm_of(m, a, w.norm2_w, w.norm2_b);
       lc.lap("norm");
@@ -179,7 +195,7 @@ model_forward run_model(const hf_model& m, const std::vector<std::int64_t>& ids,
     } else {  // pre-norm
       matrix in = norm_of(m, x, w.norm1_w, w.norm1_b);
       lc.lap("norm");
-      add_in_place(x, attention_block(lc, w, in, maps));
+      add_in_place(x, attention_block(lc, w, in, maps, kept));
       in = norm_of(m, x, w.norm2_w, w.norm2_b);
       lc.lap("norm");
       add_in_place(x, mlp_block(lc, w, in));

@@ -43,10 +43,21 @@ struct model_forward {
   }
 };
 
+// What one layer's attention read, kept for the neuron view (`explain --model`): n rows each;
+// query head h is columns [h·d_h, (h+1)·d_h) of q, and reads key/value head h / (H / KV), the
+// same columns of k and v. q and k are after RoPE where the model uses it (Llama family), as
+// the kernel multiplied them; the scores are q_i · k_j / √d_h.
+struct layer_probe {
+  std::size_t layer = 0;
+  matrix q, k, v;  // n × H·d_h, n × KV·d_h, n × KV·d_h
+};
+
 // Throws input_error for ids outside the vocabulary or a sequence longer than the model's
 // positions (naming the parameter "ids" and the limit).
+// With `probe`, also keeps its layer's q, k and v there.
 model_forward run_model(const hf_model& m, const std::vector<std::int64_t>& ids,
-                        progress_style progress = progress_style::quiet);
+                        progress_style progress = progress_style::quiet,
+                        layer_probe* probe = nullptr);
 
 // The k most likely tokens (id, probability) from row `row` of the hidden state through the
 // output embeddings: the next token after it for causal models; for BERT the filler of that

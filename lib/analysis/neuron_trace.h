@@ -1,0 +1,57 @@
+// The neuron view's numbers: how one head of a model weighs its keys for one query, dimension
+// by dimension (after bertviz's neuron view, with the arithmetic written out).
+//
+//   s_ij = (q_i · k_j) / √d_h = Σ_t (q_i ⊙ k_j)_t / √d_h      the terms q_it·k_jt, per dimension
+//   a_ij = exp(s_ij − max s_i·) / Σ_visible exp(…)            softmax over the visible keys
+//   c_i  = Σ_j a_ij v_j                                       the value mixing (the head's context)
+//
+// q, k are the layer's queries and keys as the kernel multiplied them (after RoPE), v its values
+// (model/forward.h: layer_probe). Visible keys: every key, or j ≤ i for a causal model, and
+// i − j < window under a sliding window. Everything is recomputed here in double and compared
+// with the kernel's weights (weight_error), so the view proves the map it explains.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "model/forward.h"
+
+namespace attnviz {
+
+struct neuron_key {
+  std::size_t j = 0;               // the key's position
+  double score = 0.0;              // s_ij
+  double weight = 0.0;             // a_ij (recomputed)
+  double kernel_weight = 0.0;      // a_ij as the kernel wrote it in the map
+  std::vector<double> k;           // k_j (d_h)
+  std::vector<double> product;     // q_i ⊙ k_j (d_h); sums to s_ij·√d_h
+  std::vector<double> v;           // v_j (d_h)
+  double mixed_norm = 0.0;         // |a_ij v_j|: what this key adds to c_i
+};
+
+struct neuron_trace {
+  std::size_t layer = 0, head = 0, kv_head = 0, query = 0, d_head = 0;
+  std::vector<double> q;            // q_i (d_h)
+  std::vector<neuron_key> keys;     // every visible key, in position order
+  std::vector<std::size_t> by_weight;  // indices into keys, highest weight first (stable)
+  std::vector<double> context;      // c_i (d_h)
+  double context_norm = 0.0;
+  double weight_error = 0.0;        // max_j |a_ij − the kernel's a_ij| over every key
+  std::size_t hidden_keys = 0;      // keys the masks hide (their weight is 0)
+};
+
+struct neuron_query {
+  std::size_t head = 0, query = 0;
+  std::size_t heads = 0, kv_heads = 0, d_head = 0;
+  bool causal = false;
+  std::size_t window = 0;  // sliding window (0: none)
+};
+
+// `map_row` is the kernel's row i of that head's map (n weights); probe holds the layer's
+// q, k, v over n tokens. Throws std::logic_error on shapes that do not match.
+neuron_trace trace_neuron(const layer_probe& probe, const neuron_query& at, const float* map_row);
+
+// The dimensions t of `product` by |product_t|, largest first (ties: lower t), at most k.
+std::vector<std::size_t> leading_dimensions(const std::vector<double>& product, std::size_t k);
+
+}  // namespace attnviz

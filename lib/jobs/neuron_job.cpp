@@ -1,0 +1,81 @@
+#include "jobs/neuron_job.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "analysis/subwords.h"
+#include "attnviz/version.h"
+#include "error.h"
+#include "jobs/model_job.h"
+#include "model/forward.h"
+#include "model/hf_model.h"
+#include "render/neuron_view.h"
+#include "text/lookup.h"
+#include "text/utf8.h"
+
+namespace attnviz {
+
+std::size_t find_model_query(const std::vector<std::string>& tokens, const std::string& q) {
+  if (q.empty()) return tokens.size() - 1;
+  for (std::size_t i = 0; i < tokens.size(); ++i)
+    if (tokens[i] == q) return i;
+  for (std::size_t i = 0; i < tokens.size(); ++i)
+    if (strip_subword_mark(tokens[i]) == q) return i;
+  std::size_t index = 0;
+  const auto [end, ec] = std::from_chars(q.data(), q.data() + q.size(), index);
+  if (ec == std::errc() && end == q.data() + q.size()) {
+    if (index < tokens.size()) return index;
+    throw usage_error(fmt::format("{} {}: there are {} tokens (positions 0 to {})", param("query"),
+                                  q, tokens.size(), tokens.size() - 1));
+  }
+  throw usage_error(fmt::format("{} '{}' is not one of the tokens ({}) nor a position",
+                                param("query"), shorten_for_message(q), list_tokens(tokens)));
+}
+
+neuron_report run_neuron_job(const neuron_job_config& c) {
+  c.out.check();
+  const hf_model m = load_model(c.model_dir);
+  const model_config& mc = m.config;
+  if (c.layer >= mc.layers)
+    throw usage_error(fmt::format("{} {}: the model has {} layers (0 to {})", param("layer"),
+                                  c.layer, mc.layers, mc.layers - 1));
+  if (c.head >= mc.heads)
+    throw usage_error(fmt::format("{} {}: the model has {} heads a layer (0 to {})", param("head"),
+                                  c.head, mc.heads, mc.heads - 1));
+  neuron_report r;
+  r.config = mc;
+  r.folder = folder_name(c.model_dir);
+  model_input in = read_model_input(c.model_dir, c.text, c.ids);
+  r.tokens = std::move(in.tokens);
+  r.warnings = std::move(in.warnings);
+  const std::size_t query = find_model_query(r.tokens, c.query);
+  layer_probe probe;
+  probe.layer = c.layer;
+  const model_forward f = run_model(m, in.ids, c.progress, &probe);
+  neuron_query at;
+  at.head = c.head;
+  at.query = query;
+  at.heads = mc.heads;
+  at.kv_heads = mc.kv_heads;
+  at.d_head = mc.head_dim;
+  at.causal = mc.causal;
+  at.window = mc.sliding_window > 0 && f.n > mc.sliding_window ? mc.sliding_window : 0;
+  r.trace = trace_neuron(probe, at, f.map(c.layer, c.head) + query * f.n);
+
+  neuron_view_spec spec;
+  spec.trace = &r.trace;
+  spec.tokens = &r.tokens;
+  spec.folder = r.folder;
+  spec.summary = model_summary(mc);
+  spec.rope = mc.family == model_family::llama;
+  spec.top_k = c.top_k;
+  r.text = neuron_text(spec);
+  r.json = neuron_json(spec, fmt::format("attn-viz {}", version));
+  job_products made;
+  made.picture = [&] { return neuron_view_figure(spec); };
+  r.written = write_outputs(c.out, made);
+  return r;
+}
+
+}  // namespace attnviz

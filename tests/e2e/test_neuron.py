@@ -1,0 +1,286 @@
+#!/usr/bin/env python3
+"""attn-viz explain --model (the neuron view) against NumPy: layer 0's queries, keys and values
+(after RoPE for the Llama family, key/value heads shared under grouped-query attention) computed
+here from the checkpoint's tensors; in every layer, the scores, the softmax and the value mixing
+recomputed from the JSON's vectors and compared with the model's map (`attn-viz model --npy`);
+the masks (causal, Mistral's sliding window); the figure's cells decoded from the SVG and the PNG
+against RdBu of the numbers; the text; the refusals."""
+import json
+import os
+import re
+import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import import_numpy, main  # noqa: E402
+
+np = import_numpy()
+
+
+def hf(env, name):
+    return os.path.join(env.data, "hf", name)
+
+
+def read_tensors(folder):
+    """Every tensor of model.safetensors as float64 (F32, F16 and BF16 decoded here)."""
+    with open(os.path.join(folder, "model.safetensors"), "rb") as f:
+        data = f.read()
+    (n,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8:8 + n])
+    out = {}
+    for name, e in header.items():
+        if name == "__metadata__":
+            continue
+        b, end = e["data_offsets"]
+        raw = data[8 + n + b:8 + n + end]
+        if e["dtype"] == "F32":
+            a = np.frombuffer(raw, dtype="<f4")
+        elif e["dtype"] == "F16":
+            a = np.frombuffer(raw, dtype="<f2")
+        else:
+            assert e["dtype"] == "BF16"
+            a = (np.frombuffer(raw, dtype="<u2").astype(np.uint32) << 16).view(np.float32)
+        out[name] = a.astype(np.float64).reshape(e["shape"])
+    return out
+
+
+def layer0_gpt2(folder, ids):
+    t = {k[len("transformer."):] if k.startswith("transformer.") else k: v
+         for k, v in read_tensors(folder).items()}
+    c = json.load(open(os.path.join(folder, "config.json")))
+    x = t["wte.weight"][ids] + t["wpe.weight"][:len(ids)]
+    mu = x.mean(-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(-1, keepdims=True)
+    a = (x - mu) / np.sqrt(var + c["layer_norm_epsilon"]) * t["h.0.ln_1.weight"] + t["h.0.ln_1.bias"]
+    qkv = a @ t["h.0.attn.c_attn.weight"] + t["h.0.attn.c_attn.bias"]
+    d = c["n_embd"]
+    return qkv[:, :d], qkv[:, d:2 * d], qkv[:, 2 * d:], c["n_head"], c["n_head"]
+
+
+def rope(x, heads, dh, theta):
+    n = x.shape[0]
+    inv = theta ** (-np.arange(0, dh, 2) / dh)           # dh / 2 frequencies
+    ang = np.arange(n)[:, None] * inv[None, :]            # [n, dh / 2]
+    cos, sin = np.cos(ang), np.sin(ang)
+    out = x.copy()
+    for h in range(heads):
+        v = x[:, h * dh:(h + 1) * dh]
+        a, b = v[:, :dh // 2], v[:, dh // 2:]
+        out[:, h * dh:h * dh + dh // 2] = a * cos - b * sin
+        out[:, h * dh + dh // 2:(h + 1) * dh] = b * cos + a * sin
+    return out
+
+
+def layer0_llama(folder, ids):
+    t = read_tensors(folder)
+    c = json.load(open(os.path.join(folder, "config.json")))
+    H, KV = c["num_attention_heads"], c["num_key_value_heads"]
+    dh = c.get("head_dim", c["hidden_size"] // H)
+    x = t["model.embed_tokens.weight"][ids]
+    m = x / np.sqrt((x ** 2).mean(-1, keepdims=True) + c["rms_norm_eps"]) * \
+        t["model.layers.0.input_layernorm.weight"]
+    p = "model.layers.0.self_attn."
+    q = m @ t[p + "q_proj.weight"].T
+    k = m @ t[p + "k_proj.weight"].T
+    v = m @ t[p + "v_proj.weight"].T
+    for name, arr in (("q_proj.bias", q), ("k_proj.bias", k), ("v_proj.bias", v)):
+        if p + name in t:
+            arr += t[p + name]
+    return rope(q, H, dh, c["rope_theta"]), rope(k, KV, dh, c["rope_theta"]), v, H, KV
+
+
+def neuron(env, folder, ids, layer, head, query, extra=()):
+    out, _ = env.run("explain", "--model", folder, "--ids", ",".join(map(str, ids)), "--layer",
+                     str(layer), "--head", str(head), "--query", str(query), "--json", "--quiet",
+                     *extra)
+    return json.loads(out)
+
+
+def maps_of(env, folder, ids, name):
+    npy = env.path(name)
+    env.run("model", "--model", folder, "--ids", ",".join(map(str, ids)), "--npy", npy, "-q")
+    return np.load(os.path.join(npy, "attention.npy")).astype(np.float64)
+
+
+def check_walk(j, row, causal, window=0):
+    """The scores, the softmax and the mixing of one JSON walk against the model's map row."""
+    i, dh = j["query"]["position"], j["d_head"]
+    q = np.array(j["q"])
+    visible = [p for p in range(len(row)) if (not causal or p <= i) and (not window or i - p < window)]
+    assert [k["position"] for k in j["keys"]] == visible
+    assert j["hidden_keys"] == len(row) - len(visible)
+    K = np.array([k["k"] for k in j["keys"]])
+    V = np.array([k["v"] for k in j["keys"]])
+    prod = np.array([k["q_times_k"] for k in j["keys"]])
+    assert np.allclose(prod, q[None, :] * K, atol=1e-12)
+    s = K @ q / np.sqrt(dh)
+    assert np.allclose([k["score"] for k in j["keys"]], s, atol=1e-9)
+    assert np.allclose([k["dot"] for k in j["keys"]], prod.sum(1), atol=1e-9)
+    a = np.exp(s - s.max())
+    a /= a.sum()
+    assert np.allclose([k["weight"] for k in j["keys"]], a, atol=1e-12)
+    # the vectors reproduce the model's map (itself checked against PyTorch in e2e.model)
+    err = np.abs(a - row[visible]).max()
+    assert err < 2e-6, err
+    assert np.all(row[[p for p in range(len(row)) if p not in visible]] == 0)
+    assert abs(j["weight_error"] - max(err, 0)) < 1e-6
+    c = a @ V
+    assert np.allclose(j["context"], c, atol=1e-9)
+    assert abs(j["context_norm"] - np.linalg.norm(c)) < 1e-9
+    assert np.allclose([k["mixed_norm"] for k in j["keys"]], a * np.linalg.norm(V, axis=1), atol=1e-9)
+    return err
+
+
+def test_layer0_vectors_match_numpy(env):
+    for name, forward, ids in [("gpt2_f32", layer0_gpt2, [5, 9, 3, 7, 5, 9, 2, 11]),
+                               ("llama_bf16_gqa", layer0_llama, [4, 17, 8, 30, 4, 17, 1, 9, 22]),
+                               ("mistral_f16_window", layer0_llama, [3, 6, 9, 12, 15, 3, 6])]:
+        folder = hf(env, name)
+        Q, K, V, H, KV = forward(folder, ids)
+        dh = Q.shape[1] // H
+        worst = 0.0
+        for head in range(H):
+            g = head // (H // KV)
+            for query in (len(ids) - 1, len(ids) // 2):
+                j = neuron(env, folder, ids, 0, head, query)
+                assert j["kv_head"] == g and j["d_head"] == dh
+                scale = max(1.0, np.abs(Q).max(), np.abs(K).max())
+                for got, want in [(j["q"], Q[query, head * dh:(head + 1) * dh])] + \
+                        [(k["k"], K[k["position"], g * dh:(g + 1) * dh]) for k in j["keys"]] + \
+                        [(k["v"], V[k["position"], g * dh:(g + 1) * dh]) for k in j["keys"]]:
+                    d = np.abs(np.array(got) - want).max() / scale
+                    worst = max(worst, d)
+                    assert d < 2e-5, (name, head, query, d)
+        print(f"  {name}: layer 0, {H} heads ({KV} key/value), worst relative |difference| {worst:.1e}")
+
+
+def test_every_layer_reproduces_the_map(env):
+    for name, ids, window in [("gpt2_f32", [5, 9, 3, 7, 5, 9, 2, 11], 0),
+                              ("llama_bf16_gqa", [4, 17, 8, 30, 4, 17, 1, 9, 22], 0),
+                              ("mistral_f16_window", [1, 5, 9, 13, 17, 21, 25, 29, 33, 2], 4),
+                              ("bert_f32", [2, 7, 9, 11, 3], 0)]:
+        folder = hf(env, name)
+        maps = maps_of(env, folder, ids, name + "-maps")
+        causal = name != "bert_f32"
+        L, H = maps.shape[:2]
+        worst = 0.0
+        for layer in range(L):
+            for head in range(H):
+                for query in (0, len(ids) - 1, len(ids) // 2):
+                    j = neuron(env, folder, ids, layer, head, query)
+                    worst = max(worst, check_walk(j, maps[layer, head, query], causal, window))
+        print(f"  {name}: {L} x {H} heads, worst |a - map| {worst:.1e}")
+
+
+def nice_at_or_above(x):
+    if x <= 0:
+        return 1.0
+    e = 10.0 ** np.floor(np.log10(x))
+    for m in (1, 2, 2.5, 5, 10):
+        if m * e >= x * (1 - 1e-12):
+            return m * e
+
+
+def rdbu(env):
+    path = os.path.join(os.path.dirname(env.samples), "assets", "colormaps", "rdbu.csv")
+    rows = [l for l in open(path) if l.strip() and not l.startswith("#")]
+    return np.array([[round(float(v) * 255) for v in l.split(",")] for l in rows])
+
+
+def colour(cmap, v, rng):
+    t = min(1.0, max(0.0, 0.5 + 0.5 * v / rng))
+    return cmap[0] if t <= 0 else cmap[min(int(t * len(cmap)), len(cmap) - 1)]
+
+
+def test_figure_cells_are_the_numbers(env):
+    from PIL import Image
+    folder = hf(env, "llama_bf16_gqa")
+    ids = [4, 17, 8, 30, 4, 17, 1, 9, 22]
+    png, svg = env.path("neuron.png"), env.path("neuron.svg")
+    out, err = env.run("explain", "--model", folder, "--ids", ",".join(map(str, ids)), "--layer", "1",
+                       "--head", "3", "--query", "6", "--json", "--quiet", "--png", png, "--svg", svg)
+    j = json.loads(out)
+    assert f"wrote {png}" in err and f"wrote {svg}" in err
+    dh = j["d_head"]
+    cell = min(14, max(2, 480 // dh))
+    text = open(svg).read()
+    rects = [(int(x), int(y), int(w), int(h), f) for x, y, w, h, f in re.findall(
+        r'<rect x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)" fill="#([0-9a-f]{6})"/>', text)]
+    cells = [r for r in rects if r[2] == cell and r[3] == 14]
+    keys = j["keys"]
+    assert len(keys) == 7 and len(cells) == dh * (1 + 2 * len(keys)), len(cells)
+    cmap = rdbu(env)
+    vec_range = nice_at_or_above(max(np.abs(j["q"]).max(), max(np.abs(k["k"]).max() for k in keys)))
+    prod_range = nice_at_or_above(max(np.abs(k["q_times_k"]).max() for k in keys))
+    want = [colour(cmap, v, vec_range) for v in j["q"]]
+    for k in keys:
+        want += [colour(cmap, v, vec_range) for v in k["k"]]
+        want += [colour(cmap, v, prod_range) for v in k["q_times_k"]]
+    img = np.asarray(Image.open(png).convert("RGB")).astype(int)
+    w, h = re.search(r'<svg[^>]* width="(\d+)" height="(\d+)"', text).groups()
+    assert img.shape[:2] == (int(h), int(w))
+    for (x, y, cw, ch, fill), rgb in zip(cells, want):
+        assert fill == "%02x%02x%02x" % tuple(rgb), (x, y, fill, rgb)
+        assert list(img[y + ch // 2, x + cw // 2]) == list(rgb), (x, y)
+    # rows are the keys in position order, each labelled, with its weight
+    for k in keys:
+        assert f'{k["weight"] * 100:.1f}%' in text
+        assert re.search(rf'>{k["position"]} {re.escape(k["token"])}</text>', text), k["position"]
+    # the weight bars: widths round(a * 120)
+    bars = [r for r in rects if r[3] == 12 and r[4] == "1f77b4"]
+    assert [r[2] for r in bars] == [round(k["weight"] * 120) for k in keys if round(k["weight"] * 120) > 0]
+    assert "2 hidden by the mask" in text
+
+
+def test_text_walk(env):
+    folder = hf(env, "gpt2_f32")
+    ids = "5,9,3,7,5,9"
+    out, _ = env.run("explain", "--model", folder, "--ids", ids, "--layer", "1", "--head", "2",
+                     "--top", "2", "--quiet")
+    j = neuron(env, folder, [5, 9, 3, 7, 5, 9], 1, 2, 5)  # the last token by default: 5
+    out_default, _ = env.run("explain", "--model", folder, "--ids", ids, "--layer", "1", "--head", "2",
+                             "--top", "2", "--quiet")
+    assert out == out_default
+    assert 'layer 1, head 2 · query 5 "' in out
+    top = sorted(j["keys"], key=lambda k: -k["weight"])[:2]
+    for r, k in enumerate(top):
+        assert re.search(rf"\n +{r + 1} +{k['position']} .* {k['dot']:+.4f} +{k['score']:+.4f} +"
+                         rf"{100 * k['weight']:.2f}%", out), (k, out)
+    assert f"|c_5| = {j['context_norm']:.4f}" in out
+    assert "more keys" in out and "checked: " in out
+    # a token as the vocabulary spells it, or without its word mark, picks its first occurrence
+    vocab = json.load(open(os.path.join(folder, "vocab.json")))
+    token = {v: k for k, v in vocab.items()}[9]
+    j2 = neuron(env, folder, [5, 9, 3, 7, 5, 9], 1, 2, token)
+    assert j2["query"]["position"] == 1
+
+
+def test_refusals(env):
+    folder = hf(env, "gpt2_f32")
+    base = ["explain", "--model", folder, "--ids", "5,9,3"]
+    for extra, words in [(["--layer", "2"], ["--layer 2", "2 layers"]),
+                         (["--head", "4"], ["--head 4", "4 heads"]),
+                         (["--query", "7"], ["--query 7", "3 tokens"]),
+                         (["--query", "zebra"], ["zebra", "not one of the tokens"]),
+                         (["--score", "dot"], ["--score", "does not apply with --model"]),
+                         (["--embeddings", "x.txt"], ["--embeddings", "--model"])]:
+        _, err = env.run(*base, *extra, expect=2)
+        for w in words:
+            assert w in err, (extra, err)
+        assert err.count("\n") == 1, err
+    _, err = env.run("explain", "--model", folder, expect=2)
+    assert "--text" in err and "--ids" in err
+    _, err = env.run("explain", "--text", "the cat sat", "--query", "cat", "--png",
+                     env.path("never.png"), expect=2)
+    assert "--png" in err and "--model" in err and not os.path.exists(env.path("never.png"))
+    _, err = env.run("explain", "--text", "the cat sat", "--query", "cat", "--layer", "1", expect=2)
+    assert "--layer" in err
+    _, err = env.run("explain", "--text", "the cat sat", expect=2)
+    assert "--query" in err
+    # the word-vector walk is unchanged
+    out, _ = env.run("explain", "--text", "the cat sat", "--query", "cat", "-e", env.embeddings)
+    assert "cat" in out
+
+
+if __name__ == "__main__":
+    sys.exit(main(globals()))
