@@ -58,6 +58,9 @@ Examples:
   add_output_flags(*cmd, c.out,
                    {{output_kind::png},
                     {output_kind::svg},
+                    {output_kind::html, "Write one page to explore every layer and head offline: "
+                                        "the model view's grid (click a head to open it), layer "
+                                        "and head selectors, hover for the weights"},
                     {output_kind::npy, "Write view.npy [n, n], the map of --view mean, max, "
                                        "rollout or flow, into this folder (made if missing)"}});
 
@@ -66,7 +69,7 @@ Examples:
     resolve_maps_view(f->view, job.choice);
     job.causal = value_of(causal_mode_names, f->causal, "--causal");
     if (!job.out.any() && !f->view.term)
-      throw usage_error("nothing to write: give --png, --svg, --npy or --term");
+      throw usage_error("nothing to write: give --png, --svg, --html, --npy or --term");
     const draw_report r = run_draw_job(job);
     std::FILE* out = summary_stream(r.written);
     fmt::print(out, "{} layer{} × {} head{} · {} tokens{}\n", r.layers, r.layers == 1 ? "" : "s",

@@ -73,7 +73,7 @@ Examples:
       ->group("Input");
   add_maps_view_flags(*cmd, c.choice, f->view);
   cmd->add_flag("--name-heads", c.name_heads,
-                "Caption the model view's thumbnails with what the head finder sees (previous, "
+                "Caption the model view's thumbnails (and the --html grid) with what the head finder sees (previous, "
                 "first, induction, self; see attn-viz heads)")
       ->group("Figure");
   cmd->add_option("--top-k", c.top_k,
@@ -86,6 +86,9 @@ Examples:
                                         "heads' weights as JSON"},
                     {output_kind::png},
                     {output_kind::svg},
+                    {output_kind::html, "Write one page to explore every layer and head offline: "
+                                        "the model view's grid (click a head to open it), layer "
+                                        "and head selectors, hover for the weights"},
                     {output_kind::npy, "Write attention.npy [layers, heads, n, n], token_ids.npy "
                                        "and tokens.json into this folder (made if missing)"}});
   cmd->add_flag("--quiet,-q", f->quiet, "No progress bar on stderr")->group("Output");

@@ -11,6 +11,7 @@
 #include "io/json_file.h"
 #include "io/npy.h"
 #include "io/npy_read.h"
+#include "render/model_page.h"
 
 namespace attnviz {
 
@@ -118,9 +119,11 @@ draw_report run_draw_job(const draw_job_config& c) {
   r.causal = c.causal == causal_mode::on ||
              (c.causal == causal_mode::automatic && zero_above_diagonal(r.maps, r.n));
   check_view_choice(c.choice, r.layers, r.heads, r.n);
+  if (!c.out.html.empty()) check_model_page_size(r.layers, r.heads, r.n);
   const maps_source source = draw_maps_source(r, c);
   job_products made;
   made.picture = [&] { return draw_view(source, c.choice); };
+  made.html = [&] { return maps_page(source, c.choice); };
   made.npy = [&](output_batch& batch, const std::string& dir) {
     const matrix view = view_values(source, c.choice);
     batch.add((std::filesystem::path(dir) / "view.npy").string(),

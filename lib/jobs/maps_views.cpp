@@ -6,6 +6,7 @@
 #include "error.h"
 #include "index_list.h"
 #include "render/head_view.h"
+#include "render/model_page.h"
 #include "render/model_view.h"
 
 namespace attnviz {
@@ -149,6 +150,25 @@ figure draw_view(const maps_source& s, const view_choice& c, std::vector<std::st
   }
   const matrix values = view_values(s, c);
   return heatmap_figure(view_heatmap(s, c, values));
+}
+
+std::string maps_page(const maps_source& s, const view_choice& c,
+                      std::vector<std::string> captions) {
+  model_page_spec p;
+  p.maps = s.maps;
+  p.layers = s.layers;
+  p.heads = s.heads;
+  p.n = s.n;
+  p.tokens = s.tokens;
+  p.causal = s.causal;
+  p.title = fmt::format("{} · {} tokens", s.name, s.n);
+  p.subtitle = s.subtitle;
+  p.cmap = &colormap::named_or_default(c.look.cmap);
+  p.captions = std::move(captions);
+  p.layer = c.layer;
+  p.head = c.head;
+  p.panel_scale = c.scale == scale_mode::panel;
+  return model_page(p);
 }
 
 }  // namespace attnviz

@@ -64,4 +64,9 @@ heatmap_spec view_heatmap(const maps_source& s, const view_choice& c, const matr
 figure draw_view(const maps_source& s, const view_choice& c,
                  std::vector<std::string> captions = {});
 
+// The --html page of every layer and head (render/model_page.h), opening on the chosen layer
+// and head, with the choice's colormap and colour range.
+std::string maps_page(const maps_source& s, const view_choice& c,
+                      std::vector<std::string> captions = {});
+
 }  // namespace attnviz

@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <filesystem>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "attnviz/version.h"
@@ -11,6 +12,7 @@
 #include "io/npy.h"
 #include "jobs/heads_job.h"
 #include "model/hf_model.h"
+#include "render/model_page.h"
 #include "tokenizers/model_tokenizer.h"
 #include "tokenizers/vocabulary.h"
 
@@ -128,11 +130,12 @@ model_report run_model_job(const model_job_config& c) {
   r.warnings = std::move(in.warnings);
   check_view_choice(c.choice, m.config.layers, m.config.heads, r.ids.size());
   if (c.name_heads) {
-    if (c.choice.view != maps_view::model)
-      throw usage_error(fmt::format("{} captions the model view: add {} model",
-                                    param("name_heads"), param("view")));
+    if (c.choice.view != maps_view::model && c.out.html.empty())
+      throw usage_error(fmt::format("{} captions the model view: add {} model or {}",
+                                    param("name_heads"), param("view"), param("html")));
     finder_period(m.config, 0, c.model_dir);
   }
+  if (!c.out.html.empty()) check_model_page_size(m.config.layers, m.config.heads, r.ids.size());
   check_model_memory(m.config, r.ids.size(), c);
   const std::optional<vocabulary> vocab =
       c.top_k > 0 ? read_vocabulary(c.model_dir) : std::optional<vocabulary>();
@@ -153,17 +156,25 @@ model_report run_model_job(const model_job_config& c) {
     return model_to_json({fmt::format("attn-viz {}", version), folder}, r.config, r.tokens, r.ids,
                          r.forward, r.predictions);
   };
-  made.picture = [&] {
-    std::vector<std::string> captions;
-    if (c.name_heads) {
+  // the head finder's names, once, for the model view and the page
+  std::optional<std::vector<std::string>> captions;
+  auto head_names = [&]() -> std::vector<std::string> {
+    if (!c.name_heads) return {};
+    if (!captions) {
+      captions.emplace();
       const std::size_t period = finder_period(m.config, 0, c.model_dir);
       const model_forward random =
           run_model(m, repeated_random_ids(period, m.config.vocab, 0), progress_style::quiet);
       for (const head_finding& f : find_heads(random, period, r.forward, r.tokens, 0.4))
-        captions.push_back(finding_caption(f));
+        captions->push_back(finding_caption(f));
     }
-    return draw_view(model_maps_source(r, c), c.choice, std::move(captions));
+    return *captions;
   };
+  made.picture = [&] {
+    return draw_view(model_maps_source(r, c), c.choice,
+                     c.choice.view == maps_view::model ? head_names() : std::vector<std::string>{});
+  };
+  made.html = [&] { return maps_page(model_maps_source(r, c), c.choice, head_names()); };
   made.npy = [&](output_batch& batch, const std::string& dir) { add_npy(batch, dir, r, c); };
   r.written = write_outputs(c.out, made);
   return r;

@@ -13,6 +13,7 @@
 #include "error.h"
 #include "render/colormap.h"
 #include "render/heatmap.h"
+#include "render/html_parts.h"
 #include "render/json_numbers.h"
 
 namespace attnviz {
@@ -23,15 +24,6 @@ using ojson = nlohmann::ordered_json;
 ojson range_json(const matrix& m, bool centered) {
   const auto [lo, hi] = value_range(m, centered);
   return {lo, hi};
-}
-
-ojson colormap_json(const colormap& c) {
-  ojson out = ojson::array();
-  for (std::size_t i = 0; i < c.size(); ++i) {
-    const rgb e = c.entry(i);
-    out.push_back(fmt::format("#{:02x}{:02x}{:02x}", e.r, e.g, e.b));
-  }
-  return out;
 }
 
 ojson stages_json(const attention_result& r) {
@@ -100,37 +92,6 @@ ojson panel_json(const html_panel& p) {
   }
   panel["views"] = std::move(views);
   return panel;
-}
-
-std::string escape_html(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
-// JSON inside <script>: "</" would end the element early, so it is written "<\/" (the same
-// string to a JSON parser).
-std::string script_safe(std::string json) {
-  for (std::size_t pos = json.find("</"); pos != std::string::npos; pos = json.find("</", pos))
-    json.replace(pos, 2, "<\\/");
-  return json;
 }
 
 constexpr const char* page_style = R"(
@@ -337,14 +298,7 @@ std::string html_page(const std::vector<html_panel>& panels, const view_options&
   for (const auto& p : panels) list.push_back(panel_json(p));
   data["panels"] = std::move(list);
 
-  std::string page;
-  page += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-  page +=
-      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-      "script-src 'unsafe-inline'; style-src 'unsafe-inline'\">\n";
-  page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  page += fmt::format("<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n", escape_html(title),
-                      page_style);
+  std::string page = html_head(title, page_style);
   page += fmt::format("<h1>{}</h1>\n<p class=\"sub\">{}</p>\n", escape_html(title),
                       escape_html(subtitle));
   page +=
@@ -357,12 +311,7 @@ std::string html_page(const std::vector<html_panel>& panels, const view_options&
       "<div class=\"main\">\n<canvas id=\"map\" width=\"10\" height=\"10\"></canvas>\n"
       "<aside>\n<div id=\"hover\">Hover a cell of the map.</div>\n<div id=\"explain\"></div>\n"
       "<dl id=\"stages\"></dl>\n</aside>\n</div>\n";
-  page +=
-      "<footer>Made by attn-viz; everything on this page is in this one file and it makes no "
-      "network request.</footer>\n";
-  page += "<script type=\"application/json\" id=\"attnviz-data\">" +
-          script_safe(data.dump(-1, ' ', false, ojson::error_handler_t::replace)) + "</script>\n";
-  page += fmt::format("<script>{}</script>\n</body>\n</html>\n", page_script);
+  page += html_tail(data, page_script);
   return page;
 }
 

@@ -25,15 +25,6 @@ std::vector<std::size_t> all_up_to(std::size_t n) {
   return v;
 }
 
-// The largest weight of one map, row 0 left out under a causal mask (it is always [1, 0, …]:
-// counted, it would pin every range to 1).
-double map_max(const float* a, std::size_t n, bool causal) {
-  double hi = 0.0;
-  for (std::size_t i = causal && n > 1 ? n : 0; i < n * n; ++i)
-    if (std::isfinite(a[i])) hi = std::max(hi, static_cast<double>(a[i]));
-  return hi;
-}
-
 // The t × t RGB thumbnail of an n × n map over [0, vmax] (see model_view.h).
 std::shared_ptr<std::vector<std::uint8_t>> thumbnail(const float* a, std::size_t n, int t,
                                                      bool causal, double vmax,
@@ -68,6 +59,13 @@ std::shared_ptr<std::vector<std::uint8_t>> thumbnail(const float* a, std::size_t
 
 }  // namespace
 
+double map_colour_max(const float* a, std::size_t n, bool causal) {
+  double hi = 0.0;
+  for (std::size_t i = causal && n > 1 ? n : 0; i < n * n; ++i)
+    if (std::isfinite(a[i])) hi = std::max(hi, static_cast<double>(a[i]));
+  return hi;
+}
+
 int default_thumb(std::size_t rows, std::size_t cols) {
   const auto most = static_cast<int>(std::max<std::size_t>(1, std::max(rows, cols)));
   return std::clamp(1600 / most, 24, 160);
@@ -87,7 +85,8 @@ figure model_view_figure(const model_view_spec& spec) {
   // the shared range: [0, the largest weight shown], rounded up as the heatmaps round it
   double shared_max = 0.0;
   for (const std::size_t l : rows)
-    for (const std::size_t h : cols) shared_max = std::max(shared_max, map_max(map(l, h), n, spec.causal));
+    for (const std::size_t h : cols)
+      shared_max = std::max(shared_max, map_colour_max(map(l, h), n, spec.causal));
   const double vmax = nice_at_or_above(shared_max);
 
   int label_w = 0;
@@ -131,7 +130,7 @@ figure model_view_figure(const model_view_spec& spec) {
       const int x = grid_x + static_cast<int>(c) * cell_w;
       const float* a = map(rows[r], cols[c]);
       double top = vmax;
-      if (per_panel) top = nice_at_or_above(map_max(a, n, spec.causal));
+      if (per_panel) top = nice_at_or_above(map_colour_max(a, n, spec.causal));
       fig.image(x, y, t, t, thumbnail(a, n, t, spec.causal, top, cmap));
       fig.frame(x - 1, y - 1, t + 2, t + 2, 1, muted);
       int below = y + t + 2;

@@ -107,6 +107,11 @@ class Browser:
     def move_mouse(self, x, y):
         self.call("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y})
 
+    def click(self, x, y):
+        for kind in ("mousePressed", "mouseReleased"):
+            self.call("Input.dispatchMouseEvent",
+                      {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
+
     def requests(self):
         """URLs of every request the page started so far."""
         self.evaluate("1")  # let pending events arrive

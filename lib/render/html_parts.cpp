@@ -1,0 +1,67 @@
+#include "render/html_parts.h"
+
+#include <fmt/format.h>
+
+namespace attnviz {
+
+std::string escape_html(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string script_safe(std::string json) {
+  for (std::size_t pos = json.find("</"); pos != std::string::npos; pos = json.find("</", pos))
+    json.replace(pos, 2, "<\\/");
+  return json;
+}
+
+nlohmann::ordered_json colormap_json(const colormap& c) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    const rgb e = c.entry(i);
+    out.push_back(fmt::format("#{:02x}{:02x}{:02x}", e.r, e.g, e.b));
+  }
+  return out;
+}
+
+std::string html_head(const std::string& title, const char* style) {
+  std::string page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  page +=
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+      "script-src 'unsafe-inline'; style-src 'unsafe-inline'\">\n";
+  page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  page += fmt::format("<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n", escape_html(title),
+                      style);
+  return page;
+}
+
+std::string html_tail(const nlohmann::ordered_json& data, const char* script) {
+  std::string page =
+      "<footer>Made by attn-viz; everything on this page is in this one file and it makes no "
+      "network request.</footer>\n";
+  page += "<script type=\"application/json\" id=\"attnviz-data\">" +
+          script_safe(data.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)) +
+          "</script>\n";
+  page += fmt::format("<script>{}</script>\n</body>\n</html>\n", script);
+  return page;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,25 @@
+// What every --html page shares: text escaped for HTML, JSON made safe inside <script>, a
+// colormap as 256 "#rrggbb" strings, and the document's head with its Content Security Policy
+// (default-src 'none': the page can make no request) and inline style.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "render/colormap.h"
+
+namespace attnviz {
+
+std::string escape_html(std::string_view s);
+// JSON inside <script>: "</" would end the element early, so it is written "<\/" (the same
+// string to a JSON parser).
+std::string script_safe(std::string json);
+nlohmann::ordered_json colormap_json(const colormap& c);
+// "<!DOCTYPE html> … <body>\n": charset, the policy, viewport, the title and `style`.
+std::string html_head(const std::string& title, const char* style);
+// The data block <script type="application/json" id="attnviz-data">, the script, the footer
+// and the end of the document.
+std::string html_tail(const nlohmann::ordered_json& data, const char* script);
+
+}  // namespace attnviz

@@ -1,0 +1,345 @@
+#include "render/model_page.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "error.h"
+#include "render/heatmap.h"
+#include "render/html_parts.h"
+#include "render/model_view.h"
+
+namespace attnviz {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+// x to 6 significant digits (the page shows 4 decimals; the text stays about 8 bytes a weight).
+double six_digits(float x) { return std::strtod(fmt::format("{:.6g}", x).c_str(), nullptr); }
+
+constexpr const char* page_style = R"(
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#222;background:#fff}
+h1{font-size:20px;margin:0 0 2px}
+h2{font-size:15px;margin:0 0 6px}
+.sub{color:#666;margin:0 0 14px}
+.controls{display:flex;gap:18px;flex-wrap:wrap;margin-bottom:12px}
+.controls label{display:flex;gap:6px;align-items:center}
+.main{display:flex;gap:28px;align-items:flex-start;flex-wrap:wrap}
+canvas{display:block}
+#grid{cursor:pointer}
+#map{cursor:crosshair}
+.scroll{max-width:min(100%,960px);max-height:80vh;overflow:auto;border:1px solid #eee}
+.note{color:#666;font-size:12.5px;min-height:1.5em;margin-top:6px}
+#hover{font-weight:600;min-height:1.5em;margin:8px 0 4px;white-space:pre-wrap}
+#row{background:#f6f6f4;border:1px solid #ddd;border-radius:4px;padding:8px 10px;min-height:3em;
+  white-space:pre-wrap;font:12.5px/1.5 ui-monospace,"DejaVu Sans Mono",monospace;max-width:560px}
+footer{margin-top:22px;color:#888;font-size:12px}
+)";
+
+constexpr const char* page_script = R"JS(
+(function () {
+  "use strict";
+  var data = JSON.parse(document.getElementById("attnviz-data").textContent);
+  var n = data.n, L = data.layers, H = data.heads, cmap = data.colormap, tok = data.tokens;
+  var grid = document.getElementById("grid"), gctx = grid.getContext("2d");
+  var map = document.getElementById("map"), mctx = map.getContext("2d");
+  var pick = {layer: document.getElementById("layer"), head: document.getElementById("head"),
+              scale: document.getElementById("scale")};
+  var hoverBox = document.getElementById("hover"), rowBox = document.getElementById("row");
+  var gridNote = document.getElementById("gridnote"), mapTitle = document.getElementById("maptitle");
+  var state = {layer: data.start.layer, head: data.start.head, scale: data.start.scale, hover: null};
+  var means = {}, gl = null, ml = null;
+
+  function nice(x) {  // the least of 1, 2, 2.5, 5 x 10^k at or above x, as the PNGs round
+    if (!(x > 0)) return 1;
+    var e = Math.pow(10, Math.floor(Math.log10(x)));
+    var steps = [1, 2, 2.5, 5, 10];
+    for (var s = 0; s < steps.length; s++) if (steps[s] * e >= x * (1 - 1e-12)) return steps[s] * e;
+    return 10 * e;
+  }
+  function hidden(i, j) { return data.causal && j > i; }
+  function mapOf(l, h) {
+    if (h < H) return data.maps[l * H + h];
+    if (!means[l]) {
+      var m = new Array(n * n).fill(0);
+      for (var k = 0; k < H; k++) {
+        var a = data.maps[l * H + k];
+        for (var x = 0; x < n * n; x++) m[x] += a[x] / H;
+      }
+      means[l] = m;
+    }
+    return means[l];
+  }
+  function rawMax(a) {
+    var hi = 0;
+    for (var x = data.causal && n > 1 ? n : 0; x < n * n; x++) hi = Math.max(hi, a[x]);
+    return hi;
+  }
+  function vmaxOf(l, h) {
+    if (state.scale === "shared") return data.vmax;
+    return h < H ? nice(data.map_vmax[l * H + h]) : nice(rawMax(mapOf(l, h)));
+  }
+  function colourIndex(x, vmax) {
+    var t = vmax > 0 ? x / vmax : 0;
+    return t > 0 ? Math.min(cmap.length - 1, Math.floor(t * cmap.length)) : 0;
+  }
+  function rgbOf(hex) { return [parseInt(hex.substr(1, 2), 16), parseInt(hex.substr(3, 2), 16), parseInt(hex.substr(5, 2), 16)]; }
+  var cmapRgb = cmap.map(rgbOf);
+  function label(t) { return t.length > 16 ? t.substr(0, 15) + "\u2026" : t; }
+
+  // ---- the model view ----------------------------------------------------------------------
+  function drawGrid() {
+    var t = Math.max(24, Math.min(96, Math.floor(640 / Math.max(L, H)))), gap = 6;
+    var capH = data.captions.length ? 14 : 0, left = 40, top = 20;
+    var w = left + H * (t + gap), h = top + L * (t + gap + capH);
+    var dpr = window.devicePixelRatio || 1;
+    grid.width = w * dpr; grid.height = h * dpr;
+    grid.style.width = w + "px"; grid.style.height = h + "px";
+    gctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    gctx.clearRect(0, 0, w, h);
+    gl = {t: t, gap: gap, left: left, top: top, rowH: t + gap + capH};
+    gctx.font = "11px system-ui, sans-serif"; gctx.fillStyle = "#444"; gctx.textBaseline = "middle";
+    gctx.textAlign = "center";
+    for (var hh = 0; hh < H; hh++) gctx.fillText("H" + hh, left + hh * (t + gap) + t / 2, top / 2);
+    gctx.textAlign = "right";
+    for (var l = 0; l < L; l++) gctx.fillText("L" + l, left - 6, top + l * gl.rowH + t / 2);
+    for (l = 0; l < L; l++)
+      for (hh = 0; hh < H; hh++) {
+        var a = data.maps[l * H + hh], vmax = vmaxOf(l, hh);
+        var img = gctx.createImageData(t, t);
+        for (var y = 0; y < t; y++) {
+          var i0 = Math.floor(y * n / t), i1 = Math.max(i0 + 1, Math.floor((y + 1) * n / t));
+          for (var x = 0; x < t; x++) {
+            var j0 = Math.floor(x * n / t), j1 = Math.max(j0 + 1, Math.floor((x + 1) * n / t));
+            var sum = 0, seen = 0;
+            for (var i = i0; i < i1; i++)
+              for (var j = j0; j < j1; j++) {
+                if (hidden(i, j)) continue;
+                sum += a[i * n + j]; seen++;
+              }
+            var c = seen ? cmapRgb[colourIndex(sum / seen, vmax)] : [232, 232, 232];
+            var p = (y * t + x) * 4;
+            img.data[p] = c[0]; img.data[p + 1] = c[1]; img.data[p + 2] = c[2]; img.data[p + 3] = 255;
+          }
+        }
+        var gx = left + hh * (t + gap), gy = top + l * gl.rowH;
+        // putImageData ignores the transform: place it in device pixels, then scale up
+        var tmp = document.createElement("canvas");
+        tmp.width = t; tmp.height = t; tmp.getContext("2d").putImageData(img, 0, 0);
+        gctx.imageSmoothingEnabled = false;
+        gctx.drawImage(tmp, gx, gy, t, t);
+        if (l === state.layer && hh === state.head) {
+          gctx.strokeStyle = "#d62728"; gctx.lineWidth = 2; gctx.strokeRect(gx - 1.5, gy - 1.5, t + 3, t + 3);
+        }
+        if (capH) {
+          gctx.fillStyle = "#555"; gctx.textAlign = "left"; gctx.font = "10px system-ui, sans-serif";
+          var cap = data.captions[l * H + hh];
+          while (cap.length > 1 && gctx.measureText(cap).width > t + gap - 2) cap = cap.substr(0, cap.length - 1);
+          gctx.fillText(cap, gx, gy + t + 8);
+          gctx.font = "11px system-ui, sans-serif"; gctx.fillStyle = "#444";
+        }
+      }
+  }
+  function thumbAt(px, py) {
+    var hh = Math.floor((px - gl.left) / (gl.t + gl.gap)), l = Math.floor((py - gl.top) / gl.rowH);
+    if (hh < 0 || l < 0 || hh >= H || l >= L) return null;
+    if (px - gl.left - hh * (gl.t + gl.gap) >= gl.t || py - gl.top - l * gl.rowH >= gl.t) return null;
+    return [l, hh];
+  }
+
+  // ---- the chosen head's map ---------------------------------------------------------------
+  function labelStep(cell) { return Math.max(1, Math.ceil(13 / cell)); }
+  function drawMap() {
+    var a = mapOf(state.layer, state.head), vmax = vmaxOf(state.layer, state.head);
+    var cell = Math.max(4, Math.min(28, Math.floor(720 / n))), step = labelStep(cell);
+    var fontPx = Math.max(10, Math.min(13, cell - 3)), font = fontPx + "px system-ui, sans-serif";
+    mctx.font = font;
+    var wide = 0;
+    for (var k = 0; k < n; k += step) wide = Math.max(wide, mctx.measureText(label(tok[k])).width);
+    var left = wide + 12, top = wide * 0.72 + 16;
+    var w = Math.ceil(left + n * cell + 80), h = Math.ceil(top + n * cell + 10);
+    var dpr = window.devicePixelRatio || 1;
+    map.width = w * dpr; map.height = h * dpr;
+    map.style.width = w + "px"; map.style.height = h + "px";
+    mctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    mctx.clearRect(0, 0, w, h);
+    ml = {left: left, top: top, cell: cell, step: step};
+    for (var i = 0; i < n; i++)
+      for (var j = 0; j < n; j++) {
+        mctx.fillStyle = hidden(i, j) ? "#e8e8e8" : cmap[colourIndex(a[i * n + j], vmax)];
+        mctx.fillRect(left + j * cell, top + i * cell, cell, cell);
+      }
+    mctx.fillStyle = "#222"; mctx.font = font; mctx.textBaseline = "middle";
+    mctx.textAlign = "right";
+    for (i = 0; i < n; i += step) mctx.fillText(label(tok[i]), left - 6, top + (i + 0.5) * cell);
+    mctx.textAlign = "left";
+    for (j = 0; j < n; j += step) {
+      mctx.save(); mctx.translate(left + (j + 0.5) * cell, top - 6); mctx.rotate(-Math.PI / 4);
+      mctx.fillText(label(tok[j]), 0, 0); mctx.restore();
+    }
+    var bx = left + n * cell + 14, bh = Math.min(n * cell, 240);
+    for (k = 0; k < bh; k++) {
+      mctx.fillStyle = cmap[Math.min(cmap.length - 1, Math.floor((1 - (k + 0.5) / bh) * cmap.length))];
+      mctx.fillRect(bx, top + k, 14, 1);
+    }
+    mctx.fillStyle = "#222"; mctx.font = "11px system-ui, sans-serif";
+    mctx.fillText(String(+vmax.toPrecision(3)), bx + 18, top + 5);
+    mctx.fillText("0", bx + 18, top + bh - 5);
+    if (state.hover) {
+      var hi = state.hover[0], hj = state.hover[1];
+      mctx.strokeStyle = "rgba(255,255,255,0.9)"; mctx.lineWidth = 1;
+      mctx.strokeRect(left + 0.5, top + hi * cell + 0.5, n * cell - 1, cell - 1);
+      mctx.strokeStyle = "#000"; mctx.lineWidth = 2;
+      mctx.strokeRect(left + hj * cell + 1, top + hi * cell + 1, Math.max(1, cell - 2), Math.max(1, cell - 2));
+    }
+    mapTitle.textContent = "layer " + state.layer + " \u00b7 " +
+        (state.head < H ? "head " + state.head : "mean of " + H + " heads") +
+        (state.head < H && data.captions.length ? " \u00b7 " + data.captions[state.layer * H + state.head] : "");
+  }
+  function headName() { return "L" + state.layer + " " + (state.head < H ? "H" + state.head : "mean"); }
+  function show(i, j) {
+    var a = mapOf(state.layer, state.head);
+    state.hover = [i, j];
+    var text = headName() + " \u00b7 query \u201c" + tok[i] + "\u201d (" + i + ") \u2192 key \u201c" +
+               tok[j] + "\u201d (" + j + ")\n";
+    text += hidden(i, j) ? "hidden by the causal mask (a = 0)" : "weight a = " + a[i * n + j].toFixed(4);
+    hoverBox.textContent = text;
+    var order = [];
+    for (var k = 0; k < n; k++) if (!hidden(i, k)) order.push(k);
+    order.sort(function (x, y) { return a[i * n + y] - a[i * n + x] || x - y; });
+    var lines = ["row " + i + " \u201c" + tok[i] + "\u201d, largest weights:"];
+    order.slice(0, 5).forEach(function (k) {
+      lines.push("  " + (a[i * n + k] * 100).toFixed(2) + "%  \u201c" + tok[k] + "\u201d (" + k + ")");
+    });
+    rowBox.textContent = lines.join("\n");
+    drawMap();
+  }
+  function select(l, h) {
+    state.layer = l; state.head = h;
+    pick.layer.value = l; pick.head.value = h;
+    var hov = state.hover;
+    drawGrid();
+    if (hov) show(hov[0], hov[1]); else drawMap();
+  }
+
+  function option(sel, value, text) {
+    var o = document.createElement("option"); o.value = value; o.textContent = text; sel.appendChild(o);
+  }
+  for (var l = 0; l < L; l++) option(pick.layer, l, "layer " + l);
+  for (var h = 0; h < H; h++) option(pick.head, h, "head " + h);
+  option(pick.head, H, "mean of heads");
+
+  map.addEventListener("mousemove", function (ev) {
+    if (!ml) return;
+    var b = map.getBoundingClientRect();
+    var j = Math.floor((ev.clientX - b.left - ml.left) / ml.cell);
+    var i = Math.floor((ev.clientY - b.top - ml.top) / ml.cell);
+    if (i >= 0 && j >= 0 && i < n && j < n && (!state.hover || state.hover[0] !== i || state.hover[1] !== j)) show(i, j);
+  });
+  grid.addEventListener("mousemove", function (ev) {
+    var b = grid.getBoundingClientRect(), at = thumbAt(ev.clientX - b.left, ev.clientY - b.top);
+    gridNote.textContent = at ? "L" + at[0] + " H" + at[1] +
+        (data.captions.length ? ": " + data.captions[at[0] * H + at[1]] : "") + " \u2014 click to open" : "";
+  });
+  grid.addEventListener("click", function (ev) {
+    var b = grid.getBoundingClientRect(), at = thumbAt(ev.clientX - b.left, ev.clientY - b.top);
+    if (at) select(at[0], at[1]);
+  });
+  pick.layer.addEventListener("change", function () { select(+pick.layer.value, state.head); });
+  pick.head.addEventListener("change", function () { select(state.layer, +pick.head.value); });
+  pick.scale.addEventListener("change", function () { state.scale = pick.scale.value; select(state.layer, state.head); });
+
+  window.attnviz = {
+    data: data,
+    state: function () { return {layer: state.layer, head: state.head, scale: state.scale, hover: state.hover}; },
+    select: select,
+    thumbCenter: function (l, h) {
+      var b = grid.getBoundingClientRect();
+      return {x: b.left + gl.left + h * (gl.t + gl.gap) + gl.t / 2, y: b.top + gl.top + l * gl.rowH + gl.t / 2};
+    },
+    cellCenter: function (i, j) {
+      var b = map.getBoundingClientRect();
+      return {x: b.left + ml.left + (j + 0.5) * ml.cell, y: b.top + ml.top + (i + 0.5) * ml.cell};
+    },
+    labelStep: function () { return ml.step; },
+    reveal: function (i, j) {  // scroll the map so that cell (i, j) is in view
+      var box = map.parentNode;
+      box.scrollTop = Math.max(0, ml.top + i * ml.cell - box.clientHeight / 2);
+      box.scrollLeft = Math.max(0, ml.left + j * ml.cell - box.clientWidth / 2);
+      box.scrollIntoView({block: "nearest", inline: "nearest"});
+    }
+  };
+  pick.layer.value = state.layer; pick.head.value = state.head; pick.scale.value = state.scale;
+  drawGrid(); drawMap();
+})();
+)JS";
+
+}  // namespace
+
+void check_model_page_size(std::size_t layers, std::size_t heads, std::size_t n) {
+  const std::size_t weights = layers * heads * n * n;
+  if (weights > model_page_max_weights)
+    throw usage_error(fmt::format(
+        "{}: the page would hold {} weights ({} layers × {} heads × {}²; at most {} stay quick "
+        "in a browser); use {} or {}, or fewer tokens",
+        param("html"), weights, layers, heads, n, model_page_max_weights, param("png"),
+        param("npy")));
+}
+
+std::string model_page(const model_page_spec& s) {
+  if (!s.maps || s.tokens.size() != s.n || (!s.captions.empty() && s.captions.size() != s.layers * s.heads))
+    throw std::logic_error("model_page: maps, tokens and captions do not match");
+  check_model_page_size(s.layers, s.heads, s.n);
+  const std::size_t nn = s.n * s.n;
+  ojson data;
+  data["title"] = s.title;
+  data["subtitle"] = s.subtitle;
+  data["tokens"] = s.tokens;
+  data["layers"] = s.layers;
+  data["heads"] = s.heads;
+  data["n"] = s.n;
+  data["causal"] = s.causal;
+  data["colormap"] = colormap_json(s.cmap ? *s.cmap : colormap::viridis());
+  double shared = 0.0;
+  ojson map_vmax = ojson::array();
+  for (std::size_t m = 0; m < s.layers * s.heads; ++m) {
+    const double hi = map_colour_max(s.maps + m * nn, s.n, s.causal);
+    shared = std::max(shared, hi);
+    map_vmax.push_back(hi);
+  }
+  data["vmax"] = nice_at_or_above(shared);
+  data["map_vmax"] = std::move(map_vmax);
+  data["captions"] = s.captions;
+  data["start"] = {{"layer", s.layer}, {"head", s.head}, {"scale", s.panel_scale ? "panel" : "shared"}};
+  ojson maps = ojson::array();
+  for (std::size_t m = 0; m < s.layers * s.heads; ++m) {
+    ojson one = ojson::array();
+    for (std::size_t x = 0; x < nn; ++x) one.push_back(six_digits(s.maps[m * nn + x]));
+    maps.push_back(std::move(one));
+  }
+  data["maps"] = std::move(maps);
+
+  std::string page = html_head(s.title, page_style);
+  page += fmt::format("<h1>{}</h1>\n<p class=\"sub\">{}</p>\n", escape_html(s.title),
+                      escape_html(s.subtitle));
+  page +=
+      "<div class=\"controls\">\n"
+      "<label>Layer <select id=\"layer\"></select></label>\n"
+      "<label>Head <select id=\"head\"></select></label>\n"
+      "<label>Colours <select id=\"scale\"><option value=\"shared\">one range for every map"
+      "</option><option value=\"panel\">each map its own range</option></select></label>\n"
+      "</div>\n"
+      "<div class=\"main\">\n"
+      "<section><h2>Every layer × head</h2><canvas id=\"grid\" width=\"10\" height=\"10\"></canvas>"
+      "<div class=\"note\" id=\"gridnote\"></div></section>\n"
+      "<section><h2 id=\"maptitle\"></h2><div class=\"scroll\"><canvas id=\"map\" width=\"10\" "
+      "height=\"10\"></canvas></div>\n"
+      "<div id=\"hover\">Hover a cell of the map.</div>\n<div id=\"row\"></div></section>\n"
+      "</div>\n";
+  page += html_tail(data, page_script);
+  return page;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,54 @@
+// --html for a whole model (attn-viz model, draw): one self-contained page to explore every
+// layer's every head, for a browser with no network (render/html_parts.h).
+//
+//   ┌ title, subtitle ───────────────────────────────────────────────────────────┐
+//   │ Layer [▾]  Head [▾ H0 … | mean of heads]  Colours [▾ shared | each map]     │
+//   │ ┌ model view ─────────────┐   ┌ the chosen head's map ─────────────────┐     │
+//   │ │ L0 ▣ ▣ ▣ ▣  (thumbnails)│   │ key labels (rotated, thinned past 40)   │     │
+//   │ │ L1 ▣ ▣ ▣ ▣  click: open │   │ cells; hover: query → key, a_ij, the row│     │
+//   │ └─────────────────────────┘   └────────────────────── (scrolls) ────────┘     │
+//   └──────────────────────────────────────────────────────────────────────────────┘
+//
+// The grid is the PNG model view's (rows = layers, columns = heads, each thumbnail the mean of
+// the cells it covers, the causal triangle grey, one colour range leaving out a causal map's row
+// 0, rounded as the heatmaps round it); hovering a thumbnail names the head (and what the head
+// finder sees, with captions), clicking it opens its map. The map is the chosen head's (or the
+// layer's mean over heads); hovering a cell shows the query and key tokens, a_ij and the row's
+// five largest weights. Every 2nd, 3rd … label is drawn when cells are too small for all.
+//
+// The data, in <script type="application/json" id="attnviz-data">:
+//   {"title", "subtitle", "tokens", "layers", "heads", "n", "causal", "colormap": [256 colours],
+//    "vmax": the shared range's top, "map_vmax": [per map, layer-major], "captions": [...] | [],
+//    "start": {"layer", "head", "scale": "shared" | "panel"},
+//    "maps": [[n·n weights, row-major] per map, layer-major]}   (weights to 6 significant digits)
+// window.attnviz: {data, state(), select(layer, head), thumbCenter(l, h), cellCenter(i, j),
+// labelStep(), reveal(i, j)} for tests and scripting.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "render/colormap.h"
+
+namespace attnviz {
+
+struct model_page_spec {
+  const float* maps = nullptr;  // [layers, heads, n, n]
+  std::size_t layers = 0, heads = 0, n = 0;
+  std::vector<std::string> tokens;
+  bool causal = false;
+  std::string title, subtitle;
+  const colormap* cmap = nullptr;     // default: viridis
+  std::vector<std::string> captions;  // layers × heads, or empty
+  std::size_t layer = 0, head = 0;    // the map open at first
+  bool panel_scale = false;           // each map its own colour range at first
+};
+
+// The weights a model page holds at most (layers · heads · n²), so it stays quick to load;
+// past it, --html is a usage_error suggesting --png, --npy or fewer tokens.
+inline constexpr std::size_t model_page_max_weights = 4'000'000;
+void check_model_page_size(std::size_t layers, std::size_t heads, std::size_t n);
+
+std::string model_page(const model_page_spec& spec);
+
+}  // namespace attnviz

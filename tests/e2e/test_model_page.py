@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""--html for a whole model (attn-viz model and draw): one offline page with every layer's every
+head. As a file: nothing outside it, the weights equal attention.npy of the same run (to 6
+significant digits), the shared colour range as the PNG model view rounds it. In headless
+Chromium: the grid has a thumbnail per head whose pixels are the viridis colour of its map,
+clicking a thumbnail opens that head (selectors follow), hovering a cell shows its tokens and
+weight and the row's largest weights, the layer/head selectors and the mean, labels thinned at
+60 and 200 tokens with the map still drawn, no script error and no request."""
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from browser import Browser, find_chromium  # noqa: E402
+from harness import import_numpy, main  # noqa: E402
+
+np = import_numpy()
+
+IDS = [5, 9, 3, 7, 5, 9, 3, 7, 2, 11, 4, 6]
+
+
+def hf(env, name):
+    return os.path.join(env.data, "hf", name)
+
+
+def page_data(path):
+    html = open(path, encoding="utf-8").read()
+    m = re.search(r'<script type="application/json" id="attnviz-data">(.*?)</script>', html, re.S)
+    assert m, "no data block"
+    return html, json.loads(m.group(1))
+
+
+def make(env, name, folder, ids, *extra):
+    page, npy = env.path(name + ".html"), env.path(name + "-npy")
+    env.run("model", "--model", folder, "--ids", ",".join(map(str, ids)), "--html", page, "--npy",
+            npy, "-q", *extra)
+    maps = np.load(os.path.join(npy, "attention.npy")).astype(np.float64)
+    tokens = json.load(open(os.path.join(npy, "tokens.json")))
+    return page, maps, tokens
+
+
+def nice_at_or_above(x):
+    if x <= 0:
+        return 1.0
+    e = 10.0 ** np.floor(np.log10(x))
+    for m in (1, 2, 2.5, 5, 10):
+        if m * e >= x * (1 - 1e-12):
+            return m * e
+
+
+def viridis(env):
+    path = os.path.join(os.path.dirname(env.samples), "assets", "colormaps", "viridis.csv")
+    rows = [l for l in open(path) if l.strip() and not l.startswith("#")]
+    return np.array([[round(float(v) * 255) for v in l.split(",")] for l in rows])
+
+
+def test_page_holds_the_models_maps_offline(env):
+    for name, causal in [("gpt2_f32", True), ("llama_bf16_gqa", True), ("bert_f32", False)]:
+        page, maps, tokens = make(env, name, hf(env, name), IDS[:10] if name == "bert_f32" else IDS)
+        html, data = page_data(page)
+        assert "default-src 'none'" in html
+        for needle in ("http:", "https:", " src=", "href=", "@import", "url(", "fetch(",
+                       "XMLHttpRequest"):
+            assert needle not in html, needle
+        L, H, n = maps.shape[:3]
+        assert (data["layers"], data["heads"], data["n"], data["causal"]) == (L, H, n, causal)
+        assert data["tokens"] == tokens
+        got = np.array(data["maps"]).reshape(L, H, n, n)
+        assert np.all(np.abs(got - maps) <= 5e-6 * np.maximum(np.abs(maps), 1e-30) + 1e-12), name
+        rows = maps[:, :, 1:, :] if causal else maps
+        assert data["vmax"] == nice_at_or_above(rows.max())
+        assert np.allclose(data["map_vmax"], rows.reshape(L * H, -1).max(-1))
+        assert len(data["colormap"]) == 256 and data["captions"] == []
+    # same input, same bytes; --name-heads captions every head; the first map open is --layer/--head
+    again, _, _ = make(env, "again", hf(env, "gpt2_f32"), IDS)
+    first = env.path("gpt2_f32.html")
+    assert open(again, "rb").read() == open(first, "rb").read()
+    named, _, _ = make(env, "named", hf(env, "gpt2_f32"), IDS, "--name-heads", "--layer", "1",
+                       "--head", "2")
+    _, data = page_data(named)
+    assert len(data["captions"]) == 8 and any(data["captions"]), data["captions"]
+    assert all(re.fullmatch(r"((previous|first|induction|self) \d\.\d\d)?", c) for c in data["captions"])
+    assert data["start"] == {"layer": 1, "head": 2, "scale": "shared"}
+
+
+def test_draw_writes_the_page_too(env):
+    page, maps, tokens = make(env, "m", hf(env, "gpt2_f32"), IDS)
+    drawn = env.path("drawn.html")
+    env.run("draw", "--weights", os.path.join(env.path("m-npy"), "attention.npy"), "--tokens",
+            os.path.join(env.path("m-npy"), "tokens.json"), "--html", drawn)
+    _, a = page_data(page)
+    _, b = page_data(drawn)
+    assert a["maps"] == b["maps"] and a["tokens"] == b["tokens"] and b["causal"] is True
+
+
+def test_refusals(env):
+    _, err = env.run("model", "--model", hf(env, "gpt2_f32"), "--ids", "1,2,3", "--html",
+                     env.path("missing/dir/p.html"), expect=2)
+    assert "--html" in err
+    # a page past 4,000,000 weights is refused before any work, naming the limit
+    big = env.path("big.npy")
+    np.save(big, np.full((10, 10, 640, 640), 1 / 640, dtype=np.float16))
+    _, err = env.run("draw", "--weights", big, "--html", env.path("big.html"), expect=2)
+    assert "4000000" in err and "--png" in err and err.count("\n") == 1, err
+    assert not os.path.exists(env.path("big.html"))
+
+
+def start_browser():
+    exe = find_chromium()
+    if not exe:
+        if os.environ.get("ATTNVIZ_REQUIRE_BROWSER") == "1":
+            raise AssertionError("ATTNVIZ_REQUIRE_BROWSER=1 but chromium is not installed")
+        print("  SKIPPED: chromium is not installed, the browser checks did not run")
+        return None
+    return Browser(exe)
+
+
+def js(browser, expression):
+    return json.loads(browser.evaluate(f"JSON.stringify({expression})"))
+
+
+def pixel(browser, canvas, x, y):
+    """The canvas pixel under page point (x, y), in device pixels."""
+    return js(browser, f"""(function(){{var c=document.getElementById('{canvas}'),
+        b=c.getBoundingClientRect(), r=c.width/b.width;
+        return Array.from(c.getContext('2d').getImageData(Math.floor(({x}-b.left)*r),
+        Math.floor(({y}-b.top)*r),1,1).data).slice(0,3);}})()""")
+
+
+def test_grid_click_and_hover_in_a_real_browser(env):
+    browser = start_browser()
+    if browser is None:
+        return
+    try:
+        page, maps, tokens = make(env, "b", hf(env, "llama_bf16_gqa"), IDS)
+        _, data = page_data(page)
+        L, H, n = maps.shape[:3]
+        cmap = viridis(env)
+        url = "file://" + os.path.abspath(page)
+        browser.open(url)
+        # each thumbnail's centre pixel: viridis of the mean of the cells it covers
+        t = max(24, min(96, 640 // max(L, H)))
+        y = x = t // 2
+        for l in range(L):
+            for h in range(H):
+                c = js(browser, f"window.attnviz.thumbCenter({l}, {h})")
+                i0, i1 = y * n // t, max(y * n // t + 1, (y + 1) * n // t)
+                j0, j1 = x * n // t, max(x * n // t + 1, (x + 1) * n // t)
+                cells = [maps[l, h, i, j] for i in range(i0, i1) for j in range(j0, j1) if j <= i]
+                want = cmap[min(255, int(np.mean(cells) / data["vmax"] * 256))]
+                got = pixel(browser, "grid", c["x"], c["y"])
+                assert max(abs(g - w) for g, w in zip(got, want)) <= 1, (l, h, got, want)
+        # click L1 H3: the selectors and the title follow
+        c = js(browser, "window.attnviz.thumbCenter(1, 3)")
+        browser.click(c["x"], c["y"])
+        assert js(browser, "window.attnviz.state()")["layer"] == 1
+        assert js(browser, "window.attnviz.state()")["head"] == 3
+        assert browser.evaluate("document.getElementById('layer').value") == "1"
+        assert browser.evaluate("document.getElementById('head').value") == "3"
+        assert browser.evaluate("document.getElementById('maptitle').textContent") == "layer 1 · head 3"
+        for i, j in [(11, 0), (7, 3), (4, 4), (2, 9)]:
+            c = js(browser, f"window.attnviz.cellCenter({i}, {j})")
+            browser.move_mouse(c["x"], c["y"])
+            text = browser.evaluate("document.getElementById('hover').textContent")
+            row = browser.evaluate("document.getElementById('row').textContent")
+            assert f"L1 H3 · query \u201c{tokens[i]}\u201d ({i}) \u2192 key \u201c{tokens[j]}\u201d ({j})" in text, text
+            if j > i:
+                assert "hidden by the causal mask" in text
+                continue
+            assert f"weight a = {maps[1, 3, i, j]:.4f}" in text, (text, maps[1, 3, i, j])
+            top = np.argsort(-maps[1, 3, i, :i + 1], kind="stable")[:5]
+            assert f"{maps[1, 3, i, top[0]] * 100:.2f}%  \u201c{tokens[top[0]]}\u201d ({top[0]})" in row, row
+            # the map's cell has viridis of its weight over the shared range
+            got = pixel(browser, "map", c["x"] + 3, c["y"] + 3)
+            want = cmap[min(255, int(maps[1, 3, i, j] / data["vmax"] * 256))]
+            assert max(abs(g - w) for g, w in zip(got, want)) <= 1, (i, j, got, want)
+        # the mean of layer 0's heads through the selector
+        browser.evaluate("(function(){var s=document.getElementById('layer');s.value='0';"
+                         "s.dispatchEvent(new Event('change'));"
+                         "s=document.getElementById('head');s.value='4';"
+                         "s.dispatchEvent(new Event('change'));})()")
+        c = js(browser, "window.attnviz.cellCenter(9, 2)")
+        browser.move_mouse(c["x"], c["y"] + 1)
+        text = browser.evaluate("document.getElementById('hover').textContent")
+        assert text.startswith("L0 mean") and f"weight a = {maps[0, :, 9, 2].mean():.4f}" in text, text
+        assert browser.console_errors() == []
+        assert browser.requests() == [url], browser.requests()
+    finally:
+        browser.close()
+
+
+def test_long_texts_stay_legible_in_a_real_browser(env):
+    browser = start_browser()
+    if browser is None:
+        return
+    try:
+        rng = np.random.default_rng(7)
+        opened = []
+        for n in (60, 200):
+            # causal rows of random weights, drawn from a file (the test models have 64 positions)
+            raw = np.tril(rng.random((2, 3, n, n)))
+            maps = (raw / raw.sum(-1, keepdims=True)).astype(np.float32)
+            weights, token_file = env.path(f"long{n}.npy"), env.path(f"long{n}.json")
+            np.save(weights, maps)
+            tokens = [f"word{k}" for k in range(n)]
+            json.dump(tokens, open(token_file, "w"))
+            page = env.path(f"long{n}.html")
+            env.run("draw", "--weights", weights, "--tokens", token_file, "--html", page)
+            url = "file://" + os.path.abspath(page)
+            opened.append(url)
+            browser.open(url)
+            cell = max(4, min(28, 720 // n))
+            step = js(browser, "window.attnviz.labelStep()")
+            assert step == max(1, -(-13 // cell)) and step * cell >= 13, (n, step, cell)
+            i, j = n - 1, n // 3
+            browser.evaluate(f"window.attnviz.reveal({i}, {j})")
+            c = js(browser, f"window.attnviz.cellCenter({i}, {j})")
+            browser.move_mouse(c["x"], c["y"])
+            text = browser.evaluate("document.getElementById('hover').textContent")
+            assert f"weight a = {maps[0, 0, i, j]:.4f}" in text, (n, text)
+            assert browser.console_errors() == []
+            assert browser.requests() == opened, browser.requests()
+    finally:
+        browser.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main(globals()))
