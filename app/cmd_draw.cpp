@@ -25,26 +25,39 @@ struct draw_flags {
 action setup_draw(CLI::App& app) {
   auto f = std::make_shared<draw_flags>();
   auto* cmd = app.add_subcommand(
-      "draw", "Draw attention weights another tool computed (a .npy), with every view of "
-              "attn-viz model");
+      "draw", "Draw attention weights another tool computed (.npy, .npz, safetensors, JSON), "
+              "with every view of attn-viz model");
   cmd->footer(R"(
-FILE is a NumPy .npy of float16, float32 or float64 weights, row i = query i:
+FILE holds the weights, row i = query i, of shape
   [n, n]                   one map
   [heads, n, n]            one layer's heads
-  [layers, heads, n, n]    a whole model (attention.npy of attn-viz model --npy; from PyTorch:
-                           numpy.save("a.npy", torch.stack(out.attentions)[:, 0].numpy()))
---tokens names the n tokens: one per line, or a JSON list (tokens.json); without it they are
-numbered. A map that is 0 above its diagonal everywhere is drawn causal (the upper triangle
-grey) unless --causal off.
+  [layers, heads, n, n]    a whole model (attention.npy of attn-viz model --npy)
+as one of:
+  .npy          NumPy, float16/32/64:  numpy.save("a.npy", torch.stack(out.attentions)[:, 0].numpy())
+  .npz          numpy.savez / savez_compressed; several arrays of one shape are stacked as layers
+                in name order (numpy.savez("a.npz", *[a.numpy() for a in out.attentions]))
+  .safetensors  F16/BF16/F32/F64 tensors, stacked the same way
+  .json         nested lists, or {"attentions": [...], "tokens": [...]} (output_attentions as
+                lists: json.dump({"attentions": [a.tolist() for a in out.attentions]}, f))
+--key picks one array of an .npz or .safetensors. A batch of one ([layers, 1, heads, n, n], as
+Hugging Face returns output_attentions stacked) is read as [layers, heads, n, n].
+--tokens names the n tokens: one per line, or a JSON list (tokens.json); else a JSON file's
+"tokens"; else they are numbered. A map that is 0 above its diagonal everywhere is drawn causal
+(the upper triangle grey) unless --causal off.
 
 Examples:
   attn-viz draw --weights maps/attention.npy --tokens maps/tokens.json --view model --png m.png
-  attn-viz draw --weights layer3.npy --tokens words.txt --view lines --heads 0-3 --svg l3.svg
+  attn-viz draw --weights layers.npz --tokens words.txt --view lines --layer 3 --heads 0-3 --svg l3.svg
+  attn-viz draw --weights attentions.json --html explore.html
   attn-viz draw --weights attention.npy --view rollout --npy out --png rollout.png)");
   auto& c = f->job;
-  cmd->add_option("--weights,-w", c.weights, "The weights (.npy)")
+  cmd->add_option("--weights,-w", c.weights, "The weights (.npy, .npz, .safetensors or .json)")
       ->required()
       ->type_name("FILE")
+      ->group("Input");
+  cmd->add_option("--key", c.key, "The array of an .npz or .safetensors file to draw (default: "
+                                  "the only one, or all of one shape stacked as layers)")
+      ->type_name("NAME")
       ->group("Input");
   cmd->add_option("--tokens", c.tokens, "The tokens: one per line, or a JSON list of strings")
       ->type_name("FILE")

@@ -10,6 +10,7 @@
 #include "io/file_io.h"
 #include "io/json_file.h"
 #include "io/npy.h"
+#include "io/attention_file.h"
 #include "io/npy_read.h"
 #include "render/model_page.h"
 
@@ -69,7 +70,8 @@ maps_source draw_maps_source(const draw_report& r, const draw_job_config& c) {
   s.tokens = r.tokens;
   s.causal = r.causal;
   s.name = std::filesystem::path(c.weights).filename().string();
-  s.subtitle = fmt::format("{} · {} layer{} × {} head{} · {} tokens", shape_text(r.shape), r.layers,
+  s.subtitle = fmt::format("{}{} · {} layer{} × {} head{} · {} tokens",
+                           r.what.empty() ? "" : r.what + " ", shape_text(r.shape), r.layers,
                            r.layers == 1 ? "" : "s", r.heads, r.heads == 1 ? "" : "s", r.n);
   return s;
 }
@@ -81,14 +83,11 @@ draw_report run_draw_job(const draw_job_config& c) {
                                   "computes none",
                                   param("npy"), param("view"), param("view"),
                                   name_of(maps_view_names, c.choice.view)));
-  const std::string ext = std::filesystem::path(c.weights).extension().string();
-  if (ext != ".npy")
-    throw input_error(c.weights, "attn-viz draw reads NumPy .npy files (float16, float32 or "
-                                 "float64 of shape [n, n], [heads, n, n] or [layers, heads, n, n])");
-  require_regular_file(c.weights);
-  npy_array a = parse_npy(read_whole_file(c.weights), c.weights);
+  attention_file file = read_attention_file(c.weights, c.key);
+  npy_array& a = file.array;
   draw_report r;
-  r.shape = a.shape;
+  r.shape = file.stored;
+  r.what = file.what;
   const auto& s = a.shape;
   if (s.size() < 2 || s.size() > 4 || s[s.size() - 1] != s[s.size() - 2] || s.back() == 0)
     throw input_error(c.weights, fmt::format("holds an array of shape {}; attention maps are [n, n], "
@@ -113,6 +112,11 @@ draw_report run_draw_job(const draw_job_config& c) {
     if (r.tokens.size() != r.n)
       throw input_error(c.tokens, fmt::format("holds {} tokens; the maps are {} x {}", r.tokens.size(),
                                               r.n, r.n));
+  } else if (!file.tokens.empty()) {
+    r.tokens = std::move(file.tokens);
+    if (r.tokens.size() != r.n)
+      throw input_error(c.weights, fmt::format("holds {} tokens; the maps are {} x {}",
+                                               r.tokens.size(), r.n, r.n));
   } else {
     for (std::size_t i = 0; i < r.n; ++i) r.tokens.push_back(fmt::format("{}", i));
   }

@@ -1,10 +1,10 @@
 // `attn-viz draw`: attention weights another tool computed, drawn with every view `attn-viz
 // model` has (maps_views.h) — the bertviz use for models attn-viz does not run.
-//   weights  a .npy of float16/32/64: [n, n] (one map), [heads, n, n] (one layer) or
-//            [layers, heads, n, n] (a whole model, as `attn-viz model --npy` writes it; row i =
-//            query i)
+//   weights  a .npy, .npz, .safetensors or .json file (io/attention_file.h) of [n, n] (one map),
+//            [heads, n, n] (one layer) or [layers, heads, n, n] (a whole model, as `attn-viz
+//            model --npy` writes it; row i = query i); `key` picks one array of several
 //   tokens   a file of n tokens, one per line (a final newline is optional), or a JSON list of
-//            n strings (as tokens.json); without it the tokens are named 0 … n − 1
+//            n strings (as tokens.json); else a JSON weights file's "tokens"; else 0 … n − 1
 //   causal   hide j > i in the figures: automatic when every map is 0 above the diagonal
 // Outputs: --png/--svg (the view), --npy DIR (view.npy for mean, max, rollout and flow).
 // Bad input (another dtype or rank, maps that are not square, a token count that is not n, a
@@ -26,6 +26,7 @@ inline constexpr named<causal_mode> causal_mode_names[] = {
 
 struct draw_job_config {
   std::string weights;
+  std::string key;  // the array of an .npz or .safetensors to draw
   std::string tokens;
   view_choice choice;
   causal_mode causal = causal_mode::automatic;
@@ -34,6 +35,7 @@ struct draw_job_config {
 
 struct draw_report {
   std::vector<std::size_t> shape;  // as the file had it
+  std::string what;                // which array(s) of the file, when it has several
   std::size_t layers = 0, heads = 0, n = 0;
   bool causal = false;
   std::vector<float> maps;  // [layers, heads, n, n]

@@ -4,6 +4,8 @@ itself (float16/32/64, C and Fortran order, ranks 2-4) give the same computed ma
 computes from them; the maps of `attn-viz model --npy` drawn again give the same view.npy as the
 model run; the refusals name the file and write nothing."""
 import json
+import re
+import struct
 import os
 import sys
 
@@ -75,6 +77,101 @@ def test_model_maps_drawn_again_give_the_same_views(env):
     assert all(f">{t}</text>" in text for t in tokens if t.isalnum())
 
 
+def write_safetensors(path, tensors, dtype):
+    """name -> float array, as F32, F16 or BF16 (BF16: float32's top 16 bits, rounded to nearest
+    even)."""
+    header, blobs, offset = {}, [], 0
+    for name, a in tensors.items():
+        a = np.ascontiguousarray(a, dtype=np.float32)
+        if dtype == "F32":
+            data = a.astype("<f4").tobytes()
+        elif dtype == "F16":
+            data = a.astype("<f2").tobytes()
+        else:
+            bits = a.view(np.uint32).astype(np.uint64)
+            bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+            data = bits.astype("<u2").tobytes()
+        header[name] = {"dtype": dtype, "shape": list(a.shape),
+                        "data_offsets": [offset, offset + len(data)]}
+        blobs.append(data)
+        offset += len(data)
+    text = json.dumps(header).encode()
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+
+
+def decoded(dtype, a):
+    if dtype == "F16":
+        return a.astype(np.float16).astype(np.float32)
+    if dtype == "BF16":
+        bits = a.astype(np.float32).view(np.uint32).astype(np.uint64)
+        bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
+        return bits.astype(np.uint32).view(np.float32)
+    return a.astype(np.float32)
+
+
+def drawn_maps(env, name, *argv):
+    """The maps draw read, as its --html page holds them (6 significant digits), and the page's
+    tokens."""
+    page = env.path(name + ".html")
+    env.run("draw", *argv, "--html", page)
+    html = open(page, encoding="utf-8").read()
+    data = json.loads(re.search(r'id="attnviz-data">(.*?)</script>', html, re.S).group(1))
+    maps = np.array(data["maps"]).reshape(data["layers"], data["heads"], data["n"], data["n"])
+    return maps, data["tokens"], data["subtitle"]
+
+
+def test_every_format_reads_the_same_maps(env):
+    L, H, n = 3, 2, 6
+    maps = softmax_maps((L, H, n, n), 11).astype(np.float32)
+    tokens = [f"w{k}" for k in range(n)]
+    near = lambda a, b: np.all(np.abs(a - b) <= 5e-6 * np.abs(b) + 1e-12)  # noqa: E731
+    npy = env.path("all.npy")
+    np.save(npy, maps)
+    base, _, _ = drawn_maps(env, "npy", "--weights", npy)
+    assert near(base, maps)
+    # numpy.savez(*per-layer [1, H, n, n]), as from Hugging Face's output_attentions; compressed too
+    layers = [maps[l][None] for l in range(L)]
+    for name, save in [("layers.npz", np.savez), ("zipped.npz", np.savez_compressed)]:
+        np_path = env.path(name)
+        save(np_path, *layers)
+        got, _, subtitle = drawn_maps(env, name, "--weights", np_path)
+        assert near(got, maps) and "arr_0 … arr_2 stacked" in subtitle, (name, subtitle)
+    # twelve layers: arr_10 and arr_11 come after arr_9
+    many = softmax_maps((12, 1, 3, 3), 5).astype(np.float32)
+    np.savez(env.path("twelve.npz"), *[many[l][None] for l in range(12)])
+    got, _, _ = drawn_maps(env, "twelve", "--weights", env.path("twelve.npz"))
+    assert near(got, many)
+    # --key picks one array of several
+    np.savez(env.path("keyed.npz"), attention=maps, other=maps[:, :1])
+    got, _, subtitle = drawn_maps(env, "keyed", "--weights", env.path("keyed.npz"), "--key", "attention")
+    assert near(got, maps) and "'attention'" in subtitle
+    # safetensors in F32, F16 and BF16: one tensor, or one per layer stacked in name order
+    for dtype in ("F32", "F16", "BF16"):
+        one = env.path(f"one-{dtype}.safetensors")
+        write_safetensors(one, {"attentions": maps}, dtype)
+        got, _, _ = drawn_maps(env, "st1" + dtype, "--weights", one)
+        assert near(got, decoded(dtype, maps)), dtype
+        per = env.path(f"per-{dtype}.safetensors")
+        write_safetensors(per, {f"layer.{l}": maps[l] for l in (2, 0, 1)}, dtype)
+        got, _, _ = drawn_maps(env, "st2" + dtype, "--weights", per)
+        assert near(got, decoded(dtype, maps)), dtype
+    # JSON: nested lists with a batch of one, or an object with the tokens
+    plain = env.path("plain.json")
+    json.dump([maps[l][None].tolist() for l in range(L)], open(plain, "w"))
+    got, got_tokens, _ = drawn_maps(env, "plainjson", "--weights", plain)
+    assert near(got, maps) and got_tokens == [str(k) for k in range(n)]
+    obj = env.path("obj.json")
+    json.dump({"attentions": maps.tolist(), "tokens": tokens}, open(obj, "w"))
+    got, got_tokens, _ = drawn_maps(env, "objjson", "--weights", obj)
+    assert near(got, maps) and got_tokens == tokens
+    # and every view reads them: the rollout of the .npz is the .npy's
+    out_a, out_b = env.path("roll-a"), env.path("roll-b")
+    env.run("draw", "--weights", npy, "--view", "rollout", "--npy", out_a)
+    env.run("draw", "--weights", env.path("zipped.npz"), "--view", "rollout", "--npy", out_b)
+    assert (np.load(os.path.join(out_a, "view.npy")) == np.load(os.path.join(out_b, "view.npy"))).all()
+
+
 def test_refusals(env):
     good = env.path("good.npy")
     np.save(good, softmax_maps((2, 5, 5), 2))
@@ -94,9 +191,33 @@ def test_refusals(env):
     short = env.path("short.npy")
     open(short, "wb").write(open(good, "rb").read()[:-8])
     cases.append((["--weights", short], ["short.npy", "byte"]))
-    npz = env.path("maps.npz")
-    np.savez(npz, a=a)
-    cases.append((["--weights", npz], ["maps.npz", ".npy"]))
+    text = env.path("maps.txt")
+    open(text, "w").write("0.5 0.5\n")
+    cases.append((["--weights", text], ["maps.txt", ".npz", ".safetensors", ".json"]))
+    mixed = env.path("mixed.npz")
+    np.savez(mixed, first=softmax_maps((2, 5, 5), 1), second=softmax_maps((5, 5), 1))
+    cases.append((["--weights", mixed], ["mixed.npz", "different shapes", "first, second", "--key"]))
+    cases.append((["--weights", mixed, "--key", "third"], ["mixed.npz", "no array 'third'"]))
+    cases.append((["--weights", good, "--key", "a"], ["--key", "good.npy"]))
+    batch = env.path("batch.npy")
+    np.save(batch, softmax_maps((2, 2, 3, 4, 4), 1))
+    cases.append((["--weights", batch], ["batch.npy", "batch of 2"]))
+    damaged = env.path("damaged.npz")
+    np.savez_compressed(damaged, a=softmax_maps((3, 6, 6), 1))
+    raw = bytearray(open(damaged, "rb").read())
+    for k in range(60, 90):
+        raw[k] ^= 0x5A
+    open(damaged, "wb").write(bytes(raw))
+    cases.append((["--weights", damaged], ["damaged.npz", "byte", "damaged"]))
+    for name, doc, words in [("ragged.json", [[0.5, 0.5], [1.0]], ["ragged.json", "the list[1]", "1 items", "2"]),
+                             ("null.json", {"attentions": [[1.0, None], [0.5, 0.5]]},
+                              ["null.json", '"attentions"[0][1] is null']),
+                             ("notokens.json", {"tokens": ["a"]}, ["notokens.json", '"attentions"']),
+                             ("fewtokens.json", {"attentions": [[1.0, 0.0], [0.5, 0.5]], "tokens": ["a"]},
+                              ["fewtokens.json", "1 tokens", "2 x 2"])]:
+        path = env.path(name)
+        json.dump(doc, open(path, "w"))
+        cases.append((["--weights", path], words))
     few = env.path("few.txt")
     open(few, "w").write("a\nb\n")
     cases.append((["--weights", good, "--tokens", few], ["few.txt", "2 tokens", "5 x 5"]))

@@ -1,0 +1,41 @@
+// Attention maps another tool wrote, in every format `attn-viz draw` reads, as one array:
+//   .npy          one array (io/npy_read.h)
+//   .npz          NumPy's zip of .npy files (numpy.savez, stored; savez_compressed, deflated)
+//   .safetensors  F16, BF16, F32 or F64 tensors (params/safetensors.h)
+//   .json         nested lists of numbers, or an object {"attentions": [...], "tokens": [...]}
+//                 ("attention" also names the maps), e.g.
+//                 json.dump({"attentions": [a.tolist() for a in out.attentions], ...})
+// Which array, when a file holds several: `key` names it; else the only one; else every array
+// of the file, all of one shape, stacked as layers in the natural order of their names (arr_0,
+// arr_1, …, arr_10; layer.0, layer.1, …) — what numpy.savez("a.npz", *out.attentions) writes.
+// A batch dimension of 1 is dropped: [layers, 1, heads, n, n] (Hugging Face's output_attentions
+// stacked) becomes [layers, heads, n, n]; a larger batch is refused (pick one sequence).
+// Errors are input_errors naming the file (and the array), with the byte offset for damaged
+// zip data.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/npy_read.h"
+
+namespace attnviz {
+
+struct attention_file {
+  npy_array array;                  // C order, the batch of 1 dropped
+  std::vector<std::size_t> stored;  // the shape as stored (stacked: [arrays] + each one's shape)
+  std::vector<std::string> tokens;  // a JSON object's "tokens" (else empty)
+  std::string what;                 // which array: "'attention'", "arr_0 … arr_11 stacked", ""
+};
+
+attention_file read_attention_file(const std::string& path, const std::string& key = "");
+
+// The members of a zip archive (.npz), name -> uncompressed bytes (stored or deflated entries).
+std::vector<std::pair<std::string, std::string>> read_zip(std::string_view bytes,
+                                                          const std::string& source);
+
+// Natural order of names: digit runs compare as numbers ("arr_2" < "arr_10").
+bool natural_less(const std::string& a, const std::string& b);
+
+}  // namespace attnviz
