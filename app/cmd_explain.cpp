@@ -23,10 +23,6 @@ struct neuron_flags {
   std::vector<CLI::Option*> model_only;  // flags of the neuron view (only with --model)
 };
 
-void refuse_given(const std::vector<CLI::Option*>& options, const char* why) {
-  for (const CLI::Option* o : options)
-    if (o->count() > 0) throw usage_error(fmt::format("{} {}", o->get_name(), why));
-}
 
 }  // namespace
 

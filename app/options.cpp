@@ -307,6 +307,11 @@ void resolve_text_or_ids(std::string& text, const std::string& ids_flag,
   }
 }
 
+void refuse_given(const std::vector<CLI::Option*>& options, const char* why) {
+  for (const CLI::Option* o : options)
+    if (o->count() > 0) throw usage_error(fmt::format("{} {}", o->get_name(), why));
+}
+
 std::string read_stdin() {
   std::string all((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
   return all;

@@ -60,6 +60,10 @@ void add_output_flags(CLI::App& cmd, job_outputs& out, std::initializer_list<out
 // Every output flag's name ("--json", …), for commands that refuse them in some mode.
 std::vector<std::string> output_flag_names();
 
+// usage_error "<flag> <why>" for the first of `options` that was given (flags that belong to
+// another mode of the command).
+void refuse_given(const std::vector<CLI::Option*>& options, const char* why);
+
 // All of standard input ("-" for a text flag: long texts, or text with bytes argv cannot hold).
 std::string read_stdin();
 

@@ -2,10 +2,10 @@
 # Usage: fuzz/run.sh [--long] [SECONDS] [TARGET ...]
 #
 # Builds the libFuzzer targets (clang, AddressSanitizer + UndefinedBehaviorSanitizer) into
-# build-fuzz/ and runs each TARGET (default: all five) for SECONDS (default 60) on a scratch copy
+# build-fuzz/ and runs each TARGET (default: all six) for SECONDS (default 60) on a scratch copy
 # of its seed corpus fuzz/corpus/TARGET/. Prints the executions each ran clean for; stops with a
 # non-zero exit and the crashing input (build-fuzz/crash-*) at the first failure.
-#   targets: embeddings safetensors tokenizer binding model_files
+#   targets: embeddings safetensors tokenizer binding model_files attention_file
 #
 # --long: the deep run (default 1800 s a target instead of 60). Afterwards the inputs that
 # reached new code are merged into fuzz/corpus/TARGET/ (libFuzzer's -merge=1 keeps only those
@@ -17,7 +17,7 @@ long=0
 if [ "${1:-}" = "--long" ]; then long=1; shift; fi
 secs=${1:-$([ "$long" = 1 ] && echo 1800 || echo 60)}
 [ $# -gt 0 ] && shift
-targets=${*:-embeddings safetensors tokenizer binding model_files}
+targets=${*:-embeddings safetensors tokenizer binding model_files attention_file}
 build=${ATTNVIZ_FUZZ_BUILD:-build-fuzz}
 
 cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \

@@ -66,24 +66,30 @@ std::optional<double> spearman_rho(const float* p, const float* q, std::size_t n
   return std::clamp(sxy / std::sqrt(sxx * syy), -1.0, 1.0);
 }
 
-comparison compare_weights(const std::vector<const matrix*>& weights) {
+comparison compare_weights(const std::vector<const matrix*>& weights, bool causal) {
   comparison out;
   if (weights.empty()) return out;
   const std::size_t n_q = weights[0]->rows(), n_k = weights[0]->cols();
   for (const auto* w : weights)
     if (w->rows() != n_q || w->cols() != n_k)
       throw std::logic_error("compare_weights: matrices of different shapes");
+  if (causal && n_q != n_k) throw std::logic_error("compare_weights: a causal map is square");
+  // the keys row i compares: all, or j <= i (row 0, which has no choice, left out)
+  auto keys = [&](std::size_t i) { return causal ? i + 1 : n_k; };
+  auto counted = [&](const matrix* w, std::size_t i) {
+    return !(causal && i == 0) && !all_zero(w->row(i), keys(i));
+  };
   auto live = [&](std::size_t i) {
-    return std::none_of(weights.begin(), weights.end(),
-                        [&](const matrix* w) { return all_zero(w->row(i), n_k); });
+    return std::all_of(weights.begin(), weights.end(),
+                       [&](const matrix* w) { return counted(w, i); });
   };
   for (const auto* w : weights) {
     variant_metrics m;
     std::size_t rows = 0;
     for (std::size_t i = 0; i < n_q; ++i) {
-      if (all_zero(w->row(i), n_k)) continue;
-      m.mean_entropy_bits += row_entropy_bits(w->row(i), n_k);
-      m.mean_max_weight += *std::max_element(w->row(i), w->row(i) + n_k);
+      if (!counted(w, i)) continue;
+      m.mean_entropy_bits += row_entropy_bits(w->row(i), keys(i));
+      m.mean_max_weight += *std::max_element(w->row(i), w->row(i) + keys(i));
       ++rows;
     }
     if (rows)
@@ -102,9 +108,10 @@ comparison compare_weights(const std::vector<const matrix*>& weights) {
         if (!live(i)) continue;
         const float* p = weights[a]->row(i);
         const float* q = weights[b]->row(i);
-        pm.mean_js_divergence_bits += js_divergence_bits(p, q, n_k);
-        pm.top_key_agreement += first_argmax(p, n_k) == first_argmax(q, n_k) ? 1.0 : 0.0;
-        if (const auto rho = spearman_rho(p, q, n_k)) {
+        const std::size_t k = keys(i);
+        pm.mean_js_divergence_bits += js_divergence_bits(p, q, k);
+        pm.top_key_agreement += first_argmax(p, k) == first_argmax(q, k) ? 1.0 : 0.0;
+        if (const auto rho = spearman_rho(p, q, k)) {
           rho_sum += *rho;
           ++pm.spearman_rows;
         }

@@ -8,7 +8,7 @@
 //   Spearman ρ     Pearson correlation of the ranks of p and q (tied values share their mean
 //                  rank); undefined when either row is constant — such rows are left out
 //
-// Each is averaged over the rows that are not fully masked (all-zero rows).
+// Each is averaged over the rows that are not fully masked (all-zero rows in any of the maps).
 #pragma once
 
 #include <optional>
@@ -43,7 +43,9 @@ struct comparison {
   std::vector<pair_metrics> pairs;  // every a < b
 };
 
-// All weight matrices must have the same shape.
-comparison compare_weights(const std::vector<const matrix*>& weights);
+// All weight matrices must have the same shape. causal (square maps under a causal mask): row i
+// is compared over the keys j <= i only (the hidden zeros would tie in every rank and agree in
+// every row), and row 0, which has one key and no choice, is left out.
+comparison compare_weights(const std::vector<const matrix*>& weights, bool causal = false);
 
 }  // namespace attnviz

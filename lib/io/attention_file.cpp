@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "error.h"
 #include "io/file_io.h"
@@ -79,8 +80,8 @@ void flatten(const nlohmann::json& j, std::size_t depth, std::vector<std::size_t
   values.push_back(j.get<float>());
 }
 
-attention_file from_json(const std::string& path) {
-  const nlohmann::json j = parse_json_text(read_whole_file(path), path);
+attention_file from_json(const std::string& bytes, const std::string& path) {
+  const nlohmann::json j = parse_json_text(bytes, path);
   attention_file f;
   const nlohmann::json* maps = &j;
   std::string where = "the list";
@@ -253,33 +254,40 @@ attention_file read_attention_file(const std::string& path, const std::string& k
   require_regular_file(path);
   std::string ext = std::filesystem::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (ext != ".npy" && ext != ".npz" && ext != ".safetensors" && ext != ".json")
+    throw input_error(path, "is not a file attn-viz draw reads: .npy, .npz, .safetensors or .json "
+                            "(maps of shape [n, n], [heads, n, n] or [layers, heads, n, n])");
+  return parse_attention_file(read_whole_file(path), ext, key, path);
+}
+
+attention_file parse_attention_file(const std::string& bytes, const std::string& ext,
+                                    const std::string& key, const std::string& path) {
   if (!key.empty() && (ext == ".npy" || ext == ".json"))
     throw usage_error(fmt::format("{} names an array of an .npz or .safetensors file; {} holds one",
                                   param("key"), path));
   attention_file f;
   if (ext == ".npy") {
-    f.array = parse_npy(read_whole_file(path), path);
+    f.array = parse_npy(bytes, path);
     f.stored = f.array.shape;
   } else if (ext == ".npz") {
     std::vector<std::pair<std::string, npy_array>> arrays;
-    for (auto& [name, bytes] : read_zip(read_whole_file(path), path)) {
+    for (auto& [name, member] : read_zip(bytes, path)) {
       std::string array = name;
       if (array.size() > 4 && array.compare(array.size() - 4, 4, ".npy") == 0)
         array.resize(array.size() - 4);
-      arrays.emplace_back(array, parse_npy(bytes, path + ":" + name));
+      arrays.emplace_back(array, parse_npy(member, path + ":" + name));
     }
     f = choose(std::move(arrays), key, path);
   } else if (ext == ".safetensors") {
     std::vector<std::pair<std::string, npy_array>> arrays;
-    for (auto& [name, t] : parse_safetensors(read_whole_file(path), path).tensors)
+    for (auto& [name, t] : parse_safetensors(bytes, path).tensors)
       arrays.emplace_back(name, npy_array{shape_of(t.shape), std::move(t.values)});
     f = choose(std::move(arrays), key, path);
   } else if (ext == ".json") {
-    f = from_json(path);
+    f = from_json(bytes, path);
     f.stored = f.array.shape;
   } else {
-    throw input_error(path, "is not a file attn-viz draw reads: .npy, .npz, .safetensors or .json "
-                            "(maps of shape [n, n], [heads, n, n] or [layers, heads, n, n])");
+    throw std::logic_error("parse_attention_file: unknown extension " + ext);
   }
   auto& s = f.array.shape;
   if (s.size() == 5) {

@@ -30,6 +30,9 @@ struct attention_file {
 };
 
 attention_file read_attention_file(const std::string& path, const std::string& key = "");
+// The same on bytes already read; `ext` is ".npy", ".npz", ".safetensors" or ".json".
+attention_file parse_attention_file(const std::string& bytes, const std::string& ext,
+                                    const std::string& key, const std::string& path);
 
 // The members of a zip archive (.npz), name -> uncompressed bytes (stored or deflated entries).
 std::vector<std::pair<std::string, std::string>> read_zip(std::string_view bytes,

@@ -75,3 +75,22 @@ TEST_CASE("fully masked rows (all zero) are left out of every mean") {
   CHECK(c.variants[0].mean_entropy_bits == doctest::Approx(1.0));
   CHECK(c.pairs[0].top_key_agreement == doctest::Approx(1.0));  // row 1: first argmax 0 and 0
 }
+
+TEST_CASE("causal maps: row i over keys j <= i, row 0 left out") {
+  // rows 1 and 2 see keys {0, 1} and {0, 1, 2}; the zeros above the diagonal do not count
+  const matrix a = mat(3, 3, {1, 0, 0, 0.75f, 0.25f, 0, 0.5f, 0.25f, 0.25f});
+  const matrix b = mat(3, 3, {1, 0, 0, 0.25f, 0.75f, 0, 0.25f, 0.5f, 0.25f});
+  const comparison c = compare_weights({&a, &b}, true);
+  // entropy over rows 1 and 2 only: H(.75, .25) and H(.5, .25, .25) = 1.5
+  const double h1 = -(0.75 * std::log2(0.75) + 0.25 * std::log2(0.25));
+  CHECK(c.variants[0].mean_entropy_bits == doctest::Approx((h1 + 1.5) / 2));
+  CHECK(c.variants[0].mean_max_weight == doctest::Approx((0.75 + 0.5) / 2));
+  // top keys differ in both rows (row 0, where they agree, is not counted)
+  CHECK(c.pairs[0].top_key_agreement == 0.0);
+  // row 1: ranks (1, 0) vs (0, 1): -1; row 2 over three keys: (2, 0.5, 0.5) vs (0.5, 2, 0.5): -0.5
+  CHECK(c.pairs[0].spearman_rows == 2);
+  CHECK(*c.pairs[0].mean_spearman == doctest::Approx((-1.0 - 0.5) / 2));
+  // the same maps compared whole: row 0 agrees and the hidden zeros tie in every rank
+  const comparison whole = compare_weights({&a, &b});
+  CHECK(whole.pairs[0].top_key_agreement == doctest::Approx(1.0 / 3.0));
+}
