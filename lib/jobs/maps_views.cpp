@@ -165,6 +165,13 @@ std::string maps_page(const maps_source& s, const view_choice& c,
   p.subtitle = s.subtitle;
   p.cmap = &colormap::named_or_default(c.look.cmap);
   p.captions = std::move(captions);
+  const model_maps m{s.maps, s.layers, s.heads, s.n};
+  std::vector<std::size_t> layers(s.layers), heads(s.heads);
+  for (std::size_t l = 0; l < s.layers; ++l) layers[l] = l;
+  for (std::size_t h = 0; h < s.heads; ++h) heads[h] = h;
+  p.aggregates.emplace_back("mean of every layer and head",
+                            reduce_maps(m, layers, heads, map_reduce::mean).to_vector());
+  p.aggregates.emplace_back("rollout through every layer", attention_rollout(m, layers).to_vector());
   p.layer = c.layer;
   p.head = c.head;
   p.panel_scale = c.scale == scale_mode::panel;

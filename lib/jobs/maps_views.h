@@ -65,7 +65,8 @@ figure draw_view(const maps_source& s, const view_choice& c,
                  std::vector<std::string> captions = {});
 
 // The --html page of every layer and head (render/model_page.h), opening on the chosen layer
-// and head, with the choice's colormap and colour range.
+// and head, with the choice's colormap and colour range, and the mean of every map and the
+// rollout through every layer as aggregates.
 std::string maps_page(const maps_source& s, const view_choice& c,
                       std::vector<std::string> captions = {});
 

@@ -28,6 +28,7 @@ h2{font-size:15px;margin:0 0 6px}
 .controls label{display:flex;gap:6px;align-items:center}
 .main{display:flex;gap:28px;align-items:flex-start;flex-wrap:wrap}
 canvas{display:block}
+canvas[hidden]{display:none}
 #grid{cursor:pointer}
 #map{cursor:crosshair}
 .scroll{max-width:min(100%,960px);max-height:80vh;overflow:auto;border:1px solid #eee}
@@ -46,11 +47,16 @@ constexpr const char* page_script = R"JS(
   var grid = document.getElementById("grid"), gctx = grid.getContext("2d");
   var map = document.getElementById("map"), mctx = map.getContext("2d");
   var pick = {layer: document.getElementById("layer"), head: document.getElementById("head"),
-              scale: document.getElementById("scale")};
+              scale: document.getElementById("scale"), draw: document.getElementById("draw")};
+  var linesCanvas = document.getElementById("lines"), lctx = linesCanvas.getContext("2d");
+  var tableau = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+                 "#7f7f7f", "#bcbd22", "#17becf"];
   var hoverBox = document.getElementById("hover"), rowBox = document.getElementById("row");
   var gridNote = document.getElementById("gridnote"), mapTitle = document.getElementById("maptitle");
-  var state = {layer: data.start.layer, head: data.start.head, scale: data.start.scale, hover: null};
-  var means = {}, gl = null, ml = null;
+  var state = {layer: data.start.layer, head: data.start.head, scale: data.start.scale, hover: null,
+               draw: "map", focus: null};
+  var means = {}, gl = null, ml = null, ll = null, drawn = [];
+  function aggregate() { return state.layer >= L ? data.aggregates[state.layer - L] : null; }
 
   function nice(x) {  // the least of 1, 2, 2.5, 5 x 10^k at or above x, as the PNGs round
     if (!(x > 0)) return 1;
@@ -61,6 +67,7 @@ constexpr const char* page_script = R"JS(
   }
   function hidden(i, j) { return data.causal && j > i; }
   function mapOf(l, h) {
+    if (l >= L) return data.aggregates[l - L].map;
     if (h < H) return data.maps[l * H + h];
     if (!means[l]) {
       var m = new Array(n * n).fill(0);
@@ -78,6 +85,7 @@ constexpr const char* page_script = R"JS(
     return hi;
   }
   function vmaxOf(l, h) {
+    if (l >= L) return nice(rawMax(mapOf(l, h)));  // an aggregate is a map of its own kind
     if (state.scale === "shared") return data.vmax;
     return h < H ? nice(data.map_vmax[l * H + h]) : nice(rawMax(mapOf(l, h)));
   }
@@ -194,11 +202,85 @@ constexpr const char* page_script = R"JS(
       mctx.strokeStyle = "#000"; mctx.lineWidth = 2;
       mctx.strokeRect(left + hj * cell + 1, top + hi * cell + 1, Math.max(1, cell - 2), Math.max(1, cell - 2));
     }
-    mapTitle.textContent = "layer " + state.layer + " \u00b7 " +
-        (state.head < H ? "head " + state.head : "mean of " + H + " heads") +
+    mapTitle.textContent = title();
+  }
+  function title() {
+    if (aggregate()) return aggregate().label;
+    var every = state.draw === "lines" ? "every head" : "mean of " + H + " heads";
+    return "layer " + state.layer + " \u00b7 " + (state.head < H ? "head " + state.head : every) +
         (state.head < H && data.captions.length ? " \u00b7 " + data.captions[state.layer * H + state.head] : "");
   }
-  function headName() { return "L" + state.layer + " " + (state.head < H ? "H" + state.head : "mean"); }
+  function headName() {
+    if (aggregate()) return aggregate().label;
+    return "L" + state.layer + " " + (state.head < H ? "H" + state.head : state.draw === "lines" ? "every head" : "mean");
+  }
+
+  // ---- the head view: lines between two columns of tokens ------------------------------------
+  var rowH = 18, gapW = 160;
+  function drawLines() {
+    lctx.font = "13px system-ui, sans-serif";
+    var wide = 0;
+    for (var k = 0; k < n; k++) wide = Math.max(wide, lctx.measureText(label(tok[k])).width);
+    var every = !aggregate() && state.head >= H;
+    var left = wide + 12, top = every ? 34 : 12, w = Math.ceil(2 * left + gapW + 12), h = top + n * rowH + 8;
+    if (every) w = Math.max(w, 12 + H * 48);
+    var dpr = window.devicePixelRatio || 1;
+    linesCanvas.width = w * dpr; linesCanvas.height = h * dpr;
+    linesCanvas.style.width = w + "px"; linesCanvas.style.height = h + "px";
+    lctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    lctx.clearRect(0, 0, w, h);
+    ll = {left: left, top: top};
+    var sets = [];
+    if (aggregate()) sets.push({map: aggregate().map, colour: "#333333", head: -1});
+    else if (state.head < H) sets.push({map: mapOf(state.layer, state.head), colour: tableau[state.head % 10], head: state.head});
+    else for (var hh = 0; hh < H; hh++) sets.push({map: mapOf(state.layer, hh), colour: tableau[hh % 10], head: hh});
+    drawn = [];
+    lctx.lineWidth = 2;
+    sets.forEach(function (set) {
+      lctx.strokeStyle = set.colour;
+      for (var i = 0; i < n; i++) {
+        if (state.focus !== null && state.focus !== i) continue;
+        for (var j = 0; j < n; j++) {
+          var a = set.map[i * n + j];
+          if (!(a >= 0.01)) continue;
+          lctx.globalAlpha = Math.min(1, a);
+          lctx.beginPath();
+          lctx.moveTo(left, top + (i + 0.5) * rowH);
+          lctx.lineTo(left + gapW, top + (j + 0.5) * rowH);
+          lctx.stroke();
+          drawn.push([set.head, i, j]);
+        }
+      }
+    });
+    lctx.globalAlpha = 1;
+    lctx.textBaseline = "middle";
+    if (every)  // the legend: each head's colour
+      for (hh = 0; hh < H; hh++) {
+        lctx.fillStyle = tableau[hh % 10]; lctx.fillRect(6 + hh * 48, 10, 10, 10);
+        lctx.fillStyle = "#222"; lctx.textAlign = "left"; lctx.font = "12px system-ui, sans-serif";
+        lctx.fillText("H" + hh, 20 + hh * 48, 15);
+      }
+    lctx.fillStyle = "#222";
+    for (k = 0; k < n; k++) {
+      lctx.font = (state.focus === k ? "bold " : "") + "13px system-ui, sans-serif";
+      lctx.textAlign = "right"; lctx.fillText(label(tok[k]), left - 6, top + (k + 0.5) * rowH);
+      lctx.font = "13px system-ui, sans-serif";
+      lctx.textAlign = "left"; lctx.fillText(label(tok[k]), left + gapW + 6, top + (k + 0.5) * rowH);
+    }
+    mapTitle.textContent = title();
+  }
+  function focusQuery(i) {
+    state.focus = i;
+    var a = mapOf(state.layer, state.head);
+    hoverBox.textContent = headName() + " \u00b7 query \u201c" + tok[i] + "\u201d (" + i + "): its lines";
+    rowBox.textContent = rowText(i, a);
+    drawLines();
+  }
+  function redraw() {
+    var lines = state.draw === "lines";
+    map.hidden = lines; linesCanvas.hidden = !lines;
+    if (lines) drawLines(); else drawMap();
+  }
   function show(i, j) {
     var a = mapOf(state.layer, state.head);
     state.hover = [i, j];
@@ -206,6 +288,10 @@ constexpr const char* page_script = R"JS(
                tok[j] + "\u201d (" + j + ")\n";
     text += hidden(i, j) ? "hidden by the causal mask (a = 0)" : "weight a = " + a[i * n + j].toFixed(4);
     hoverBox.textContent = text;
+    rowBox.textContent = rowText(i, a);
+    drawMap();
+  }
+  function rowText(i, a) {
     var order = [];
     for (var k = 0; k < n; k++) if (!hidden(i, k)) order.push(k);
     order.sort(function (x, y) { return a[i * n + y] - a[i * n + x] || x - y; });
@@ -213,23 +299,24 @@ constexpr const char* page_script = R"JS(
     order.slice(0, 5).forEach(function (k) {
       lines.push("  " + (a[i * n + k] * 100).toFixed(2) + "%  \u201c" + tok[k] + "\u201d (" + k + ")");
     });
-    rowBox.textContent = lines.join("\n");
-    drawMap();
+    return lines.join("\n");
   }
   function select(l, h) {
     state.layer = l; state.head = h;
     pick.layer.value = l; pick.head.value = h;
-    var hov = state.hover;
+    pick.head.disabled = l >= L;
     drawGrid();
-    if (hov) show(hov[0], hov[1]); else drawMap();
+    if (state.draw === "lines") { if (state.focus !== null) focusQuery(state.focus); else drawLines(); }
+    else if (state.hover) show(state.hover[0], state.hover[1]); else drawMap();
   }
 
   function option(sel, value, text) {
     var o = document.createElement("option"); o.value = value; o.textContent = text; sel.appendChild(o);
   }
   for (var l = 0; l < L; l++) option(pick.layer, l, "layer " + l);
+  data.aggregates.forEach(function (x, k) { option(pick.layer, L + k, x.label); });
   for (var h = 0; h < H; h++) option(pick.head, h, "head " + h);
-  option(pick.head, H, "mean of heads");
+  option(pick.head, H, "mean of heads (lines: every head)");
 
   map.addEventListener("mousemove", function (ev) {
     if (!ml) return;
@@ -250,6 +337,16 @@ constexpr const char* page_script = R"JS(
   pick.layer.addEventListener("change", function () { select(+pick.layer.value, state.head); });
   pick.head.addEventListener("change", function () { select(state.layer, +pick.head.value); });
   pick.scale.addEventListener("change", function () { state.scale = pick.scale.value; select(state.layer, state.head); });
+  pick.draw.addEventListener("change", function () {
+    state.draw = pick.draw.value; state.focus = null; redraw();
+  });
+  linesCanvas.addEventListener("mousemove", function (ev) {
+    if (!ll) return;
+    var b = linesCanvas.getBoundingClientRect(), x = ev.clientX - b.left;
+    var i = Math.floor((ev.clientY - b.top - ll.top) / rowH);
+    if (x < ll.left + 4 && i >= 0 && i < n && state.focus !== i) focusQuery(i);
+  });
+  linesCanvas.addEventListener("mouseleave", function () { state.focus = null; drawLines(); });
 
   window.attnviz = {
     data: data,
@@ -264,6 +361,11 @@ constexpr const char* page_script = R"JS(
       return {x: b.left + ml.left + (j + 0.5) * ml.cell, y: b.top + ml.top + (i + 0.5) * ml.cell};
     },
     labelStep: function () { return ml.step; },
+    lines: function () { return drawn; },
+    queryCenter: function (i) {
+      var b = linesCanvas.getBoundingClientRect();
+      return {x: b.left + ll.left - 10, y: b.top + ll.top + (i + 0.5) * rowH};
+    },
     reveal: function (i, j) {  // scroll the map so that cell (i, j) is in view
       var box = map.parentNode;
       box.scrollTop = Math.max(0, ml.top + i * ml.cell - box.clientHeight / 2);
@@ -272,7 +374,7 @@ constexpr const char* page_script = R"JS(
     }
   };
   pick.layer.value = state.layer; pick.head.value = state.head; pick.scale.value = state.scale;
-  drawGrid(); drawMap();
+  drawGrid(); redraw();
 })();
 )JS";
 
@@ -320,6 +422,14 @@ std::string model_page(const model_page_spec& s) {
     maps.push_back(std::move(one));
   }
   data["maps"] = std::move(maps);
+  ojson aggregates = ojson::array();
+  for (const auto& [label, map] : s.aggregates) {
+    if (map.size() != nn) throw std::logic_error("model_page: an aggregate is not n × n");
+    ojson one = ojson::array();
+    for (const float v : map) one.push_back(six_digits(v));
+    aggregates.push_back({{"label", label}, {"map", std::move(one)}});
+  }
+  data["aggregates"] = std::move(aggregates);
 
   std::string page = html_head(s.title, page_style);
   page += fmt::format("<h1>{}</h1>\n<p class=\"sub\">{}</p>\n", escape_html(s.title),
@@ -328,6 +438,8 @@ std::string model_page(const model_page_spec& s) {
       "<div class=\"controls\">\n"
       "<label>Layer <select id=\"layer\"></select></label>\n"
       "<label>Head <select id=\"head\"></select></label>\n"
+      "<label>Draw <select id=\"draw\"><option value=\"map\">the map</option>"
+      "<option value=\"lines\">lines (head view)</option></select></label>\n"
       "<label>Colours <select id=\"scale\"><option value=\"shared\">one range for every map"
       "</option><option value=\"panel\">each map its own range</option></select></label>\n"
       "</div>\n"
@@ -335,7 +447,8 @@ std::string model_page(const model_page_spec& s) {
       "<section><h2>Every layer × head</h2><canvas id=\"grid\" width=\"10\" height=\"10\"></canvas>"
       "<div class=\"note\" id=\"gridnote\"></div></section>\n"
       "<section><h2 id=\"maptitle\"></h2><div class=\"scroll\"><canvas id=\"map\" width=\"10\" "
-      "height=\"10\"></canvas></div>\n"
+      "height=\"10\"></canvas><canvas id=\"lines\" width=\"10\" height=\"10\" hidden>"
+      "</canvas></div>\n"
       "<div id=\"hover\">Hover a cell of the map.</div>\n<div id=\"row\"></div></section>\n"
       "</div>\n";
   page += html_tail(data, page_script);

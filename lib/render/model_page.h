@@ -2,7 +2,7 @@
 // layer's every head, for a browser with no network (render/html_parts.h).
 //
 //   ┌ title, subtitle ───────────────────────────────────────────────────────────┐
-//   │ Layer [▾]  Head [▾ H0 … | mean of heads]  Colours [▾ shared | each map]     │
+//   │ Layer [▾ L0 … | aggregates]  Head [▾ H0 … | mean]  Draw [▾ map | lines]  Colours [▾] │
 //   │ ┌ model view ─────────────┐   ┌ the chosen head's map ─────────────────┐     │
 //   │ │ L0 ▣ ▣ ▣ ▣  (thumbnails)│   │ key labels (rotated, thinned past 40)   │     │
 //   │ │ L1 ▣ ▣ ▣ ▣  click: open │   │ cells; hover: query → key, a_ij, the row│     │
@@ -15,17 +15,24 @@
 // finder sees, with captions), clicking it opens its map. The map is the chosen head's (or the
 // layer's mean over heads); hovering a cell shows the query and key tokens, a_ij and the row's
 // five largest weights. Every 2nd, 3rd … label is drawn when cells are too small for all.
+// "lines" draws the head view instead (bertviz's picture: the tokens in two columns, a line from
+// query i to key j for every a_ij >= 0.01, opacity a_ij, in the head's Tableau colour); hovering
+// a query keeps only its lines. The aggregates (the mean over every layer and head, rollout)
+// are chosen in the layer selector and drawn like a map.
 //
 // The data, in <script type="application/json" id="attnviz-data">:
 //   {"title", "subtitle", "tokens", "layers", "heads", "n", "causal", "colormap": [256 colours],
 //    "vmax": the shared range's top, "map_vmax": [per map, layer-major], "captions": [...] | [],
 //    "start": {"layer", "head", "scale": "shared" | "panel"},
+//    "aggregates": [{"label", "map": [n·n]}],
 //    "maps": [[n·n weights, row-major] per map, layer-major]}   (weights to 6 significant digits)
 // window.attnviz: {data, state(), select(layer, head), thumbCenter(l, h), cellCenter(i, j),
-// labelStep(), reveal(i, j)} for tests and scripting.
+// labelStep(), reveal(i, j), lines()} for tests and scripting (lines(): the [i, j] pairs the
+// head view drew).
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "render/colormap.h"
@@ -40,6 +47,9 @@ struct model_page_spec {
   std::string title, subtitle;
   const colormap* cmap = nullptr;     // default: viridis
   std::vector<std::string> captions;  // layers × heads, or empty
+  // maps over the whole model shown beside the layers (the mean of every head, rollout): label,
+  // n × n weights
+  std::vector<std::pair<std::string, std::vector<float>>> aggregates;
   std::size_t layer = 0, head = 0;    // the map open at first
   bool panel_scale = false;           // each map its own colour range at first
 };

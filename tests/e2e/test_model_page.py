@@ -190,6 +190,69 @@ def test_grid_click_and_hover_in_a_real_browser(env):
         browser.close()
 
 
+def select(browser, element, value):
+    browser.evaluate(f"(function(){{var s=document.getElementById('{element}');"
+                     f"s.value='{value}';s.dispatchEvent(new Event('change'));}})()")
+
+
+def test_aggregates_and_head_view_in_a_real_browser(env):
+    folder = hf(env, "gpt2_f32")
+    page, maps, tokens = make(env, "agg", folder, IDS)
+    _, data = page_data(page)
+    L, H, n = maps.shape[:3]
+    want = {}
+    for view in ("mean", "rollout"):
+        out = env.path("agg-" + view)
+        env.run("model", "--model", folder, "--ids", ",".join(map(str, IDS)), "--view", view,
+                "--npy", out, "-q")
+        want[view] = np.load(os.path.join(out, "view.npy")).astype(np.float64)
+    assert [a["label"] for a in data["aggregates"]] == ["mean of every layer and head",
+                                                        "rollout through every layer"]
+    for a, view in zip(data["aggregates"], ("mean", "rollout")):
+        got = np.array(a["map"]).reshape(n, n)
+        assert np.all(np.abs(got - want[view]) <= 5e-6 * np.abs(want[view]) + 1e-12), view
+    browser = start_browser()
+    if browser is None:
+        return
+    try:
+        url = "file://" + os.path.abspath(page)
+        browser.open(url)
+        # the rollout, chosen in the layer selector, drawn and hovered like a map
+        select(browser, "layer", str(L + 1))
+        assert browser.evaluate("document.getElementById('head').disabled") is True
+        assert browser.evaluate("document.getElementById('maptitle').textContent") == \
+            "rollout through every layer"
+        for i, j in [(11, 0), (6, 6), (9, 4)]:
+            c = js(browser, f"window.attnviz.cellCenter({i}, {j})")
+            browser.move_mouse(c["x"], c["y"])
+            text = browser.evaluate("document.getElementById('hover').textContent")
+            assert text.startswith("rollout through every layer · query") and \
+                f"weight a = {want['rollout'][i, j]:.4f}" in text, text
+        # the head view: one head's lines are its weights >= 0.01; "every head" draws them all
+        select(browser, "draw", "lines")
+        select(browser, "layer", "1")
+        select(browser, "head", "2")
+        expect = [[2, i, j] for i in range(n) for j in range(n) if maps[1, 2, i, j] >= 0.01]
+        assert js(browser, "window.attnviz.lines()") == expect
+        assert browser.evaluate("getComputedStyle(document.getElementById('map')).display") == "none"
+        assert browser.evaluate("getComputedStyle(document.getElementById('lines')).display") == "block"
+        select(browser, "head", str(H))
+        expect = [[h, i, j] for h in range(H) for i in range(n) for j in range(n)
+                  if maps[1, h, i, j] >= 0.01]
+        assert js(browser, "window.attnviz.lines()") == expect
+        assert browser.evaluate("document.getElementById('maptitle').textContent") == "layer 1 · every head"
+        # hovering a query keeps its lines only, and lists its row
+        c = js(browser, "window.attnviz.queryCenter(7)")
+        browser.move_mouse(c["x"], c["y"])
+        assert all(i == 7 for _, i, _ in js(browser, "window.attnviz.lines()"))
+        assert "query \u201c" + tokens[7] + "\u201d (7): its lines" in \
+            browser.evaluate("document.getElementById('hover').textContent")
+        assert browser.console_errors() == []
+        assert browser.requests() == [url], browser.requests()
+    finally:
+        browser.close()
+
+
 def test_long_texts_stay_legible_in_a_real_browser(env):
     browser = start_browser()
     if browser is None:
