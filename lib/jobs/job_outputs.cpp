@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <filesystem>
 #include <stdexcept>
 
@@ -12,12 +13,38 @@ namespace attnviz {
 
 namespace {
 
-// Each (path, flag) with a non-empty path: check_output_path (folder exists and is writable).
-void check_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
+struct output_path {
+  const std::string& path;
+  std::string flag;
+  std::vector<const char*> extensions;  // what a name may end in (any case); none: anything
+  const char* format;
+};
+
+// A file name whose extension names another format than its flag writes ("--png x.jpg"):
+// usage_error; a name without an extension, or standard output, is fine.
+void check_extension(const output_path& o) {
+  if (o.path == stdout_name) return;
+  std::string ext = std::filesystem::path(o.path).extension().string();
+  if (ext.empty()) return;
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* e : o.extensions)
+    if (ext == e) return;
+  throw usage_error(fmt::format("{} {}: {} writes {}; name the file {}{} (or give another flag "
+                                "for another format)",
+                                o.flag, o.path, o.flag, o.format,
+                                std::filesystem::path(o.path).stem().string(), o.extensions[0]));
+}
+
+// Each output with a non-empty path: check_output_path (not an input, folder exists and is
+// writable), then its extension.
+void check_outputs(const std::vector<output_path>& outputs) {
   const std::string* on_stdout = nullptr;
-  for (const auto& [path, flag] : outputs) {
+  for (const auto& o : outputs) {
+    const std::string& path = o.path;
+    const std::string& flag = o.flag;
     if (path.empty()) continue;
     check_output_path(path, flag);
+    check_extension(o);
     if (path != stdout_name) continue;
     if (on_stdout)
       throw usage_error(
@@ -30,11 +57,11 @@ void check_outputs(const std::vector<std::pair<std::string, std::string>>& outpu
 }  // namespace
 
 void job_outputs::check() const {
-  check_outputs({{json, param("json")},
-                 {png, param("png")},
-                 {svg, param("svg")},
-                 {params, param("params_out")},
-                 {html, param("html")}});
+  check_outputs({{json, param("json"), {".json"}, "JSON"},
+                 {png, param("png"), {".png"}, "PNG"},
+                 {svg, param("svg"), {".svg"}, "SVG"},
+                 {params, param("params_out"), {".safetensors", ".st"}, "safetensors"},
+                 {html, param("html"), {".html", ".htm"}, "HTML"}});
   if (!npy_dir.empty()) check_output_dir(npy_dir, param("npy"));
 }
 

@@ -91,6 +91,23 @@ def test_batch_and_other_commands_refuse_their_inputs(env):
     assert read(env.path("lines.txt")) == before
 
 
+def test_an_extension_of_another_format_is_refused(env):
+    base = ["run", "--text", SENTENCE, "--embeddings", env.embeddings]
+    for flag, name, want in [("--png", "x.jpg", "x.png"), ("--svg", "x.png", "x.svg"),
+                             ("--json", "x.txt", "x.json"), ("--html", "x.svg", "x.html"),
+                             ("--params-out", "x.json", "x.safetensors")]:
+        expect_refused(env, [*base, flag, name], [f"{flag} {name}", want])
+        assert not os.path.exists(env.path(name))
+    # the same table in every command: model's --png, draw's --html, heads' --json
+    hf = os.path.join(env.data, "hf", "gpt2_f32")
+    expect_refused(env, ["model", "--model", hf, "--ids", "1,2", "--png", "m.jpeg"], ["--png m.jpeg", "m.png"])
+    expect_refused(env, ["heads", "--model", hf, "--json", "h.yaml"], ["--json h.yaml", "h.json"])
+    # any case of the right extension, no extension, and standard output are fine
+    code, err = run_raw(env, [*base, "--png", "Upper.PNG", "--json", "plain", "--svg", "page.SVG"])
+    assert code == 0, err
+    assert all(os.path.exists(env.path(n)) for n in ("Upper.PNG", "plain", "page.SVG"))
+
+
 def test_fifo_is_written_into(env):
     fifo = env.path("pipe")
     os.mkfifo(fifo)
