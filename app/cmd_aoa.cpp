@@ -33,7 +33,7 @@ Example:
                   "The document (one or more sentences); - reads standard input")
       ->required()
       ->group("Input");
-  cmd->add_option("--query,-q", flags->input.target, "The query (a question or a few words)")
+  cmd->add_option("--query", flags->input.target, "The query (a question or a few words)")
       ->required()
       ->group("Input");
   add_embedding_flags(*cmd, *flags);

@@ -115,7 +115,7 @@ them, --png/--svg draw the JS matrix.
                     ->group("Model");
   maps->maps_only.push_back(maps->layer);
   maps->maps_only.push_back(
-      cmd->add_flag("--quiet", maps->quiet, "With --model: no progress bar on stderr")->group("Model"));
+      cmd->add_flag("--quiet,-q", maps->quiet, "With --model: no progress bar on stderr")->group("Model"));
   add_output_flags(*cmd, config->out,
                    {{output_kind::json, "Write every variant's numbers and the metrics as JSON"},
                     {output_kind::png},

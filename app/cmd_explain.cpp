@@ -57,7 +57,7 @@ Examples:
   add_variant_flags(*cmd, *flags);
   for (CLI::Option* o : cmd->get_options())
     if (o->get_name() != "--text" && o->get_name() != "--help") neuron->word_only.push_back(o);
-  auto* query = cmd->add_option("--query,-q", config->query,
+  auto* query = cmd->add_option("--query", config->query,
                                 "The query: a token (its first occurrence) or a 0-based index "
                                 "(with --model: the last token when not given)")
                     ->group("Explain");
@@ -95,7 +95,7 @@ Examples:
                     {output_kind::svg, "With --model: draw the neuron view as SVG"}});
   for (const char* name : {"--png", "--svg"}) neuron->model_only.push_back(cmd->get_option(name));
   neuron->model_only.push_back(
-      cmd->add_flag("--quiet", neuron->quiet, "With --model: no progress bar on stderr")
+      cmd->add_flag("--quiet,-q", neuron->quiet, "With --model: no progress bar on stderr")
           ->group("Model"));
   return [flags, config, neuron, as_json, head, query, head_flag] {
     if (!neuron->job.model_dir.empty()) {

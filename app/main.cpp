@@ -21,6 +21,7 @@
 #include "kernels/kernels.h"
 #include "render/canvas.h"
 #include "report.h"
+#include "suggest.h"
 
 namespace {
 
@@ -161,7 +162,11 @@ int run(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return print_help(app, e);  // --help, --version
-    fmt::print(stderr, "attn-viz: error: {} (see 'attn-viz --help')\n", e.what());
+    const std::string unknown = cli::unknown_word_message(app, argc, argv);
+    if (!unknown.empty())
+      fmt::print(stderr, "attn-viz: error: {}\n", unknown);
+    else
+      fmt::print(stderr, "attn-viz: error: {} (see 'attn-viz --help')\n", e.what());
     return 2;
   }
   try {

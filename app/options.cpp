@@ -44,7 +44,7 @@ const CLI::Validator& positive_number() {
 
 void add_input_flags(CLI::App& cmd, common_flags& f) {
   auto& c = f.input;
-  cmd.add_option("--text", c.text,
+  cmd.add_option("--text,-t", c.text,
                  "Sentence for self-attention (queries = keys = values = its tokens); - reads "
                  "standard input")
       ->group("Input");
@@ -124,7 +124,7 @@ void add_stage_flags(CLI::App& cmd, common_flags& f) {
                              joined_names(context_registry())))
       ->capture_default_str()
       ->group("Variant");
-  cmd.add_option("--temperature,-t", s.temperature,
+  cmd.add_option("--temperature", s.temperature,
                  "Softmax temperature tau > 0: below 1 sharpens, above 1 flattens")
       ->capture_default_str()
       ->group("Variant");

@@ -249,13 +249,36 @@ def test_demo_writes_heatmaps_and_prints_paths(env):
     assert "cross-" in names
 
 
-COMMANDS = ["run", "compare", "explain", "transformer", "aoa", "han", "list", "demo", "bench",
-            "man", "completion"]
+COMMANDS = ["run", "compare", "explain", "transformer", "aoa", "han", "model", "heads", "draw",
+            "list", "demo", "bench", "man", "completion"]
 
 
 def help_options(env, command):
     out, _ = env.run(command, "--help")
     return set(re.findall(r"^ {2}(?:-[A-Za-z],)?(--[a-z][a-z0-9-]*)", out, re.M)) - {"--help"}
+
+
+def test_short_flags_mean_one_thing_everywhere(env):
+    meaning = {}
+    for command in COMMANDS:
+        out, _ = env.run(command, "--help")
+        for short, long in re.findall(r"^ {2}(-[A-Za-z]),(--[a-z][a-z0-9-]*)", out, re.M):
+            meaning.setdefault(short, set()).add(long)
+    clashes = {k: v for k, v in meaning.items() if len(v) > 1}
+    assert not clashes, clashes
+    assert meaning["-q"] == {"--quiet"} and meaning["-t"] == {"--text"}
+
+
+def test_did_you_mean(env):
+    for argv, want in [(["rn", "--text", "x"], "unknown command 'rn': did you mean 'run'?"),
+                       (["-j", "2", "modle"], "unknown command 'modle': did you mean 'model'?"),
+                       (["run", "--txt", "x"], "run: unknown flag --txt: did you mean --text?"),
+                       (["model", "--modle", "x"], "model: unknown flag --modle: did you mean --model?"),
+                       (["run", "--colormap=viridis"], "did you mean --cmap?"),
+                       (["zzzzzz"], "unknown command 'zzzzzz' (see 'attn-viz --help' for the list)"),
+                       (["run", "--qqqqqqqqqq"], "run: unknown flag --qqqqqqqqqq (see 'attn-viz run --help')")]:
+        _, err = env.run(*argv, expect=2)
+        assert want in err and err.count("\n") == 1, (argv, err)
 
 
 def test_man_page_lists_every_command_and_option(env):
