@@ -14,6 +14,18 @@ import tempfile
 import time
 
 
+def start_browser():
+    """A headless Chromium; without one, harness.Skipped (the test shows as skipped), unless
+    ATTNVIZ_REQUIRE_BROWSER=1 (CI sets it after installing Debian's chromium): then a failure."""
+    from harness import Skipped
+    exe = find_chromium()
+    if not exe:
+        if os.environ.get("ATTNVIZ_REQUIRE_BROWSER") == "1":
+            raise AssertionError("ATTNVIZ_REQUIRE_BROWSER=1 but chromium is not installed")
+        raise Skipped("chromium is not installed: the browser checks did not run")
+    return Browser(exe)
+
+
 def find_chromium():
     for name in ("chromium", "chromium-browser", "google-chrome"):
         path = shutil.which(name)

@@ -49,21 +49,30 @@ class Env:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
+class Skipped(Exception):
+    """Raised by a test that cannot run here (a missing browser, say): reported as SKIPPED."""
+
+
 def run_tests(tests, env):
-    """Runs every test(env); prints a line each and the closing 'N passed, N failed' line."""
-    passed = failed = 0
+    """Runs every test(env); prints a line each and the closing 'N passed, N skipped, N failed'
+    line. Exit code: 1 when any failed; else 77 (ctest's SKIP_RETURN_CODE: the test shows as
+    skipped) when any was skipped; else 0."""
+    passed = failed = skipped = 0
     for test in tests:
         try:
             test(env)
             passed += 1
             print(f"PASS {test.__name__}")
+        except Skipped as why:
+            skipped += 1
+            print(f"SKIPPED {test.__name__}: {why}")
         except Exception:  # noqa: BLE001 - report every failure and go on
             failed += 1
             print(f"FAIL {test.__name__}")
             traceback.print_exc(file=sys.stdout)
     env.cleanup()
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    print(f"{passed} passed, {skipped} skipped, {failed} failed")
+    return 1 if failed else SKIP if skipped else 0
 
 
 def import_numpy():

@@ -12,7 +12,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from browser import Browser, find_chromium  # noqa: E402
+from browser import start_browser  # noqa: E402
 from harness import main  # noqa: E402
 
 SENTENCE = "the cat sat on the floor because it was tired"
@@ -72,16 +72,6 @@ def test_markup_in_tokens_stays_text(env):
     assert html.count("</script>") == 2  # the data block's and the script's own
 
 
-def start_browser():
-    exe = find_chromium()
-    if not exe:
-        if os.environ.get("ATTNVIZ_REQUIRE_BROWSER") == "1":
-            raise AssertionError("ATTNVIZ_REQUIRE_BROWSER=1 but chromium is not installed")
-        print("  chromium is not installed: browser checks skipped")
-        return None
-    return Browser(exe)
-
-
 def hover(browser, i, j):
     pos = browser.evaluate(f"JSON.stringify(window.attnviz.cellCenter({i}, {j}))")
     pos = json.loads(pos)
@@ -103,8 +93,6 @@ def select(browser, element, value):
 
 def test_hover_in_a_real_browser(env):
     browser = start_browser()
-    if browser is None:
-        return
     try:
         page, doc = make(env, "run", *RUN)
         url = "file://" + os.path.abspath(page)
@@ -141,8 +129,6 @@ def test_hover_in_a_real_browser(env):
 
 def test_variant_selector_in_a_real_browser(env):
     browser = start_browser()
-    if browser is None:
-        return
     try:
         page, doc = make(env, "cmp", "--text", SENTENCE, "--scores", "dot,cosine,general",
                          command="compare")

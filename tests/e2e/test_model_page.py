@@ -12,7 +12,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from browser import Browser, find_chromium  # noqa: E402
+from browser import start_browser  # noqa: E402
 from harness import import_numpy, main  # noqa: E402
 
 np = import_numpy()
@@ -106,16 +106,6 @@ def test_refusals(env):
     assert not os.path.exists(env.path("big.html"))
 
 
-def start_browser():
-    exe = find_chromium()
-    if not exe:
-        if os.environ.get("ATTNVIZ_REQUIRE_BROWSER") == "1":
-            raise AssertionError("ATTNVIZ_REQUIRE_BROWSER=1 but chromium is not installed")
-        print("  SKIPPED: chromium is not installed, the browser checks did not run")
-        return None
-    return Browser(exe)
-
-
 def js(browser, expression):
     return json.loads(browser.evaluate(f"JSON.stringify({expression})"))
 
@@ -130,8 +120,6 @@ def pixel(browser, canvas, x, y):
 
 def test_grid_click_and_hover_in_a_real_browser(env):
     browser = start_browser()
-    if browser is None:
-        return
     try:
         page, maps, tokens = make(env, "b", hf(env, "llama_bf16_gqa"), IDS)
         _, data = page_data(page)
@@ -212,8 +200,6 @@ def test_aggregates_and_head_view_in_a_real_browser(env):
         got = np.array(a["map"]).reshape(n, n)
         assert np.all(np.abs(got - want[view]) <= 5e-6 * np.abs(want[view]) + 1e-12), view
     browser = start_browser()
-    if browser is None:
-        return
     try:
         url = "file://" + os.path.abspath(page)
         browser.open(url)
@@ -255,8 +241,6 @@ def test_aggregates_and_head_view_in_a_real_browser(env):
 
 def test_long_texts_stay_legible_in_a_real_browser(env):
     browser = start_browser()
-    if browser is None:
-        return
     try:
         rng = np.random.default_rng(7)
         opened = []
