@@ -37,7 +37,7 @@ Example:
       ->required()
       ->group("Input");
   add_embedding_flags(*cmd, *flags);
-  add_view_flags(*cmd, *flags);
+  add_look_flags(*cmd, *flags);
   cmd->add_option("--top", *top, "How many candidate words to print")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000))

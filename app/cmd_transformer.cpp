@@ -26,15 +26,24 @@ One figure, three panels (Vaswani et al. 2017):
   encoder-decoder attention       target (queries) over source    decoder.cross_attn.*
 Each is multi-head attention with its own projections and W^O, under its prefix in --params /
 --params-out (q_proj.weight, k_proj.weight, v_proj.weight, out_proj.weight, or a torch
-in_proj_weight). Positions are sinusoidal unless --position says otherwise. All three read the
+in_proj_weight). A PyTorch nn.Transformer state_dict loads as is: --layer K reads
+encoder.layers.K.self_attn, decoder.layers.K.self_attn and decoder.layers.K.multihead_attn
+(its feed-forward and norms are not drawn); --params-prefix P reads either layout under P. Positions are sinusoidal unless --position says otherwise. All three read the
 word embeddings: one layer's attentions, without the residual, layer-norm and feed-forward
 sublayers. With several heads the panels show the mean over heads (--head-view max or N).
 
 Examples:
   attn-viz transformer --source "the cat sat on the mat" --target "le chat est assis" --png t.png
   attn-viz transformer --source "..." --target "..." --heads 5 --json t.json --params-out t.st)");
-  add_input_flags(*cmd, *flags);
+  add_pair_flags(*cmd, *flags, "Source sentence: the encoder's input (keys of the cross attention)",
+                 "Target sentence: the decoder's input (queries of the cross attention)");
+  add_embedding_flags(*cmd, *flags);
   add_variant_flags(*cmd, *flags);
+  cmd->add_option("--layer", config->layer,
+                  "With --params holding a PyTorch nn.Transformer state_dict: which layer of its "
+                  "encoder and decoder stacks, from 0")
+      ->capture_default_str()
+      ->group("Parameters");
   add_view_flags(*cmd, *flags);
   add_output_flags(
       *cmd, config->out,

@@ -51,15 +51,19 @@ void add_input_flags(CLI::App& cmd, common_flags& f) {
   cmd.add_option("--tokens", c.tokens,
                  "Pre-tokenised sentence, space-separated, taken as is (instead of --text)")
       ->group("Input");
-  cmd.add_option("--source", c.source, "Source sentence for cross attention: keys and values")
-      ->group("Input");
-  cmd.add_option("--target", c.target, "Target sentence for cross attention: queries")
-      ->group("Input");
+  add_pair_flags(cmd, f, "Source sentence for cross attention: keys and values",
+                 "Target sentence for cross attention: queries");
   cmd.add_option("--values", c.values,
                  "Memory view (keys != values): the values come from this sentence, one token "
                  "per key, while the weights come from the keys")
       ->group("Input");
   add_embedding_flags(cmd, f);
+}
+
+void add_pair_flags(CLI::App& cmd, common_flags& f, const char* source_help,
+                    const char* target_help) {
+  cmd.add_option("--source", f.input.source, source_help)->group("Input");
+  cmd.add_option("--target", f.input.target, target_help)->group("Input");
 }
 
 void add_subword_flag(CLI::App& cmd, common_flags& f) {
@@ -220,14 +224,23 @@ void add_variant_flags(CLI::App& cmd, common_flags& f) {
 }
 
 void add_view_flags(CLI::App& cmd, common_flags& f) {
-  std::vector<std::string> names;
-  for (const auto& c : colormap_registry()) names.emplace_back(c.name);
   cmd.add_option("--show", f.show,
                  "Matrix to draw: weights a_ij (sequential colours) or scores e_ij (before "
                  "alignment; diverging colours centred on 0)")
       ->check(CLI::IsMember(names_of(shown_matrix_names)))
       ->capture_default_str()
       ->group("Figure");
+  cmd.add_option("--head-view", f.head_view,
+                 "With several heads: grid (every head and their mean), mean, max (element-wise "
+                 "over heads), or one head by number (1 = first)")
+      ->capture_default_str()
+      ->group("Figure");
+  add_look_flags(cmd, f);
+}
+
+void add_look_flags(CLI::App& cmd, common_flags& f) {
+  std::vector<std::string> names;
+  for (const auto& c : colormap_registry()) names.emplace_back(c.name);
   cmd.add_option("--cmap", f.cmap,
                  fmt::format("Colormap: {} [default: viridis for weights, rdbu for scores]",
                              fmt::join(names, ", ")))
@@ -235,11 +248,6 @@ void add_view_flags(CLI::App& cmd, common_flags& f) {
   cmd.add_option("--annotate", f.annotate,
                  "Write each cell's value in it: auto (when every value fits its cell), on, off")
       ->check(CLI::IsMember(names_of(annotate_mode_names)))
-      ->capture_default_str()
-      ->group("Figure");
-  cmd.add_option("--head-view", f.head_view,
-                 "With several heads: grid (every head and their mean), mean, max (element-wise "
-                 "over heads), or one head by number (1 = first)")
       ->capture_default_str()
       ->group("Figure");
   cmd.add_option("--cell", f.cell,

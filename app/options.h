@@ -40,13 +40,18 @@ struct common_flags {
 void add_input_flags(CLI::App& cmd, common_flags& flags);
 // --merge-subwords (run and compare: the commands whose maps are drawn per token).
 void add_subword_flag(CLI::App& cmd, common_flags& f);
+// --source --target (the sentence pair of cross attention and of transformer)
+void add_pair_flags(CLI::App& cmd, common_flags& f, const char* source_help,
+                    const char* target_help);
 // --keep-case --embeddings --oov --max-memory (for commands with their own sentence flags)
 void add_embedding_flags(CLI::App& cmd, common_flags& flags);
 // --score --align --context --temperature --hard --window --mask --pad-keys --sharpen --project
 // --heads --dk --da --combine --position --alibi-slope --convs2s --seed --params
 void add_variant_flags(CLI::App& cmd, common_flags& flags);
-// --show --cmap --annotate --cell --head-view
+// --show --head-view and add_look_flags
 void add_view_flags(CLI::App& cmd, common_flags& flags);
+// --cmap --annotate --cell (figures that draw neither scores nor heads)
+void add_look_flags(CLI::App& cmd, common_flags& flags);
 
 // The output flags: one row per field of job_outputs (output_flags in options.cpp: flag, type,
 // help). A command lists the kinds it writes, each with what it writes there; png and svg have

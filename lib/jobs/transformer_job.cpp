@@ -53,6 +53,44 @@ figure transformer_figure(const transformer_report& report, const view_options& 
 
 }  // namespace
 
+namespace {
+
+// The three attentions' parameter prefixes: attn-viz's names, or an nn.Transformer state_dict's
+// layer c.layer, under --params-prefix.
+std::vector<std::string> attention_prefixes(const param_store& params, const transformer_config& c) {
+  const std::string& p = c.params_prefix;
+  const std::vector<std::string> ours = {p + "encoder.self_attn.", p + "decoder.self_attn.",
+                                         p + "decoder.cross_attn."};
+  if (!params.from_file()) return ours;
+  const std::string layer = fmt::format("layers.{}.", c.layer);
+  const std::vector<std::string> torch = {p + "encoder." + layer + "self_attn.",
+                                          p + "decoder." + layer + "self_attn.",
+                                          p + "decoder." + layer + "multihead_attn."};
+  auto holds = [&](const std::string& prefix) {
+    return params.file_has(prefix + "in_proj_weight") || params.file_has(prefix + "q_proj.weight");
+  };
+  if (holds(torch[0])) return torch;
+  if (c.layer > 0 || !holds(ours[0])) {
+    if (params.file_has(p + "encoder.layers.0.self_attn.in_proj_weight"))
+      throw input_error(c.params_in, fmt::format("has no layer {} of an nn.Transformer (no "
+                                                 "{}in_proj_weight)",
+                                                 c.layer, torch[0]));
+    if (c.layer > 0)
+      throw usage_error(fmt::format("{} {} picks a layer of an nn.Transformer state_dict; {} is "
+                                    "not one",
+                                    param("layer"), c.layer, c.params_in));
+    throw input_error(c.params_in,
+                      fmt::format("holds neither {}* (attn-viz's names) nor {}* (a PyTorch "
+                                  "nn.Transformer state_dict){}",
+                                  ours[0], torch[0],
+                                  p.empty() ? "" : fmt::format(" under {} '{}'",
+                                                               param("params_prefix"), p)));
+  }
+  return ours;
+}
+
+}  // namespace
+
 transformer_report run_transformer(const transformer_config& c) {
   check_job(c.out, c.view);
   if (c.input.source.empty() || c.input.target.empty())
@@ -66,7 +104,10 @@ transformer_report run_transformer(const transformer_config& c) {
   size.heads = 3 * std::max<std::size_t>(c.spec.heads, 1);
   check_memory(size, c.max_memory);
 
+  if (!c.params_prefix.empty() && c.params_in.empty())
+    throw usage_error(fmt::format("{} needs {} FILE", param("params_prefix"), param("params")));
   param_store params = param_store::open(c.params_in, c.spec.seed);
+  const std::vector<std::string> prefixes = attention_prefixes(params, c);
   attention_spec spec = c.spec;
   spec.heads = std::max<std::size_t>(spec.heads, 1);
   attention_spec causal = spec;
@@ -79,18 +120,32 @@ transformer_report run_transformer(const transformer_config& c) {
     report.attentions.push_back(
         {std::move(key), std::move(title), std::move(prefix), run_attention(input, s, params)});
   };
-  add("encoder_self", "encoder self-attention (source)", "encoder.self_attn.",
+  add("encoder_self", "encoder self-attention (source)", prefixes[0],
       self_of(in.input.key_tokens, in.input.keys), spec);
-  add("decoder_self", "masked decoder self-attention (target)", "decoder.self_attn.",
+  add("decoder_self", "masked decoder self-attention (target)", prefixes[1],
       self_of(in.input.query_tokens, in.input.queries), causal);
-  add("encoder_decoder", "encoder-decoder attention (target over source)", "decoder.cross_attn.",
+  add("encoder_decoder", "encoder-decoder attention (target over source)", prefixes[2],
       in.input, spec);
 
   if (auto w = oov_warning(in, c.input); !w.empty()) report.warnings.push_back(std::move(w));
-  if (const auto unused = params.unused_file_tensors(); !unused.empty())
+  // tensors under the three prefixes that were not read are a mistake worth naming; the rest of
+  // a bigger checkpoint (feed-forward, norms, other layers) is expected
+  std::vector<std::string> unused_here;
+  std::size_t unused_elsewhere = 0;
+  for (const auto& name : params.unused_file_tensors()) {
+    bool here = false;
+    for (const auto& p : prefixes) here = here || name.rfind(p, 0) == 0;
+    if (here)
+      unused_here.push_back(name);
+    else
+      ++unused_elsewhere;
+  }
+  if (!unused_here.empty())
     report.warnings.push_back(
-        fmt::format("{}: tensors not used: {}", c.params_in, fmt::join(unused, ", ")));
-
+        fmt::format("{}: tensors not used: {}", c.params_in, fmt::join(unused_here, ", ")));
+  if (unused_elsewhere > 0 && prefixes[0] == c.params_prefix + "encoder.self_attn.")
+    report.warnings.push_back(fmt::format("{}: {} tensors outside the three attentions not used",
+                                          c.params_in, unused_elsewhere));
   job_products made;
   made.json = [&] {
     const result_metadata meta{fmt::format("attn-viz {}", version), in.embeddings_name,

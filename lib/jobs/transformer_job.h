@@ -8,6 +8,13 @@
 // scheme of the spec (sinusoidal by default on the command line). Every attention reads the
 // word embeddings: this is one layer's three attentions, without the residual, layer-norm and
 // feed-forward sublayers between them.
+//
+// A weights file (--params) holds the three under attn-viz's prefixes above, or is a PyTorch
+// nn.Transformer state_dict: layer `layer` (0 by default) of its stacks, read as
+//   encoder.layers.K.self_attn.*   decoder.layers.K.self_attn.*   decoder.layers.K.multihead_attn.*
+// (in_proj_weight/bias, out_proj.weight/bias); its feed-forward (linear1/2) and norms (norm1/2/3)
+// are not drawn. --params-prefix P reads either layout under P (a model that wraps its
+// nn.Transformer as "transformer." says so).
 #pragma once
 
 #include <string>
@@ -23,7 +30,8 @@
 namespace attnviz {
 
 struct transformer_config : attention_job {  // input: source and target
-  job_outputs out;  // json, png, svg, params
+  job_outputs out;        // json, png, svg, params
+  std::size_t layer = 0;  // the layer of an nn.Transformer state_dict
 };
 
 struct transformer_attention {

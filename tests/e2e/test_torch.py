@@ -148,6 +148,63 @@ def test_one_layer_of_a_bigger_checkpoint_in_each_naming_scheme(env):
     assert f"{ckpt}: no tensor name starts with 'decoder.'" in err, err
 
 
+def test_a_pytorch_nn_transformer_state_dict(env):
+    """transformer --params reads a torch.nn.Transformer's state_dict as is: --layer K picks
+    encoder.layers.K.self_attn, decoder.layers.K.self_attn and .multihead_attn, whose weights
+    must be PyTorch's own (need_weights, per head) on the same word vectors; --params-prefix
+    finds them inside a wrapper; the feed-forward and norms are counted, not listed."""
+    try:
+        import torch
+    except ImportError:
+        print("  (torch not installed here: skipped)")
+        return
+    sys.path.insert(0, env.data)
+    import make_torch_mha
+    source, target = "the city was built near the river", "where was the city built ?"
+    vectors = make_torch_mha.read_vectors(env.embeddings, set((source + " " + target).split()))
+    src = torch.tensor([vectors[w] for w in source.split()], dtype=torch.float32)
+    tgt = torch.tensor([vectors[w] for w in target.split()], dtype=torch.float32)
+    torch.manual_seed(5)
+    model = torch.nn.Transformer(d_model=50, nhead=5, num_encoder_layers=2, num_decoder_layers=2,
+                                 dim_feedforward=32, dropout=0.0).eval()
+    state = {"model." + k: v for k, v in model.state_dict().items()}
+    path = env.path("nn_transformer.safetensors")
+    make_torch_mha.write_safetensors(path, state)
+    causal = torch.triu(torch.full((len(tgt), len(tgt)), float("-inf")), 1)
+    for layer in (0, 1):
+        enc = model.encoder.layers[layer].self_attn
+        dec = model.decoder.layers[layer]
+        with torch.no_grad():
+            want = {
+                "encoder_self": enc(src, src, src, need_weights=True, average_attn_weights=False)[1],
+                "decoder_self": dec.self_attn(tgt, tgt, tgt, attn_mask=causal, need_weights=True,
+                                              average_attn_weights=False)[1],
+                "encoder_decoder": dec.multihead_attn(tgt, src, src, need_weights=True,
+                                                      average_attn_weights=False)[1]}
+        out = env.path(f"nnt{layer}.json")
+        _, err = env.run("transformer", "--source", source, "--target", target, "--heads", "5",
+                         "--position", "none", "--params", path, "--params-prefix", "model.",
+                         "--layer", str(layer), "--json", out, "--embeddings", env.embeddings)
+        got = {a["name"]: np.array([h["weights"] for h in a["heads"]])
+               for a in json.load(open(out))["attentions"]}
+        for name, w in want.items():
+            d = np.abs(got[name] - w.numpy()).max()
+            assert d <= TOLERANCE, (layer, name, d)
+        prefixes = [a["parameter_prefix"] for a in json.load(open(out))["attentions"]]
+        assert prefixes == [f"model.encoder.layers.{layer}.self_attn.",
+                            f"model.decoder.layers.{layer}.self_attn.",
+                            f"model.decoder.layers.{layer}.multihead_attn."], prefixes
+        assert "tensors not used:" not in err, err
+    print(f"  nn.Transformer, 2 layers x 5 heads: every attention within {TOLERANCE}")
+    _, err = env.run("transformer", "--source", source, "--target", target, "--heads", "5",
+                     "--params", path, "--params-prefix", "model.", "--layer", "2",
+                     "--embeddings", env.embeddings, expect=2)
+    assert "no layer 2" in err, err
+    _, err = env.run("transformer", "--source", source, "--target", target, "--heads", "5",
+                     "--params", path, "--embeddings", env.embeddings, expect=2)
+    assert "nn.Transformer" in err and "encoder.self_attn" in err, err
+
+
 def test_heads_that_do_not_divide_d_model(env):
     _, err = env.run("run", "--text", "the cat sat", "--embeddings", env.embeddings, "--heads",
                      "7", "--json", env.path("x.json"), expect=2)
