@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "number_format.h"
 
@@ -31,6 +32,16 @@ progress::progress(std::string label, std::string what, std::uint64_t total, pro
       last_draw_(start_) {
   if (style_ == progress_style::automatic)
     style_ = out_ && isatty(fileno(out_)) ? progress_style::bar : progress_style::lines;
+  using std::chrono::milliseconds;
+  first_wait_ = style_ == progress_style::bar ? milliseconds(100) : milliseconds(1000);
+  final_wait_ = milliseconds(1000);
+  if (const char* after = std::getenv("ATTNVIZ_PROGRESS_AFTER")) {
+    char* end = nullptr;
+    const double seconds = std::strtod(after, &end);
+    if (end != after && *end == '\0' && seconds >= 0.0 && seconds < 1e6)
+      first_wait_ = final_wait_ = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          std::chrono::duration<double>(seconds));
+  }
 }
 
 progress::~progress() {
@@ -67,10 +78,10 @@ void progress::update(std::uint64_t done) {
   if (finished_ || done <= done_) return;
   done_ = std::min(done, total_);
   const auto now = std::chrono::steady_clock::now();
+  if (now - start_ < first_wait_) return;  // short work needs no report
   if (style_ == progress_style::bar) {
-    if (now - last_draw_ < std::chrono::milliseconds(100)) return;
+    if (drawn_ && now - last_draw_ < std::chrono::milliseconds(100)) return;
   } else {
-    if (now - start_ < std::chrono::seconds(1)) return;  // short work needs no report
     const int decile = total_ ? static_cast<int>(done_ * 10 / total_) : 10;
     if (decile == last_decile_ || done_ == total_) return;  // the end is finish()'s line
     last_decile_ = decile;
@@ -86,7 +97,7 @@ void progress::finish() {
   finished_ = true;
   // a final line only after a report, or for work that took a while
   const auto elapsed = std::chrono::steady_clock::now() - start_;
-  if (drawn_ || (done_ == total_ && elapsed >= std::chrono::seconds(1))) draw(done_, true);
+  if (drawn_ || (done_ == total_ && elapsed >= final_wait_)) draw(done_, true);
 }
 
 void progress::draw(std::uint64_t done, bool final) {

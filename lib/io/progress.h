@@ -3,6 +3,9 @@
 //           "[#########...........]  41%  26,880/65,536 rows  3,210 rows/s  ETA 12 s";
 //   lines   not a terminal (logs, CI): a plain line at every 10 % and at the end;
 //   quiet   nothing.
+// Short work reports nothing: the bar appears after 0.1 s, lines after 1 s, and the final line
+// only after a report or 1 s of work. ATTNVIZ_PROGRESS_AFTER=SECONDS sets that first wait for
+// both (0: report from the first update; for slow terminals and for the tests of --quiet).
 // update() may be called from several threads at once; counts only grow.
 #pragma once
 
@@ -41,6 +44,7 @@ class progress {
   std::FILE* out_;
   std::mutex lock_;
   std::chrono::steady_clock::time_point start_, last_draw_;
+  std::chrono::steady_clock::duration first_wait_, final_wait_;
   std::uint64_t done_ = 0;
   int last_decile_ = 0;
   bool finished_ = false, drawn_ = false;
