@@ -24,11 +24,27 @@ nlohmann::ordered_json to_json(const bench_report& r, const bench_config& c) {
   j["score"] = c.spec.score;
   j["align"] = c.spec.align;
   j["context"] = c.spec.context;
+  // the rest of what was timed, so a run says what it measured
+  const attention_spec& v = c.spec;
+  j["variant"] = {{"temperature", v.temperature},
+                  {"hard", name_of(hard_mode_names, v.hard)},
+                  {"projected", v.project},
+                  {"combine", name_of(head_combine_names, v.combine)},
+                  {"position", position_name(v.position)},
+                  {"alibi_slope", v.alibi_slope},
+                  {"convs2s", v.convs2s},
+                  {"d_a", v.d_a},
+                  {"sharpen", v.sharpen},
+                  {"window", v.window},
+                  {"masks", v.masks.describe()},
+                  {"seed", c.seed},
+                  {"parameters", c.params_in.empty() ? "seeded" : c.params_in + c.params_prefix}};
   j["scores_kept"] = c.spec.keep_scores && c.stream_pixels == 0;
   j["streamed"] = c.stream_pixels > 0;
   if (c.stream_pixels > 0) j["pixels"] = c.stream_pixels;
   j["threads"] = r.threads;
   j["isa"] = r.isa;
+  j["warmup"] = c.warmup;
   j["reps"] = r.total_seconds.size();
   j["total_s"] = r.median_total;
   auto& stages = j["stages_s"] = nlohmann::ordered_json::object();

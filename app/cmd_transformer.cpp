@@ -39,6 +39,8 @@ Examples:
                  "Target sentence: the decoder's input (queries of the cross attention)");
   add_embedding_flags(*cmd, *flags);
   add_variant_flags(*cmd, *flags);
+  // every attention here is multi-head attention with its projections: --project would be a no-op
+  cmd->remove_option(cmd->get_option("--project"));
   cmd->add_option("--layer", config->layer,
                   "With --params holding a PyTorch nn.Transformer state_dict: which layer of its "
                   "encoder and decoder stacks, from 0")

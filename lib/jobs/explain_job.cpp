@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "error.h"
+#include "jobs/memory_guard.h"
 #include "params/param_store.h"
 #include "render/explain_trace.h"
 #include "text/lookup.h"
@@ -89,6 +90,13 @@ explain_report run_explain(const explain_config& c) {
   input_config input = c.input;
   input.vocabulary_rows = c.vocabulary;
   const prepared_input in = prepare_input(input);
+  // the walk keeps every head's maps (and the JSON holds one row of them)
+  run_size size;
+  size.n_q = in.input.query_tokens.size();
+  size.n_k = in.input.key_tokens.size();
+  size.d_v = in.input.values.cols();
+  size.heads = std::max<std::size_t>(c.spec.heads, 1);
+  check_memory(size, c.max_memory);
   param_store params = param_store::open(c.params_in, c.spec.seed, c.params_prefix);
   const query_trace q = trace_query(c, in, params);
   explain_report rep;

@@ -74,6 +74,7 @@ han_report run_han(const han_config& c) {
   size.n_q = 1;
   size.n_k = n_tokens;
   size.json = !c.out.json.empty();
+  size.image = c.out.figure();
   check_memory(size, c.max_memory);
 
   std::unordered_set<std::string> wanted;

@@ -23,6 +23,9 @@ np = import_numpy()
 TEXT = "The Cat sat on the mat because zzqx was tired"  # 10 tokens, one out of vocabulary
 
 
+RUNS = [0]  # one count for every walker, so each run has a folder of its own
+
+
 class Walker:
     def __init__(self, env):
         self.env = env
@@ -31,7 +34,8 @@ class Walker:
     def run(self, argv, expect=0, extra_env=None, stdin=None):
         """Runs argv ({d}: a fresh folder); returns (signature, stdout, stderr, folder)."""
         self.count += 1
-        d = self.env.path(f"w{self.count}")
+        RUNS[0] += 1
+        d = self.env.path(f"w{RUNS[0]}")
         os.makedirs(d)
         argv = [a.replace("{d}", d) for a in argv]
         env = dict(os.environ, ATTNVIZ_CACHE_DIR=os.path.join(d, "cache"), **(extra_env or {}))
@@ -49,15 +53,24 @@ class Walker:
         return (normal(out), tuple(files)), out, err, d
 
 
+TIMED = re.compile(r"(_s|gflops|_mib|per_s)$")
+
+
 def normal(stdout):
-    """Standard output without what changes from run to run (timings, rates)."""
+    """Standard output without what changes from run to run: in JSON (bench), the timings and
+    rates (keys ending in _s, gflops, _mib, per_s) read 0; the rest stays."""
     try:
         j = json.loads(stdout)
     except ValueError:
         return stdout
-    for k in ("total_s", "stages_s", "gflops", "gflop_s", "seconds", "times_s", "threads", "isa"):
-        j.pop(k, None) if isinstance(j, dict) else None
-    return json.dumps(j, sort_keys=True)
+
+    def zero(x):
+        if isinstance(x, dict):
+            return {k: (0 if TIMED.search(k) else zero(v)) for k, v in x.items()}
+        if isinstance(x, list):
+            return [zero(v) for v in x]
+        return x
+    return json.dumps(zero(j), sort_keys=True)
 
 
 def differs(ctx, args):
@@ -101,8 +114,14 @@ def same_weights(args, other_args):
     way), which are not the base's; without the flag (args[:-2]) the run fails."""
     def check(w, base):
         def weights(argv):
-            _, _, _, d = w.run(argv)
-            return [h["weights"] for h in json.load(open(os.path.join(d, "o.json")))["heads"]]
+            _, out, _, d = w.run(argv)
+            path = os.path.join(d, "o.json")
+            j = json.load(open(path)) if os.path.exists(path) else json.loads(out)
+            if "variants" in j:  # compare
+                return [[h["weights"] for h in v["heads"]] for v in j["variants"]]
+            if "heads" in j and isinstance(j["heads"], list):  # run
+                return [h["weights"] for h in j["heads"]]
+            return j["weights"]  # explain --json
         a, b, c = weights(base + args), weights(base + other_args), weights(base)
         assert a == b and a != c, args
         w.run(base + args[:-2], expect=2)
@@ -158,7 +177,8 @@ def variant_flags(params):
         "--align": differs([], ["--align", "sparsemax"]),
         "--context": differs([], ["--context", "hard"]),
         "--temperature": differs([], ["--temperature", "0.3"]),
-        "--hard": differs(["--context", "hard"], ["--hard", "argmax"]),
+        "--hard": differs(["--context", "hard", "--temperature", "20", "--seed", "3"],
+                          ["--hard", "argmax"]),
         "--window": pair(["--align", "local-m", "--window", "1"], ["--align", "local-m", "--window", "3"]),
         "--mask": differs([], ["--mask", "causal"]),
         "--pad-keys": differs([], ["--pad-keys", "2"]),
@@ -182,7 +202,7 @@ def variant_flags(params):
 def view_flags():
     return {
         "--show": differs([], ["--show", "scores"]),
-        "--head-view": differs(["--heads", "2"], ["--head-view", "mean"]),
+        "--head-view": differs(["--heads", "2"], ["--head-view", "max"]),
     }
 
 
@@ -319,6 +339,306 @@ def test_run(env):
              "--strict": strict}
     walk(env, "run", ["run", "--text", TEXT, "-e", env.embeddings, "--json", "{d}/o.json", "--png",
                       "{d}/o.png"], table)
+
+
+def test_compare(env):
+    params = make_params(env, Walker(env))
+    ids = "5,9,3,7,5,9,3,7,2,11"
+
+    def model_mode(args_a, args_b):
+        def check(w, base):
+            m = ["compare", "--model", hf(env, "gpt2_f32"), "--ids", ids, "--json", "{d}/o.json"]
+            a, *_ = w.run(m + args_a)
+            b, *_ = w.run(m + args_b)
+            assert a != b, (args_a, args_b)
+        return check
+
+    def weights_mode(w, base):
+        npy = env.path("cmp-npy")
+        if not os.path.exists(npy):
+            env.run("model", "--model", hf(env, "gpt2_f32"), "--ids", ids, "--npy", npy, "-q")
+        a, *_ = w.run(["compare", "--weights", os.path.join(npy, "attention.npy"), "--json", "{d}/o.json"])
+        b, *_ = w.run(["compare", "--weights", os.path.join(npy, "attention.npy"), "--json", "{d}/o.json",
+                       "--layer", "1"])
+        assert a != b
+
+    def key(w, base):
+        weights_mode(w, base)  # makes cmp-npy
+        npz = env.path("cmp.npz")
+        a = np.load(os.path.join(env.path("cmp-npy"), "attention.npy"))
+        np.savez(npz, first=a, second=a[::-1].copy())
+        x, *_ = w.run(["compare", "--weights", npz, "--key", "first", "--json", "{d}/o.json"])
+        y, *_ = w.run(["compare", "--weights", npz, "--key", "second", "--json", "{d}/o.json"])
+        assert x != y
+
+    table = {**input_flags(), **variant_flags(params), **view_flags(), **look_flags(),
+             "--merge-subwords": lambda w, base: (lambda i: pair(
+                 base[:i] + ["--tokens", "the cat play ##ed"] + base[i + 2:],
+                 base[:i] + ["--tokens", "the cat play ##ed", "--merge-subwords"] + base[i + 2:])(
+                 w, []))(base.index("--text")),
+             "--scores": differs([], ["--scores", "dot,cosine"]),
+             "--align": swap("--aligns", ["--align", "sparsemax", "--scores", "dot,cosine"]),
+             "--aligns": swap("--aligns", ["--aligns", "softmax,hardmax"]),
+             "--contexts": differs([], ["--contexts", "soft,hard"]),
+             "--cols": differs(["--scores", "dot,cosine,general"], ["--cols", "1"]),
+             "--scale": differs(["--scores", "dot,cosine"], ["--scale", "panel"]),
+             "--model": model_mode([], ["--layer", "1"]),
+             "--ids": lambda w, base: swap("--ids", ["--ids", "1,2,3,4"])(
+                 w, ["compare", "--model", hf(env, "gpt2_f32"), "--ids", ids, "--json", "{d}/o.json"]),
+             "--weights": weights_mode,
+             "--key": key,
+             "--between": model_mode([], ["--between", "layers"]),
+             "--layer": model_mode([], ["--layer", "1"]),
+             "--quiet": lambda w, base: quiets(["-q"][:0])(w, ["compare", "--model", hf(env, "gpt2_f32"),
+                                                             "--ids", ids]),
+             "--json": given("base"), "--png": given("base"),
+             "--svg": differs([], ["--svg", "{d}/o.svg"]),
+             "--html": differs([], ["--html", "{d}/o.html"])}
+    table["--max-memory"] = fails(["--max-memory", "1"], ["--max-memory"])
+
+    def window(w, base):  # --aligns replaces --align here
+        i = base.index("--aligns")
+        local = base[:i] + ["--aligns", "local-m,local-p"] + base[i + 2:]
+        pair(["--window", "1"], ["--window", "3"])(w, local)
+    table["--window"] = window
+    walk(env, "compare", ["compare", "--text", TEXT, "-e", env.embeddings, "--json", "{d}/o.json",
+                          "--png", "{d}/o.png", "--aligns", "softmax,sparsemax"], table)
+
+
+def test_explain(env):
+    params = make_params(env, Walker(env))
+    ids = "5,9,3,7,5,9,3,7,2,11"
+    model = ["explain", "--model", hf(env, "gpt2_f32"), "--ids", ids]
+
+    def on_model(args_a, args_b, base_args=None):
+        def check(w, base):
+            m = base_args or model
+            a, *_ = w.run(m + args_a)
+            b, *_ = w.run(m + args_b)
+            assert a != b, (args_a, args_b)
+        return check
+
+    table = {**input_flags(), **variant_flags(params),
+             "--query": swap("--query", ["--query", "tired"]),
+             "--head": differs(["--heads", "2"], ["--head", "2"]),
+             "--top": differs([], ["--top", "5"]),
+             "--vocabulary": differs([], ["--vocabulary", "100"]),
+             "--json": differs([], ["--json"]),
+             "--model": given("the neuron view's base"),
+             "--layer": on_model([], ["--layer", "1"]),
+             "--ids": lambda w, base: swap("--ids", ["--ids", "1,2,3"])(w, model),
+             "--png": on_model([], ["--png", "{d}/n.png"]),
+             "--svg": on_model([], ["--svg", "{d}/n.svg"]),
+             "--quiet": lambda w, base: quiets([])(w, model)}
+    table["--max-memory"] = fails(["--max-memory", "1"], ["--max-memory"])
+    # explain --model: --head counts from 0 there
+    table["--head"] = lambda w, base: (differs(["--heads", "2"], ["--head", "2"])(w, base),
+                                       on_model([], ["--head", "3"])(w, base))
+    table["--params-prefix"] = lambda w, base: same_weights(
+        ["--project", "--params", params["prefixed"], "--params-prefix", "layer.0."],
+        ["--project", "--params", params["plain"]])(w, base + ["--json"])
+    # the query must be a target token in cross attention
+    table["--source"] = swap("--text", ["--source", "the cat sat on the mat", "--target", "it sat"])
+    table["--target"] = swap("--text", ["--target", "it sat there", "--source", "the mat"])
+    walk(env, "explain", ["explain", "--text", TEXT, "-e", env.embeddings, "--query", "sat"], table)
+
+
+def test_transformer(env):
+    params = {}
+    plain = env.path("t.safetensors")
+    env.run("transformer", "--source", "the cat sat", "--target", "where is it", "-e",
+            env.embeddings, "--seed", "5", "--params-out", plain)
+    params["plain"] = plain
+    prefixed = env.path("tprefixed.safetensors")
+    write_safetensors(prefixed, {"model." + k: v for k, v in read_safetensors(plain).items()})
+    variants = variant_flags({"plain": plain, "prefixed": prefixed})
+    variants["--params"] = differs([], ["--params", plain])
+    variants["--params-prefix"] = lambda w, base: (
+        w.run(base + ["--params", prefixed, "--params-prefix", "model."]),
+        w.run(base + ["--params", prefixed], expect=2))
+    variants["--position"] = differs([], ["--position", "none"])
+    del variants["--project"]  # every attention of transformer projects
+    variants["--dk"] = differs([], ["--dk", "10"])
+    variants["--seed"] = differs([], ["--seed", "9"])
+    inputs = input_flags()
+    table = {k: v for k, v in inputs.items() if k not in ("--text", "--tokens", "--values")}
+    table["--source"] = given("base")
+    table["--target"] = given("base")
+    table.update(variants)
+    table.update(view_flags())
+    table.update(look_flags())
+
+    def layer(w, base):
+        import importlib
+        state = env.path("nnt.safetensors")
+        d = 50
+        rng = np.random.default_rng(3)
+        tensors = {}
+        for k in range(2):
+            for stack, names in (("encoder", ["self_attn"]), ("decoder", ["self_attn", "multihead_attn"])):
+                for name in names:
+                    p = f"{stack}.layers.{k}.{name}."
+                    tensors[p + "in_proj_weight"] = rng.normal(0, 0.3, (3 * d, d))
+                    tensors[p + "in_proj_bias"] = np.zeros(3 * d)
+                    tensors[p + "out_proj.weight"] = rng.normal(0, 0.3, (d, d))
+                    tensors[p + "out_proj.bias"] = np.zeros(d)
+        write_safetensors(state, tensors)
+        a, *_ = w.run(base + ["--params", state, "--layer", "0"])
+        b, *_ = w.run(base + ["--params", state, "--layer", "1"])
+        assert a != b
+    table["--layer"] = layer
+    table.update({"--json": given("base"), "--png": given("base"),
+                  "--svg": differs([], ["--svg", "{d}/o.svg"]),
+                  "--params-out": differs([], ["--params-out", "{d}/p.safetensors"])})
+    table["--max-memory"] = fails(["--max-memory", "1K"], ["--max-memory"])
+    walk(env, "transformer", ["transformer", "--source", "the Cat sat on the zzqx", "--target",
+                              "where is the cat", "-e", env.embeddings, "--json", "{d}/o.json",
+                              "--png", "{d}/o.png"], table)
+
+
+def test_aoa_and_han(env):
+    aoa = {**{k: v for k, v in input_flags().items()
+              if k in ("--keep-case", "--embeddings", "--cache", "--cache-dir", "--oov")},
+           **look_flags(),
+           "--max-memory": fails(["--max-memory", "1K"], ["--max-memory"]),
+           "--document": given("base"), "--query": swap("--query", ["--query", "is the cat here"]),
+           "--top": differs([], ["--top", "1"]),
+           "--json": given("base"), "--png": given("base"),
+           "--svg": differs([], ["--svg", "{d}/o.svg"])}
+    walk(env, "aoa", ["aoa", "--document", "The Cat sat on the mat because zzqx was tired",
+                      "--query", "where was the cat", "-e", env.embeddings, "--json", "{d}/o.json",
+                      "--png", "{d}/o.png"], aoa)
+    han_params = env.path("han.safetensors")
+    env.run("han", "--document", "A b. C d.", "-e", env.embeddings, "--seed", "4", "--params-out",
+            han_params)
+    han = {**{k: v for k, v in input_flags().items()
+              if k in ("--keep-case", "--embeddings", "--cache", "--cache-dir", "--oov")},
+           "--max-memory": fails(["--max-memory", "1K"], ["--max-memory"]),
+           "--document": given("base"),
+           "--seed": differs([], ["--seed", "9"]),
+           "--params": differs([], ["--params", han_params]),
+           "--cmap": differs([], ["--cmap", "magma"]),
+           "--text-scale": differs([], ["--text-scale", "2"]),
+           "--json": given("base"), "--png": given("base"),
+           "--svg": differs([], ["--svg", "{d}/o.svg"]),
+           "--params-out": differs([], ["--params-out", "{d}/p.safetensors"])}
+    han["--max-memory"] = fails(["--max-memory", "1"], ["--max-memory"])
+    walk(env, "han", ["han", "--document", "The Cat sat. zzqx was tired! Where is it?", "-e",
+                      env.embeddings, "--json", "{d}/o.json", "--png", "{d}/o.png"], han)
+
+
+def maps_view_table():
+    return {"--view": differs([], ["--view", "model"]),
+            "--layers": differs(["--view", "model"], ["--layers", "1"]),
+            "--heads": differs(["--view", "model"], ["--heads", "0,2"]),
+            "--scale": differs(["--view", "model"], ["--scale", "panel"]),
+            "--layer": differs([], ["--layer", "1"]),
+            "--head": differs([], ["--head", "2"]),
+            **look_flags(),
+            "--term": differs([], ["--term"]),
+            "--png": given("base"),
+            "--svg": differs([], ["--svg", "{d}/o.svg"]),
+            "--html": differs([], ["--html", "{d}/o.html"]),
+            "--npy": differs(["--view", "mean"], ["--npy", "{d}/n"])}
+
+
+def test_model_heads_and_draw(env):
+    ids = "5,9,3,7,5,9,3,7,2,11"
+    folder = hf(env, "gpt2_f32")
+    base = ["model", "--model", folder, "--ids", ids, "--png", "{d}/o.png"]
+    table = {**maps_view_table(),
+             "--model": given("base"),
+             "--text": pair(["--view", "head"], ["--view", "head"]) if False else
+             (lambda w, b: (lambda a, c: None)(0, 0)),
+             "--ids": swap("--ids", ["--ids", "1,2,3"]),
+             "--max-memory": fails(["--max-memory", "1K"], ["--max-memory"]),
+             "--name-heads": differs(["--view", "model"], ["--name-heads"]),
+             "--top-k": differs([], ["--top-k", "3"]),
+             "--json": differs([], ["--json", "{d}/o.json"]),
+             "--quiet": quiets([])}
+
+    def text(w, b):
+        tok = hf(env, "bert_f32")  # has a vocab.txt to read text with
+        x, *_ = w.run(["model", "--model", tok, "--text", "w1 w2 w3", "--png", "{d}/o.png"])
+        y, *_ = w.run(["model", "--model", tok, "--text", "w3 w2", "--png", "{d}/o.png"])
+        assert x != y
+    table["--text"] = text
+    walk(env, "model", base, table)
+
+    heads_base = ["heads", "--model", folder, "--json", "{d}/o.json"]
+    heads = {"--model": given("base"),
+             "--text": lambda w, b: text_heads(w, env),
+             "--ids": differs([], ["--ids", ids]),
+             "--period": differs([], ["--period", "7"]),
+             "--seed": differs([], ["--seed", "3"]),
+             "--threshold": differs([], ["--threshold", "0.05"]),
+             "--top": differs([], ["--top", "1"]),
+             "--json": given("base"),
+             "--quiet": quiets([])}
+    walk(env, "heads", heads_base, heads)
+
+    npy = env.path("draw-npy")
+    env.run("model", "--model", folder, "--ids", ids, "--npy", npy, "-q")
+    npz = env.path("draw.npz")
+    a = np.load(os.path.join(npy, "attention.npy"))
+    np.savez(npz, first=a, second=a[::-1].copy())
+    draw = {**maps_view_table(),
+            "--weights": given("base"),
+            "--key": pair(["--weights", npz, "--key", "first"], ["--weights", npz, "--key", "second"]),
+            "--tokens": differs([], ["--tokens", os.path.join(npy, "tokens.json")]),
+            "--causal": differs([], ["--causal", "off"])}
+    draw_base = ["draw", "--png", "{d}/o.png"]
+    walk(env, "draw", draw_base + ["--weights", os.path.join(npy, "attention.npy")],
+         {k: (v if k != "--key" else
+              (lambda w, b: pair(["--weights", npz, "--key", "first"],
+                                 ["--weights", npz, "--key", "second"])(w, draw_base)))
+          for k, v in draw.items()})
+
+
+def text_heads(w, env):
+    tok = hf(env, "bert_f32")
+    x, *_ = w.run(["heads", "--model", tok, "--json", "{d}/o.json"])
+    y, *_ = w.run(["heads", "--model", tok, "--json", "{d}/o.json", "--text", "w1 w2 w3"])
+    assert x != y
+
+
+def test_demo_bench_and_the_rest(env):
+    demo = {"--out-dir": given("base"),
+            "--samples": lambda w, b: samples_flag(w, env, b),
+            "--seed": differs([], ["--seed", "3"])}
+    walk(env, "demo", ["demo", "--out-dir", "{d}/demo"], demo)
+    bench_base = ["bench", "--n", "16", "--reps", "1", "--warmup", "0"]
+    bench = {**{k: v for k, v in variant_flags({"plain": make_params(env, Walker(env))["plain"],
+                                                "prefixed": ""}).items()}}
+    bench.update({"--n": swap("--n", ["--n", "8"]), "--nk": differs([], ["--nk", "8"]),
+                  "--d": differs([], ["--d", "96"]),
+                  "--no-scores": differs([], ["--no-scores"]),
+                  "--warmup": swap("--warmup", ["--warmup", "1"]),
+                  "--reps": swap("--reps", ["--reps", "2"]),
+                  "--stream": differs([], ["--stream", "8"]),
+                  "--png": differs(["--stream", "8"], ["--png"]),
+                  "--quiet": lambda w, b: quiets([])(w, ["bench", "--n", "4096", "--reps", "1",
+                                                        "--warmup", "0", "--stream", "8", "--d",
+                                                        "48", "--heads", "1"]),
+                  "--model": lambda w, b: w.run(["bench", "--model", hf(env, "gpt2_f32"), "--n", "8",
+                                                 "--reps", "1"]),
+                  "--params": given("bench reads --params like run"),
+                  "--params-prefix": given("bench reads --params-prefix like run"),
+                  "--seed": differs(["--score", "additive"], ["--seed", "9"])})
+    walk(env, "bench", bench_base, bench)
+    for command in ("list", "man", "completion"):
+        walk(env, command, [command], {})
+
+
+def samples_flag(w, env, base):
+    copy = env.path("samples-copy")
+    if not os.path.exists(copy):
+        shutil.copytree(env.samples, copy)
+        with open(os.path.join(copy, "sentences.txt"), "a") as f:
+            f.write("one more sentence about the weather\n")
+    a, *_ = w.run(base)
+    b, *_ = w.run(base + ["--samples", copy])
+    assert a != b
 
 
 if __name__ == "__main__":
