@@ -31,8 +31,9 @@ void print_stage(const char* title, const Entries& entries) {
 action setup_list(CLI::App& app) {
   auto which = std::make_shared<std::string>("all");
   auto* cmd = app.add_subcommand("list", "List every attention variant with formula and paper");
-  cmd->add_option("stage", *which, "Only one part: score, align, context, position or structure")
-      ->check(CLI::IsMember({"all", "score", "align", "context", "position", "structure"}))
+  cmd->add_option("stage", *which,
+                  "Only one part: score, align, context, position, mask or structure")
+      ->check(CLI::IsMember({"all", "score", "align", "context", "position", "mask", "structure"}))
       ->capture_default_str();
   return [which] {
     const std::string& w = *which;
@@ -47,6 +48,11 @@ action setup_list(CLI::App& app) {
     if (w == "all" || w == "position")
       print_stage("Positions - how word order reaches the scores   (--position)",
                   position_registry());
+    if (w == "all" || w == "mask") {
+      fmt::print("Masks - keys hidden before alignment, combined with commas   (--mask, "
+                 "--pad-keys)\n\n");
+      for (const auto& e : mask_registry()) print_entry(e.info, e.usage);
+    }
     if (w == "all" || w == "structure") {
       fmt::print("Structures - what feeds Q, K, V and how heads combine\n\n");
       for (const auto& e : structure_registry()) print_entry(e.info, e.usage);

@@ -306,6 +306,43 @@ const std::vector<position_entry>& position_registry() {
   return entries;
 }
 
+const std::vector<mask_entry>& mask_registry() {
+  static const std::vector<mask_entry> entries = {
+      {{"causal",
+        {},
+        "each query sees itself and the keys before it",
+        "key j visible to query i iff j <= i (else e_ij = -inf, a_ij = 0)",
+        "none",
+        "Vaswani et al. 2017 (masked decoder self-attention)",
+        "what a language model's decoder uses, so a token never sees the ones it must predict."},
+       "--mask causal"},
+      {{"window",
+        {},
+        "each query sees the keys at most R positions away",
+        "key j visible to query i iff |i - j| <= R",
+        "R (--mask window:R)",
+        "Vaswani et al. 2017 (restricted self-attention); Beltagy et al. 2020 (Longformer)",
+        "local attention by masking: the map keeps a band of width 2R + 1 around the diagonal."},
+       "--mask window:R"},
+      {{"dilated",
+        {},
+        "each query sees every K-th key counted from itself",
+        "key j visible to query i iff |i - j| mod K = 0",
+        "K (--mask dilated:K)",
+        "Child et al. 2019 (strided sparse attention); atrous self-attention",
+        "a sparse pattern that still reaches far: stripes parallel to the diagonal."},
+       "--mask dilated:K"},
+      {{"pad",
+        {"padding"},
+        "the listed key positions are padding: no query sees them",
+        "key j visible iff j is not in the list",
+        "the key positions (--pad-keys 7,8)",
+        "every batched implementation (key_padding_mask in PyTorch)",
+        "hides columns; a query whose every key is hidden gets zero weights, listed in masked_rows."},
+       "--pad-keys 7,8"}};
+  return entries;
+}
+
 const std::vector<structure_entry>& structure_registry() {
   static const std::vector<structure_entry> entries = {
       {{"self",

@@ -68,11 +68,18 @@ struct structure_entry {
   std::string_view usage;  // the command line that runs it
 };
 
+// Masks on the scores before alignment (attention/mask.h): what --mask and --pad-keys accept.
+struct mask_entry {
+  variant_info info;
+  std::string_view usage;  // the flag as written, with its parameter
+};
+
 const std::vector<score_entry>& score_registry();
 const std::vector<align_entry>& align_registry();
 const std::vector<context_entry>& context_registry();
 const std::vector<position_entry>& position_registry();
 const std::vector<structure_entry>& structure_registry();
+const std::vector<mask_entry>& mask_registry();
 
 // Look-up by name or alias; case-insensitive, '-' and '_' are the same.
 // An unknown name is a usage_error listing the registered names and the nearest one.

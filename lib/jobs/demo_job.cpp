@@ -227,6 +227,7 @@ demo_report run_demo(
     m.choice.view = maps_view::model;
     m.name_heads = true;
     m.out = outputs_of(fmt::format("model-{}", demo_model_name));
+    m.out.html = (out_dir / fmt::format("model-{}.html", demo_model_name)).string();  // to explore
     const model_report r = run_model_job(m);
     keep(r.written);
     heads_job_config f;

@@ -9,8 +9,8 @@
 // cross attention with scaled_dot and additive — each as PNG + JSON — plus the parameters
 // the seeded variants used, and a compare grid of every score function on the first sentence.
 // With samples/kjv-gpt (the trained model of samples/train_demo_model.py): its model view on a
-// verse said twice, each head named by the head finder, and the head view of the layer with the
-// strongest induction head.
+// verse said twice, each head named by the head finder (PNG, JSON and the --html page to explore
+// it), and the head view of the layer with the strongest induction head.
 #pragma once
 
 #include <cstdint>

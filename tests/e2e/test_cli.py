@@ -42,6 +42,10 @@ def test_list_shows_every_variant(env):
         assert name in out, name
     out, _ = env.run("list", "align")
     assert "softmax" in out and "dot" not in out
+    out, _ = env.run("list", "mask")
+    for usage in ("--mask causal", "--mask window:R", "--mask dilated:K", "--pad-keys 7,8"):
+        assert usage in out, usage
+    assert "softmax" not in out
 
 
 def test_readme_table_lists_every_registered_variant(env):
