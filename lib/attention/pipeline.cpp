@@ -232,6 +232,14 @@ head_result run_head(const head_inputs& in, const attention_spec& spec, param_st
   const matrix visible = apply_masks(scores, spec.masks);
   head.weights = align.fn(visible, align_options{spec.temperature, spec.window, &in.q, &params});
   record_masks(head, map_masks(spec.masks, visible.rows(), visible.cols()));
+  // a row the alignment left all zero (a local window whose keys the masks all hid) has no key
+  // either: listed like a fully masked row
+  for (std::size_t i = 0; i < head.weights.rows(); ++i) {
+    const float* row = head.weights.row(i);
+    if (!std::all_of(row, row + head.weights.cols(), [](float x) { return x == 0.0f; })) continue;
+    if (head.masked_rows.empty()) head.masked_rows.assign(head.weights.rows(), false);
+    head.masked_rows[i] = true;
+  }
   if (spec.keep_scores) head.scores = std::move(scores);
   add_stage_time(timing.stage_seconds, "align", clock.lap());
   auto ctx = context.fn(head.weights, in.v, context_options{spec.hard, in.seed});

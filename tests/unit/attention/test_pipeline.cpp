@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "attention/mask.h"
 #include "attention/pipeline.h"
 #include "attention/registry.h"
 #include "error.h"
@@ -202,4 +203,33 @@ TEST_CASE("property: every score x align x context on random inputs of every sca
           }
   }
   CHECK(results > overflows);
+}
+
+TEST_CASE("local-p under a causal mask: a window past the query has no key, listed in masked_rows") {
+  // local-p centres its window on a predicted p_i that may lie after i; with window 1 and the
+  // causal mask every key of such a window is hidden, so the row is all zero, like a fully
+  // masked row, and must be reported as one
+  matrix x(8, 4);
+  for (std::size_t k = 0; k < x.size(); ++k)
+    x.data()[k] = static_cast<float>(std::sin(0.7 * static_cast<double>(k)));
+  std::size_t empty_rows = 0;
+  for (std::uint64_t seed = 0; seed < 8; ++seed) {
+    auto p = param_store::seeded(seed);
+    attention_spec spec;
+    spec.align = "local-p";
+    spec.window = 1;
+    spec.masks.rules = parse_masks("causal");
+    const auto r = run_attention(self_input(x), spec, p);
+    const auto& h = r.heads[0];
+    for (std::size_t i = 0; i < 8; ++i) {
+      double sum = 0.0;
+      for (std::size_t j = 0; j < 8; ++j) sum += h.weights(i, j);
+      const bool empty = sum == 0.0;
+      empty_rows += empty;
+      REQUIRE(h.masked_rows.size() == 8);
+      CHECK(h.masked_rows[i] == empty);
+      if (!empty) CHECK(sum == doctest::Approx(1.0));
+    }
+  }
+  CHECK(empty_rows > 0);  // the case happens for these inputs
 }
