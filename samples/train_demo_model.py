@@ -21,18 +21,23 @@ d = 128, 128 positions; written as Hugging Face writes GPT2LMHeadModel (Conv1D w
 no prefix), float32, with config.json (about 3.4 MB).
 
 Training: next-token cross-entropy, AdamW (lr 5e-3, warm-up 100 steps, cosine to 5e-4, weight
-decay 0.05, betas 0.9 / 0.95, gradients clipped at 1), batches of 32 windows of 128 tokens drawn
-from the training text, 2,400 steps (9.8 M tokens, about 9 passes). Half the windows say a span
-of 12-40 tokens again further on (how repeated text looks), and in half of those the span is
-first replaced by random tokens, which only its earlier occurrence predicts (where an induction
-head pays). Seed 20261125; torch's threads fixed at 2; the loss curve, the held-out loss, each
-head's scores (previous token, first token, induction; printed every 100 steps too) and the
-versions go to training.json beside the model.
+decay 0.05, betas 0.9 / 0.95, gradients clipped at 1), batches of 16 windows of 128 tokens drawn
+from the training text, 4,000 steps (8.2 M tokens, about 7.5 passes). Every window says a span
+of 16-48 of its tokens again further on (how repeated text looks), and in half of them the span
+is first replaced by random tokens, which only its earlier occurrence predicts (where an
+induction head pays). The heads form in this order: a previous-token head within a few hundred
+steps, then, after a plateau, the induction head in a sudden phase change near step 2,300 (the
+loss drops by about a nat), with first-token heads growing alongside. Shorter runs (1,500
+steps) or half the repeated windows stayed on the plateau. Seed 20261125; torch's threads fixed
+at 2; the loss curve, the held-out loss, each head's scores (previous token, first token,
+induction; printed every 100 steps too) and the versions go to training.json beside the model.
 
 Debian's python3-torch runs its products on the BLAS the system selects; the reference BLAS is
 slow. Point LD_LIBRARY_PATH at OpenBLAS (package libopenblas0-pthread, or its files unpacked with
-`apt-get download` + `dpkg -x`): about 5,400 tokens/s on 2 cores (30 minutes for 2,400 steps)
-against a tenth of that on the reference BLAS; the numbers do not depend on it beyond rounding.
+`apt-get download` + `dpkg -x`): about 4,500 tokens/s on 2 cores (about 30 minutes for the 4,000
+steps) against a tenth of that on the reference BLAS. The seed and thread count are fixed; a
+different BLAS or torch rounds differently, so its weights will not be bit-identical (the run
+that made samples/kjv-gpt is recorded in its training.json).
 """
 
 import argparse

@@ -103,6 +103,7 @@ h1{font-size:20px;margin:0 0 2px}
 .controls label[hidden]{display:none}
 .main{display:flex;gap:24px;align-items:flex-start;flex-wrap:wrap}
 canvas{display:block;cursor:crosshair}
+.scroll{max-width:min(100%,960px);max-height:80vh;overflow:auto}
 aside{min-width:320px;max-width:560px;flex:1}
 #hover{font-weight:600;min-height:1.5em;margin-bottom:8px;white-space:pre-wrap}
 #explain{background:#f6f6f4;border:1px solid #ddd;border-radius:4px;padding:10px;
@@ -140,6 +141,7 @@ constexpr const char* page_script = R"JS(
     return c[Math.max(0, Math.min(c.length - 1, Math.floor(t * c.length)))];
   }
   function fmt(x) { return " " + x.toFixed(4); }
+  function label(t) { return t.length > 16 ? t.substr(0, 15) + "\u2026" : t; }
 
   function fillSelectors() {
     pick.variant.innerHTML = "";
@@ -173,21 +175,20 @@ constexpr const char* page_script = R"JS(
 
   function draw() {
     var p = panel(), v = values(), nq = p.query_tokens.length, nk = p.key_tokens.length;
-    var cell = Math.max(6, Math.min(40, Math.floor(640 / Math.max(nq, nk))));
-    var font = Math.max(9, Math.min(14, cell - 4)) + "px system-ui, sans-serif";
+    var cell = Math.max(4, Math.min(40, Math.floor(720 / Math.max(nq, nk))));
+    var font = Math.max(10, Math.min(14, cell - 3)) + "px system-ui, sans-serif";
     ctx.font = font;
-    var labels = cell >= 9, left = 8, top = 8;
-    if (labels) {
-      p.query_tokens.forEach(function (t) { left = Math.max(left, ctx.measureText(t).width + 12); });
-      p.key_tokens.forEach(function (t) { top = Math.max(top, ctx.measureText(t).width * 0.75 + 16); });
-    }
+    // every step-th label, so labels never overlap (rows at least 13 px apart)
+    var step = Math.max(1, Math.ceil(13 / cell)), left = 8, top = 8;
+    p.query_tokens.forEach(function (t, i) { if (i % step === 0) left = Math.max(left, ctx.measureText(label(t)).width + 12); });
+    p.key_tokens.forEach(function (t, j) { if (j % step === 0) top = Math.max(top, ctx.measureText(label(t)).width * 0.75 + 16); });
     var w = Math.ceil(left + nk * cell + 90), h = Math.ceil(top + nq * cell + 12);
     var dpr = window.devicePixelRatio || 1;
     canvas.width = w * dpr; canvas.height = h * dpr;
     canvas.style.width = w + "px"; canvas.style.height = h + "px";
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, w, h);
-    layout = {left: left, top: top, cell: cell, nq: nq, nk: nk};
+    layout = {left: left, top: top, cell: cell, nq: nq, nk: nk, step: step};
     for (var i = 0; i < nq; i++)
       for (var j = 0; j < nk; j++) {
         ctx.fillStyle = colour(v[i][j]);
@@ -197,15 +198,16 @@ constexpr const char* page_script = R"JS(
       ctx.fillStyle = "#e4e4e4"; ctx.fillRect(left + m[1] * cell, top + m[0] * cell, cell, cell);
     });
     ctx.fillStyle = "#222"; ctx.font = font;
-    if (labels) {
-      ctx.textAlign = "right"; ctx.textBaseline = "middle";
-      p.query_tokens.forEach(function (t, i) { ctx.fillText(t, left - 6, top + (i + 0.5) * cell); });
-      ctx.textAlign = "left";
-      p.key_tokens.forEach(function (t, j) {
-        ctx.save(); ctx.translate(left + (j + 0.5) * cell, top - 6); ctx.rotate(-Math.PI / 4);
-        ctx.fillText(t, 0, 0); ctx.restore();
-      });
-    }
+    ctx.textAlign = "right"; ctx.textBaseline = "middle";
+    p.query_tokens.forEach(function (t, i) {
+      if (i % step === 0) ctx.fillText(label(t), left - 6, top + (i + 0.5) * cell);
+    });
+    ctx.textAlign = "left";
+    p.key_tokens.forEach(function (t, j) {
+      if (j % step !== 0) return;
+      ctx.save(); ctx.translate(left + (j + 0.5) * cell, top - 6); ctx.rotate(-Math.PI / 4);
+      ctx.fillText(label(t), 0, 0); ctx.restore();
+    });
     // colour bar
     var bx = left + nk * cell + 16, bh = Math.min(nq * cell, 240), c = colours(), r = range();
     for (var k = 0; k < bh; k++) {
@@ -263,6 +265,13 @@ constexpr const char* page_script = R"JS(
       var b = canvas.getBoundingClientRect();
       return {x: b.left + layout.left + (j + 0.5) * layout.cell,
               y: b.top + layout.top + (i + 0.5) * layout.cell};
+    },
+    labelStep: function () { return layout.step; },
+    reveal: function (i, j) {  // scroll the map so that cell (i, j) is in view
+      var box = canvas.parentNode;
+      box.scrollTop = Math.max(0, layout.top + i * layout.cell - box.clientHeight / 2);
+      box.scrollLeft = Math.max(0, layout.left + j * layout.cell - box.clientWidth / 2);
+      box.scrollIntoView({block: "nearest", inline: "nearest"});
     }
   };
   fillSelectors(); stagesText(); draw();
@@ -308,7 +317,8 @@ std::string html_page(const std::vector<html_panel>& panels, const view_options&
       "<label>Show <select id=\"matrix\"><option value=\"weights\">weights a_ij</option>"
       "<option value=\"scores\">scores e_ij</option></select></label>\n"
       "</div>\n"
-      "<div class=\"main\">\n<canvas id=\"map\" width=\"10\" height=\"10\"></canvas>\n"
+      "<div class=\"main\">\n<div class=\"scroll\"><canvas id=\"map\" width=\"10\" "
+      "height=\"10\"></canvas></div>\n"
       "<aside>\n<div id=\"hover\">Hover a cell of the map.</div>\n<div id=\"explain\"></div>\n"
       "<dl id=\"stages\"></dl>\n</aside>\n</div>\n";
   page += html_tail(data, page_script);

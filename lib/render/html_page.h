@@ -16,8 +16,10 @@
 //                "views": [{"label", "weights": [[...]], "weights_range": [lo, hi],
 //                           "scores": [[...]] | null, "scores_range": [lo, hi],
 //                           "masked": [[i, j], ...], "explain": ["...", one per query]}]}]}
-// and window.attnviz.cellCenter(i, j) gives a cell's centre in page coordinates (for tests and
-// for anyone scripting the page).
+// and window.attnviz.cellCenter(i, j) gives a cell's centre in page coordinates, labelStep() the
+// k of "every k-th label" (cells under 13 px thin the labels so they never overlap; the map
+// scrolls past the window), reveal(i, j) scrolls a cell into view (for tests and for anyone
+// scripting the page).
 #pragma once
 
 #include <cstddef>

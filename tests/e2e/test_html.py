@@ -152,6 +152,32 @@ def test_variant_selector_in_a_real_browser(env):
         browser.close()
 
 
+def test_long_sentences_stay_legible_in_a_real_browser(env):
+    """60 and 200 tokens: the labels are thinned so they are at least 13 px apart (no overlap),
+    the map scrolls, and hovering a far cell still shows its numbers."""
+    words = "the cat sat on the floor because it was tired and the dog was in the garden".split()
+    browser = start_browser()
+    try:
+        opened = []
+        for n in (60, 200):
+            tokens = " ".join(words[k % len(words)] for k in range(n))
+            page, doc = make(env, f"long{n}", "--tokens", tokens)
+            url = "file://" + os.path.abspath(page)
+            opened.append(url)
+            browser.open(url)
+            cell = max(4, min(40, 720 // n))
+            step = browser.evaluate("window.attnviz.labelStep()")
+            assert step == -(-13 // cell) and step * cell >= 13, (n, step, cell)
+            i, j = n - 2, n // 2
+            browser.evaluate(f"window.attnviz.reveal({i}, {j})")
+            text, _ = hover(browser, i, j)
+            assert shown_numbers(text)[1] == round(doc["heads"][0]["weights"][i][j], 4), (n, text)
+        assert browser.console_errors() == []
+        assert browser.requests() == opened, browser.requests()
+    finally:
+        browser.close()
+
+
 def test_usage(env):
     _, err = env.run("run", "--text", SENTENCE, "--stream", "--html", env.path("s.html"),
                      expect=2)
