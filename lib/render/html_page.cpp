@@ -95,15 +95,8 @@ ojson panel_json(const html_panel& p) {
 }
 
 constexpr const char* page_style = R"(
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#222;background:#fff}
-h1{font-size:20px;margin:0 0 2px}
-.sub{color:#666;margin:0 0 14px}
-.controls{display:flex;gap:18px;flex-wrap:wrap;margin-bottom:12px}
-.controls label{display:flex;gap:6px;align-items:center}
-.controls label[hidden]{display:none}
 .main{display:flex;gap:24px;align-items:flex-start;flex-wrap:wrap}
 canvas{display:block;cursor:crosshair}
-.scroll{max-width:min(100%,960px);max-height:80vh;overflow:auto}
 aside{min-width:320px;max-width:560px;flex:1}
 #hover{font-weight:600;min-height:1.5em;margin-bottom:8px;white-space:pre-wrap}
 #explain{background:#f6f6f4;border:1px solid #ddd;border-radius:4px;padding:10px;
@@ -113,7 +106,6 @@ aside{min-width:320px;max-width:560px;flex:1}
 #stages dd{margin:2px 0 0 0}
 #stages code{font:12.5px ui-monospace,"DejaVu Sans Mono",monospace}
 #stages .paper{color:#666;font-size:12.5px}
-footer{margin-top:22px;color:#888;font-size:12px}
 )";
 
 constexpr const char* page_script = R"JS(

@@ -42,14 +42,30 @@ nlohmann::ordered_json colormap_json(const colormap& c) {
   return out;
 }
 
+namespace {
+
+// What every page's style starts with: the text, the title block, the row of selectors, the
+// scrolling box of a large map, the footer.
+constexpr const char* base_style = R"(
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#222;background:#fff}
+h1{font-size:20px;margin:0 0 2px}
+.sub{color:#666;margin:0 0 14px}
+.controls{display:flex;gap:18px;flex-wrap:wrap;margin-bottom:12px}
+.controls label{display:flex;gap:6px;align-items:center}
+.controls label[hidden]{display:none}
+.scroll{max-width:min(100%,960px);max-height:80vh;overflow:auto}
+footer{margin-top:22px;color:#888;font-size:12px})";
+
+}  // namespace
+
 std::string html_head(const std::string& title, const char* style) {
   std::string page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   page +=
       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
       "script-src 'unsafe-inline'; style-src 'unsafe-inline'\">\n";
   page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  page += fmt::format("<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n", escape_html(title),
-                      style);
+  page += fmt::format("<title>{}</title>\n<style>{}{}</style>\n</head>\n<body>\n",
+                      escape_html(title), base_style, style);
   return page;
 }
 

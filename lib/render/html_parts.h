@@ -16,7 +16,8 @@ std::string escape_html(std::string_view s);
 // string to a JSON parser).
 std::string script_safe(std::string json);
 nlohmann::ordered_json colormap_json(const colormap& c);
-// "<!DOCTYPE html> … <body>\n": charset, the policy, viewport, the title and `style`.
+// "<!DOCTYPE html> … <body>\n": charset, the policy, viewport, the title, and the style every
+// page shares (text, title block, selectors, a scrolling box, footer) followed by `style`.
 std::string html_head(const std::string& title, const char* style);
 // The data block <script type="application/json" id="attnviz-data">, the script, the footer
 // and the end of the document.

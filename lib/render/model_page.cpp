@@ -20,23 +20,17 @@ using ojson = nlohmann::ordered_json;
 double six_digits(float x) { return std::strtod(fmt::format("{:.6g}", x).c_str(), nullptr); }
 
 constexpr const char* page_style = R"(
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#222;background:#fff}
-h1{font-size:20px;margin:0 0 2px}
 h2{font-size:15px;margin:0 0 6px}
-.sub{color:#666;margin:0 0 14px}
-.controls{display:flex;gap:18px;flex-wrap:wrap;margin-bottom:12px}
-.controls label{display:flex;gap:6px;align-items:center}
 .main{display:flex;gap:28px;align-items:flex-start;flex-wrap:wrap}
 canvas{display:block}
 canvas[hidden]{display:none}
 #grid{cursor:pointer}
 #map{cursor:crosshair}
-.scroll{max-width:min(100%,960px);max-height:80vh;overflow:auto;border:1px solid #eee}
+.scroll{border:1px solid #eee}
 .note{color:#666;font-size:12.5px;min-height:1.5em;margin-top:6px}
 #hover{font-weight:600;min-height:1.5em;margin:8px 0 4px;white-space:pre-wrap}
 #row{background:#f6f6f4;border:1px solid #ddd;border-radius:4px;padding:8px 10px;min-height:3em;
   white-space:pre-wrap;font:12.5px/1.5 ui-monospace,"DejaVu Sans Mono",monospace;max-width:560px}
-footer{margin-top:22px;color:#888;font-size:12px}
 )";
 
 constexpr const char* page_script = R"JS(

@@ -5,11 +5,11 @@ computes from them; the maps of `attn-viz model --npy` drawn again give the same
 model run; the refusals name the file and write nothing."""
 import json
 import re
-import struct
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from formats import bf16_bits, write_safetensors  # noqa: E402
 from harness import import_numpy, main, png_size  # noqa: E402
 
 np = import_numpy()
@@ -77,36 +77,11 @@ def test_model_maps_drawn_again_give_the_same_views(env):
     assert all(f">{t}</text>" in text for t in tokens if t.isalnum())
 
 
-def write_safetensors(path, tensors, dtype):
-    """name -> float array, as F32, F16 or BF16 (BF16: float32's top 16 bits, rounded to nearest
-    even)."""
-    header, blobs, offset = {}, [], 0
-    for name, a in tensors.items():
-        a = np.ascontiguousarray(a, dtype=np.float32)
-        if dtype == "F32":
-            data = a.astype("<f4").tobytes()
-        elif dtype == "F16":
-            data = a.astype("<f2").tobytes()
-        else:
-            bits = a.view(np.uint32).astype(np.uint64)
-            bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
-            data = bits.astype("<u2").tobytes()
-        header[name] = {"dtype": dtype, "shape": list(a.shape),
-                        "data_offsets": [offset, offset + len(data)]}
-        blobs.append(data)
-        offset += len(data)
-    text = json.dumps(header).encode()
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
-
-
 def decoded(dtype, a):
     if dtype == "F16":
         return a.astype(np.float16).astype(np.float32)
     if dtype == "BF16":
-        bits = a.astype(np.float32).view(np.uint32).astype(np.uint64)
-        bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
-        return bits.astype(np.uint32).view(np.float32)
+        return (bf16_bits(a).astype(np.uint32) << 16).view(np.float32)
     return a.astype(np.float32)
 
 

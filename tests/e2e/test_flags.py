@@ -12,11 +12,11 @@ import json
 import os
 import re
 import shutil
-import struct
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from formats import read_safetensors, write_safetensors  # noqa: E402
 from harness import import_numpy, main  # noqa: E402
 
 np = import_numpy()
@@ -212,28 +212,6 @@ def look_flags():
         "--annotate": differs([], ["--annotate", "off"]),
         "--cell": differs([], ["--cell", "30"]),
     }
-
-
-def write_safetensors(path, tensors):
-    header, blobs, offset = {}, [], 0
-    for name, a in tensors.items():
-        data = np.ascontiguousarray(a, dtype="<f4").tobytes()
-        header[name] = {"dtype": "F32", "shape": list(a.shape),
-                        "data_offsets": [offset, offset + len(data)]}
-        blobs.append(data)
-        offset += len(data)
-    text = json.dumps(header).encode()
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
-
-
-def read_safetensors(path):
-    data = open(path, "rb").read()
-    (n,) = struct.unpack("<Q", data[:8])
-    header = json.loads(data[8:8 + n])
-    return {k: np.frombuffer(data[8 + n + v["data_offsets"][0]:8 + n + v["data_offsets"][1]],
-                             dtype="<f4").reshape(v["shape"])
-            for k, v in header.items() if k != "__metadata__"}
 
 
 def make_params(env, walker):

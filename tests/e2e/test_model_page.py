@@ -13,6 +13,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from browser import start_browser  # noqa: E402
+from formats import colormap, nice_at_or_above  # noqa: E402
 from harness import import_numpy, main  # noqa: E402
 
 np = import_numpy()
@@ -38,21 +39,6 @@ def make(env, name, folder, ids, *extra):
     maps = np.load(os.path.join(npy, "attention.npy")).astype(np.float64)
     tokens = json.load(open(os.path.join(npy, "tokens.json")))
     return page, maps, tokens
-
-
-def nice_at_or_above(x):
-    if x <= 0:
-        return 1.0
-    e = 10.0 ** np.floor(np.log10(x))
-    for m in (1, 2, 2.5, 5, 10):
-        if m * e >= x * (1 - 1e-12):
-            return m * e
-
-
-def viridis(env):
-    path = os.path.join(os.path.dirname(env.samples), "assets", "colormaps", "viridis.csv")
-    rows = [l for l in open(path) if l.strip() and not l.startswith("#")]
-    return np.array([[round(float(v) * 255) for v in l.split(",")] for l in rows])
 
 
 def test_page_holds_the_models_maps_offline(env):
@@ -124,7 +110,7 @@ def test_grid_click_and_hover_in_a_real_browser(env):
         page, maps, tokens = make(env, "b", hf(env, "llama_bf16_gqa"), IDS)
         _, data = page_data(page)
         L, H, n = maps.shape[:3]
-        cmap = viridis(env)
+        cmap = colormap(env, "viridis")
         url = "file://" + os.path.abspath(page)
         browser.open(url)
         # each thumbnail's centre pixel: viridis of the mean of the cells it covers

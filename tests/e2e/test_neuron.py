@@ -8,10 +8,10 @@ against RdBu of the numbers; the text; the refusals."""
 import json
 import os
 import re
-import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from formats import colormap, nice_at_or_above, read_safetensors  # noqa: E402
 from harness import import_numpy, main  # noqa: E402
 
 np = import_numpy()
@@ -21,32 +21,9 @@ def hf(env, name):
     return os.path.join(env.data, "hf", name)
 
 
-def read_tensors(folder):
-    """Every tensor of model.safetensors as float64 (F32, F16 and BF16 decoded here)."""
-    with open(os.path.join(folder, "model.safetensors"), "rb") as f:
-        data = f.read()
-    (n,) = struct.unpack("<Q", data[:8])
-    header = json.loads(data[8:8 + n])
-    out = {}
-    for name, e in header.items():
-        if name == "__metadata__":
-            continue
-        b, end = e["data_offsets"]
-        raw = data[8 + n + b:8 + n + end]
-        if e["dtype"] == "F32":
-            a = np.frombuffer(raw, dtype="<f4")
-        elif e["dtype"] == "F16":
-            a = np.frombuffer(raw, dtype="<f2")
-        else:
-            assert e["dtype"] == "BF16"
-            a = (np.frombuffer(raw, dtype="<u2").astype(np.uint32) << 16).view(np.float32)
-        out[name] = a.astype(np.float64).reshape(e["shape"])
-    return out
-
-
 def layer0_gpt2(folder, ids):
     t = {k[len("transformer."):] if k.startswith("transformer.") else k: v
-         for k, v in read_tensors(folder).items()}
+         for k, v in read_safetensors(os.path.join(folder, "model.safetensors")).items()}
     c = json.load(open(os.path.join(folder, "config.json")))
     x = t["wte.weight"][ids] + t["wpe.weight"][:len(ids)]
     mu = x.mean(-1, keepdims=True)
@@ -72,7 +49,7 @@ def rope(x, heads, dh, theta):
 
 
 def layer0_llama(folder, ids):
-    t = read_tensors(folder)
+    t = read_safetensors(os.path.join(folder, "model.safetensors"))
     c = json.load(open(os.path.join(folder, "config.json")))
     H, KV = c["num_attention_heads"], c["num_key_value_heads"]
     dh = c.get("head_dim", c["hidden_size"] // H)
@@ -172,21 +149,6 @@ def test_every_layer_reproduces_the_map(env):
         print(f"  {name}: {L} x {H} heads, worst |a - map| {worst:.1e}")
 
 
-def nice_at_or_above(x):
-    if x <= 0:
-        return 1.0
-    e = 10.0 ** np.floor(np.log10(x))
-    for m in (1, 2, 2.5, 5, 10):
-        if m * e >= x * (1 - 1e-12):
-            return m * e
-
-
-def rdbu(env):
-    path = os.path.join(os.path.dirname(env.samples), "assets", "colormaps", "rdbu.csv")
-    rows = [l for l in open(path) if l.strip() and not l.startswith("#")]
-    return np.array([[round(float(v) * 255) for v in l.split(",")] for l in rows])
-
-
 def colour(cmap, v, rng):
     t = min(1.0, max(0.0, 0.5 + 0.5 * v / rng))
     return cmap[0] if t <= 0 else cmap[min(int(t * len(cmap)), len(cmap) - 1)]
@@ -209,7 +171,7 @@ def test_figure_cells_are_the_numbers(env):
     cells = [r for r in rects if r[2] == cell and r[3] == 14]
     keys = j["keys"]
     assert len(keys) == 7 and len(cells) == dh * (1 + 2 * len(keys)), len(cells)
-    cmap = rdbu(env)
+    cmap = colormap(env, "rdbu")
     vec_range = nice_at_or_above(max(np.abs(j["q"]).max(), max(np.abs(k["k"]).max() for k in keys)))
     prod_range = nice_at_or_above(max(np.abs(k["q_times_k"]).max() for k in keys))
     want = [colour(cmap, v, vec_range) for v in j["q"]]
