@@ -51,6 +51,7 @@ run_size size_of_run(const run_config& c, const prepared_input& in) {
 
 run_report run_job(const run_config& c) {
   check_job(c.out, c.view);
+  if (c.out.figure()) check_head_grid(c.spec.heads, c.view);
 
   const prepared_input in = prepare_input(c.input);
   const run_size size = size_of_run(c, in);

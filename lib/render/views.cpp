@@ -17,6 +17,16 @@ void check_view(const view_options& o) {
   colormap::named_or_default(o.cmap);
 }
 
+void check_head_grid(std::size_t heads, const view_options& o) {
+  if (heads > grid_max_heads && o.heads.what == head_view::kind::grid)
+    throw usage_error(fmt::format(
+        "{} {}: a figure of every head would have {} panels, and past {} they cannot be read; "
+        "draw one head, the mean or the max ({} N, mean, max), or leave out the figure ({} and "
+        "{} hold every head)",
+        param("heads"), heads, heads + 1, grid_max_heads, param("head_view"), param("json"),
+        param("npy")));
+}
+
 shown_matrix parse_shown_matrix(std::string_view s) {
   return value_of(shown_matrix_names, s, param("show"));
 }

@@ -36,6 +36,11 @@ struct view_options {
 // (usage_error naming the parameter otherwise).
 void check_view(const view_options& o);
 
+// The most heads a grid figure (every head and the mean) draws: past it the panels cannot be
+// read. check_head_grid refuses a grid of more, naming the limit and the other views.
+inline constexpr std::size_t grid_max_heads = 64;
+void check_head_grid(std::size_t heads, const view_options& o);
+
 shown_matrix parse_shown_matrix(std::string_view s);
 annotate_mode parse_annotate_mode(std::string_view s);
 std::string_view shown_matrix_name(shown_matrix m);

@@ -525,6 +525,11 @@ embedding_table read_source(byte_source& src, const std::unordered_set<std::stri
     have += got;
   }
   head.resize(have);
+  // a fastText model (.bin) starts with its magic number 793712314, int32 little-endian
+  if (head.size() >= 4 && head.compare(0, 4, std::string_view("\xBA\x16\x4F\x2F", 4)) == 0)
+    throw input_error(src.path(), "is a fastText model (.bin: its magic number 793712314 at byte "
+                                  "0), not word vectors; use the .vec file fastText writes beside "
+                                  "it (or `fasttext print-word-vectors model.bin < words`)");
   embedding_format format = detect_format(head);
   embedding_table table;
   if (format == embedding_format::word2vec_binary) {

@@ -41,6 +41,10 @@ def cases(env):
     yield "folder as embeddings", ["--embeddings", env.tmp], ["is a folder"]
     yield "FIFO as embeddings", ["--embeddings", env.fifo], ["fifo", "not a regular file"]
     yield "missing embeddings", ["--embeddings", env.path("nope.txt")], ["nope.txt", "cannot open"]
+    fasttext = env.path("model.bin")  # a fastText model's first bytes: magic 793712314, version 12
+    with open(fasttext, "wb") as f:
+        f.write(bytes.fromhex("ba164f2f0c000000") + bytes(64))
+    yield "fastText .bin model", ["--embeddings", fasttext], ["model.bin", "fastText model", ".vec"]
     yield "safetensors header past the end", params("header-too-long.safetensors"), ["header-too-long.safetensors", "header length 256 is larger"]
     yield "safetensors header not JSON", params("not-json.safetensors"), ["not-json.safetensors", "not valid JSON"]
     yield "safetensors offsets out of range", params("offsets-out-of-range.safetensors"), ["offsets-out-of-range.safetensors", "outside"]
@@ -82,6 +86,7 @@ def cases(env):
     yield "values of another length", ["--embeddings", tiny, "--values", "the cat"], ["--values", "2 token(s)", "3 keys"]
     yield "ConvS2S values of another size", ["--embeddings", tiny, "--convs2s", "--project", "--dk", "2"], ["ConvS2S values", "must match"]
     yield "cell out of range", ["--embeddings", tiny, "--cell", "0"], ["--cell"]
+    yield "a grid of 1024 heads", ["--embeddings", tiny, "--heads", "1024", "--dk", "1"], ["--heads 1024", "1025 panels", "past 64", "--head-view"]
     yield "bad memory size", ["--embeddings", tiny, "--max-memory", "lots"], ["--max-memory", "expected a size"]
     yield "output folder missing", ["--embeddings", tiny, "--png", env.path("no/such/a.png")], ["does not exist"]
     if os.geteuid() != 0:  # root writes into read-only folders anyway
