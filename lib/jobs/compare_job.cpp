@@ -148,7 +148,8 @@ compare_report run_compare(const compare_config& c) {
     return html_page(panels, c.view,
                      fmt::format("{}-attention · {} variants", structure_name(first.structure), n),
                      fmt::format("{} queries × {} keys · {}", first.query_tokens.size(),
-                                 first.key_tokens.size(), in.embeddings_name));
+                                 first.key_tokens.size(), in.embeddings_name),
+                     format_comparison(report));
   };
   report.written = write_outputs(c.out, made);
   return report;

@@ -106,6 +106,7 @@ aside{min-width:320px;max-width:560px;flex:1}
 #stages dd{margin:2px 0 0 0}
 #stages code{font:12.5px ui-monospace,"DejaVu Sans Mono",monospace}
 #stages .paper{color:#666;font-size:12.5px}
+#notes{margin-top:18px;font:12.5px/1.5 ui-monospace,"DejaVu Sans Mono",monospace;white-space:pre-wrap}
 )";
 
 constexpr const char* page_script = R"JS(
@@ -287,7 +288,8 @@ void check_html_size(const std::vector<html_panel>& panels) {
 }
 
 std::string html_page(const std::vector<html_panel>& panels, const view_options& view,
-                      const std::string& title, const std::string& subtitle) {
+                      const std::string& title, const std::string& subtitle,
+                      const std::string& notes) {
   check_html_size(panels);
   ojson data;
   data["title"] = title;
@@ -313,6 +315,8 @@ std::string html_page(const std::vector<html_panel>& panels, const view_options&
       "height=\"10\"></canvas></div>\n"
       "<aside>\n<div id=\"hover\">Hover a cell of the map.</div>\n<div id=\"explain\"></div>\n"
       "<dl id=\"stages\"></dl>\n</aside>\n</div>\n";
+  if (!notes.empty())
+    page += fmt::format("<pre id=\"notes\">{}</pre>\n", escape_html(notes));
   page += html_tail(data, page_script);
   return page;
 }

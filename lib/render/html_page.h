@@ -40,8 +40,10 @@ struct html_panel {
 // past it, --html is a usage_error suggesting --png or --npy.
 inline constexpr std::size_t html_max_cells = 4'000'000;
 
+// `notes`: plain text shown under the map (compare's metrics table), or nothing.
 std::string html_page(const std::vector<html_panel>& panels, const view_options& view,
-                      const std::string& title, const std::string& subtitle);
+                      const std::string& title, const std::string& subtitle,
+                      const std::string& notes = "");
 
 // Throws usage_error when the page would pass html_max_cells.
 void check_html_size(const std::vector<html_panel>& panels);

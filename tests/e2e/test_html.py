@@ -138,6 +138,11 @@ def test_variant_selector_in_a_real_browser(env):
             "Array.from(document.getElementById('variant').options).map(o => o.text)")
         assert labels == [v["label"] for v in doc["variants"]], labels
         assert browser.evaluate("document.getElementById('head').parentNode.hidden") is True
+        # the metrics compare prints, under the map
+        notes = browser.evaluate("document.getElementById('notes').textContent")
+        assert "JS (bits)" in notes and "Spearman" in notes, notes
+        for pair in doc["pairs"]:
+            assert f"{pair['mean_js_divergence_bits']:.4f}" in notes, (pair, notes)
         for index in (0, 2):
             select(browser, "variant", str(index))
             text, explain = hover(browser, 3, 2)
