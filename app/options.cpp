@@ -46,7 +46,8 @@ void add_input_flags(CLI::App& cmd, common_flags& f) {
   auto& c = f.input;
   cmd.add_option("--text,-t", c.text,
                  "Sentence for self-attention (queries = keys = values = its tokens); - reads "
-                 "standard input")
+                 "standard input. Chinese/Japanese without spaces becomes one token per "
+                 "character (said on stderr): give words with --tokens")
       ->group("Input");
   cmd.add_option("--tokens", c.tokens,
                  "Pre-tokenised sentence, space-separated, taken as is (instead of --text)")

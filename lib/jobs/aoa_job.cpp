@@ -73,7 +73,7 @@ aoa_report run_aoa(const aoa_config& c) {
   report.query_tokens = in.input.query_tokens;
   report.result = attention_over_attention(in.input.keys, in.input.queries);
   report.word_scores = aoa_word_scores(report.document_tokens, report.result.s);
-  if (auto w = oov_warning(in, c.input); !w.empty()) report.warnings.push_back(std::move(w));
+  for (auto& w : input_warnings(in, c.input)) report.warnings.push_back(std::move(w));
 
   job_products made;
   made.json = [&] {

@@ -101,7 +101,7 @@ compare_report run_compare(const compare_config& c) {
   size.variants = n;
   check_memory(size, c.max_memory);
   compare_report report;
-  if (auto w = oov_warning(in, c.input); !w.empty()) report.warnings.push_back(std::move(w));
+  for (auto& w : input_warnings(in, c.input)) report.warnings.push_back(std::move(w));
   for (const auto& s : scores)
     for (const auto& a : aligns)
       for (const auto& x : contexts) {

@@ -100,7 +100,7 @@ explain_report run_explain(const explain_config& c) {
   param_store params = param_store::open(c.params_in, c.spec.seed, c.params_prefix);
   const query_trace q = trace_query(c, in, params);
   explain_report rep;
-  if (auto w = oov_warning(in, c.input); !w.empty()) rep.warnings.push_back(std::move(w));
+  for (auto& w : input_warnings(in, c.input)) rep.warnings.push_back(std::move(w));
   rep.text = explain_header(q) + explain_stages(q) + explain_row(q);
   rep.json = explain_json(q);
   return rep;

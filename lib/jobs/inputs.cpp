@@ -135,4 +135,18 @@ std::string oov_warning(const prepared_input& in, const input_config& c) {
   return oov_warning(in.oov_tokens, c);
 }
 
+std::vector<std::string> input_warnings(const prepared_input& in, const input_config& c) {
+  std::vector<std::string> out;
+  if (auto w = oov_warning(in, c); !w.empty()) out.push_back(std::move(w));
+  for (const std::string* text : {&c.text, &c.source, &c.target})
+    if (splits_cjk_runs(*text)) {
+      out.push_back(fmt::format("Chinese/Japanese text without spaces is split into single "
+                                "characters (机器学习 -> 机 器 学 习); to attend over words, give "
+                                "them space-separated with {}",
+                                param("tokens")));
+      break;
+    }
+  return out;
+}
+
 }  // namespace attnviz

@@ -61,6 +61,9 @@ prepared_input prepare_input(const input_config& config);
 std::string_view oov_policy_name(oov_policy p);
 // The one-line warning for OOV tokens (empty when there are none).
 std::string oov_warning(const prepared_input& in, const input_config& config);
+// Everything worth telling about the input: the OOV warning, and that CJK text written without
+// spaces was split into single characters (with the way to give words: --tokens).
+std::vector<std::string> input_warnings(const prepared_input& in, const input_config& config);
 // The same for tokens gathered elsewhere; `where` follows "N token(s)" (" in 3 line(s)").
 std::string oov_warning(const std::vector<std::string>& oov_tokens, const input_config& config,
                         std::string_view where = "");

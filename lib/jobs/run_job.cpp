@@ -23,7 +23,7 @@ namespace attnviz {
 std::vector<std::string> run_warnings(const run_config& c, const prepared_input& in,
                                       const param_store& params) {
   std::vector<std::string> warnings;
-  if (auto w = oov_warning(in, c.input); !w.empty()) warnings.push_back(std::move(w));
+  for (auto& w : input_warnings(in, c.input)) warnings.push_back(std::move(w));
   if (const auto unused = params.unused_file_tensors(); !unused.empty())
     warnings.push_back(fmt::format("{}: tensors not used by this variant: {}", params.source(),
                                    fmt::join(unused, ", ")));

@@ -127,7 +127,7 @@ transformer_report run_transformer(const transformer_config& c) {
   add("encoder_decoder", "encoder-decoder attention (target over source)", prefixes[2],
       in.input, spec);
 
-  if (auto w = oov_warning(in, c.input); !w.empty()) report.warnings.push_back(std::move(w));
+  for (auto& w : input_warnings(in, c.input)) report.warnings.push_back(std::move(w));
   // tensors under the three prefixes that were not read are a mistake worth naming; the rest of
   // a bigger checkpoint (feed-forward, norms, other layers) is expected
   std::vector<std::string> unused_here;

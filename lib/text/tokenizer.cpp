@@ -38,6 +38,13 @@ class token_builder {
 
 }  // namespace
 
+bool splits_cjk_runs(std::string_view text) {
+  const std::u32string cps = decode_utf8_lossy(text);
+  for (std::size_t i = 1; i < cps.size(); ++i)
+    if (is_cjk(cps[i - 1]) && is_cjk(cps[i])) return true;
+  return false;
+}
+
 std::vector<std::string> tokenize(std::string_view text, const tokenizer_options& options,
                                   const std::string& source) {
   const std::u32string cps = decode_utf8(text, source);

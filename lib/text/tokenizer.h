@@ -31,6 +31,10 @@ std::vector<std::vector<std::string>> split_sentences(std::string_view text,
                                                       const tokenizer_options& options,
                                                       const std::string& source);
 
+// True when tokenize() splits a run of CJK characters written without spaces into single
+// characters (机器学习 -> 机 器 学 习): worth telling the user, whose words those were not.
+bool splits_cjk_runs(std::string_view text);
+
 // --tokens: a pre-tokenised, whitespace-separated list taken as is (validated as UTF-8).
 std::vector<std::string> split_pretokenized(std::string_view text, const std::string& source);
 

@@ -273,6 +273,16 @@ def test_short_flags_mean_one_thing_everywhere(env):
     assert meaning["-q"] == {"--quiet"} and meaning["-t"] == {"--text"}
 
 
+def test_unspaced_cjk_text_is_said_to_be_split(env):
+    _, err = env.run("run", "--text", "机器学习很有趣", "--json", env.path("cjk.json"))
+    assert "split into single characters" in err and "--tokens" in err, err
+    assert json.load(open(env.path("cjk.json")))["query_tokens"] == list("机器学习很有趣")
+    _, err = env.run("run", "--tokens", "机器 学习 很 有趣", "--json", env.path("cjk2.json"))
+    assert "split into single" not in err, err
+    _, err = env.run("run", "--text", "机 器", "--json", env.path("cjk3.json"))
+    assert "split into single" not in err, err  # already one character per word
+
+
 def test_did_you_mean(env):
     for argv, want in [(["rn", "--text", "x"], "unknown command 'rn': did you mean 'run'?"),
                        (["-j", "2", "modle"], "unknown command 'modle': did you mean 'model'?"),
