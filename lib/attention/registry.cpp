@@ -110,7 +110,8 @@ const std::vector<score_entry>& score_registry() {
       {{"relative",
         {"transformer-xl", "rel"},
         "Transformer-XL relative-position score: content, position and two global biases",
-        "e_ij = q_i.k_j + q_i.(W_R r_{i-j}) + u.k_j + w.(W_R r_{i-j}),  r = sinusoid of i-j",
+        "e_ij = (q_i.k_j + q_i.(W_R r_{i-j}) + u.k_j + w.(W_R r_{i-j})) / sqrt(d_k),  r = "
+        "sinusoid of i-j",
         "score.W_R [d_k, d_k], score.u [d_k], score.w [d_k] (needs d_q = d_k)",
         "Dai et al. 2019, Transformer-XL: Attentive Language Models Beyond a Fixed-Length "
         "Context",

@@ -214,7 +214,12 @@ matrix score_relative(const score_inputs& in) {
   const matrix w_r = in.params.require_matrix("score.W_R", d, d);
   const auto u = in.params.require_vector("score.u", d);
   const auto w = in.params.require_vector("score.w", d);
-  return relative_scores(in.queries, in.keys, w_r, u, w);
+  // scaled by 1/√d_k, as Transformer-XL scales its scores (without it the four terms of d = 300
+  // vectors make nearly one-hot maps)
+  matrix e = relative_scores(in.queries, in.keys, w_r, u, w);
+  const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
+  for (std::size_t k = 0; k < e.size(); ++k) e.data()[k] *= scale;
+  return e;
 }
 
 }  // namespace attnviz

@@ -73,7 +73,7 @@ def score(name, q, k, p, sharpen):
         r = sinusoid(offsets.astype(np.float64), d)  # (n_q, n_k, d)
         wr = r @ p["score.W_R"].T
         return (q @ k.T + np.einsum("id,ijd->ij", q, wr) + (k @ p["score.u"])[None, :]
-                + wr @ p["score.w"])
+                + wr @ p["score.w"]) / np.sqrt(d)  # scaled as the paper scales
     raise ValueError(name)
 
 

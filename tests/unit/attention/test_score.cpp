@@ -183,6 +183,11 @@ TEST_CASE("relative: a shifted sentence of one repeated token gives a Toeplitz m
     for (std::size_t j = 0; j + 1 < 6; ++j)
       CHECK(e(i + 1, j + 1) == doctest::Approx(e(i, j)).epsilon(1e-5));
   REQUIRE(p.used().size() == 3);
+  // the registered score is the four terms scaled by 1/√d_k, as Transformer-XL scales them
+  const matrix raw = relative_scores(x, x, p.require_matrix("score.W_R", 4, 4),
+                                     p.require_vector("score.u", 4), p.require_vector("score.w", 4));
+  for (std::size_t k = 0; k < e.size(); ++k)
+    CHECK(e.data()[k] == doctest::Approx(raw.data()[k] / 2.0).epsilon(1e-6));
   CHECK(p.used()[0].first == "score.W_R");
   CHECK(p.used()[1].first == "score.u");
   CHECK(p.used()[2].first == "score.w");
