@@ -35,13 +35,17 @@ void print_report(std::FILE* out, const heads_report& r, std::size_t top) {
     fmt::print(out, "\n");
   }
   fmt::print(out, "\nlayer head  pattern          previous  first  induction  self  special  "
-                  "entropy  distance\n");
-  for (const head_finding& f : r.heads)
-    fmt::print(out, "{:>5} {:>4}  {:<15} {:>9.3f} {:>6.3f} {:>10.3f} {:>5.3f} {:>8} {:>8.2f} {:>9.2f}\n",
+                  "entropy  distance  also\n");
+  for (const head_finding& f : r.heads) {
+    std::string also;
+    for (const head_pattern p : f.also) also += (also.empty() ? "" : ", ") + std::string(pattern_name(p));
+    fmt::print(out,
+               "{:>5} {:>4}  {:<15} {:>9.3f} {:>6.3f} {:>10.3f} {:>5.3f} {:>8} {:>8.2f} {:>9.2f}{}\n",
                f.layer, f.head, pattern_name(f.pattern), f.stats.previous, f.stats.first,
                f.induction, f.stats.self,
                f.stats.marked ? fmt::format("{:.3f}", *f.stats.marked) : std::string("-"),
-               f.stats.entropy_bits, f.stats.distance);
+               f.stats.entropy_bits, f.stats.distance, also.empty() ? "" : "  " + also);
+  }
 }
 
 }  // namespace
@@ -63,7 +67,9 @@ one is given. Per head (means over the query rows):
   entropy    of each row, in bits (0: one key; log2 n: uniform)
   distance   mean |query - key| in tokens, weighted
 previous, first and self come from the text when one is given, else from the random sequence. A
-head is named for its strongest pattern when that score reaches --threshold, else "mixed".
+head is named for its strongest pattern when that score reaches --threshold, else "mixed"; the
+other patterns that also reach it are listed under "also" (an induction head often rests on the
+first token when the current token has no earlier occurrence).
 
 Examples:
   attn-viz heads --model samples/kjv-gpt

@@ -61,6 +61,9 @@ std::string heads_json(const heads_report& r, const heads_job_config& c) {
               {"self", rounded(f.stats.self)}};
     h["special"] = f.stats.marked ? json(rounded(*f.stats.marked)) : json(nullptr);
     h["induction"] = rounded(f.induction);
+    json also = json::array();
+    for (const head_pattern p : f.also) also.push_back(std::string(pattern_name(p)));
+    h["also"] = std::move(also);
     heads.push_back(std::move(h));
   }
   j["heads"] = std::move(heads);
@@ -146,20 +149,30 @@ std::vector<head_finding> find_heads(const model_forward& random, std::size_t pe
       f.stats = measure_head(measured.map(l, h), measured.n, special);
       f.induction = induction_score(random.map(l, h), period);
       f.pattern = strongest(f, threshold);
+      for (const head_pattern p : ranked_patterns)
+        if (p != f.pattern && f.pattern != head_pattern::mixed && f.score(p) >= threshold)
+          f.also.push_back(p);
+      std::stable_sort(f.also.begin(), f.also.end(),
+                       [&](head_pattern a, head_pattern b) { return f.score(a) > f.score(b); });
       out.push_back(f);
     }
   return out;
 }
 
 std::string finding_caption(const head_finding& f) {
-  switch (f.pattern) {
-    case head_pattern::previous_token: return fmt::format("previous {:.2f}", f.stats.previous);
-    case head_pattern::first_token: return fmt::format("first {:.2f}", f.stats.first);
-    case head_pattern::induction: return fmt::format("induction {:.2f}", f.induction);
-    case head_pattern::self: return fmt::format("self {:.2f}", f.stats.self);
-    case head_pattern::mixed: break;
-  }
-  return {};
+  auto one = [&](head_pattern p) -> std::string {
+    switch (p) {
+      case head_pattern::previous_token: return fmt::format("previous {:.2f}", f.stats.previous);
+      case head_pattern::first_token: return fmt::format("first {:.2f}", f.stats.first);
+      case head_pattern::induction: return fmt::format("induction {:.2f}", f.induction);
+      case head_pattern::self: return fmt::format("self {:.2f}", f.stats.self);
+      case head_pattern::mixed: break;
+    }
+    return {};
+  };
+  std::string caption = one(f.pattern);
+  for (const head_pattern p : f.also) caption += "\n" + one(p);
+  return caption;
 }
 
 heads_report run_heads_job(const heads_job_config& c) {

@@ -55,6 +55,9 @@ struct head_finding {
   head_stats stats;  // on the text, or the random sequence
   double induction = 0.0;
   head_pattern pattern = head_pattern::mixed;
+  // the other patterns that also reach the threshold, strongest first (an induction head that
+  // rests on the first token when the current token has no earlier occurrence is both)
+  std::vector<head_pattern> also;
   double score(head_pattern p) const;
 };
 
@@ -84,8 +87,8 @@ std::size_t finder_period(const model_config& c, std::size_t requested,
 std::vector<head_finding> find_heads(const model_forward& random, std::size_t period,
                                      const model_forward& measured,
                                      const std::vector<std::string>& tokens, double threshold);
-// A thumbnail's caption: "previous 0.93", "first 0.88", "induction 0.71", "self 0.60"; empty
-// for a mixed head.
+// A thumbnail's caption: "previous 0.93", "first 0.88", "induction 0.71", "self 0.60", then a
+// line ('\n') for each pattern of `also` ("induction 0.83\nfirst 0.44"); empty for a mixed head.
 std::string finding_caption(const head_finding& f);
 
 // T random ids in [0, vocab), said twice.

@@ -94,10 +94,14 @@ figure model_view_figure(const model_view_spec& spec) {
     label_w = std::max(label_w, font.text_width(decode_utf8_lossy(fmt::format("L{}", l))));
   const bool captions = !spec.captions.empty();
   int caption_h = 0;
-  if (captions) {
+  if (captions) {  // a caption has one line per pattern ('\n' between them)
     for (const std::size_t l : rows)
-      for (const std::size_t h : cols)
-        if (!spec.captions[l * spec.heads + h].empty()) caption_h = glyph_h + 2;
+      for (const std::size_t h : cols) {
+        const std::string& cap = spec.captions[l * spec.heads + h];
+        if (cap.empty()) continue;
+        const auto lines = 1 + std::count(cap.begin(), cap.end(), '\n');
+        caption_h = std::max(caption_h, static_cast<int>(lines) * (glyph_h + 2));
+      }
   }
   const bool per_panel = spec.scale == scale_mode::panel;
   // per-panel scale: each thumbnail's own maximum, written under it
@@ -141,7 +145,14 @@ figure model_view_figure(const model_view_spec& spec) {
       }
       if (captions) {
         const std::string& caption = spec.captions[rows[r] * spec.heads + cols[c]];
-        if (!caption.empty()) fig.text(x, below, fit_text(decode_utf8_lossy(caption), t, font), ink);
+        std::size_t at = 0;
+        while (!caption.empty() && at <= caption.size()) {
+          const std::size_t end = std::min(caption.find('\n', at), caption.size());
+          fig.text(x, below, fit_text(decode_utf8_lossy(caption.substr(at, end - at)), t, font),
+                   ink);
+          below += glyph_h + 2;
+          at = end + 1;
+        }
       }
     }
   }

@@ -11,6 +11,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import import_numpy, main  # noqa: E402
 
 np = import_numpy()
+# the trained sample model's best scores must reach these (its measured values are in
+# samples/README.md; a random model reaches about 0.1 at most)
+MIN_PREVIOUS, MIN_INDUCTION, MIN_FIRST, MIN_ON_TEXT = 0.5, 0.5, 0.3, 0.3
 
 
 def hf(env, name):
@@ -100,6 +103,45 @@ def test_random_models_have_no_induction_head(env):
         top = report["ranking"]["induction"][0][2]
         assert report["random"]["period"] >= 16, report["random"]["period"]
         assert top < 0.3, (name, top)
+
+
+def test_the_trained_sample_model_has_named_heads(env):
+    """samples/kjv-gpt (samples/train_demo_model.py): a previous-token head, a first-token head
+    and an induction head, each clearly above what the random checkpoints reach (their best
+    induction score is below 0.1, see above), and named so in the model view's captions."""
+    folder = os.path.join(env.samples, "kjv-gpt")
+    out = env.path("kjv.json")
+    stdout, _ = env.run("heads", "--model", folder, "--json", out, "-q")
+    report = json.load(open(out))
+    best = {p: report["ranking"][p][0] for p in ("previous-token", "first-token", "induction")}
+    print("  kjv-gpt best heads: " + ", ".join(f"{p} L{l} H{h} {s:.2f}" for p, (l, h, s) in best.items()))
+    assert best["previous-token"][2] >= MIN_PREVIOUS, best
+    assert best["induction"][2] >= MIN_INDUCTION, best
+    assert best["first-token"][2] >= MIN_FIRST, best
+    names = {h["pattern"] for h in report["heads"]} | {p for h in report["heads"] for p in h["also"]}
+    assert {"previous-token", "induction", "first-token"} <= names, names
+    # and the model view captions them (two lines where a head is both)
+    npy = env.path("kjv-view")
+    svg = env.path("kjv-view.svg")
+    env.run("model", "--model", folder, "--text", " And God said, Let there be light.", "--view",
+            "model", "--name-heads", "--svg", svg, "-q")
+    text = open(svg, encoding="utf-8").read()
+    for word in ("previous", "induction", "first"):
+        assert f">{word} " in text, word
+    # the same heads on a real verse said twice: the induction head looks back one token past the
+    # earlier occurrence
+    verse = " And God said, Let there be light: and there was light."  # " And" both times
+    npy = env.path("kjv-npy")
+    env.run("model", "--model", folder, "--text", verse + verse, "--npy", npy, "-q")
+    maps = np.load(os.path.join(npy, "attention.npy"))
+    n = maps.shape[-1]
+    T = n // 2  # the verse's tokens, twice (no special tokens for GPT-2)
+    tokens = json.load(open(os.path.join(npy, "tokens.json")))
+    assert tokens[:T] == tokens[T:], tokens
+    l, h, _ = best["induction"]
+    on_next = np.mean([maps[l, h, i, i - T + 1] for i in range(T, n - 1)])
+    print(f"  induction head L{l} H{h} on the verse said twice: {on_next:.2f}")
+    assert on_next >= MIN_ON_TEXT, on_next
 
 
 def test_refusals(env):

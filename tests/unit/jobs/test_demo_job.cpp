@@ -24,13 +24,26 @@ TEST_CASE("demo on the bundled samples: every score function, PNG and JSON for e
   const auto report = run_demo({ATTNVIZ_SAMPLES, out, 0},
                                [&](std::size_t, std::size_t, const std::string&) { ++calls; });
   CHECK(report.warnings.empty());
-  std::size_t pngs = 0, jsons = 0;
+  std::size_t pngs = 0, jsons = 0, lines = 0, pages = 0;
+  auto ends = [](const std::string& p, const std::string& tail) {
+    return p.size() > tail.size() && p.compare(p.size() - tail.size(), tail.size(), tail) == 0;
+  };
   for (const auto& p : report.written) {
     CHECK(std::filesystem::is_regular_file(p));
-    pngs += p.size() > 4 && p.substr(p.size() - 4) == ".png";
-    jsons += p.size() > 5 && p.substr(p.size() - 5) == ".json";
+    pngs += ends(p, ".png");
+    jsons += ends(p, ".json");
+    lines += ends(p, "-lines.png");
+    pages += ends(p, ".html");
   }
-  CHECK(pngs == jsons);
+  // every figure has its JSON, but the trained model's head view (its maps are in the model
+  // view's JSON), which comes with the model view's page
+  CHECK(pngs == jsons + lines);
+  CHECK(lines == pages);
+  if (std::filesystem::exists(std::filesystem::path(ATTNVIZ_SAMPLES) / "kjv-gpt" / "config.json")) {
+    CHECK(lines == 1);
+    CHECK(std::filesystem::exists(std::filesystem::path(out) / "model-kjv-gpt.png"));
+    CHECK(std::filesystem::exists(std::filesystem::path(out) / "model-kjv-gpt.html"));
+  }
   CHECK(pngs >= score_registry().size() + 2);
   CHECK(calls == pngs + 1);
   CHECK(std::filesystem::exists(std::filesystem::path(out) /
