@@ -92,8 +92,12 @@ Examples:
           ->group("Model"));
   add_output_flags(*cmd, nj.out,
                    {{output_kind::png, "With --model: draw the neuron view as PNG"},
-                    {output_kind::svg, "With --model: draw the neuron view as SVG"}});
-  for (const char* name : {"--png", "--svg"}) neuron->model_only.push_back(cmd->get_option(name));
+                    {output_kind::svg, "With --model: draw the neuron view as SVG"},
+                    {output_kind::html, "With --model: the neuron view as one offline page, "
+                                        "every query selectable, hover for each dimension's "
+                                        "numbers"}});
+  for (const char* name : {"--png", "--svg", "--html"})
+    neuron->model_only.push_back(cmd->get_option(name));
   neuron->model_only.push_back(
       cmd->add_flag("--quiet,-q", neuron->quiet, "With --model: no progress bar on stderr")
           ->group("Model"));

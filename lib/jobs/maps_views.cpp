@@ -171,7 +171,11 @@ std::string maps_page(const maps_source& s, const view_choice& c,
   for (std::size_t h = 0; h < s.heads; ++h) heads[h] = h;
   p.aggregates.emplace_back("mean of every layer and head",
                             reduce_maps(m, layers, heads, map_reduce::mean).to_vector());
+  p.aggregates.emplace_back("max of every layer and head",
+                            reduce_maps(m, layers, heads, map_reduce::max).to_vector());
   p.aggregates.emplace_back("rollout through every layer", attention_rollout(m, layers).to_vector());
+  if (s.n <= page_flow_max_tokens)  // a maximum flow per pair of tokens: only for short texts
+    p.aggregates.emplace_back("flow through every layer", attention_flow(m, layers).to_vector());
   p.layer = c.layer;
   p.head = c.head;
   p.panel_scale = c.scale == scale_mode::panel;

@@ -65,8 +65,9 @@ figure draw_view(const maps_source& s, const view_choice& c,
                  std::vector<std::string> captions = {});
 
 // The --html page of every layer and head (render/model_page.h), opening on the chosen layer
-// and head, with the choice's colormap and colour range, and the mean of every map and the
-// rollout through every layer as aggregates.
+// and head, with the choice's colormap and colour range, and as aggregates the mean and the max
+// of every map, the rollout through every layer and, up to page_flow_max_tokens tokens, the flow.
+inline constexpr std::size_t page_flow_max_tokens = 32;
 std::string maps_page(const maps_source& s, const view_choice& c,
                       std::vector<std::string> captions = {});
 

@@ -10,6 +10,7 @@
 #include "jobs/model_job.h"
 #include "model/forward.h"
 #include "model/hf_model.h"
+#include "render/neuron_page.h"
 #include "render/neuron_view.h"
 #include "text/lookup.h"
 #include "text/utf8.h"
@@ -74,6 +75,24 @@ neuron_report run_neuron_job(const neuron_job_config& c) {
   r.json = neuron_json(spec, fmt::format("attn-viz {}", version));
   job_products made;
   made.picture = [&] { return neuron_view_figure(spec); };
+  made.html = [&] {
+    neuron_page_spec page;
+    page.title = fmt::format("neuron view · {} · layer {}, head {}", r.folder, c.layer, c.head);
+    page.subtitle = fmt::format("{} · {} tokens · s = q·k/√{}, a = softmax(s)", model_summary(mc),
+                                f.n, mc.head_dim);
+    page.tokens = r.tokens;
+    page.layer = c.layer;
+    page.head = c.head;
+    page.kv_head = r.trace.kv_head;
+    page.d_head = mc.head_dim;
+    page.query = query;
+    page.rope = spec.rope;
+    page.causal = at.causal;
+    page.window = at.window;
+    page.probe = &probe;
+    page.maps = f.map(c.layer, c.head);
+    return neuron_page(page);
+  };
   r.written = write_outputs(c.out, made);
   return r;
 }

@@ -25,7 +25,7 @@ struct neuron_job_config {
   // ("light"), its first occurrence; or a 0-based position; empty: the last token.
   std::string query;
   std::size_t top_k = 3;  // keys listed with their vectors (text)
-  job_outputs out;        // png, svg
+  job_outputs out;        // png, svg, html (render/neuron_page.h)
   progress_style progress = progress_style::automatic;
 };
 

@@ -407,6 +407,7 @@ def test_explain(env):
              "--ids": lambda w, base: swap("--ids", ["--ids", "1,2,3"])(w, model),
              "--png": on_model([], ["--png", "{d}/n.png"]),
              "--svg": on_model([], ["--svg", "{d}/n.svg"]),
+             "--html": on_model([], ["--html", "{d}/n.html"]),
              "--quiet": lambda w, base: quiets([])(w, model)}
     table["--max-memory"] = fails(["--max-memory", "1"], ["--max-memory"])
     # explain --model: --head counts from 0 there

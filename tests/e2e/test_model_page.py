@@ -175,14 +175,15 @@ def test_aggregates_and_head_view_in_a_real_browser(env):
     _, data = page_data(page)
     L, H, n = maps.shape[:3]
     want = {}
-    for view in ("mean", "rollout"):
+    for view in ("mean", "max", "rollout", "flow"):
         out = env.path("agg-" + view)
         env.run("model", "--model", folder, "--ids", ",".join(map(str, IDS)), "--view", view,
                 "--npy", out, "-q")
         want[view] = np.load(os.path.join(out, "view.npy")).astype(np.float64)
-    assert [a["label"] for a in data["aggregates"]] == ["mean of every layer and head",
-                                                        "rollout through every layer"]
-    for a, view in zip(data["aggregates"], ("mean", "rollout")):
+    assert [a["label"] for a in data["aggregates"]] == [
+        "mean of every layer and head", "max of every layer and head",
+        "rollout through every layer", "flow through every layer"]
+    for a, view in zip(data["aggregates"], ("mean", "max", "rollout", "flow")):
         got = np.array(a["map"]).reshape(n, n)
         assert np.all(np.abs(got - want[view]) <= 5e-6 * np.abs(want[view]) + 1e-12), view
     browser = start_browser()
@@ -190,7 +191,7 @@ def test_aggregates_and_head_view_in_a_real_browser(env):
         url = "file://" + os.path.abspath(page)
         browser.open(url)
         # the rollout, chosen in the layer selector, drawn and hovered like a map
-        select(browser, "layer", str(L + 1))
+        select(browser, "layer", str(L + 2))
         assert browser.evaluate("document.getElementById('head').disabled") is True
         assert browser.evaluate("document.getElementById('maptitle').textContent") == \
             "rollout through every layer"

@@ -194,6 +194,51 @@ def test_figure_cells_are_the_numbers(env):
     assert "2 hidden by the mask" in text
 
 
+def test_page_in_a_real_browser(env):
+    """explain --model --html: the page's own walk (recomputed in the browser) equals the JSON
+    walk for the query it opens on and for another one chosen in its selector; hovering a cell
+    of q ⊙ k shows that dimension's numbers; no request, no script error."""
+    import re as _re
+    from browser import start_browser
+    folder = hf(env, "llama_bf16_gqa")
+    ids = [4, 17, 8, 30, 4, 17, 1, 9, 22]
+    page = env.path("neuron.html")
+    env.run("explain", "--model", folder, "--ids", ",".join(map(str, ids)), "--layer", "1",
+            "--head", "3", "--query", "6", "--html", page, "-q")
+    html = open(page, encoding="utf-8").read()
+    assert "default-src 'none'" in html and "https:" not in html
+    browser = start_browser()
+    try:
+        url = "file://" + os.path.abspath(page)
+        browser.open(url)
+        for query in (6, 8, 2):
+            if query != 6:
+                browser.evaluate(f"window.attnviz.select({query})")
+            want = neuron(env, folder, ids, 1, 3, query)
+            got = json.loads(browser.evaluate("JSON.stringify(window.attnviz.trace())"))
+            assert got["query"] == query
+            assert [k["j"] for k in got["keys"]] == [k["position"] for k in want["keys"]]
+            scale = max(1.0, max(abs(x) for x in want["q"]))
+            assert max(abs(a - b) for a, b in zip(got["q"], want["q"])) <= 1e-5 * scale
+            for g, k in zip(got["keys"], want["keys"]):
+                assert abs(g["score"] - k["score"]) <= 1e-4 * max(1.0, abs(k["score"])), (g, k)
+                assert abs(g["weight"] - k["weight"]) <= 1e-5, (g["weight"], k["weight"])
+            assert got["error"] < 1e-5, got["error"]
+            # hover the q ⊙ k cell of the top key, dimension 3
+            row = max(range(len(want["keys"])), key=lambda r: want["keys"][r]["weight"])
+            c = json.loads(browser.evaluate(f"JSON.stringify(window.attnviz.cellCenter({row}, 3, 'prod'))"))
+            browser.move_mouse(c["x"], c["y"])
+            text = browser.evaluate("document.getElementById('hover').textContent")
+            k = want["keys"][row]
+            assert f"key {k['position']} " in text and "dimension 3:" in text, text
+            shown = float(_re.search(r"q·k = (-?\d+\.\d{4})$", text).group(1))
+            assert abs(shown - k["q_times_k"][3]) <= 1e-3 * max(1.0, abs(k["q_times_k"][3])), (shown, k["q_times_k"][3])
+        assert browser.console_errors() == []
+        assert browser.requests() == [url], browser.requests()
+    finally:
+        browser.close()
+
+
 def test_text_walk(env):
     folder = hf(env, "gpt2_f32")
     ids = "5,9,3,7,5,9"
