@@ -302,8 +302,7 @@ std::string html_page(const std::vector<html_panel>& panels, const view_options&
   data["panels"] = std::move(list);
 
   std::string page = html_head(title, page_style);
-  page += fmt::format("<h1>{}</h1>\n<p class=\"sub\">{}</p>\n", escape_html(title),
-                      escape_html(subtitle));
+  page += html_title_block(title, subtitle);
   page +=
       "<div class=\"controls\">\n"
       "<label>Variant <select id=\"variant\"></select></label>\n"

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 namespace attnviz {
 
 std::string escape_html(std::string_view s) {
@@ -68,6 +70,13 @@ std::string html_head(const std::string& title, const char* style) {
                       escape_html(title), base_style, style);
   return page;
 }
+
+std::string html_title_block(const std::string& title, const std::string& subtitle) {
+  return fmt::format("<h1>{}</h1>\n<p class=\"sub\">{}</p>\n", escape_html(title),
+                     escape_html(subtitle));
+}
+
+double page_number(float x) { return std::strtod(fmt::format("{:.6g}", x).c_str(), nullptr); }
 
 std::string html_tail(const nlohmann::ordered_json& data, const char* script) {
   std::string page =

@@ -19,6 +19,11 @@ nlohmann::ordered_json colormap_json(const colormap& c);
 // "<!DOCTYPE html> … <body>\n": charset, the policy, viewport, the title, and the style every
 // page shares (text, title block, selectors, a scrolling box, footer) followed by `style`.
 std::string html_head(const std::string& title, const char* style);
+// "<h1>title</h1><p class="sub">subtitle</p>", escaped.
+std::string html_title_block(const std::string& title, const std::string& subtitle);
+// A weight or vector entry for a page's data: x to 6 significant digits (the pages show 4
+// decimals; the text stays about 8 bytes a number).
+double page_number(float x);
 // The data block <script type="application/json" id="attnviz-data">, the script, the footer
 // and the end of the document.
 std::string html_tail(const nlohmann::ordered_json& data, const char* script);

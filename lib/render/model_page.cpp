@@ -16,9 +16,6 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-// x to 6 significant digits (the page shows 4 decimals; the text stays about 8 bytes a weight).
-double six_digits(float x) { return std::strtod(fmt::format("{:.6g}", x).c_str(), nullptr); }
-
 constexpr const char* page_style = R"(
 h2{font-size:15px;margin:0 0 6px}
 .main{display:flex;gap:28px;align-items:flex-start;flex-wrap:wrap}
@@ -412,7 +409,7 @@ std::string model_page(const model_page_spec& s) {
   ojson maps = ojson::array();
   for (std::size_t m = 0; m < s.layers * s.heads; ++m) {
     ojson one = ojson::array();
-    for (std::size_t x = 0; x < nn; ++x) one.push_back(six_digits(s.maps[m * nn + x]));
+    for (std::size_t x = 0; x < nn; ++x) one.push_back(page_number(s.maps[m * nn + x]));
     maps.push_back(std::move(one));
   }
   data["maps"] = std::move(maps);
@@ -420,14 +417,13 @@ std::string model_page(const model_page_spec& s) {
   for (const auto& [label, map] : s.aggregates) {
     if (map.size() != nn) throw std::logic_error("model_page: an aggregate is not n × n");
     ojson one = ojson::array();
-    for (const float v : map) one.push_back(six_digits(v));
+    for (const float v : map) one.push_back(page_number(v));
     aggregates.push_back({{"label", label}, {"map", std::move(one)}});
   }
   data["aggregates"] = std::move(aggregates);
 
   std::string page = html_head(s.title, page_style);
-  page += fmt::format("<h1>{}</h1>\n<p class=\"sub\">{}</p>\n", escape_html(s.title),
-                      escape_html(s.subtitle));
+  page += html_title_block(s.title, s.subtitle);
   page +=
       "<div class=\"controls\">\n"
       "<label>Layer <select id=\"layer\"></select></label>\n"

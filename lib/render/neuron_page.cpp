@@ -15,14 +15,12 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-double six_digits(float x) { return std::strtod(fmt::format("{:.6g}", x).c_str(), nullptr); }
-
 // Columns [first, first + d) of every row of m, 6 significant digits.
 ojson rows_of(const matrix& m, std::size_t first, std::size_t d) {
   ojson rows = ojson::array();
   for (std::size_t r = 0; r < m.rows(); ++r) {
     ojson row = ojson::array();
-    for (std::size_t c = 0; c < d; ++c) row.push_back(six_digits(m(r, first + c)));
+    for (std::size_t c = 0; c < d; ++c) row.push_back(page_number(m(r, first + c)));
     rows.push_back(std::move(row));
   }
   return rows;
@@ -216,13 +214,12 @@ std::string neuron_page(const neuron_page_spec& s) {
   ojson map = ojson::array();
   for (std::size_t i = 0; i < n; ++i) {
     ojson row = ojson::array();
-    for (std::size_t j = 0; j < n; ++j) row.push_back(six_digits(s.maps[i * n + j]));
+    for (std::size_t j = 0; j < n; ++j) row.push_back(page_number(s.maps[i * n + j]));
     map.push_back(std::move(row));
   }
   data["map"] = std::move(map);
   std::string page = html_head(s.title, page_style);
-  page += fmt::format("<h1>{}</h1>\n<p class=\"sub\">{}</p>\n", escape_html(s.title),
-                      escape_html(s.subtitle));
+  page += html_title_block(s.title, s.subtitle);
   page +=
       "<div class=\"controls\">\n<label>Query <select id=\"query\"></select></label>\n</div>\n"
       "<div class=\"scroll\"><canvas id=\"neuron\" width=\"10\" height=\"10\"></canvas></div>\n"
