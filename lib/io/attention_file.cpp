@@ -30,6 +30,12 @@ std::uint64_t u64(std::string_view b, std::size_t at) {
 
 std::string inflate_raw(std::string_view data, std::uint64_t size, const std::string& source,
                         const std::string& name, std::uint64_t offset) {
+  // deflate expands at most 1032:1, so a larger declared size is a damaged (or hostile) entry:
+  // refused before anything is allocated for it
+  if (size > 1032 * static_cast<std::uint64_t>(data.size()) + 1024)
+    throw input_error(source, fmt::format("member {} (byte {}): declares {} bytes uncompressed "
+                                          "from {} compressed, more than deflate can give",
+                                          name, offset, size, data.size()));
   std::string out(size, '\0');
   z_stream z{};
   if (inflateInit2(&z, -MAX_WBITS) != Z_OK) throw std::runtime_error("zlib: inflateInit2 failed");
