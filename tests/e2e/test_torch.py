@@ -8,10 +8,10 @@ Debian's PyTorch; when torch can be imported here, also makes fresh ones with ot
 head counts and checks those (so a change in PyTorch or in attn-viz shows up)."""
 import json
 import os
-import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from formats import read_safetensors, write_safetensors  # noqa: E402
 from harness import import_numpy, main  # noqa: E402
 
 np = import_numpy()
@@ -69,35 +69,6 @@ def test_fresh_pytorch_modules_when_torch_is_installed(env):
     make_torch_mha.make(folder, cases, env.embeddings)
     for name, *_ in cases:
         check_case(env, folder, name)
-
-
-def read_safetensors(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    (n,) = struct.unpack("<Q", data[:8])
-    header = json.loads(data[8:8 + n])
-    out = {}
-    for name, e in header.items():
-        if name == "__metadata__":
-            continue
-        b, end = e["data_offsets"]
-        assert e["dtype"] == "F32"
-        out[name] = np.frombuffer(data[8 + n + b:8 + n + end], dtype="<f4").reshape(e["shape"])
-    return out
-
-
-def write_safetensors(path, tensors):
-    header, blobs, offset = {}, [], 0
-    for name, t in tensors.items():
-        blob = np.ascontiguousarray(t, dtype="<f4").tobytes()
-        header[name] = {"dtype": "F32", "shape": list(t.shape),
-                        "data_offsets": [offset, offset + len(blob)]}
-        blobs.append(blob)
-        offset += len(blob)
-    text = json.dumps(header).encode()
-    text += b" " * (-len(text) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
 
 
 def test_one_layer_of_a_bigger_checkpoint_in_each_naming_scheme(env):

@@ -8,10 +8,10 @@ head labels are in the SVG as text; --layers/--heads cut the grid; a 32 x 32 mod
 import json
 import os
 import re
-import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from formats import colormap, nice_at_or_above, write_safetensors  # noqa: E402
 from harness import SKIP, import_numpy, main  # noqa: E402
 
 np = import_numpy()
@@ -23,12 +23,6 @@ except ImportError:
 
 MUTED = (102, 102, 102)
 HIDDEN = (232, 232, 232)
-
-
-def viridis(env):
-    path = os.path.join(os.path.dirname(env.samples), "assets", "colormaps", "viridis.csv")
-    rows = [l for l in open(path) if l.strip() and not l.startswith("#")]
-    return np.array([[round(float(v) * 255) for v in l.split(",")] for l in rows])
 
 
 def frames(img, t):
@@ -44,17 +38,6 @@ def frames(img, t):
                     and muted[y:y + t + 2, x].all() and muted[y:y + t + 2, x + t + 1].all():
                 found.append((x, y))
     return a, found
-
-
-def nice_at_or_above(x):
-    """The colour range's top, as the heatmaps round it (1, 2, 2.5, 5 times a power of 10)."""
-    if x <= 0:
-        return 1.0
-    p = 10.0 ** np.floor(np.log10(x))
-    for m in (1.0, 2.0, 2.5, 5.0, 10.0):
-        if m * p >= x * (1 - 1e-12):
-            return m * p
-    return 10.0 * p
 
 
 def shared_top(maps):
@@ -98,7 +81,7 @@ def test_every_thumbnail_shows_its_map(env):
     xs = sorted({x for x, _ in found})
     ys = sorted({y for _, y in found})
     assert len(xs) == H and len(ys) == L  # a regular grid: rows = layers, columns = heads
-    cmap = viridis(env)
+    cmap = colormap(env, "viridis")
     vmax = shared_top(maps)
     for (x, y) in found:
         check_thumbnail(a, x, y, maps[ys.index(y), xs.index(x)], vmax, cmap)
@@ -116,7 +99,7 @@ def test_layers_and_heads_cut_the_grid(env):
     a, found = frames(img, 10)
     assert len(found) == 2, found
     found.sort()
-    cmap = viridis(env)
+    cmap = colormap(env, "viridis")
     # heads in the order written: 2 then 0
     vmax = shared_top(maps[1:2, [2, 0]])  # the range of the maps shown
     check_thumbnail(a, *found[0], maps[1, 2], vmax, cmap)
@@ -144,17 +127,8 @@ def write_gpt2(folder, layers, heads, d, positions, vocab, seed):
                   p + "ln_2.weight": np.ones(d), p + "ln_2.bias": np.zeros(d),
                   p + "mlp.c_fc.weight": rng.normal(0, 0.1, (d, 4 * d)), p + "mlp.c_fc.bias": np.zeros(4 * d),
                   p + "mlp.c_proj.weight": rng.normal(0, 0.1, (4 * d, d)), p + "mlp.c_proj.bias": np.zeros(d)})
-    header, blobs, offset = {}, [], 0
-    for name, v in t.items():
-        data = v.astype("<f4").tobytes()
-        header[name] = {"dtype": "F32", "shape": list(v.shape), "data_offsets": [offset, offset + len(data)]}
-        blobs.append(data)
-        offset += len(data)
-    text = json.dumps(header).encode()
-    text += b" " * ((8 - len(text) % 8) % 8)
     os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, "model.safetensors"), "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+    write_safetensors(os.path.join(folder, "model.safetensors"), t)
     json.dump({"model_type": "gpt2", "n_embd": d, "n_head": heads, "n_layer": layers,
                "n_positions": positions, "vocab_size": vocab, "layer_norm_epsilon": 1e-5,
                "activation_function": "gelu_new"}, open(os.path.join(folder, "config.json"), "w"))
