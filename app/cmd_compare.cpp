@@ -30,7 +30,6 @@ action setup_compare(CLI::App& app) {
   auto maps = std::make_shared<maps_flags>();
   auto flags = std::make_shared<common_flags>();
   auto config = std::make_shared<compare_config>();
-  auto scale = std::make_shared<std::string>("shared");
   auto* cmd = app.add_subcommand(
       "compare", "Run several score / align / context functions on one input, side by side");
   cmd->footer(R"(
@@ -79,11 +78,6 @@ them, --png/--svg draw the JS matrix.
   cmd->add_option("--cols", config->cols, "Panels per row [default: about square]")
       ->check(CLI::Range(1, 64))
       ->group("Compare");
-  cmd->add_option("--scale", *scale,
-                  "Colour scale: shared (one colour bar, same range in every panel) or panel")
-      ->check(CLI::IsMember(names_of(scale_mode_names)))
-      ->capture_default_str()
-      ->group("Compare");
   for (CLI::Option* o : cmd->get_options())
     if (o->get_name() != "--text" && o->get_name() != "--help") maps->variant_only.push_back(o);
   auto& mj = maps->job;
@@ -126,7 +120,7 @@ them, --png/--svg draw the JS matrix.
                      "explanation"}});
 
   maps->variant_only.push_back(cmd->get_option("--html"));
-  return [flags, config, scale, maps] {
+  return [flags, config, maps] {
     if (!maps->job.model_dir.empty() || !maps->job.weights.empty()) {
       refuse_given(maps->variant_only,
                    "is for comparing variants on word vectors, not a model's heads (--model, "
@@ -159,7 +153,7 @@ them, --png/--svg draw the JS matrix.
                  "is for comparing a model's heads or layers: add --model DIR or --weights FILE");
     compare_config c = *config;
     resolve_job(*flags, c);
-    c.scale = value_of(scale_mode_names, *scale, "--scale");
+    c.scale = c.view.range;
     const compare_report report = run_compare(c);
     print_warnings(report.warnings);
     std::FILE* out = summary_stream(report.written);

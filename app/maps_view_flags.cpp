@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "error.h"
+#include "options.h"
 #include "render/terminal.h"
 
 namespace attnviz::cli {
@@ -28,12 +29,7 @@ void add_maps_view_flags(CLI::App& cmd, view_choice& c, maps_view_flags& f) {
                  "The heads of --view model, mean, max, lines or overlay, e.g. 0-3 "
                  "[default: all]")
       ->group("Figure");
-  cmd.add_option("--scale", f.scale,
-                 "The model view's colours: shared (one range, 0 to the largest weight shown) "
-                 "or panel (each thumbnail its own, written under it)")
-      ->check(CLI::IsMember(names_of(scale_mode_names)))
-      ->capture_default_str()
-      ->group("Figure");
+  add_colour_flags(cmd, f.scale, f.vmin, f.vmax, true);
   cmd.add_option("--layer", c.layer, "The layer of --view head, lines or overlay (from 0)")
       ->capture_default_str()
       ->group("Figure");
@@ -58,7 +54,7 @@ void resolve_maps_view(const maps_view_flags& f, view_choice& c) {
   c.look.cmap = f.cmap;
   c.look.annotate = parse_annotate_mode(f.annotate);
   c.view = value_of(maps_view_names, f.view, "--view");
-  c.scale = value_of(scale_mode_names, f.scale, "--scale");
+  c.look.colours = resolve_colour_flags(f.scale, f.vmin, f.vmax, &c.scale);
   if (f.term && !draws_heatmap(c.view))
     throw usage_error(fmt::format("--term draws one map; --view {} is not one: write it with "
                                   "--png or --svg, or pick --view head, mean, max, rollout or "

@@ -1,5 +1,5 @@
 // The flags of the views over a stack of maps (--view, --layer, --head, --layers, --heads,
-// --scale, --cmap, --annotate, --cell, --term), shared by `model` and `draw` so both read them
+// --scale, --vmin, --vmax, --cmap, --annotate, --cell, --term), shared by `model` and `draw` so both read them
 // the same way.
 #pragma once
 
@@ -11,7 +11,7 @@
 namespace attnviz::cli {
 
 struct maps_view_flags {
-  std::string view = "head", scale = "shared", cmap, annotate = "auto";
+  std::string view = "head", scale = "linear", vmin, vmax, cmap, annotate = "auto";
   bool term = false;
 };
 

@@ -236,7 +236,42 @@ void add_view_flags(CLI::App& cmd, common_flags& f) {
                  "over heads), or one head by number (1 = first)")
       ->capture_default_str()
       ->group("Figure");
+  f.grids = true;
   add_look_flags(cmd, f);
+}
+
+void add_colour_flags(CLI::App& cmd, std::string& scale, std::string& vmin, std::string& vmax,
+                      bool grids) {
+  cmd.add_option("--scale", scale,
+                 std::string("Colour scale: linear, log (decades; 0 takes the first colour) or "
+                             "power=G (G < 1 gives small weights more colours, e.g. power=0.5)") +
+                     (grids ? "; with several panels also shared (one range for all) or panel "
+                              "(each its own), comma-separated: log,panel [default: "
+                              "linear,shared]"
+                            : " [default: linear]"))
+      ->type_name("SCALE")
+      ->group("Figure");
+  cmd.add_option("--vmin", vmin,
+                 "Value of the colour bar's first colour; lower values take it too [default: "
+                 "0, or the smallest value when below 0; log: the decade of the smallest value "
+                 "above 0, at most 4 decades under --vmax]")
+      ->type_name("X")
+      ->group("Figure");
+  cmd.add_option("--vmax", vmax,
+                 "Value of the colour bar's last colour; higher values take it too [default: "
+                 "the round number (1, 2, 2.5, 5 x 10^k) at or above the largest value]")
+      ->type_name("X")
+      ->group("Figure");
+}
+
+colour_scale resolve_colour_flags(const std::string& scale, const std::string& vmin,
+                                  const std::string& vmax, scale_mode* range) {
+  colour_scale c;
+  parse_scale_words(scale, c, range);
+  c.lo = parse_range_end(vmin, "vmin");
+  c.hi = parse_range_end(vmax, "vmax");
+  check_colour_scale(c);
+  return c;
 }
 
 void add_look_flags(CLI::App& cmd, common_flags& f) {
@@ -246,6 +281,7 @@ void add_look_flags(CLI::App& cmd, common_flags& f) {
                  fmt::format("Colormap: {} [default: viridis for weights, rdbu for scores]",
                              fmt::join(names, ", ")))
       ->group("Figure");
+  add_colour_flags(cmd, f.scale, f.vmin, f.vmax, f.grids);
   cmd.add_option("--annotate", f.annotate,
                  "Write each cell's value in it: auto (when every value fits its cell), on, off")
       ->check(CLI::IsMember(names_of(annotate_mode_names)))
@@ -363,6 +399,7 @@ view_options resolve_view(const common_flags& f) {
   v.cmap = f.cmap;
   v.cell = f.cell;
   v.heads = parse_head_view(f.head_view);
+  v.colours = resolve_colour_flags(f.scale, f.vmin, f.vmax, f.grids ? &v.range : nullptr);
   return v;
 }
 

@@ -26,6 +26,9 @@ struct common_flags {
   std::string cmap;
   std::string show = "weights";
   std::string annotate = "auto";
+  std::string scale = "linear";  // --scale words (see parse_scale_words)
+  std::string vmin, vmax;        // --vmin / --vmax; empty: automatic
+  bool grids = false;            // the command draws grids of panels (--scale shared|panel)
   std::string head_view = "grid";
   std::string max_memory = "8G";
   std::string masks;
@@ -48,10 +51,16 @@ void add_embedding_flags(CLI::App& cmd, common_flags& flags);
 // --score --align --context --temperature --hard --window --mask --pad-keys --sharpen --project
 // --heads --dk --da --combine --position --alibi-slope --convs2s --seed --params
 void add_variant_flags(CLI::App& cmd, common_flags& flags);
-// --show --head-view and add_look_flags
+// --show --head-view and add_look_flags (with grids: --scale also takes shared|panel)
 void add_view_flags(CLI::App& cmd, common_flags& flags);
-// --cmap --annotate --cell (figures that draw neither scores nor heads)
+// --cmap --scale --vmin --vmax --annotate --cell (figures that draw neither scores nor heads)
 void add_look_flags(CLI::App& cmd, common_flags& flags);
+// --scale --vmin --vmax; `grids`: the figure has several panels (--scale shared|panel too)
+void add_colour_flags(CLI::App& cmd, std::string& scale, std::string& vmin, std::string& vmax,
+                      bool grids);
+// The three flags as a colour scale (and the panels' range when `range` is given).
+colour_scale resolve_colour_flags(const std::string& scale, const std::string& vmin,
+                                  const std::string& vmax, scale_mode* range);
 
 // The output flags: one row per field of job_outputs (output_flags in options.cpp: flag, type,
 // help). A command lists the kinds it writes, each with what it writes there; png and svg have

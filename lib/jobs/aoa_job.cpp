@@ -36,6 +36,7 @@ figure aoa_figure(const aoa_report& report, const view_options& view,
     p.annotate = view.annotate;
     p.cmap = &colormap::named_or_default(diverging ? "" : view.cmap, diverging);
     p.centered = diverging;
+    if (!diverging) p.scale = view.colours;  // the weights' panels (M keeps its centred range)
     grid.panels.push_back(std::move(p));
   };
   const auto& doc = report.document_tokens;

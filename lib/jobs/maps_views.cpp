@@ -108,6 +108,7 @@ heatmap_spec view_heatmap(const maps_source& s, const view_choice& c, const matr
   spec.subtitle = s.subtitle;
   spec.cell = c.look.cell;
   spec.annotate = c.look.annotate;
+  spec.scale = c.look.colours;
   spec.cmap = &colormap::named_or_default(c.look.cmap);
   if (s.causal) {
     spec.hidden.assign(n * n, false);
@@ -131,6 +132,7 @@ figure draw_view(const maps_source& s, const view_choice& c, std::vector<std::st
     v.subtitle = s.subtitle;
     v.cmap = &colormap::named_or_default(c.look.cmap);
     v.scale = c.scale;
+    v.colours = c.look.colours;
     v.captions = std::move(captions);
     v.thumb = c.look.cell;
     return model_view_figure(v);

@@ -30,7 +30,8 @@ figure grid_figure(const grid_spec& spec) {
     for (std::size_t k = 0; k < panels.size(); ++k) {
       const auto [lo, hi] = panels[k].vmax > panels[k].vmin
                                 ? std::pair{panels[k].vmin, panels[k].vmax}
-                                : value_range(*panels[k].values, panels[k].centered);
+                                : scale_range(panels[k].scale, *panels[k].values,
+                                              panels[k].centered);
       vmin = k == 0 ? lo : std::min(vmin, lo);
       vmax = k == 0 ? hi : std::max(vmax, hi);
     }
@@ -73,7 +74,7 @@ figure grid_figure(const grid_spec& spec) {
     bar_h = row_y[static_cast<std::size_t>(rows) - 1] +
             layouts[0].cell * static_cast<int>(panels[0].values->rows());
     bar_h = std::max(bar_h, 120);
-    width = bar_x + colorbar_width(vmin, vmax, s) + margin;
+    width = bar_x + colorbar_width(vmin, vmax, s, panels[0].scale) + margin;
   }
   width = std::max(width, 2 * margin + title_block_width(spec.title, spec.subtitle, s));
   const int height = std::max(top + row_y.back(), bar_y + bar_h + glyph_h / 2 + margin);
@@ -84,7 +85,7 @@ figure grid_figure(const grid_spec& spec) {
     fig.append(figs[static_cast<std::size_t>(k)], col_x[static_cast<std::size_t>(k % cols)],
                top + row_y[static_cast<std::size_t>(k / cols)]);
   if (spec.scale == scale_mode::shared)
-    draw_colorbar(fig, bar_x, bar_y, bar_h, cmap, vmin, vmax, s);
+    draw_colorbar(fig, bar_x, bar_y, bar_h, cmap, vmin, vmax, s, panels[0].scale);
   return fig;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "render/cell_numbers.h"
 #include "render/font.h"
 #include "text/utf8.h"
 
@@ -43,24 +44,6 @@ std::u32string label_text(const std::string& s, const bitmap_font& font) {
   for (auto& cp : cps)
     if (is_control(cp)) cp = 0xfffd;
   return fit_text(cps, label_max_cells * 8, font);
-}
-
-std::string annotation(double v, int decimals) {
-  std::string s = fmt::format("{:.{}f}", v, decimals);
-  if (s == "-0" || s == "-0.0" || s == "-0.00") s.erase(0, 1);
-  return s;
-}
-
-// Most decimals (from 2 down to min_decimals) whose every annotation fits in the cell; -1 when
-// none does.
-int fitting_decimals(const matrix& m, int cell, int scale, int min_decimals) {
-  for (int d = 2; d >= min_decimals; --d) {
-    std::size_t widest = 0;
-    for (std::size_t i = 0; i < m.size(); ++i)
-      widest = std::max(widest, annotation(m.data()[i], d).size());
-    if (static_cast<int>(widest) * 8 * scale + 4 <= cell) return d;
-  }
-  return -1;
 }
 
 }  // namespace
@@ -129,18 +112,37 @@ void draw_title_block(figure& fig, const std::string& title, const std::string& 
   if (!subtitle.empty()) fig.text(margin, y, decode_utf8_lossy(subtitle), muted, scale);
 }
 
-int colorbar_width(double vmin, double vmax, int scale) {
+namespace {
+
+// The colour bar's labelled values: the scale's ticks, and for a scale other than the default
+// both ends of the range (ticks closer than a glyph to an end label are left out).
+std::vector<double> colorbar_values(double vmin, double vmax, const colour_scale& cs, int h,
+                                    int scale) {
+  std::vector<double> ticks = scale_ticks(cs, vmin, vmax);
+  if (cs.is_default()) return ticks;
+  const double room = h > 1 ? static_cast<double>(bitmap_font::height * scale) / (h - 1) : 1.0;
+  std::vector<double> out{vmax};
+  for (double t : ticks) {
+    const double p = scale_position(cs, t, vmin, vmax);
+    if (p < 1.0 - room && p > room) out.push_back(t);
+  }
+  out.push_back(vmin);
+  return out;
+}
+
+}  // namespace
+
+int colorbar_width(double vmin, double vmax, int scale, const colour_scale& cs) {
   const bitmap_font& font = bitmap_font::unifont();
   int tick_w = 0;
-  for (double t : nice_ticks(vmin, vmax))
+  for (double t : colorbar_values(vmin, vmax, cs, 1000, scale))
     tick_w = std::max(tick_w, font.text_width(decode_utf8_lossy(tick_label(t))) * scale);
   return bar_width * scale + tick_len + 4 + tick_w;
 }
 
 void draw_colorbar(figure& fig, int x, int y, int h, const colormap& cmap, double vmin, double vmax,
-                   int scale) {
+                   int scale, const colour_scale& cs) {
   const int w = bar_width * scale;
-  const double span = vmax - vmin;
   // top row = vmax, bottom row = vmin; runs of one colour become one rectangle
   int run_start = 0;
   rgb run_colour = cmap.at(1.0);
@@ -153,8 +155,8 @@ void draw_colorbar(figure& fig, int x, int y, int h, const colormap& cmap, doubl
     }
   }
   fig.frame(x - 1, y - 1, w + 2, h + 2, 1, muted);
-  for (double tv : nice_ticks(vmin, vmax)) {
-    const double t = span > 0 ? (tv - vmin) / span : 0.0;
+  for (double tv : colorbar_values(vmin, vmax, cs, h, scale)) {
+    const double t = scale_position(cs, tv, vmin, vmax);
     const int ty = y + static_cast<int>(std::lround((1.0 - t) * (h - 1)));
     fig.rect(x + w, ty, tick_len, 1, ink);
     fig.text(x + w + tick_len + 4, ty - bitmap_font::height * scale / 2,
@@ -175,15 +177,12 @@ heatmap_layout layout_heatmap(const heatmap_spec& spec) {
     L.vmin = spec.vmin;
     L.vmax = spec.vmax;
   } else {
-    std::tie(L.vmin, L.vmax) = value_range(m, spec.centered);
+    std::tie(L.vmin, L.vmax) = scale_range(spec.scale, m, spec.centered);
   }
-  L.ticks = nice_ticks(L.vmin, L.vmax);
-  if (spec.annotate != annotate_mode::off) {
-    // automatic: 2 or 1 decimals, or nothing; on: as many as fit, at least the integer part
-    L.annotate_decimals =
-        fitting_decimals(m, L.cell, s, spec.annotate == annotate_mode::on ? 0 : 1);
-    if (spec.annotate == annotate_mode::on && L.annotate_decimals < 0) L.annotate_decimals = 0;
-  }
+  L.ticks = scale_ticks(spec.scale, L.vmin, L.vmax);
+  cell_numbers numbers = plan_cell_numbers(spec, L.cell, s);
+  if (numbers.any) L.numbers = std::move(numbers.texts);
+  L.numbers_note = std::move(numbers.note);
 
   int row_label_w = 0, col_label_w = 0;
   for (const auto& t : spec.row_labels)
@@ -202,11 +201,16 @@ heatmap_layout layout_heatmap(const heatmap_spec& spec) {
     L.bar_y = L.grid_y;
     L.bar_w = bar_width * s;
     L.bar_h = std::max(grid_h, 120);
-    right = L.bar_x + colorbar_width(L.vmin, L.vmax, s) + margin;
+    right = L.bar_x + colorbar_width(L.vmin, L.vmax, s, spec.scale) + margin;
   }
   L.width = std::max(right, margin + title_block_width(spec.title, spec.subtitle, s) + margin);
   const int below_grid = L.grid_y + grid_h + label_gap + col_label_w + 8 + glyph_h;
   L.height = std::max(below_grid, L.bar_y + L.bar_h + glyph_h / 2) + margin;
+  if (!L.numbers_note.empty()) {  // what the numbers are, and the blank cells, said once
+    L.note_y = L.height - margin + 8;
+    L.height += glyph_h + 8;
+    L.width = std::max(L.width, 2 * margin + font.text_width(decode_utf8_lossy(L.numbers_note)) * s);
+  }
   return L;
 }
 
@@ -218,8 +222,7 @@ figure heatmap_figure(const heatmap_spec& spec) {
   const int s = L.scale, glyph_h = bitmap_font::height * s;
   figure fig(L.width, L.height);
   const int n_rows = static_cast<int>(m.rows()), n_cols = static_cast<int>(m.cols());
-  const double span = L.vmax - L.vmin;
-  auto colour_of = [&](double v) { return cmap.at(span > 0 ? (v - L.vmin) / span : 0.0); };
+  auto colour_of = [&](double v) { return cmap.at(scale_position(spec.scale, v, L.vmin, L.vmax)); };
 
   draw_title_block(fig, spec.title, spec.subtitle, s);
 
@@ -234,12 +237,14 @@ figure heatmap_figure(const heatmap_spec& spec) {
       fig.rect(L.grid_x + j * L.cell, L.grid_y + i * L.cell, L.cell, L.cell,
                hidden(i, j) ? masked_grey : colour_of(v));
     }
-  if (L.annotate_decimals >= 0)
+  if (!L.numbers.empty())
     for (int i = 0; i < n_rows; ++i)
       for (int j = 0; j < n_cols; ++j) {
-        if (hidden(i, j)) continue;
+        const std::string& text = L.numbers[static_cast<std::size_t>(i) * m.cols() +
+                                            static_cast<std::size_t>(j)];
+        if (hidden(i, j) || text.empty()) continue;
         const double v = m(static_cast<std::size_t>(i), static_cast<std::size_t>(j));
-        const std::u32string t = decode_utf8_lossy(annotation(v, L.annotate_decimals));
+        const std::u32string t = decode_utf8_lossy(text);
         const rgb on = luminance(colour_of(v)) > 0.4 ? rgb{0, 0, 0} : rgb{255, 255, 255};
         fig.text(L.grid_x + j * L.cell + (L.cell - font.text_width(t) * s) / 2,
                  L.grid_y + i * L.cell + (L.cell - glyph_h) / 2, t, on, s);
@@ -279,7 +284,9 @@ figure heatmap_figure(const heatmap_spec& spec) {
   fig.text(margin, L.grid_y + (n_rows * L.cell + font.text_width(row_axis) * s) / 2, row_axis,
            muted, s, text_direction::upward);
 
-  if (spec.colorbar) draw_colorbar(fig, L.bar_x, L.bar_y, L.bar_h, cmap, L.vmin, L.vmax, s);
+  if (spec.colorbar)
+    draw_colorbar(fig, L.bar_x, L.bar_y, L.bar_h, cmap, L.vmin, L.vmax, s, spec.scale);
+  if (!L.numbers_note.empty()) fig.text(margin, L.note_y, decode_utf8_lossy(L.numbers_note), muted, s);
   return fig;
 }
 

@@ -21,6 +21,7 @@
 
 #include "enum_names.h"
 #include "render/colormap.h"
+#include "render/colour_scale.h"
 #include "render/figure.h"
 #include "tensor.h"
 
@@ -39,13 +40,14 @@ struct heatmap_spec {
   std::string row_axis = "queries";
   std::string col_axis = "keys";
   double vmin = 0.0;
-  double vmax = 0.0;                    // vmax <= vmin: automatic (see value_range)
+  double vmax = 0.0;                    // vmax <= vmin: from `scale` (see scale_range)
+  colour_scale scale;                   // mapping and fixed ends (--scale, --vmin, --vmax)
   bool centered = false;                // automatic range symmetric around 0 (diverging colormaps)
   int cell = 0;                         // pixels per cell; 0: automatic (20-48 by token count)
   const colormap* cmap = nullptr;       // nullptr: viridis
   std::vector<int> marked_col_per_row;  // outline cell (i, marked[i]) (hard context's j*)
   std::vector<bool> hidden;  // n_rows·n_cols row-major: masked cells, drawn light grey, no value
-  annotate_mode annotate = annotate_mode::automatic;  // automatic: 2 or 1 decimals when all fit
+  annotate_mode annotate = annotate_mode::automatic;  // see cell_numbers.h
   bool colorbar = true;
 };
 
@@ -59,7 +61,9 @@ struct heatmap_layout {
   int max_label_px = 0;  // labels longer than this are cut with '…'
   double vmin = 0.0, vmax = 1.0;
   std::vector<double> ticks;
-  int annotate_decimals = -1;  // -1: no annotations
+  std::vector<std::string> numbers;  // the cells' texts (row-major; "" blank); empty: none
+  std::string numbers_note;          // one line under the figure (cell_numbers.h), or empty
+  int note_y = 0;                    // its top
 };
 
 // [vmin, vmax] for the colour scale. Sequential: lower bound min(0, min value), upper bound
@@ -88,9 +92,11 @@ void draw_title_block(figure& fig, const std::string& title, const std::string& 
                       int scale);
 constexpr int figure_margin = 16;
 
-// A colour bar of h pixels at (x, y) with ticks and labels right of it; returns its full width.
-int colorbar_width(double vmin, double vmax, int scale);
+// A colour bar of h pixels at (x, y) with ticks and labels right of it (placed by the colour
+// scale `cs`; a scale other than the default also labels both ends of its range);
+// colorbar_width is its full width.
+int colorbar_width(double vmin, double vmax, int scale, const colour_scale& cs = {});
 void draw_colorbar(figure& fig, int x, int y, int h, const colormap& cmap, double vmin, double vmax,
-                   int scale);
+                   int scale, const colour_scale& cs = {});
 
 }  // namespace attnviz

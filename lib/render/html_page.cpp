@@ -21,8 +21,10 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-ojson range_json(const matrix& m, bool centered) {
-  const auto [lo, hi] = value_range(m, centered);
+// The colour range of one matrix: with `cs` (the --scale, --vmin, --vmax of the matrix --show
+// names) or the default linear automatic one.
+ojson range_json(const matrix& m, bool centered, const colour_scale& cs) {
+  const auto [lo, hi] = scale_range(cs, m, centered);
   return {lo, hi};
 }
 
@@ -42,14 +44,15 @@ ojson stages_json(const attention_result& r) {
 }
 
 ojson view_json(const attention_result& r, const std::string& label, const matrix& weights,
-                const matrix* scores, const query_row& row) {
+                const matrix* scores, const query_row& row, const view_options& look) {
+  const bool on_scores = look.show == shown_matrix::scores;
   ojson v;
   v["label"] = label;
   v["weights"] = json_rows(weights);
-  v["weights_range"] = range_json(weights, false);
+  v["weights_range"] = range_json(weights, false, on_scores ? colour_scale{} : look.colours);
   if (scores && !scores->empty()) {
     v["scores"] = json_rows(*scores);
-    v["scores_range"] = range_json(*scores, true);
+    v["scores_range"] = range_json(*scores, true, on_scores ? look.colours : colour_scale{});
   } else {
     v["scores"] = nullptr;
   }
@@ -65,7 +68,7 @@ ojson view_json(const attention_result& r, const std::string& label, const matri
   return v;
 }
 
-ojson panel_json(const html_panel& p) {
+ojson panel_json(const html_panel& p, const view_options& look) {
   const attention_result& r = *p.result;
   ojson panel;
   panel["label"] = p.label.empty() ? variant_short_title(r) : p.label;
@@ -80,7 +83,7 @@ ojson panel_json(const html_panel& p) {
                   &hr.context,     &hr.masked,
                   &hr.chosen_keys, heads > 1 ? fmt::format("head {} of {}", h + 1, heads) : ""};
     views.push_back(view_json(r, heads > 1 ? fmt::format("head {}", h + 1) : "weights", hr.weights,
-                              row.scores, row));
+                              row.scores, row, look));
   }
   if (heads > 1) {
     const matrix mean = aggregate_heads(r, head_aggregate::mean);
@@ -88,7 +91,7 @@ ojson panel_json(const html_panel& p) {
     if (!r.heads[0].scores.empty()) mean_scores = aggregate_heads(r, head_aggregate::mean, true);
     const query_row row{&mean,   mean_scores.empty() ? nullptr : &mean_scores, nullptr, nullptr,
                         nullptr, fmt::format("mean of {} heads", heads)};
-    views.push_back(view_json(r, fmt::format("mean of {} heads", heads), mean, row.scores, row));
+    views.push_back(view_json(r, fmt::format("mean of {} heads", heads), mean, row.scores, row, look));
   }
   panel["views"] = std::move(views);
   return panel;
@@ -129,8 +132,16 @@ constexpr const char* page_script = R"JS(
   function values() { return view()[state.matrix] || view().weights; }
   function range() { var v = view(); return state.matrix === "scores" && v.scores ? v.scores_range : v.weights_range; }
   function colours() { return state.matrix === "scores" && view().scores ? data.colormaps.scores : data.colormaps.weights; }
+  function position(x, r) {
+    var s = data.scale, t = r[1] > r[0] ? (x - r[0]) / (r[1] - r[0]) : 0;
+    if (s && s.matrix === (state.matrix === "scores" && view().scores ? "scores" : "weights")) {
+      if (s.mapping === "log") t = x > r[0] ? Math.log(x / r[0]) / Math.log(r[1] / r[0]) : 0;
+      else t = Math.pow(Math.max(0, Math.min(1, t)), s.gamma);
+    }
+    return isFinite(t) ? Math.max(0, Math.min(1, t)) : 0;
+  }
   function colour(x) {
-    var r = range(), c = colours(), t = r[1] > r[0] ? (x - r[0]) / (r[1] - r[0]) : 0;
+    var r = range(), c = colours(), t = position(x, r);
     return c[Math.max(0, Math.min(c.length - 1, Math.floor(t * c.length)))];
   }
   function fmt(x) { return " " + x.toFixed(4); }
@@ -298,7 +309,11 @@ std::string html_page(const std::vector<html_panel>& panels, const view_options&
       {"weights", colormap_json(colormap::named_or_default(view.cmap))},
       {"scores", colormap_json(colormap::by_name(view.cmap.empty() ? "rdbu" : view.cmap))}};
   ojson list = ojson::array();
-  for (const auto& p : panels) list.push_back(panel_json(p));
+  for (const auto& p : panels) list.push_back(panel_json(p, view));
+  if (view.colours.mapping != colour_mapping::linear)  // the page maps values as the PNG does
+    data["scale"] = {{"matrix", shown_matrix_name(view.show)},
+                     {"mapping", view.colours.mapping == colour_mapping::log ? "log" : "power"},
+                     {"gamma", view.colours.gamma}};
   data["panels"] = std::move(list);
 
   std::string page = html_head(title, page_style);

@@ -27,8 +27,8 @@ std::vector<std::size_t> all_up_to(std::size_t n) {
 
 // The t × t RGB thumbnail of an n × n map over [0, vmax] (see model_view.h).
 std::shared_ptr<std::vector<std::uint8_t>> thumbnail(const float* a, std::size_t n, int t,
-                                                     bool causal, double vmax,
-                                                     const colormap& cmap) {
+                                                     bool causal, const colour_scale& cs,
+                                                     double lo, double hi, const colormap& cmap) {
   auto px = std::make_shared<std::vector<std::uint8_t>>(static_cast<std::size_t>(t) * t * 3);
   const auto T = static_cast<std::size_t>(t);
   for (std::size_t y = 0; y < T; ++y) {
@@ -45,9 +45,7 @@ std::shared_ptr<std::vector<std::uint8_t>> thumbnail(const float* a, std::size_t
           ++seen;
         }
       const rgb c = seen == 0 ? hidden_grey
-                              : cmap.at(vmax > 0.0 ? std::clamp(sum / static_cast<double>(seen) / vmax,
-                                                                0.0, 1.0)
-                                                   : 0.0);
+                              : cmap.at(scale_position(cs, sum / static_cast<double>(seen), lo, hi));
       std::uint8_t* p = px->data() + (y * T + x) * 3;
       p[0] = c.r;
       p[1] = c.g;
@@ -66,6 +64,27 @@ double map_colour_max(const float* a, std::size_t n, bool causal) {
   return hi;
 }
 
+namespace {
+
+// The smallest weight above 0 of one map (visible entries, row 0 of a causal map left out), or 0.
+double map_min_positive(const float* a, std::size_t n, bool causal) {
+  double lo = 0.0;
+  for (std::size_t i = causal && n > 1 ? 1 : 0; i < n; ++i)
+    for (std::size_t j = 0; j < (causal ? i + 1 : n); ++j) {
+      const double v = a[i * n + j];
+      if (std::isfinite(v) && v > 0.0 && (lo == 0.0 || v < lo)) lo = v;
+    }
+  return lo;
+}
+
+double smaller_positive(double a, double b) {
+  if (a <= 0.0) return b;
+  if (b <= 0.0) return a;
+  return std::min(a, b);
+}
+
+}  // namespace
+
 int default_thumb(std::size_t rows, std::size_t cols) {
   const auto most = static_cast<int>(std::max<std::size_t>(1, std::max(rows, cols)));
   return std::clamp(1600 / most, 24, 160);
@@ -83,11 +102,18 @@ figure model_view_figure(const model_view_spec& spec) {
   const bitmap_font& font = bitmap_font::unifont();
   const int glyph_h = bitmap_font::height;
   // the shared range: [0, the largest weight shown], rounded up as the heatmaps round it
-  double shared_max = 0.0;
+  const colour_scale& cs = spec.colours;
+  const bool log = cs.mapping == colour_mapping::log;
+  double shared_max = 0.0, shared_min_positive = 0.0;
   for (const std::size_t l : rows)
-    for (const std::size_t h : cols)
+    for (const std::size_t h : cols) {
       shared_max = std::max(shared_max, map_colour_max(map(l, h), n, spec.causal));
-  const double vmax = nice_at_or_above(shared_max);
+      if (log)
+        shared_min_positive =
+            smaller_positive(shared_min_positive, map_min_positive(map(l, h), n, spec.causal));
+    }
+  const auto [vmin, vmax] =
+      resolve_range(cs, {0.0, nice_at_or_above(shared_max)}, shared_min_positive);
 
   int label_w = 0;
   for (const std::size_t l : rows)
@@ -114,7 +140,7 @@ figure model_view_figure(const model_view_spec& spec) {
   const int grid_h = static_cast<int>(rows.size()) * cell_h - gap;
   const int bar_x = grid_x + grid_w + 24;
   const int bar_h = std::min(grid_h, std::max(160, t * 2));
-  const int bar_w = per_panel ? 0 : colorbar_width(0.0, vmax, 1) + 24;
+  const int bar_w = per_panel ? 0 : colorbar_width(vmin, vmax, 1, cs) + 24;
   const int width = std::max(bar_x + bar_w - (per_panel ? 24 : 0) + figure_margin,
                              figure_margin * 2 + title_block_width(spec.title, spec.subtitle, 1));
   const int height = grid_y + grid_h + figure_margin;
@@ -133,13 +159,17 @@ figure model_view_figure(const model_view_spec& spec) {
     for (std::size_t c = 0; c < cols.size(); ++c) {
       const int x = grid_x + static_cast<int>(c) * cell_w;
       const float* a = map(rows[r], cols[c]);
-      double top = vmax;
-      if (per_panel) top = nice_at_or_above(map_colour_max(a, n, spec.causal));
-      fig.image(x, y, t, t, thumbnail(a, n, t, spec.causal, top, cmap));
+      double bottom = vmin, top = vmax;
+      if (per_panel)
+        std::tie(bottom, top) =
+            resolve_range(cs, {0.0, nice_at_or_above(map_colour_max(a, n, spec.causal))},
+                          log ? map_min_positive(a, n, spec.causal) : 0.0);
+      fig.image(x, y, t, t, thumbnail(a, n, t, spec.causal, cs, bottom, top, cmap));
       fig.frame(x - 1, y - 1, t + 2, t + 2, 1, muted);
       int below = y + t + 2;
       if (per_panel) {
-        const std::u32string s = fit_text(decode_utf8_lossy(fmt::format("0-{:g}", top)), t, font);
+        const std::u32string s =
+            fit_text(decode_utf8_lossy(fmt::format("{:g}-{:g}", bottom, top)), t, font);
         fig.text(x, below, s, muted);
         below += glyph_h + 2;
       }
@@ -156,7 +186,7 @@ figure model_view_figure(const model_view_spec& spec) {
       }
     }
   }
-  if (!per_panel) draw_colorbar(fig, bar_x, grid_y, bar_h, cmap, 0.0, vmax, 1);
+  if (!per_panel) draw_colorbar(fig, bar_x, grid_y, bar_h, cmap, vmin, vmax, 1, cs);
   return fig;
 }
 

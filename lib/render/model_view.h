@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "render/colormap.h"
+#include "render/colour_scale.h"
 #include "render/figure.h"
 #include "render/grid.h"
 
@@ -38,6 +39,7 @@ struct model_view_spec {
   std::string title, subtitle;
   const colormap* cmap = nullptr;  // default: viridis
   scale_mode scale = scale_mode::shared;  // shared: one range for the maps shown; panel: each own
+  colour_scale colours;                   // mapping and fixed ends (--scale log, --vmax, ...)
   std::vector<std::string> captions;  // layers × heads (whole model, row-major) or empty
   int thumb = 0;                      // pixels per thumbnail (0: by the grid's size)
 };

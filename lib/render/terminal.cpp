@@ -109,10 +109,9 @@ std::string render_terminal(const heatmap_spec& spec, term_colors mode) {
   const matrix& m = *spec.values;
   const colormap& cmap = spec.cmap ? *spec.cmap : colormap::viridis();
   const auto range =
-      spec.vmax > spec.vmin ? std::pair{spec.vmin, spec.vmax} : value_range(m, spec.centered);
+      spec.vmax > spec.vmin ? std::pair{spec.vmin, spec.vmax} : scale_range(spec.scale, m, spec.centered);
   const double vmin = range.first, vmax = range.second;
-  const double span = vmax - vmin;
-  auto colour_of = [&](double v) { return cmap.at(span > 0 ? (v - vmin) / span : 0.0); };
+  auto colour_of = [&](double v) { return cmap.at(scale_position(spec.scale, v, vmin, vmax)); };
 
   std::vector<std::string> rows;
   int row_w = 0;
@@ -156,7 +155,10 @@ std::string render_terminal(const heatmap_spec& spec, term_colors mode) {
   // colour scale
   out += "\n" + std::string(static_cast<std::size_t>(row_w + 1), ' ') + fmt::format("{:g} ", vmin);
   for (int k = 0; k < 16; ++k) out += background(cmap.at(k / 15.0), mode) + "  ";
-  out += std::string(reset) + fmt::format(" {:g}\n", vmax);
+  out += std::string(reset) + fmt::format(" {:g}", vmax);
+  if (spec.scale.mapping != colour_mapping::linear)
+    out += fmt::format(" ({} colour scale)", colour_mapping_name(spec.scale));
+  out += "\n";
   return out;
 }
 

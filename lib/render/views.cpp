@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <charconv>
+#include <cmath>
 
 #include "error.h"
 #include "render/grid.h"
@@ -15,6 +16,7 @@ void check_view(const view_options& o) {
     throw usage_error(fmt::format("{} must be between 1 and 256 pixels, got {}", param("cell"),
                                   o.cell));
   colormap::named_or_default(o.cmap);
+  check_colour_scale(o.colours);
 }
 
 void check_head_grid(std::size_t heads, const view_options& o) {
@@ -29,6 +31,46 @@ void check_head_grid(std::size_t heads, const view_options& o) {
 
 shown_matrix parse_shown_matrix(std::string_view s) {
   return value_of(shown_matrix_names, s, param("show"));
+}
+
+void parse_scale_words(std::string_view words, colour_scale& colours, scale_mode* range) {
+  bool mapping_seen = false, range_seen = false;
+  std::size_t start = 0;
+  while (start <= words.size()) {
+    const std::size_t comma = std::min(words.find(',', start), words.size());
+    const std::string_view w = words.substr(start, comma - start);
+    start = comma + 1;
+    if (range != nullptr && (w == "shared" || w == "panel")) {
+      if (range_seen) throw usage_error(fmt::format("{} names shared or panel twice", param("scale")));
+      range_seen = true;
+      *range = value_of(scale_mode_names, w, param("scale"));
+      continue;
+    }
+    if (mapping_seen)
+      throw usage_error(fmt::format("{} '{}': one colour mapping (linear, log or power=G){}",
+                                    param("scale"), words,
+                                    range ? ", and shared or panel" : ""));
+    mapping_seen = true;
+    try {
+      colours.mapping = parse_colour_mapping(w, colours.gamma, "scale");
+    } catch (const usage_error&) {
+      throw usage_error(fmt::format(
+          "{} '{}': expected linear, log or power=G with 0 < G <= 10{}", param("scale"), w,
+          range ? ", or shared or panel (one colour range for every panel, or each its own), "
+                  "comma-separated: e.g. log,panel"
+                : ""));
+    }
+  }
+}
+
+std::optional<double> parse_range_end(std::string_view text, std::string_view name) {
+  if (text.empty()) return std::nullopt;
+  double v = 0.0;
+  const char* first = text.data() + (text.front() == '+' ? 1 : 0);
+  const auto [end, ec] = std::from_chars(first, text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v))
+    throw usage_error(fmt::format("{} must be a number, got '{}'", param(name), text));
+  return v;
 }
 
 annotate_mode parse_annotate_mode(std::string_view s) {
@@ -98,6 +140,7 @@ heatmap_spec make_heatmap(const attention_result& r, std::size_t head, const vie
   spec.col_axis = cross ? "keys (source)" : "keys";
   spec.cell = o.cell;
   spec.annotate = o.annotate;
+  spec.scale = o.colours;
   spec.cmap = &colormap::named_or_default(o.cmap, scores);
   // a diverging colormap puts 0 in its middle
   for (const auto& info : colormap_registry())
@@ -168,6 +211,7 @@ figure result_figure(const attention_result& r, const view_options& o,
   panel.title = fmt::format("mean of {} heads", r.heads.size());
   panel.subtitle.clear();
   grid.panels.push_back(std::move(panel));
+  grid.scale = o.range;
   grid.title = variant_title(r);
   grid.subtitle = fmt::format("{} · d_model {} · d_k {} per head{}", shown_matrix_name(o.show),
                               r.d_model, r.d_k, subtitle_suffix);

@@ -7,6 +7,7 @@
 #include "attention/pipeline.h"
 #include "enum_names.h"
 #include "render/figure.h"
+#include "render/grid.h"
 #include "render/heatmap.h"
 
 namespace attnviz {
@@ -29,7 +30,16 @@ struct view_options {
   annotate_mode annotate = annotate_mode::automatic;
   int cell = 0;  // 0: automatic
   head_view heads;
+  colour_scale colours;                    // --scale linear|log|power=G, --vmin, --vmax
+  scale_mode range = scale_mode::shared;   // grids: one range for all panels, or each its own
 };
+
+// --scale: comma-separated words, a colour mapping (linear, log, power=G) and, where `range` is
+// given (figures of several panels), shared or panel; e.g. "log", "panel", "power=0.5,panel".
+// usage_error naming --scale for anything else.
+void parse_scale_words(std::string_view words, colour_scale& colours, scale_mode* range);
+// --vmin / --vmax: empty is automatic; else a finite number (usage_error naming the flag).
+std::optional<double> parse_range_end(std::string_view text, std::string_view name);
 
 // Parses "weights" / "scores" and "auto" / "on" / "off" (usage_error otherwise).
 // Before any work: the cell size is 0 (automatic) to 256 pixels and the colormap name is known

@@ -209,6 +209,9 @@ def view_flags():
 def look_flags():
     return {
         "--cmap": differs([], ["--cmap", "magma"]),
+        "--scale": differs([], ["--scale", "log"]),
+        "--vmin": differs([], ["--vmin", "0.1"]),
+        "--vmax": differs([], ["--vmax", "0.5"]),
         "--annotate": differs([], ["--annotate", "off"]),
         "--cell": differs([], ["--cell", "30"]),
     }

@@ -131,16 +131,18 @@ TEST_CASE("annotations: on when every value fits its cell, in a colour that cont
   spec.row_labels = {"a", "b"};
   spec.col_labels = {"x", "y"};
   spec.cell = 48;
-  CHECK(layout_heatmap(spec).annotate_decimals == 2);  // "0.25" is 32 px + 4 <= 48
+  CHECK(layout_heatmap(spec).numbers[3] == "0.25");  // "0.25" is 32 px + 4 <= 48
   spec.cell = 30;
-  CHECK(layout_heatmap(spec).annotate_decimals == 1);  // "0.2" fits, "0.25" does not
+  CHECK(layout_heatmap(spec).numbers[3] == "0.2");  // "0.2" fits, "0.25" does not
   spec.cell = 20;
-  CHECK(layout_heatmap(spec).annotate_decimals == -1);
-  spec.annotate = annotate_mode::on;
-  CHECK(layout_heatmap(spec).annotate_decimals == 0);
+  CHECK(layout_heatmap(spec).numbers.empty());
+  spec.annotate = annotate_mode::on;  // percent fits 20 px but "100" does not: the note says so
+  CHECK(layout_heatmap(spec).numbers == std::vector<std::string>{"0", "", "50", "25"});
+  CHECK(layout_heatmap(spec).numbers_note ==
+        "numbers in percent (12 = 0.12); 1 of 4 cells blank: no room");
   spec.annotate = annotate_mode::off;
   spec.cell = 48;
-  CHECK(layout_heatmap(spec).annotate_decimals == -1);
+  CHECK(layout_heatmap(spec).numbers.empty());
   spec.annotate = annotate_mode::automatic;
   const figure fig = heatmap_figure(spec);
   int dark_text = 0, light_text = 0;

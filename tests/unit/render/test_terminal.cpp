@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include "helpers.h"
+#include "render/colormap.h"
 #include "render/terminal.h"
 
 using namespace attnviz;
@@ -51,4 +53,19 @@ TEST_CASE("plain view: the numbers and the chosen keys, no escape codes") {
   CHECK(out.find('\x1b') == std::string::npos);
   CHECK(out.find("a   0.250   0.750   -> y") != std::string::npos);
   CHECK(out.find("b   1.000   0.000   -> x") != std::string::npos);
+}
+
+TEST_CASE("colour view under a power scale: the cell's colour and the scale named") {
+  const matrix w = mat(1, 2, {0.25f, 1.0f});
+  heatmap_spec spec;
+  spec.values = &w;
+  spec.row_labels = {"a"};
+  spec.col_labels = {"b", "c"};
+  spec.scale.mapping = colour_mapping::power;
+  spec.scale.gamma = 0.5;
+  const std::string out = render_terminal(spec, term_colors::truecolor);
+  const rgb half = colormap::viridis().at(0.5);  // √0.25 of [0, 1]
+  CHECK(out.find(fmt::format("\x1b[48;2;{};{};{}m  ", half.r, half.g, half.b)) !=
+        std::string::npos);
+  CHECK(out.find("(power=0.5 colour scale)") != std::string::npos);
 }

@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""Figures a user can publish: colour scales and ranges, cell annotations, titles, token ranges
+and vector output, each decoded and checked on its own terms.
+
+Colours: every cell of the PNG (read with PIL, an independent decoder) has the colour of its
+weight (from --json) under the scale computed here in NumPy (linear, log, power=G; --vmin,
+--vmax), and the colour bar's labels (SVG text) name the range's ends. Annotations: the SVG's
+text boxes never overlap one another, each sits inside its cell, and each reads its cell's weight
+in the format the figure says it uses."""
+import json
+import math
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from formats import colormap, nice_at_or_above  # noqa: E402
+from harness import SKIP, import_numpy, main  # noqa: E402
+
+np = import_numpy()
+try:
+    from PIL import Image
+except ImportError:
+    print("PIL is not installed (Debian: python3-pil); skipping")
+    sys.exit(SKIP)
+
+SHORT = "the cat sat on the mat"
+LONG = ("In the beginning God created the heaven and the earth . And the earth was without form "
+        "and void ; and darkness was upon the face of the deep . And the Spirit of God moved upon "
+        "the face of the waters . And God said , Let there be light : and there was light .")
+
+RECT = re.compile(r'<rect x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)" fill="#([0-9a-f]{6})"/>')
+TEXT = re.compile(r'<text x="(-?\d+)" y="(-?\d+)"(?: transform="[^"]*")? font-size="(\d+)" '
+                  r'fill="#([0-9a-f]{6})" textLength="(\d+)"[^>]*>([^<]*)</text>')
+
+
+def svg_rects(svg):
+    return [tuple(int(v) for v in m.groups()[:4]) + (m.group(5),) for m in RECT.finditer(svg)]
+
+
+def svg_texts(svg):
+    """(x, y_baseline, size, colour, length, text) of each horizontal text."""
+    out = []
+    for m in TEXT.finditer(svg):
+        if "transform" in m.group(0):
+            continue
+        x, y, size, colour, length, text = m.groups()
+        out.append((int(x), int(y), int(size), colour, int(length), unescape(text)))
+    return out
+
+
+def unescape(s):
+    return s.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&").replace("&quot;", '"')
+
+
+def draw(env, name, *args, text=SHORT):
+    """Runs `run` with --json, --png and --svg; returns (weights, PIL image, svg text)."""
+    js, png, svg = (env.path(f"{name}.{e}") for e in ("json", "png", "svg"))
+    env.run("run", "--text", text, "--json", js, "--png", png, "--svg", svg, "-q", *args)
+    weights = np.array(json.load(open(js))["heads"][0]["weights"], dtype=np.float64)
+    return weights, Image.open(png).convert("RGB"), open(svg, encoding="utf-8").read()
+
+
+def cells(svg, n, cell):
+    """The n x n cell rectangles (x, y) of a heatmap drawn with --cell `cell`, row-major."""
+    found = [(x, y) for x, y, w, h, _ in svg_rects(svg) if w == cell and h == cell]
+    assert len(found) >= n * n, (len(found), n)
+    return found[:n * n]
+
+
+def position(v, lo, hi, scale):
+    if scale == "log":
+        return 0.0 if v <= lo else min(1.0, math.log(v / lo) / math.log(hi / lo))
+    t = min(1.0, max(0.0, (v - lo) / (hi - lo)))
+    if scale.startswith("power="):
+        t = t ** float(scale[6:])
+    return t
+
+
+def check_cells(img, svg, weights, lo, hi, scale, cmap, cell):
+    n = weights.shape[0]
+    a = np.asarray(img).astype(int)
+    worst = 0
+    for k, (x, y) in enumerate(cells(svg, n, cell)):
+        i, j = divmod(k, n)
+        px = a[y + 1, x + 1]  # a corner: annotations sit in the middle
+        t = position(weights[i, j], lo, hi, scale)
+        idx = min(len(cmap) - 1, int(t * len(cmap)))
+        near = min(abs(cmap[idx + d] - px).max() for d in (-1, 0, 1) if 0 <= idx + d < len(cmap))
+        worst = max(worst, near)
+    assert worst <= 1, (scale, lo, hi, worst)
+
+
+def bar_labels(svg, grid_right):
+    """The colour bar's labels: text right of the grid, top to bottom."""
+    return [t[5] for t in sorted(svg_texts(svg), key=lambda t: t[1]) if t[0] > grid_right]
+
+
+def test_colour_scales_against_numpy(env):
+    cmap = colormap(env, "viridis")
+    cell = 30
+    for scale, extra in (("linear", []), ("log", []), ("power=0.5", []),
+                         ("linear", ["--vmin", "0.05", "--vmax", "0.4"]),
+                         ("log", ["--vmin", "0.01"])):
+        w, img, svg = draw(env, "scale", "--cell", str(cell), "--scale", scale, "--annotate",
+                           "off", *extra)
+        hi = float(extra[extra.index("--vmax") + 1]) if "--vmax" in extra else nice_at_or_above(w.max())
+        if "--vmin" in extra:
+            lo = float(extra[extra.index("--vmin") + 1])
+        elif scale == "log":
+            decade = lambda x: 10.0 ** math.floor(math.log10(x) + 1e-12)  # noqa: E731
+            lo = max(decade(w[w > 0].min()), decade(hi) * 1e-4)
+        else:
+            lo = 0.0
+        check_cells(img, svg, w, lo, hi, scale, cmap, cell)
+        right = max(x + cell for x, _ in cells(svg, w.shape[0], cell))
+        labels = bar_labels(svg, right)
+        assert labels[0] == f"{hi:g}" and labels[-1] == f"{lo:g}", (scale, extra, labels)
+        if scale == "log":  # decades between the ends
+            assert all(re.fullmatch(r"1e-0\d|0\.0*1|1|[25]e-0\d|0\.0*[25]", s) for s in labels), labels
+
+
+def test_the_default_range_is_unchanged(env):
+    """No flag: [0, round number at or above the largest weight], linear."""
+    cmap = colormap(env, "viridis")
+    w, img, svg = draw(env, "default", "--cell", "30", "--annotate", "off")
+    check_cells(img, svg, w, 0.0, nice_at_or_above(w.max()), "linear", cmap, 30)
+
+
+def test_a_long_map_spreads_over_the_palette(env):
+    """A 50-token map: linear leaves most cells in the first tenth of the palette; log and
+    power=0.5 spread them."""
+    used = {}
+    for scale in ("linear", "log", "power=0.5"):
+        w, img, svg = draw(env, "long-" + scale, "--cell", "20", "--scale", scale, text=LONG)
+        hi = nice_at_or_above(w.max())
+        lo = max(10.0 ** math.floor(math.log10(w[w > 0].min())), 10.0 ** math.floor(math.log10(hi)) * 1e-4)
+        t = np.vectorize(lambda v: position(v, lo if scale == "log" else 0.0, hi, scale))(w)
+        used[scale] = float(np.median(t))
+    assert used["linear"] < 0.1, used
+    assert used["log"] > 0.4 and used["power=0.5"] > 4 * used["linear"], used
+
+
+def test_shared_and_panel_ranges_in_a_grid(env):
+    """compare: one colour bar for every panel (shared) under the log scale, or one each."""
+    shared, panel = env.path("shared.svg"), env.path("panel.svg")
+    env.run("compare", "--text", SHORT, "--scores", "dot,cosine", "--scale", "log", "--svg",
+            shared)
+    env.run("compare", "--text", SHORT, "--scores", "dot,cosine", "--scale", "log,panel",
+            "--svg", panel)
+    shared_svg, panel_svg = open(shared).read(), open(panel).read()
+
+    def bars(svg):  # a colour bar is a column of 18 px wide rectangles
+        return sorted({x for x, y, w, h, _ in svg_rects(svg) if w == 18})
+    assert len(bars(shared_svg)) == 1 and len(bars(panel_svg)) == 2, (bars(shared_svg), bars(panel_svg))
+    labels = [t[5] for t in svg_texts(shared_svg)]
+    assert "0.0001" in labels or "0.001" in labels, labels  # a log bar's bottom decade
+
+
+def test_model_view_takes_the_scale(env):
+    out, err = env.run("draw", "--weights", model_maps(env), "--view", "model", "--scale", "log",
+                       "--svg", env.path("mv-log.svg"))
+    labels = [t[5] for t in svg_texts(open(env.path("mv-log.svg")).read())]
+    assert "0.0001" in labels or "1e-04" in labels, labels
+
+
+def model_maps(env):
+    """A causal stack of 2 x 2 maps over 8 tokens as .npy."""
+    path = env.path("maps.npy")
+    if not os.path.exists(path):
+        rng = np.random.default_rng(7)
+        x = rng.normal(size=(2, 2, 8, 8)) * 3
+        x = np.where(np.tril(np.ones((8, 8))) > 0, x, -np.inf)
+        e = np.exp(x - x.max(-1, keepdims=True))
+        np.save(path, (e / e.sum(-1, keepdims=True)).astype(np.float32))
+    return path
+
+
+def test_colour_refusals(env):
+    for args, says in ((["--vmin", "0.5", "--vmax", "0.2"], "--vmin 0.5 must be below --vmax 0.2"),
+                       (["--scale", "log", "--vmin", "0"], "--scale log needs --vmin above 0"),
+                       (["--scale", "logarithmic"], "expected linear, log or power=G"),
+                       (["--scale", "power=0"], "expected linear, log or power=G"),
+                       (["--vmax", "abc"], "--vmax must be a number, got 'abc'"),
+                       (["--scale", "log,log"], "one colour mapping")):
+        _, err = env.run("run", "--text", SHORT, "--png", env.path("no.png"), *args, expect=2)
+        assert says in err, (args, err)
+        assert not os.path.exists(env.path("no.png"))
+    _, err = env.run("aoa", "--document", SHORT, "--query", "cat", "--scale", "panel", expect=2)
+    assert "expected linear, log or power=G" in err, err
+
+
+SIXTY = LONG + " And God saw the light , that it was good : and God divided the light from the darkness ."
+
+
+def grid_texts(svg, n, cell):
+    """The texts drawn inside the grid, each with the (i, j) of the cell holding its box."""
+    boxes = cells(svg, n, cell)
+    x0, y0 = boxes[0]
+    out = []
+    for x, y, size, colour, length, text in svg_texts(svg):
+        top = y - size + 2  # the baseline sits 14/16 of a glyph down; a glyph is `size` tall
+        if not (x0 <= x < x0 + n * cell and y0 <= top < y0 + n * cell):
+            continue
+        i, j = (top - y0) // cell, (x - x0) // cell
+        out.append(((x, top, length, size), (i, j), text))
+    return out
+
+
+def value_of(text, note):
+    """What a cell's text says, read the way the figure's note says numbers are written."""
+    if "percent" in note:
+        return float(text) / 100.0
+    return float(text)
+
+
+def check_numbers(svg, weights, cell):
+    n = weights.shape[0]
+    found = grid_texts(svg, n, cell)
+    note = next((t[5] for t in svg_texts(svg) if t[5].startswith("numbers") or "cells blank" in t[5]), "")
+    boxes = []
+    for (x, top, length, size), (i, j), text in found:
+        cx, cy = x0y0(svg, n, cell)
+        assert cx + j * cell <= x and x + length <= cx + (j + 1) * cell, ("spills", i, j, text)
+        assert cy + i * cell <= top and top + size <= cy + (i + 1) * cell, ("spills", i, j, text)
+        step = 0.01 if ("percent" in note or len(text.split(".")[-1]) == 2) else 0.1
+        said = value_of(text, note)
+        assert abs(said - weights[i, j]) <= step / 2 + 1e-9, (i, j, text, weights[i, j], note)
+        assert said != 0 or weights[i, j] == 0 or step == 0.01, ("a zero that is not", i, j, text)
+        boxes.append((x, top, x + length, top + size))
+    boxes.sort()
+    for a in range(len(boxes)):  # no two text boxes overlap
+        for b in range(a + 1, len(boxes)):
+            if boxes[b][0] >= boxes[a][2]:
+                break
+            assert boxes[a][3] <= boxes[b][1] or boxes[b][3] <= boxes[a][1], (boxes[a], boxes[b])
+    return found, note
+
+
+def x0y0(svg, n, cell):
+    return cells(svg, n, cell)[0]
+
+
+def test_annotations_at_62_tokens_fit_and_tell_the_truth(env):
+    w, img, svg = draw(env, "ann62", "--annotate", "on", text=SIXTY)
+    n = w.shape[0]
+    assert n >= 60, n
+    found, note = check_numbers(svg, w, 20)
+    assert "percent" in note, note  # 20 px cells hold two characters
+    assert len(found) > n * n // 2, len(found)
+    written = {t for *_, t in found}
+    assert written != {"0"} and len(written) > 10, sorted(written)[:20]
+    blank = n * n - len(found)
+    assert f"{blank:,} of {n * n:,} cells blank" in note, (blank, note)
+
+
+def test_annotations_by_size(env):
+    """Every size from 5 to 40 tokens: automatic numbers never read 0.0 for a weight that is
+    not; `on` always writes, fits and tells the truth."""
+    words = SIXTY.split()
+    for count in (5, 12, 20, 24, 27, 33, 40):
+        text = " ".join(words[:count])
+        w, _, svg = draw(env, f"auto{count}", text=text)
+        cell = int(re.search(r'<rect x="\d+" y="\d+" width="(\d+)"', svg.split("\n", 4)[4]).group(1))
+        found, note = check_numbers(svg, w, cell)
+        w_on, _, svg_on = draw(env, f"on{count}", "--annotate", "on", text=text)
+        found_on, note_on = check_numbers(svg_on, w_on, cell)
+        assert found_on, count
+
+
+if __name__ == "__main__":
+    sys.exit(main(globals()))
