@@ -75,7 +75,7 @@ them, --png/--svg draw the JS matrix.
                   "Context functions to compare, comma-separated [default: --context]")
       ->delimiter(',')
       ->group("Compare");
-  cmd->add_option("--cols", config->cols, "Panels per row [default: about square]")
+  cmd->add_option("--panel-cols", config->cols, "Panels per row [default: about square]")
       ->check(CLI::Range(1, 64))
       ->group("Compare");
   for (CLI::Option* o : cmd->get_options())

@@ -46,7 +46,7 @@ Examples:
                   "encoder and decoder stacks, from 0")
       ->capture_default_str()
       ->group("Parameters");
-  add_view_flags(*cmd, *flags);
+  add_view_flags(*cmd, *flags, false);
   add_output_flags(
       *cmd, config->out,
       {{output_kind::json, "Write the three attentions (per head, with outputs) as JSON"},

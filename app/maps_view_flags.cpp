@@ -45,6 +45,8 @@ void add_maps_view_flags(CLI::App& cmd, view_choice& c, maps_view_flags& f) {
                  "Pixels per cell (the model view: per thumbnail) [default: by token count]")
       ->check(CLI::Range(1, 256))
       ->group("Figure");
+  add_crop_flags(cmd, c.look.rows, c.look.cols);
+  add_title_flags(cmd, f.title, f.no_title);
   cmd.add_flag("--term", f.term,
                "Draw the map in the terminal (every --view but model, lines and overlay)")
       ->group("Output");
@@ -55,6 +57,9 @@ void resolve_maps_view(const maps_view_flags& f, view_choice& c) {
   c.look.annotate = parse_annotate_mode(f.annotate);
   c.view = value_of(maps_view_names, f.view, "--view");
   c.look.colours = resolve_colour_flags(f.scale, f.vmin, f.vmax, &c.scale);
+  check_title_flags(f.title, f.no_title);
+  if (!f.title.empty()) c.look.title = f.title;
+  c.look.no_title = f.no_title;
   if (f.term && !draws_heatmap(c.view))
     throw usage_error(fmt::format("--term draws one map; --view {} is not one: write it with "
                                   "--png or --svg, or pick --view head, mean, max, rollout or "

@@ -224,7 +224,34 @@ void add_variant_flags(CLI::App& cmd, common_flags& f) {
   add_parameter_flags(cmd, f);
 }
 
-void add_view_flags(CLI::App& cmd, common_flags& f) {
+void add_crop_flags(CLI::App& cmd, std::string& rows, std::string& cols) {
+  cmd.add_option("--rows", rows,
+                 "Draw only these query rows, from 0: a range or a list, e.g. 3-10 or 0,4-7 "
+                 "(--json and --npy keep every row) [default: all]")
+      ->type_name("LIST")
+      ->group("Figure");
+  cmd.add_option("--cols", cols,
+                 "Draw only these key columns, from 0, e.g. 0-20 [default: all]")
+      ->type_name("LIST")
+      ->group("Figure");
+}
+
+void add_title_flags(CLI::App& cmd, std::string& title, bool& no_title) {
+  cmd.add_option("--title", title,
+                 "The figure's title instead of the automatic one (the subtitle stays)")
+      ->type_name("TEXT")
+      ->group("Figure");
+  cmd.add_flag("--no-title", no_title,
+               "No title and no subtitle (for a figure whose caption lives elsewhere)")
+      ->group("Figure");
+}
+
+void check_title_flags(const std::string& title, bool no_title) {
+  if (!title.empty() && no_title)
+    throw usage_error("--title and --no-title: give one of them");
+}
+
+void add_view_flags(CLI::App& cmd, common_flags& f, bool crop) {
   cmd.add_option("--show", f.show,
                  "Matrix to draw: weights a_ij (sequential colours) or scores e_ij (before "
                  "alignment; diverging colours centred on 0)")
@@ -236,6 +263,7 @@ void add_view_flags(CLI::App& cmd, common_flags& f) {
                  "over heads), or one head by number (1 = first)")
       ->capture_default_str()
       ->group("Figure");
+  if (crop) add_crop_flags(cmd, f.rows, f.cols);
   f.grids = true;
   add_look_flags(cmd, f);
 }
@@ -292,6 +320,7 @@ void add_look_flags(CLI::App& cmd, common_flags& f) {
                  "token count]")
       ->check(CLI::Range(1, 256))
       ->group("Figure");
+  add_title_flags(cmd, f.title, f.no_title);
 }
 
 namespace {
@@ -400,6 +429,11 @@ view_options resolve_view(const common_flags& f) {
   v.cell = f.cell;
   v.heads = parse_head_view(f.head_view);
   v.colours = resolve_colour_flags(f.scale, f.vmin, f.vmax, f.grids ? &v.range : nullptr);
+  check_title_flags(f.title, f.no_title);
+  if (!f.title.empty()) v.title = f.title;
+  v.no_title = f.no_title;
+  v.rows = f.rows;
+  v.cols = f.cols;
   return v;
 }
 

@@ -29,6 +29,9 @@ struct common_flags {
   std::string scale = "linear";  // --scale words (see parse_scale_words)
   std::string vmin, vmax;        // --vmin / --vmax; empty: automatic
   bool grids = false;            // the command draws grids of panels (--scale shared|panel)
+  std::string title;             // --title (empty: the automatic one)
+  bool no_title = false;         // --no-title
+  std::string rows, cols;        // --rows / --cols
   std::string head_view = "grid";
   std::string max_memory = "8G";
   std::string masks;
@@ -51,9 +54,17 @@ void add_embedding_flags(CLI::App& cmd, common_flags& flags);
 // --score --align --context --temperature --hard --window --mask --pad-keys --sharpen --project
 // --heads --dk --da --combine --position --alibi-slope --convs2s --seed --params
 void add_variant_flags(CLI::App& cmd, common_flags& flags);
-// --show --head-view and add_look_flags (with grids: --scale also takes shared|panel)
-void add_view_flags(CLI::App& cmd, common_flags& flags);
-// --cmap --scale --vmin --vmax --annotate --cell (figures that draw neither scores nor heads)
+// --show --head-view, --rows --cols (when `crop`) and add_look_flags (with grids: --scale also
+// takes shared|panel)
+void add_view_flags(CLI::App& cmd, common_flags& flags, bool crop = true);
+// --rows --cols: the rows and columns of the map a figure draws
+void add_crop_flags(CLI::App& cmd, std::string& rows, std::string& cols);
+// --title --no-title
+void add_title_flags(CLI::App& cmd, std::string& title, bool& no_title);
+// usage_error when both are given.
+void check_title_flags(const std::string& title, bool no_title);
+// --cmap --scale --vmin --vmax --annotate --cell --title --no-title (figures that draw neither
+// scores nor heads)
 void add_look_flags(CLI::App& cmd, common_flags& flags);
 // --scale --vmin --vmax; `grids`: the figure has several panels (--scale shared|panel too)
 void add_colour_flags(CLI::App& cmd, std::string& scale, std::string& vmin, std::string& vmax,

@@ -51,6 +51,7 @@ figure aoa_figure(const aoa_report& report, const view_options& view,
       fmt::format("document {} tokens, query {} tokens · {} · top word: {} ({:.3f})", doc.size(),
                   query.size(), embeddings_name, report.word_scores.front().first,
                   report.word_scores.front().second);
+  apply_titles(view, grid.title, grid.subtitle);
   grid.cols = 3;
   grid.scale = scale_mode::panel;
   return grid_figure(grid);

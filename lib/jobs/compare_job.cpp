@@ -57,6 +57,7 @@ figure compare_figure(const compare_config& c, const compare_report& report,
     }
     panel.title = v.label;
     panel.subtitle.clear();
+    apply_crop(panel, c.view, false);
     grid.panels.push_back(std::move(panel));
   }
   const attention_result& first = report.variants.front().result;
@@ -70,6 +71,9 @@ figure compare_figure(const compare_config& c, const compare_report& report,
   grid.subtitle =
       fmt::format("score: {} · align: {} · context: {} · {}", fmt::join(scores, ", "),
                   fmt::join(aligns, ", "), fmt::join(contexts, ", "), embeddings_name);
+  if (!c.view.rows.empty()) grid.subtitle += fmt::format(" · rows {}", c.view.rows);
+  if (!c.view.cols.empty()) grid.subtitle += fmt::format(" · cols {}", c.view.cols);
+  apply_titles(c.view, grid.title, grid.subtitle);
   grid.cols = c.cols;
   grid.scale = c.scale;
   return grid_figure(grid);

@@ -63,6 +63,14 @@ void check_view_choice(const view_choice& c, std::size_t layers, std::size_t hea
   if (c.head >= heads)
     throw usage_error(fmt::format("{} {}: there are {} heads (0 to {})", param("head"), c.head,
                                   heads, heads - 1));
+  if ((!c.look.rows.empty() || !c.look.cols.empty()) && !draws_heatmap(w))
+    throw usage_error(fmt::format("{} and {} choose the rows and columns of one map; {} {} draws "
+                                  "{}: pick {} head, mean, max, rollout or flow",
+                                  param("rows"), param("cols"), param("view"), name,
+                                  w == v::model ? "every head as a thumbnail" : "lines between tokens",
+                                  param("view")));
+  if (!c.look.rows.empty()) parse_index_list(c.look.rows, n, "rows", "row");
+  if (!c.look.cols.empty()) parse_index_list(c.look.cols, n, "cols", "column");
   if (w == v::flow) check_flow_size(n);
 }
 
@@ -115,6 +123,8 @@ heatmap_spec view_heatmap(const maps_source& s, const view_choice& c, const matr
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t j = i + 1; j < n; ++j) spec.hidden[i * n + j] = true;
   }
+  apply_crop(spec, c.look);
+  apply_titles(c.look, spec.title, spec.subtitle);
   return spec;
 }
 
@@ -135,6 +145,7 @@ figure draw_view(const maps_source& s, const view_choice& c, std::vector<std::st
     v.colours = c.look.colours;
     v.captions = std::move(captions);
     v.thumb = c.look.cell;
+    apply_titles(c.look, v.title, v.subtitle);
     return model_view_figure(v);
   }
   if (c.view == maps_view::lines || c.view == maps_view::overlay) {
@@ -148,6 +159,7 @@ figure draw_view(const maps_source& s, const view_choice& c, std::vector<std::st
                           s.name);
     v.subtitle = s.subtitle;
     v.overlay = c.view == maps_view::overlay;
+    apply_titles(c.look, v.title, v.subtitle);
     return head_view_figure(v);
   }
   const matrix values = view_values(s, c);
@@ -181,6 +193,7 @@ std::string maps_page(const maps_source& s, const view_choice& c,
   p.layer = c.layer;
   p.head = c.head;
   p.panel_scale = c.scale == scale_mode::panel;
+  apply_titles(c.look, p.title, p.subtitle);
   return model_page(p);
 }
 

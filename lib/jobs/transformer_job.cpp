@@ -47,6 +47,7 @@ figure transformer_figure(const transformer_report& report, const view_options& 
   if (H > 1) heads += fmt::format(" ({})", head_view_label(view.heads));
   grid.title = fmt::format("Transformer attentions · {} · {}", heads, variant_short_title(first));
   grid.subtitle = std::move(subtitle);
+  apply_titles(view, grid.title, grid.subtitle);
   grid.cols = 3;
   return grid_figure(grid);
 }

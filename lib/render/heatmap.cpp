@@ -164,6 +164,45 @@ void draw_colorbar(figure& fig, int x, int y, int h, const colormap& cmap, doubl
   }
 }
 
+void crop_heatmap(heatmap_spec& spec, const std::vector<std::size_t>& rows,
+                  const std::vector<std::size_t>& cols) {
+  if (rows.empty() && cols.empty()) return;
+  const matrix& m = *spec.values;
+  std::vector<std::size_t> r = rows, c = cols;
+  if (r.empty())
+    for (std::size_t i = 0; i < m.rows(); ++i) r.push_back(i);
+  if (c.empty())
+    for (std::size_t j = 0; j < m.cols(); ++j) c.push_back(j);
+  auto values = std::make_shared<matrix>(r.size(), c.size());
+  std::vector<bool> hidden;
+  if (!spec.hidden.empty()) hidden.assign(r.size() * c.size(), false);
+  for (std::size_t a = 0; a < r.size(); ++a)
+    for (std::size_t b = 0; b < c.size(); ++b) {
+      (*values)(a, b) = m(r[a], c[b]);
+      const std::size_t k = r[a] * m.cols() + c[b];
+      if (!hidden.empty() && k < spec.hidden.size()) hidden[a * c.size() + b] = spec.hidden[k];
+    }
+  auto pick = [](const std::vector<std::string>& labels, const std::vector<std::size_t>& at) {
+    std::vector<std::string> out;
+    for (std::size_t i : at)
+      if (i < labels.size()) out.push_back(labels[i]);
+    return out;
+  };
+  if (!spec.row_labels.empty()) spec.row_labels = pick(spec.row_labels, r);
+  if (!spec.col_labels.empty()) spec.col_labels = pick(spec.col_labels, c);
+  std::vector<int> marked;
+  if (!spec.marked_col_per_row.empty())
+    for (std::size_t i : r) {
+      const int j = i < spec.marked_col_per_row.size() ? spec.marked_col_per_row[i] : -1;
+      const auto at = std::find(c.begin(), c.end(), static_cast<std::size_t>(std::max(j, 0)));
+      marked.push_back(j >= 0 && at != c.end() ? static_cast<int>(at - c.begin()) : -1);
+    }
+  spec.marked_col_per_row = std::move(marked);
+  spec.hidden = std::move(hidden);
+  spec.owned = values;
+  spec.values = values.get();
+}
+
 heatmap_layout layout_heatmap(const heatmap_spec& spec) {
   const bitmap_font& font = bitmap_font::unifont();
   const matrix& m = *spec.values;

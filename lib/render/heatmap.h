@@ -16,6 +16,7 @@
 // heatmap_figure() lays it out once; rasterize() / to_svg() draw it.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -49,7 +50,14 @@ struct heatmap_spec {
   std::vector<bool> hidden;  // n_rows·n_cols row-major: masked cells, drawn light grey, no value
   annotate_mode annotate = annotate_mode::automatic;  // see cell_numbers.h
   bool colorbar = true;
+  std::shared_ptr<const matrix> owned;  // values a crop made (values points at it), else null
 };
+
+// spec restricted to `rows` × `cols` (indices into its values; empty: all): the values, labels,
+// hidden cells and marked keys of those rows and columns, in the order given. The new values
+// live in spec.owned, so copies of the spec stay valid.
+void crop_heatmap(heatmap_spec& spec, const std::vector<std::size_t>& rows,
+                  const std::vector<std::size_t>& cols);
 
 struct heatmap_layout {
   int width = 0, height = 0;

@@ -299,9 +299,9 @@ void check_html_size(const std::vector<html_panel>& panels) {
 }
 
 std::string html_page(const std::vector<html_panel>& panels, const view_options& view,
-                      const std::string& title, const std::string& subtitle,
-                      const std::string& notes) {
+                      std::string title, std::string subtitle, const std::string& notes) {
   check_html_size(panels);
+  apply_titles(view, title, subtitle);
   ojson data;
   data["title"] = title;
   data["subtitle"] = subtitle;

@@ -41,9 +41,9 @@ struct html_panel {
 inline constexpr std::size_t html_max_cells = 4'000'000;
 
 // `notes`: plain text shown under the map (compare's metrics table), or nothing.
+// The title and subtitle follow view's --title / --no-title.
 std::string html_page(const std::vector<html_panel>& panels, const view_options& view,
-                      const std::string& title, const std::string& subtitle,
-                      const std::string& notes = "");
+                      std::string title, std::string subtitle, const std::string& notes = "");
 
 // Throws usage_error when the page would pass html_max_cells.
 void check_html_size(const std::vector<html_panel>& panels);

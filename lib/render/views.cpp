@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "error.h"
+#include "index_list.h"
 #include "render/grid.h"
 
 namespace attnviz {
@@ -71,6 +72,28 @@ std::optional<double> parse_range_end(std::string_view text, std::string_view na
   if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v))
     throw usage_error(fmt::format("{} must be a number, got '{}'", param(name), text));
   return v;
+}
+
+void apply_titles(const view_options& o, std::string& title, std::string& subtitle) {
+  if (o.no_title) {
+    title.clear();
+    subtitle.clear();
+  } else if (o.title) {
+    title = *o.title;
+  }
+}
+
+void apply_crop(heatmap_spec& spec, const view_options& o, bool say) {
+  if (o.rows.empty() && o.cols.empty()) return;
+  const matrix& m = *spec.values;
+  const auto rows = o.rows.empty() ? std::vector<std::size_t>{}
+                                   : parse_index_list(o.rows, m.rows(), "rows", "row");
+  const auto cols = o.cols.empty() ? std::vector<std::size_t>{}
+                                   : parse_index_list(o.cols, m.cols(), "cols", "column");
+  crop_heatmap(spec, rows, cols);
+  if (!say) return;
+  if (!o.rows.empty()) spec.subtitle += fmt::format(" · rows {}", o.rows);
+  if (!o.cols.empty()) spec.subtitle += fmt::format(" · cols {}", o.cols);
 }
 
 annotate_mode parse_annotate_mode(std::string_view s) {
@@ -194,6 +217,8 @@ figure result_figure(const attention_result& r, const view_options& o,
     }
     spec.values = &m;
     spec.subtitle += subtitle_suffix;
+    apply_crop(spec, o);
+    apply_titles(o, spec.title, spec.subtitle);
     return heatmap_figure(spec);
   }
   // grid: every head, then the mean, on one scale
@@ -205,16 +230,21 @@ figure result_figure(const attention_result& r, const view_options& o,
                       ? fmt::format("head {} (ALiBi m = {:.4g})", h + 1, r.heads[h].alibi_slope)
                       : fmt::format("head {}", h + 1);
     panel.subtitle.clear();
+    apply_crop(panel, o, false);
     grid.panels.push_back(std::move(panel));
   }
   heatmap_spec panel = make_matrix_heatmap(r, mean, "mean", o);
   panel.title = fmt::format("mean of {} heads", r.heads.size());
   panel.subtitle.clear();
+  apply_crop(panel, o, false);
   grid.panels.push_back(std::move(panel));
   grid.scale = o.range;
   grid.title = variant_title(r);
   grid.subtitle = fmt::format("{} · d_model {} · d_k {} per head{}", shown_matrix_name(o.show),
                               r.d_model, r.d_k, subtitle_suffix);
+  if (!o.rows.empty()) grid.subtitle += fmt::format(" · rows {}", o.rows);
+  if (!o.cols.empty()) grid.subtitle += fmt::format(" · cols {}", o.cols);
+  apply_titles(o, grid.title, grid.subtitle);
   return grid_figure(grid);
 }
 

@@ -2,6 +2,7 @@
 // which colormap, annotations, cell size. Shared by run, compare and demo.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "attention/pipeline.h"
@@ -32,7 +33,20 @@ struct view_options {
   head_view heads;
   colour_scale colours;                    // --scale linear|log|power=G, --vmin, --vmax
   scale_mode range = scale_mode::shared;   // grids: one range for all panels, or each its own
+  // --title / --no-title: the figure's title instead of the automatic one (the subtitle
+  // stays), or neither title nor subtitle
+  std::optional<std::string> title;
+  bool no_title = false;
+  // --rows / --cols: the query rows and key columns drawn, as index lists ("3-10", "0,4-7");
+  // empty: all. JSON and .npy keep every row and column.
+  std::string rows, cols;
 };
+
+// title and subtitle as --title / --no-title ask.
+void apply_titles(const view_options& o, std::string& title, std::string& subtitle);
+// spec cropped to --rows / --cols (usage_error naming them for an index past the map), with
+// the subtitle saying which (when `say` and a crop was asked).
+void apply_crop(heatmap_spec& spec, const view_options& o, bool say = true);
 
 // --scale: comma-separated words, a colour mapping (linear, log, power=G) and, where `range` is
 // given (figures of several panels), shared or panel; e.g. "log", "panel", "power=0.5,panel".

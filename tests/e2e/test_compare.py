@@ -122,7 +122,7 @@ def test_compare_is_deterministic(env):
 def test_compare_alignment_functions(env):
     js = env.path("aligns.json")
     env.run("compare", "--text", SENTENCE, "--embeddings", env.embeddings, "--score",
-            "additive", "--aligns", "softmax,hardmax", "--scale", "panel", "--cols", "1",
+            "additive", "--aligns", "softmax,hardmax", "--scale", "panel", "--panel-cols", "1",
             "--json", js, "--png", env.path("aligns.png"))
     doc = json.load(open(js))
     assert [v["label"] for v in doc["variants"]] == ["softmax", "hardmax"]

@@ -268,5 +268,63 @@ def test_annotations_by_size(env):
         assert found_on, count
 
 
+GENESIS = ("In the beginning God created the heaven and the earth . And the earth was without form "
+           "and void ; and darkness was upon the face of the deep .")
+
+
+def test_title_and_no_title(env):
+    _, _, svg = draw(env, "titled", "--title", "Genesis 1:1 <crop> & more", text=GENESIS)
+    texts = [t[5] for t in svg_texts(svg)]
+    assert texts[0] == "Genesis 1:1 <crop> & more", texts[:2]
+    assert texts[1].startswith("weights a_ij"), texts[:2]  # the subtitle stays
+    w, _, bare = draw(env, "untitled", "--no-title", text=GENESIS)
+    texts = [t[5] for t in svg_texts(bare)]
+    assert not any(t.startswith("self-attention") or t.startswith("weights a_ij") for t in texts)
+    top = min(y for _, y, *_ in svg_rects(bare)[1:])  # the grid starts right under the margin
+    assert top <= 32, top
+    _, err = env.run("run", "--text", SHORT, "--title", "x", "--no-title", "--png",
+                     env.path("no.png"), expect=2)
+    assert "--title and --no-title: give one of them" in err, err
+    out = env.path("mv-untitled.svg")  # the model view too
+    env.run("draw", "--weights", model_maps(env), "--view", "model", "--no-title", "--svg", out)
+    assert not any("tokens" in t[5] for t in svg_texts(open(out).read()))
+
+
+def test_rows_and_cols_crop_the_figure(env):
+    cmap = colormap(env, "viridis")
+    js, png, svg_path = env.path("crop.json"), env.path("crop.png"), env.path("crop.svg")
+    env.run("run", "--text", GENESIS, "--rows", "3-10", "--cols", "0-12,20", "--cell", "30",
+            "--json", js, "--png", png, "--svg", svg_path, "-q")
+    data = json.load(open(js))
+    full = np.array(data["heads"][0]["weights"], dtype=np.float64)
+    assert full.shape == (30, 30), full.shape  # the numbers keep every row and column
+    rows, cols = list(range(3, 11)), list(range(0, 13)) + [20]
+    part = full[np.ix_(rows, cols)]
+    svg = open(svg_path).read()
+    found = [(x, y) for x, y, w, h, _ in svg_rects(svg) if w == 30 and h == 30]
+    assert len(found) == len(rows) * len(cols), len(found)
+    img = np.asarray(Image.open(png).convert("RGB")).astype(int)
+    hi = nice_at_or_above(part.max())  # the range is the shown cells'
+    for k, (x, y) in enumerate(found):
+        i, j = divmod(k, len(cols))
+        idx = min(255, int(part[i, j] / hi * 256))
+        assert min(abs(cmap[min(255, max(0, idx + d))] - img[y + 1, x + 1]).max() for d in (-1, 0, 1)) <= 1
+    texts = [t[5] for t in svg_texts(svg)]
+    tokens = data["query_tokens"]
+    row_labels = [t for t in texts if t in tokens]
+    assert row_labels[:len(rows)] == [tokens[i] for i in rows], row_labels[:len(rows)]
+    assert any("rows 3-10 · cols 0-12,20" in t for t in texts), texts[:3]
+    _, err = env.run("run", "--text", SHORT, "--rows", "2-9", "--png", env.path("no.png"), expect=2)
+    assert "--rows 9: there are 6 rows (0 to 5)" in err, err
+    # a model's maps: one head's map cropped; the model view refuses
+    out = env.path("maps-crop.svg")
+    env.run("draw", "--weights", model_maps(env), "--rows", "4-7", "--cols", "0-3", "--cell", "30",
+            "--svg", out)
+    assert len([1 for *_, w, h, _ in svg_rects(open(out).read()) if w == 30 and h == 30]) == 16
+    _, err = env.run("draw", "--weights", model_maps(env), "--view", "model", "--rows", "0-3",
+                     "--svg", out, expect=2)
+    assert "--rows and --cols choose the rows and columns of one map" in err, err
+
+
 if __name__ == "__main__":
     sys.exit(main(globals()))

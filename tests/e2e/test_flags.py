@@ -203,7 +203,12 @@ def view_flags():
     return {
         "--show": differs([], ["--show", "scores"]),
         "--head-view": differs(["--heads", "2"], ["--head-view", "max"]),
+        **crop_flags(),
     }
+
+
+def crop_flags():
+    return {"--rows": differs([], ["--rows", "1-3"]), "--cols": differs([], ["--cols", "0-2"])}
 
 
 def look_flags():
@@ -214,6 +219,8 @@ def look_flags():
         "--vmax": differs([], ["--vmax", "0.5"]),
         "--annotate": differs([], ["--annotate", "off"]),
         "--cell": differs([], ["--cell", "30"]),
+        "--title": differs([], ["--title", "A title"]),
+        "--no-title": differs([], ["--no-title"]),
     }
 
 
@@ -361,7 +368,7 @@ def test_compare(env):
              "--align": swap("--aligns", ["--align", "sparsemax", "--scores", "dot,cosine"]),
              "--aligns": swap("--aligns", ["--aligns", "softmax,hardmax"]),
              "--contexts": differs([], ["--contexts", "soft,hard"]),
-             "--cols": differs(["--scores", "dot,cosine,general"], ["--cols", "1"]),
+             "--panel-cols": differs(["--scores", "dot,cosine,general"], ["--panel-cols", "1"]),
              "--scale": differs(["--scores", "dot,cosine"], ["--scale", "panel"]),
              "--model": model_mode([], ["--layer", "1"]),
              "--ids": lambda w, base: swap("--ids", ["--ids", "1,2,3,4"])(
@@ -447,7 +454,7 @@ def test_transformer(env):
     table["--source"] = given("base")
     table["--target"] = given("base")
     table.update(variants)
-    table.update(view_flags())
+    table.update({k: v for k, v in view_flags().items() if k not in crop_flags()})
     table.update(look_flags())
 
     def layer(w, base):
@@ -517,6 +524,7 @@ def maps_view_table():
             "--layer": differs([], ["--layer", "1"]),
             "--head": differs([], ["--head", "2"]),
             **look_flags(),
+            **crop_flags(),
             "--term": differs([], ["--term"]),
             "--png": given("base"),
             "--svg": differs([], ["--svg", "{d}/o.svg"]),
