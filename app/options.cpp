@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
@@ -360,11 +361,37 @@ void add_output_flags(CLI::App& cmd, job_outputs& out, std::initializer_list<out
           ->type_name(row.type)
           ->group("Output");
     }
+  const auto has = [&](output_kind kind) {
+    return std::any_of(kinds.begin(), kinds.end(),
+                       [kind](const output_help& k) { return k.kind == kind; });
+  };
+  if (has(output_kind::png)) {  // every figure also goes to PDF
+    cmd.add_option("--pdf", out.pdf,
+                   "Write the same figure as PDF (vector, its text drawn from the bundled font: "
+                   "looks the same in every viewer and editor)")
+        ->type_name("FILE")
+        ->group("Output");
+    cmd.add_option("--dpi", out.dpi,
+                   "The figure's physical size: pixels per inch, written into the PNG (pHYs), "
+                   "the SVG (size in inches) and the PDF page [default: PNG/SVG none, PDF 96]")
+        ->check(CLI::Range(1, 10000))
+        ->group("Output");
+  }
+  if (has(output_kind::svg))
+    cmd.add_option_function<std::string>(
+           "--svg-text",
+           [&out](const std::string& v) { out.text = v == "paths" ? svg_text::paths : svg_text::glyphs; },
+           "SVG text: glyphs (<text>, searchable; the viewer's font, Unifont metrics) or paths "
+           "(the bundled font's pixels: the same everywhere, CJK included) [default: glyphs]")
+        ->check(CLI::IsMember({"glyphs", "paths"}))
+        ->type_name("HOW")
+        ->group("Output");
 }
 
 std::vector<std::string> output_flag_names() {
   std::vector<std::string> names;
   for (const output_flag& row : output_flags) names.emplace_back(row.flag);
+  names.emplace_back("--pdf");
   return names;
 }
 

@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "render/canvas.h"
+#include "render/pdf.h"
 
 namespace attnviz {
 
@@ -60,6 +61,7 @@ void job_outputs::check() const {
   check_outputs({{json, param("json"), {".json"}, "JSON"},
                  {png, param("png"), {".png"}, "PNG"},
                  {svg, param("svg"), {".svg"}, "SVG"},
+                 {pdf, param("pdf"), {".pdf"}, "PDF"},
                  {params, param("params_out"), {".safetensors", ".st"}, "safetensors"},
                  {html, param("html"), {".html", ".htm"}, "HTML"}});
   if (!npy_dir.empty()) check_output_dir(npy_dir, param("npy"));
@@ -95,8 +97,10 @@ void add_outputs(output_batch& batch, const job_outputs& paths, const job_produc
   if (!paths.json.empty()) batch.add(paths.json, producer(made.json, "json")());
   if (paths.figure()) {
     const figure fig = producer(made.picture, "a figure")();
-    if (!paths.png.empty()) batch.add(paths.png, encode_png(rasterize(fig)));
-    if (!paths.svg.empty()) batch.add(paths.svg, to_svg(fig));
+    if (!paths.png.empty()) batch.add(paths.png, encode_png(rasterize(fig), paths.dpi));
+    if (!paths.svg.empty()) batch.add(paths.svg, to_svg(fig, {paths.text, paths.dpi}));
+    if (!paths.pdf.empty())
+      batch.add(paths.pdf, to_pdf(fig, paths.dpi > 0 ? paths.dpi : pdf_default_dpi));
   }
   if (!paths.html.empty()) batch.add(paths.html, producer(made.html, "html")());
   if (!paths.params.empty()) batch.add(paths.params, producer(made.params, "parameters")());

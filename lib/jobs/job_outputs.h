@@ -25,11 +25,15 @@ namespace attnviz {
 //   json    --json FILE     the numbers          png   --png FILE    the figure
 //   svg     --svg FILE      the figure, as SVG   html  --html FILE   the interactive page
 //   params  --params-out    the parameters used  npy_dir  --npy DIR  the maps as .npy files
+//   pdf     --pdf FILE      the figure, as PDF
 // A job that has no use for a kind leaves it empty (its command has no flag for it).
 struct job_outputs {
   std::string json, png, svg, html, params, npy_dir;
+  std::string pdf;              // --pdf FILE: the figure as PDF (vector; pdf.h)
+  svg_text text = svg_text::glyphs;  // --svg-text: text as text, or as the glyphs' pixels
+  int dpi = 0;                  // --dpi: the physical size PNG, SVG and PDF say (0: none; PDF 96)
 
-  bool figure() const noexcept { return !png.empty() || !svg.empty(); }
+  bool figure() const noexcept { return !png.empty() || !svg.empty() || !pdf.empty(); }
   bool any() const noexcept { return figure() || !json.empty() || !html.empty() ||
                                      !params.empty() || !npy_dir.empty(); }
   // Before any work: every path set passes check_output_path (npy_dir check_output_dir), and

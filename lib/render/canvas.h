@@ -41,7 +41,9 @@ class canvas {
 
 // PNG bytes of the canvas: stb_image_write's encoder with zlib's deflate at the process's
 // compression level (same pixels and level, same bytes).
-std::string encode_png(const canvas& image);
+// dpi > 0 adds a pHYs chunk (pixels per metre = dpi / 0.0254), which editors and word
+// processors read as the image's physical size.
+std::string encode_png(const canvas& image, int dpi = 0);
 // zlib levels 0 (store, fastest, largest) to 9 (smallest, slowest); default 6 (--png-level).
 inline constexpr int default_png_level = 6;
 void set_png_level(int level);  // usage_error outside 0-9

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "render/font.h"
+#include "render/glyph_runs.h"
 #include "text/utf8.h"
 
 namespace attnviz {
@@ -174,16 +175,22 @@ std::string xml_escape(std::u32string_view text) {
 
 }  // namespace
 
-std::string to_svg(const figure& fig) {
+std::string to_svg(const figure& fig, const svg_options& options) {
   const bitmap_font& font = bitmap_font::unifont();
+  const std::string extent =
+      options.dpi > 0
+          ? fmt::format("width=\"{:.4g}in\" height=\"{:.4g}in\"",
+                        static_cast<double>(fig.width()) / options.dpi,
+                        static_cast<double>(fig.height()) / options.dpi)
+          : fmt::format("width=\"{}\" height=\"{}\"", fig.width(), fig.height());
   std::string out = fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       "<svg xmlns=\"http://www.w3.org/2000/svg\" "
-      "xmlns:xlink=\"http://www.w3.org/1999/xlink\" version=\"1.1\" width=\"{0}\" height=\"{1}\" "
+      "xmlns:xlink=\"http://www.w3.org/1999/xlink\" version=\"1.1\" {3} "
       "viewBox=\"0 0 {0} {1}\" shape-rendering=\"crispEdges\">\n"
       "<rect width=\"{0}\" height=\"{1}\" fill=\"{2}\"/>\n"
       "<g font-family=\"Unifont, 'DejaVu Sans Mono', monospace\" xml:space=\"preserve\">\n",
-      fig.width(), fig.height(), hex(fig.background()));
+      fig.width(), fig.height(), hex(fig.background()), extent);
   for (const auto& it : fig.items()) {
     if (it.what == fig_item::kind::image) {
       canvas raster(it.w, it.h, rgb{});
@@ -207,6 +214,12 @@ std::string to_svg(const figure& fig) {
           "stroke-width=\"{}\"/>\n",
           it.x + half, it.y + half, it.w - it.thickness, it.h - it.thickness, hex(it.color),
           it.thickness);
+    } else if (!it.text.empty() && options.text == svg_text::paths) {
+      std::string d;
+      for (const auto& b : glyph_boxes(it))
+        d += fmt::format("M{} {}h{}v{}h-{}z", b.x, b.y, b.w, b.h, b.w);
+      out += fmt::format("<path fill=\"{}\" d=\"{}\"><title>{}</title></path>\n", hex(it.color),
+                         d, xml_escape(it.text));
     } else if (!it.text.empty()) {
       const int size = bitmap_font::height * it.scale;
       const int width = font.text_width(it.text) * it.scale;

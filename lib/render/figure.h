@@ -58,9 +58,18 @@ class figure {
 
 canvas rasterize(const figure& fig);
 
+// How an SVG is written: text as <text> (searchable, in the viewer's fonts) or as the bundled
+// Unifont glyphs' pixels (paths: the same everywhere, CJK included); a physical size.
+enum class svg_text { glyphs, paths };
+struct svg_options {
+  svg_text text = svg_text::glyphs;
+  int dpi = 0;  // > 0: width and height in inches (pixels / dpi); the viewBox stays in pixels
+};
+
 // SVG 1.1: rectangles as <rect>, text as <text> in the Unifont metrics (textLength pins each
-// label to the width the layout gave it, so nothing overlaps whatever font the viewer uses).
+// label to the width the layout gave it, so nothing overlaps whatever font the viewer uses),
+// or with svg_text::paths each text as one <path> of its glyphs' pixels, its words in <title>.
 // Same figure => same bytes.
-std::string to_svg(const figure& fig);
+std::string to_svg(const figure& fig, const svg_options& options = {});
 
 }  // namespace attnviz

@@ -62,12 +62,36 @@ int png_level() noexcept {
   return process_level;
 }
 
-std::string encode_png(const canvas& image) {
+namespace {
+
+void put_be32(std::string& out, std::uint32_t v) {
+  for (int shift = 24; shift >= 0; shift -= 8) out += static_cast<char>((v >> shift) & 0xff);
+}
+
+// pHYs: x and y pixels per metre, unit 1 (metre); right after IHDR (signature 8 + IHDR 25).
+void insert_phys(std::string& png, int dpi) {
+  const auto per_metre = static_cast<std::uint32_t>(dpi / 0.0254 + 0.5);
+  std::string chunk = "pHYs";
+  put_be32(chunk, per_metre);
+  put_be32(chunk, per_metre);
+  chunk += '\x01';
+  std::string out;
+  put_be32(out, 9);
+  out += chunk;
+  put_be32(out, static_cast<std::uint32_t>(
+                    crc32(0, reinterpret_cast<const Bytef*>(chunk.data()), static_cast<uInt>(chunk.size()))));
+  png.insert(33, out);
+}
+
+}  // namespace
+
+std::string encode_png(const canvas& image, int dpi) {
   encoding_level = process_level;
   std::string out;
   const int ok = stbi_write_png_to_func(append_bytes, &out, image.width(), image.height(), 3,
                                         image.pixels().data(), image.width() * 3);
   if (!ok) throw std::runtime_error("PNG encoding failed");
+  if (dpi > 0) insert_phys(out, dpi);
   return out;
 }
 

@@ -11,6 +11,8 @@ import json
 import math
 import os
 import re
+import shutil
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -324,6 +326,174 @@ def test_rows_and_cols_crop_the_figure(env):
     _, err = env.run("draw", "--weights", model_maps(env), "--view", "model", "--rows", "0-3",
                      "--svg", out, expect=2)
     assert "--rows and --cols choose the rows and columns of one map" in err, err
+
+
+class Raster:
+    """A tiny painter for the two vector outputs' drawing: filled and stroked axis-aligned
+    rectangles and RGB images on integer pixels, as the PNG rasterizer paints them."""
+
+    def __init__(self, w, h, bg=(255, 255, 255)):
+        self.a = np.zeros((h, w, 3), dtype=int)
+        self.a[:] = bg
+
+    def fill(self, x, y, w, h, c):
+        x0, y0, x1, y1 = (max(0, int(round(v))) for v in (x, y, x + w, y + h))
+        self.a[y0:y1, x0:x1] = c
+
+    def stroke(self, x, y, w, h, t, c):
+        """A rectangle path (x, y, w, h) stroked t wide: the band between the outer and inner
+        boxes."""
+        ox, oy, ow, oh = x - t / 2, y - t / 2, w + t, h + t
+        self.fill(ox, oy, ow, t, c)
+        self.fill(ox, oy + oh - t, ow, t, c)
+        self.fill(ox, oy, t, oh, c)
+        self.fill(ox + ow - t, oy, t, oh, c)
+
+
+def paint_svg(svg):
+    """An SVG of rects, stroked rects and glyph paths (--svg-text paths), painted."""
+    m = re.search(r'viewBox="0 0 (\d+) (\d+)"', svg)
+    r = Raster(int(m.group(1)), int(m.group(2)))
+    for el in re.finditer(r"<(rect|path)([^>]*)/?>", svg):
+        kind, attrs = el.groups()
+        at = dict(re.findall(r'([\w-]+)="([^"]*)"', attrs))
+        colour = lambda v: tuple(int(v[i:i + 2], 16) for i in (1, 3, 5))  # noqa: E731
+        if kind == "rect" and at.get("fill") == "none":
+            r.stroke(float(at["x"]), float(at["y"]), float(at["width"]), float(at["height"]),
+                     float(at["stroke-width"]), colour(at["stroke"]))
+        elif kind == "rect":
+            r.fill(float(at.get("x", 0)), float(at.get("y", 0)), float(at["width"]),
+                   float(at["height"]), colour(at["fill"]))
+        else:
+            for x, y, w, h, _ in re.findall(r"M(\d+) (\d+)h(\d+)v(\d+)h-(\d+)z", at["d"]):
+                r.fill(int(x), int(y), int(w), int(h), colour(at["fill"]))
+    return r.a
+
+
+def pdf_objects(data):
+    """{number: bytes} of a PDF, after checking that the xref table points at each object."""
+    xref = int(re.search(rb"startxref\n(\d+)\n%%EOF\n$", data).group(1))
+    assert data[xref:xref + 4] == b"xref", "startxref does not point at the xref table"
+    count = int(re.match(rb"xref\n0 (\d+)\n", data[xref:]).group(1))
+    table = data[xref:].split(b"\n")[3:3 + count - 1]
+    objects = {}
+    for k, row in enumerate(table, start=1):
+        at = int(row[:10])
+        assert data[at:].startswith(f"{k} 0 obj".encode()), (k, data[at:at + 20])
+        end = data.index(b"\nendobj", at)
+        objects[k] = data[at:end]
+    return objects
+
+
+def stream_of(obj):
+    import zlib
+    head, rest = obj.split(b"stream\n", 1)
+    length = int(re.search(rb"/Length (\d+)", head).group(1))
+    return head, zlib.decompress(rest[:length])
+
+
+def paint_pdf(data, px_w, px_h):
+    """The PDF's page painted at one pixel per figure pixel (its content maps pixels to points
+    with one cm; fills, strokes and images as the PNG paints them)."""
+    objects = pdf_objects(data)
+    page = next(o for o in objects.values() if b"/Type /Page " in o)
+    content = objects[int(re.search(rb"/Contents (\d+) 0 R", page).group(1))]
+    images = {name.decode(): int(num) for name, num in re.findall(rb"/(Im\d+) (\d+) 0 R", page)}
+    _, ops = stream_of(content)
+    r = Raster(px_w, px_h)
+    stack, fill, stroke, width, rects = [], (0, 0, 0), (0, 0, 0), 1.0, []
+    image_cm = None
+    for tok in ops.split():
+        t = tok.decode()
+        if re.fullmatch(r"-?[\d.]+", t):
+            stack.append(float(t))
+            continue
+        if t == "rg":
+            fill = tuple(int(round(v * 255)) for v in stack[-3:])
+        elif t == "RG":
+            stroke = tuple(int(round(v * 255)) for v in stack[-3:])
+        elif t == "w":
+            width = stack[-1]
+        elif t == "re":
+            rects.append(stack[-4:])
+        elif t == "f":
+            for x, y, w, h in rects:
+                r.fill(x, y, w, h, fill)
+            rects = []
+        elif t == "S":
+            for x, y, w, h in rects:
+                r.stroke(x, y, w, h, width, stroke)
+            rects = []
+        elif t == "cm":
+            image_cm = stack[-6:]
+        elif t == "Do":
+            pass
+        elif t.startswith("/Im"):
+            head, pixels = stream_of(objects[images[t[1:]]])
+            iw = int(re.search(rb"/Width (\d+)", head).group(1))
+            ih = int(re.search(rb"/Height (\d+)", head).group(1))
+            a, _, _, d, e, f = image_cm  # [w 0 0 -h x y+h]
+            assert (a, -d) == (iw, ih), (image_cm, iw, ih)
+            x, y = int(e), int(f + d)
+            r.a[y:y + ih, x:x + iw] = np.frombuffer(pixels, dtype=np.uint8).reshape(ih, iw, 3)
+        stack = []
+    return r.a
+
+
+def test_svg_text_as_paths_paints_the_png(env):
+    """--svg-text paths: every text is its glyphs' pixels; painted, the SVG is the PNG, pixel
+    for pixel (CJK labels included); each path keeps its words in <title>."""
+    png, svg = env.path("paths.png"), env.path("paths.svg")
+    env.run("run", "--tokens", "机器 学习 the cat sat on the mat", "--png", png, "--svg", svg,
+            "--svg-text", "paths", "-q")
+    text = open(svg, encoding="utf-8").read()
+    assert "<text" not in text
+    assert "<title>机器</title>" in text
+    painted = paint_svg(text)
+    want = np.asarray(Image.open(png).convert("RGB")).astype(int)
+    assert painted.shape == want.shape
+    assert (painted != want).any(-1).sum() == 0, (painted != want).any(-1).sum()
+
+
+def test_pdf_paints_the_png(env):
+    """--pdf: a valid file (xref offsets, deflated streams) whose page, painted, is the PNG;
+    the model view's thumbnails as images too. With pdftoppm installed, a real reader's
+    rendering agrees as well."""
+    for name, argv in (("heatmap", ["run", "--tokens", "机器 学习 the cat sat on the mat"]),
+                       ("model-view", ["draw", "--weights", model_maps(env), "--view", "model"])):
+        png, pdf = env.path(name + ".png"), env.path(name + ".pdf")
+        env.run(*argv, "--png", png, "--pdf", pdf)
+        want = np.asarray(Image.open(png).convert("RGB")).astype(int)
+        data = open(pdf, "rb").read()
+        assert data.startswith(b"%PDF-1.4\n")
+        h, w = want.shape[:2]
+        box = re.search(rb"/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]", data)
+        assert abs(float(box.group(1)) - w * 0.75) < 1e-3 and abs(float(box.group(2)) - h * 0.75) < 1e-3
+        painted = paint_pdf(data, w, h)
+        assert (painted != want).any(-1).sum() == 0, (name, (painted != want).any(-1).sum())
+        env.run(*argv, "--pdf", env.path(name + "-again.pdf"))
+        assert open(env.path(name + "-again.pdf"), "rb").read() == data  # same figure, same bytes
+        if shutil.which("pdftoppm"):
+            subprocess.run(["pdftoppm", "-r", "96", "-png", pdf, env.path(name + "-poppler")],
+                           check=True)
+            seen = np.asarray(Image.open(env.path(name + "-poppler-1.png")).convert("RGB")).astype(int)
+            hh, ww = min(h, seen.shape[0]), min(w, seen.shape[1])
+            close = (np.abs(seen[:hh, :ww] - want[:hh, :ww]).max(-1) <= 8).mean()
+            assert close > 0.95, close
+
+
+def test_dpi_sets_the_physical_size(env):
+    png, svg, pdf = env.path("dpi.png"), env.path("dpi.svg"), env.path("dpi.pdf")
+    env.run("run", "--text", SHORT, "--png", png, "--svg", svg, "--pdf", pdf, "--dpi", "300", "-q")
+    img = Image.open(png)
+    assert abs(img.info["dpi"][0] - 300) < 0.01, img.info
+    w, h = img.size
+    text = open(svg).read()
+    assert f'width="{w / 300:.4g}in" height="{h / 300:.4g}in"' in text, text[:300]
+    box = re.search(rb"/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]", open(pdf, "rb").read())
+    assert abs(float(box.group(1)) - w * 72 / 300) < 1e-3, box.group(0)
+    _, err = env.run("run", "--text", SHORT, "--pdf", env.path("x.png"), expect=2)
+    assert "--pdf" in err and ".pdf" in err, err
 
 
 if __name__ == "__main__":

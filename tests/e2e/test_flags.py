@@ -207,6 +207,13 @@ def view_flags():
     }
 
 
+def vector_flags():
+    """--pdf, --dpi and --svg-text, for a run whose base writes a PNG."""
+    return {"--pdf": differs([], ["--pdf", "{d}/o.pdf"]),
+            "--dpi": differs([], ["--dpi", "300"]),
+            "--svg-text": differs(["--svg", "{d}/o.svg"], ["--svg-text", "paths"])}
+
+
 def crop_flags():
     return {"--rows": differs([], ["--rows", "1-3"]), "--cols": differs([], ["--cols", "0-2"])}
 
@@ -312,7 +319,7 @@ def test_run(env):
              "--merge-subwords": merge,
              "--term": differs([], ["--term"]),
              "--json": given("base"), "--png": given("base"),
-             "--svg": differs([], ["--svg", "{d}/o.svg"]),
+             "--svg": differs([], ["--svg", "{d}/o.svg"]), **vector_flags(),
              "--npy": differs([], ["--npy", "{d}/n"]),
              "--html": differs([], ["--html", "{d}/o.html"]),
              "--params-out": differs(["--project"], ["--params-out", "{d}/p.safetensors"]),
@@ -380,7 +387,7 @@ def test_compare(env):
              "--quiet": lambda w, base: quiets(["-q"][:0])(w, ["compare", "--model", hf(env, "gpt2_f32"),
                                                              "--ids", ids]),
              "--json": given("base"), "--png": given("base"),
-             "--svg": differs([], ["--svg", "{d}/o.svg"]),
+             "--svg": differs([], ["--svg", "{d}/o.svg"]), **vector_flags(),
              "--html": differs([], ["--html", "{d}/o.html"])}
     table["--max-memory"] = fails(["--max-memory", "1"], ["--max-memory"])
 
@@ -417,6 +424,10 @@ def test_explain(env):
              "--ids": lambda w, base: swap("--ids", ["--ids", "1,2,3"])(w, model),
              "--png": on_model([], ["--png", "{d}/n.png"]),
              "--svg": on_model([], ["--svg", "{d}/n.svg"]),
+             "--pdf": on_model([], ["--pdf", "{d}/n.pdf"]),
+             "--dpi": on_model(["--png", "{d}/n.png"], ["--png", "{d}/n.png", "--dpi", "300"]),
+             "--svg-text": on_model(["--svg", "{d}/n.svg"], ["--svg", "{d}/n.svg", "--svg-text",
+                                                             "paths"]),
              "--html": on_model([], ["--html", "{d}/n.html"]),
              "--quiet": lambda w, base: quiets([])(w, model)}
     table["--max-memory"] = fails(["--max-memory", "1"], ["--max-memory"])
@@ -477,7 +488,7 @@ def test_transformer(env):
         assert a != b
     table["--layer"] = layer
     table.update({"--json": given("base"), "--png": given("base"),
-                  "--svg": differs([], ["--svg", "{d}/o.svg"]),
+                  "--svg": differs([], ["--svg", "{d}/o.svg"]), **vector_flags(),
                   "--params-out": differs([], ["--params-out", "{d}/p.safetensors"])})
     table["--max-memory"] = fails(["--max-memory", "1K"], ["--max-memory"])
     walk(env, "transformer", ["transformer", "--source", "the Cat sat on the zzqx", "--target",
@@ -493,7 +504,7 @@ def test_aoa_and_han(env):
            "--document": given("base"), "--query": swap("--query", ["--query", "is the cat here"]),
            "--top": differs([], ["--top", "1"]),
            "--json": given("base"), "--png": given("base"),
-           "--svg": differs([], ["--svg", "{d}/o.svg"])}
+           "--svg": differs([], ["--svg", "{d}/o.svg"]), **vector_flags()}
     walk(env, "aoa", ["aoa", "--document", "The Cat sat on the mat because zzqx was tired",
                       "--query", "where was the cat", "-e", env.embeddings, "--json", "{d}/o.json",
                       "--png", "{d}/o.png"], aoa)
@@ -509,7 +520,7 @@ def test_aoa_and_han(env):
            "--cmap": differs([], ["--cmap", "magma"]),
            "--text-scale": differs([], ["--text-scale", "2"]),
            "--json": given("base"), "--png": given("base"),
-           "--svg": differs([], ["--svg", "{d}/o.svg"]),
+           "--svg": differs([], ["--svg", "{d}/o.svg"]), **vector_flags(),
            "--params-out": differs([], ["--params-out", "{d}/p.safetensors"])}
     han["--max-memory"] = fails(["--max-memory", "1"], ["--max-memory"])
     walk(env, "han", ["han", "--document", "The Cat sat. zzqx was tired! Where is it?", "-e",
@@ -527,7 +538,7 @@ def maps_view_table():
             **crop_flags(),
             "--term": differs([], ["--term"]),
             "--png": given("base"),
-            "--svg": differs([], ["--svg", "{d}/o.svg"]),
+            "--svg": differs([], ["--svg", "{d}/o.svg"]), **vector_flags(),
             "--html": differs([], ["--html", "{d}/o.html"]),
             "--npy": differs(["--view", "mean"], ["--npy", "{d}/n"])}
 
