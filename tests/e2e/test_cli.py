@@ -6,7 +6,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import main, png_size  # noqa: E402
+from harness import Skipped, main, png_size  # noqa: E402
 
 SENTENCE = "the cat sat on the floor because it was tired"
 SCORES = ["dot", "scaled_dot", "general", "additive", "concat", "cosine", "location"]
@@ -352,8 +352,74 @@ def test_bash_completion(env):
     # every option of every command is offered after it
     for command in ("run", "compare", "explain"):
         assert help_options(env, command) <= set(complete(command, "--")), command
-    _, err = env.run("completion", "zsh", expect=2)
-    assert "only bash" in err
+    _, err = env.run("completion", "tcsh", expect=2)
+    assert "bash, zsh or fish, not 'tcsh'" in err
+
+
+def need_shell(name):
+    import shutil
+    if shutil.which(name) is None:
+        if os.environ.get("ATTNVIZ_REQUIRE_SHELLS"):
+            raise AssertionError(f"{name} is not installed (Debian: apt-get install {name})")
+        raise Skipped(f"{name} is not installed (Debian: apt-get install {name})")
+
+
+def test_zsh_completion(env):
+    """TAB in a real interactive zsh (driven through a pseudo-terminal) completes commands,
+    flags, fixed values, files and global options."""
+    import subprocess
+    need_shell("zsh")
+    script, _ = env.run("completion", "zsh")
+    path = env.path("_attn-viz")
+    with open(path, "w") as f:
+        f.write(script)
+    subprocess.run(["zsh", "-n", path], check=True)
+    open(env.path("cat.html"), "w").close()
+    driver = os.path.join(os.path.dirname(os.path.abspath(__file__)), "zsh_complete.zsh")
+
+    def complete(line):
+        out = env.path("zsh-line")
+        if os.path.exists(out):
+            os.remove(out)
+        subprocess.run(["zsh", "-f", driver, path, out, line], cwd=env.tmp, timeout=30,
+                       capture_output=True)
+        return open(out).read().rstrip("\n") if os.path.exists(out) else None
+
+    for typed, shown in (("attn-viz ru", "attn-viz run "),
+                         ("attn-viz run --merge", "attn-viz run --merge-subwords "),
+                         ("attn-viz run --oov ze", "attn-viz run --oov zero "),
+                         ("attn-viz compare --score scal", "attn-viz compare --score scaled_dot "),
+                         ("attn-viz run --html ca", "attn-viz run --html cat.html "),
+                         ("attn-viz --thr", "attn-viz --threads "),
+                         ("attn-viz model --svg-te", "attn-viz model --svg-text ")):
+        assert complete(typed) == shown, (typed, complete(typed))
+
+
+def test_fish_completion(env):
+    """fish's own `complete -C` lists what TAB would offer, with the descriptions."""
+    import subprocess
+    need_shell("fish")
+    script, _ = env.run("completion", "fish")
+    path = env.path("attn-viz.fish")
+    with open(path, "w") as f:
+        f.write(script)
+    open(env.path("cat.html"), "w").close()
+
+    def complete(line):
+        proc = subprocess.run(["fish", "-c", f"source {path}; complete -C'{line}'"],
+                              capture_output=True, text=True, cwd=env.tmp, timeout=30)
+        assert proc.returncode == 0, proc.stderr
+        return [row.split("\t")[0] for row in proc.stdout.splitlines()]
+
+    assert set(COMMANDS) <= set(complete("attn-viz "))
+    assert complete("attn-viz ru") == ["run"]
+    assert complete("attn-viz run --merge") == ["--merge-subwords"]
+    assert sorted(complete("attn-viz run --oov ")) == ["error", "hash", "zero"]
+    assert complete("attn-viz compare --score scal") == ["scaled_dot"]
+    assert complete("attn-viz run --html ca") == ["cat.html"]
+    assert "--threads" in complete("attn-viz run --thr")
+    for command in ("run", "compare", "explain"):
+        assert help_options(env, command) <= set(complete(f"attn-viz {command} -")), command
 
 
 def test_install_puts_man_page_and_completion(env):
@@ -370,6 +436,10 @@ def test_install_puts_man_page_and_completion(env):
     completion = os.path.join(prefix, "share/bash-completion/completions/attn-viz")
     assert open(page).read() == env.run("man")[0]
     assert open(completion).read() == env.run("completion", "bash")[0]
+    assert open(os.path.join(prefix, "share/zsh/vendor-completions/_attn-viz")).read() == \
+        env.run("completion", "zsh")[0]
+    assert open(os.path.join(prefix, "share/fish/vendor_completions.d/attn-viz.fish")).read() == \
+        env.run("completion", "fish")[0]
     assert os.access(os.path.join(prefix, "bin/attn-viz"), os.X_OK)
 
 
