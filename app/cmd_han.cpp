@@ -25,11 +25,22 @@ Parameters han.W_w, han.b_w, han.u_w, han.W_s, han.b_s, han.u_s ([d, d] and [d])
 --seed or --params. The paper runs a bidirectional GRU first; here h_it are the word vectors.
 The figure is a document view: each sentence's weight on the left, its words shaded by theirs.
 
-Example:
+--file FILE reads many documents: one sentence per line (a line is never split further), a
+blank line between documents; each gets its own hierarchical attention with the same
+parameters, the figure stacks their document views and --json lists them under "documents".
+
+Examples:
   attn-viz han --document "The food was cold. The waiter was rude! We will not come back." \
-               --png han.png --json han.json)");
-  cmd->add_option("--document,-d", flags->input.text, "The document; - reads standard input")
-      ->required()
+               --png han.png --json han.json
+  attn-viz han --file reviews.txt --png reviews.png --json reviews.json)");
+  auto* document =
+      cmd->add_option("--document,-d", flags->input.text, "The document; - reads standard input")
+          ->group("Input");
+  cmd->add_option("--file,-f", config->file,
+                  "Read documents from FILE: one sentence per line, a blank line between "
+                  "documents")
+      ->type_name("FILE")
+      ->excludes(document)
       ->group("Input");
   add_embedding_flags(*cmd, *flags);
   cmd->add_option("--seed", config->seed, "Seed for the parameters (Xavier-uniform, biases 0)")
@@ -53,6 +64,8 @@ Example:
   return [flags, config] {
     han_config c = *config;
     c.input = resolve_input(*flags);
+    if (c.input.text.empty() && c.file.empty())
+      throw usage_error("han needs a document: --document TEXT or --file FILE");
     c.max_memory = resolve_max_memory(*flags);
     const han_report report = run_han(c);
     print_warnings(report.warnings);

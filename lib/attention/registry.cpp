@@ -419,7 +419,7 @@ const std::vector<structure_entry>& structure_registry() {
         "Yang et al. 2016, Hierarchical Attention Networks for Document Classification",
         "a learned query vector (u_w, u_s) instead of another word: attention as pooling, twice. "
         "h_it are the word vectors here (the paper runs a bidirectional GRU first)."},
-       "attn-viz han --document FILE"},
+       "attn-viz han --document \"...\" or --file FILE (one sentence per line)"},
       {{"aoa",
         {"attention-over-attention"},
         "attention-over-attention for a document and a query",

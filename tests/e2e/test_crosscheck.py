@@ -12,7 +12,7 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import import_numpy, main  # noqa: E402
+from harness import import_numpy, main, png_size  # noqa: E402
 
 np = import_numpy()
 
@@ -444,6 +444,55 @@ def test_hierarchical_attention(env):
     worst = max(worst, close("sentence weights", [s["weight"] for s in doc["sentences"]], alpha),
                 close("document vector", doc["document_vector"], v))
     print(f"  han: max relative difference {worst:.2e}")
+
+
+def test_hierarchical_attention_over_a_file_of_documents(env):
+    """--file: one sentence per line (never split further: "it was . long" stays one), a blank
+    line (spaces allowed) between documents; each document against NumPy with the same
+    parameters; the figure stacks one view per document; a line with no word is named."""
+    path, j, st = env.path("docs.txt"), env.path("docs.json"), env.path("docs.safetensors")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("the city was built near the river\nit was . the capital\n  \n\n"
+                "the war was long\r\nthe army was tired !\nthe king was old\n")
+    out, _ = env.run("han", "--file", path, "--embeddings", env.embeddings, "--seed", "4",
+                     "--json", j, "--params-out", st, "--png", env.path("docs.png"))
+    doc = json.load(open(j, encoding="utf-8"))
+    p = read_safetensors(st)
+    assert doc["file"] == "docs.txt"
+    assert [d["first_line"] for d in doc["documents"]] == [1, 5], doc["documents"]
+    assert [[len(s["tokens"]) for s in d["sentences"]] for d in doc["documents"]] == [[7, 5], [4, 5, 4]]
+    assert "document 2 (line 5)" in out, out
+    words = {t for d in doc["documents"] for s in d["sentences"] for t in s["tokens"]}
+    vectors = read_vectors(env.embeddings, words)
+
+    def pool(h, w, b, u):
+        a = softmax(np.tanh(h @ w.T + b) @ u, 0)
+        return a, a @ h
+
+    worst = 0.0
+    for d in doc["documents"]:
+        svecs = []
+        for i, sent in enumerate(d["sentences"]):
+            h = np.stack([vectors[t] for t in sent["tokens"]])
+            a, v = pool(h, p["han.W_w"], p["han.b_w"], p["han.u_w"])
+            worst = max(worst, close(f"word weights {i}", sent["word_weights"], a))
+            svecs.append(v)
+        alpha, v = pool(np.stack(svecs), p["han.W_s"], p["han.b_s"], p["han.u_s"])
+        worst = max(worst, close("sentence weights", [s["weight"] for s in d["sentences"]], alpha),
+                    close("document vector", d["document_vector"], v))
+    print(f"  han --file: max relative difference {worst:.2e}")
+    w, h = png_size(env.path("docs.png"))
+    single = env.path("one.png")
+    env.run("han", "--document", "the war was long", "--embeddings", env.embeddings, "--png", single)
+    assert h > 2 * png_size(single)[1], (h, png_size(single))  # two document views, one under another
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("the city\n\u200b\n")
+    _, err = env.run("han", "--file", path, expect=2)
+    assert f"{path}:2" in err or f"{path}, line 2" in err, err
+    _, err = env.run("han", "--file", path, "--document", "x", expect=2)
+    assert "--document" in err and "--file" in err, err
+    _, err = env.run("han", expect=2)
+    assert "--document TEXT or --file FILE" in err, err
 
 
 def test_full_glove_file_when_available(env):

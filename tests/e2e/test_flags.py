@@ -509,12 +509,16 @@ def test_aoa_and_han(env):
                       "--query", "where was the cat", "-e", env.embeddings, "--json", "{d}/o.json",
                       "--png", "{d}/o.png"], aoa)
     han_params = env.path("han.safetensors")
+    docs = env.path("docs.txt")
+    with open(docs, "w") as f:
+        f.write("The Cat sat.\n\nzzqx was tired!\nWhere is it?\n")
     env.run("han", "--document", "A b. C d.", "-e", env.embeddings, "--seed", "4", "--params-out",
             han_params)
     han = {**{k: v for k, v in input_flags().items()
               if k in ("--keep-case", "--embeddings", "--cache", "--cache-dir", "--oov")},
            "--max-memory": fails(["--max-memory", "1K"], ["--max-memory"]),
            "--document": given("base"),
+           "--file": swap("--document", ["--file", docs]),
            "--seed": differs([], ["--seed", "9"]),
            "--params": differs([], ["--params", han_params]),
            "--cmap": differs([], ["--cmap", "magma"]),
