@@ -123,6 +123,16 @@ std::vector<double> alibi_slopes(std::size_t heads, double first) {
   return out;
 }
 
+std::string alibi_single_head_note(std::size_t heads, double first, std::size_t tokens) {
+  if (first > 0.0 || heads > 1 || tokens < 2) return "";
+  const double m = std::pow(2.0, -8.0);
+  return fmt::format(
+      "ALiBi with one head takes the paper's slope 2^-8 = {:.4f} (H heads: 2^(-8h/H)), so over "
+      "{} tokens it lowers a score by at most {:.3f} and the weights barely move; {} 0.5 (the "
+      "steepest of 8 heads) shows the recency bias",
+      m, tokens, m * static_cast<double>(tokens - 1), param("alibi_slope"));
+}
+
 void add_alibi(matrix& scores, double slope, std::size_t first_row) {
   for (std::size_t r = 0; r < scores.rows(); ++r)
     for (std::size_t j = 0; j < scores.cols(); ++j) {

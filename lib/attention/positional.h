@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <string_view>
+#include <string>
 #include <vector>
 
 #include "tensor.h"
@@ -55,6 +56,10 @@ void apply_rope_half(matrix& x, std::size_t first, const rope_half_table& table)
 
 // ALiBi slopes m_1..m_H: m^h with m = first (first <= 0: 2^(−8/H)).
 std::vector<double> alibi_slopes(std::size_t heads, double first);
+// When one head takes the paper's slope (first <= 0, heads <= 1: 2^−8 ≈ 0.0039), a note for the
+// user: over `tokens` tokens the bias reaches only 2^−8·(tokens − 1), so the map barely moves;
+// it names --alibi-slope. Empty otherwise.
+std::string alibi_single_head_note(std::size_t heads, double first, std::size_t tokens);
 // e_ij −= slope·|i − j|, where row r of `scores` is query i = first_row + r.
 void add_alibi(matrix& scores, double slope, std::size_t first_row = 0);
 

@@ -12,6 +12,7 @@
 #include "io/file_io.h"
 #include "jobs/job_outputs.h"
 #include "jobs/stream_job.h"
+#include "attention/positional.h"
 #include "params/param_store.h"
 #include "render/heatmap.h"
 #include "render/html_page.h"
@@ -24,6 +25,11 @@ std::vector<std::string> run_warnings(const run_config& c, const prepared_input&
                                       const param_store& params) {
   std::vector<std::string> warnings;
   for (auto& w : input_warnings(in, c.input)) warnings.push_back(std::move(w));
+  if (c.spec.position == position_scheme::alibi)
+    if (auto note = alibi_single_head_note(c.spec.heads, c.spec.alibi_slope,
+                                           in.input.key_tokens.size());
+        !note.empty())
+      warnings.push_back(std::move(note));
   if (const auto unused = params.unused_file_tensors(); !unused.empty())
     warnings.push_back(fmt::format("{}: tensors not used by this variant: {}", params.source(),
                                    fmt::join(unused, ", ")));

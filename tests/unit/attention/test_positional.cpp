@@ -115,3 +115,13 @@ TEST_CASE("rotate-half RoPE keeps q·k a function of the offset, on a column blo
   CHECK(dot_at(3, 3) == doctest::Approx(dot_at(0, 0)).epsilon(1e-5));
   CHECK(q(4, 0) == 0.0f);  // the columns before the block are left alone
 }
+
+TEST_CASE("single-head ALiBi with the paper's slope is named, with the bias it reaches") {
+  const std::string note = alibi_single_head_note(1, 0.0, 11);
+  CHECK(note.find("2^-8 = 0.0039") != std::string::npos);
+  CHECK(note.find("at most 0.039") != std::string::npos);  // 2^-8 × 10
+  CHECK(note.find("alibi_slope") != std::string::npos);
+  CHECK(alibi_single_head_note(8, 0.0, 11).empty());   // several heads: the paper's spread
+  CHECK(alibi_single_head_note(1, 0.5, 11).empty());   // a slope given
+  CHECK(alibi_single_head_note(0, 0.0, 11) == note);   // heads 0 means one
+}
