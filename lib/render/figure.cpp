@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "render/base64.h"
 #include "render/font.h"
 #include "render/glyph_runs.h"
 #include "text/utf8.h"
@@ -129,22 +130,6 @@ namespace {
 
 std::string hex(rgb c) {
   return fmt::format("#{:02x}{:02x}{:02x}", c.r, c.g, c.b);
-}
-
-std::string base64(const std::string& bytes) {
-  static const char table[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  for (std::size_t i = 0; i < bytes.size(); i += 3) {
-    std::uint32_t v = static_cast<std::uint8_t>(bytes[i]) << 16;
-    if (i + 1 < bytes.size()) v |= static_cast<std::uint8_t>(bytes[i + 1]) << 8;
-    if (i + 2 < bytes.size()) v |= static_cast<std::uint8_t>(bytes[i + 2]);
-    out += table[(v >> 18) & 63];
-    out += table[(v >> 12) & 63];
-    out += i + 1 < bytes.size() ? table[(v >> 6) & 63] : '=';
-    out += i + 2 < bytes.size() ? table[v & 63] : '=';
-  }
-  return out;
 }
 
 std::string xml_escape(std::u32string_view text) {

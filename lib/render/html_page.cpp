@@ -103,13 +103,13 @@ canvas{display:block;cursor:crosshair}
 aside{min-width:320px;max-width:560px;flex:1}
 #hover{font-weight:600;min-height:1.5em;margin-bottom:8px;white-space:pre-wrap}
 #explain{background:#f6f6f4;border:1px solid #ddd;border-radius:4px;padding:10px;
-  white-space:pre-wrap;font:12.5px/1.5 ui-monospace,"DejaVu Sans Mono",monospace;min-height:7em}
+  white-space:pre-wrap;font:12.5px/1.5 AttnVizUnifont,ui-monospace,"DejaVu Sans Mono",monospace;min-height:7em}
 #stages{margin-top:14px}
 #stages dt{font-weight:600;margin-top:8px}
 #stages dd{margin:2px 0 0 0}
-#stages code{font:12.5px ui-monospace,"DejaVu Sans Mono",monospace}
+#stages code{font:12.5px AttnVizUnifont,ui-monospace,"DejaVu Sans Mono",monospace}
 #stages .paper{color:#666;font-size:12.5px}
-#notes{margin-top:18px;font:12.5px/1.5 ui-monospace,"DejaVu Sans Mono",monospace;white-space:pre-wrap}
+#notes{margin-top:18px;font:12.5px/1.5 AttnVizUnifont,ui-monospace,"DejaVu Sans Mono",monospace;white-space:pre-wrap}
 )";
 
 constexpr const char* page_script = R"JS(
@@ -180,7 +180,7 @@ constexpr const char* page_script = R"JS(
   function draw() {
     var p = panel(), v = values(), nq = p.query_tokens.length, nk = p.key_tokens.length;
     var cell = Math.max(4, Math.min(40, Math.floor(720 / Math.max(nq, nk))));
-    var font = Math.max(10, Math.min(14, cell - 3)) + "px system-ui, sans-serif";
+    var font = Math.max(10, Math.min(14, cell - 3)) + "px AttnVizUnifont, system-ui, sans-serif";
     ctx.font = font;
     // every step-th label, so labels never overlap (rows at least 13 px apart)
     var step = Math.max(1, Math.ceil(13 / cell)), left = 8, top = 8;
@@ -218,7 +218,7 @@ constexpr const char* page_script = R"JS(
       ctx.fillStyle = c[Math.min(c.length - 1, Math.floor((1 - (k + 0.5) / bh) * c.length))];
       ctx.fillRect(bx, top + k, 14, 1);
     }
-    ctx.textAlign = "left"; ctx.textBaseline = "middle"; ctx.font = "11px system-ui, sans-serif";
+    ctx.textAlign = "left"; ctx.textBaseline = "middle"; ctx.font = "11px AttnVizUnifont, system-ui, sans-serif";
     ctx.fillText(String(+r[1].toPrecision(3)), bx + 18, top + 5);
     ctx.fillText(String(+r[0].toPrecision(3)), bx + 18, top + bh - 5);
     if (state.hover) {
@@ -332,7 +332,7 @@ std::string html_page(const std::vector<html_panel>& panels, const view_options&
   if (!notes.empty())
     page += fmt::format("<pre id=\"notes\">{}</pre>\n", escape_html(notes));
   page += html_tail(data, page_script);
-  return page;
+  return with_label_font(std::move(page));
 }
 
 }  // namespace attnviz

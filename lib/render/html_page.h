@@ -1,7 +1,9 @@
 // --html FILE: one self-contained page, for a browser with no network.
 //
-// Everything is inline (styles, script, data; no fonts, images or CDN), and a Content Security
-// Policy (default-src 'none') forbids the page any request. It shows:
+// Everything is inline (styles, script, data, and the bundled font's glyphs for every character
+// past ASCII, so labels in any script look the same in every browser; no images or CDN), and a
+// Content Security Policy (default-src 'none'; fonts only from data: URLs) forbids the page any
+// request. It shows:
 //   - the heatmap on a canvas, coloured with the same 256-entry tables and value ranges as the
 //     PNG (viridis weights, diverging rdbu scores centred on 0, or --cmap);
 //   - on hover: the query and key tokens with their indices, the score e_ij and the weight a_ij

@@ -4,6 +4,10 @@
 
 #include <cstdlib>
 
+#include "render/base64.h"
+#include "render/font_subset.h"
+#include "text/utf8.h"
+
 namespace attnviz {
 
 std::string escape_html(std::string_view s) {
@@ -49,7 +53,7 @@ namespace {
 // What every page's style starts with: the text, the title block, the row of selectors, the
 // scrolling box of a large map, the footer.
 constexpr const char* base_style = R"(
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#222;background:#fff}
+body{font:14px/1.45 AttnVizUnifont,system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#222;background:#fff}
 h1{font-size:20px;margin:0 0 2px}
 .sub{color:#666;margin:0 0 14px}
 .controls{display:flex;gap:18px;flex-wrap:wrap;margin-bottom:12px}
@@ -64,7 +68,7 @@ std::string html_head(const std::string& title, const char* style) {
   std::string page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   page +=
       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-      "script-src 'unsafe-inline'; style-src 'unsafe-inline'\">\n";
+      "script-src 'unsafe-inline'; style-src 'unsafe-inline'; font-src data:\">\n";
   page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   page += fmt::format("<title>{}</title>\n<style>{}{}</style>\n</head>\n<body>\n",
                       escape_html(title), base_style, style);
@@ -85,7 +89,28 @@ std::string html_tail(const nlohmann::ordered_json& data, const char* script) {
   page += "<script type=\"application/json\" id=\"attnviz-data\">" +
           script_safe(data.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)) +
           "</script>\n";
-  page += fmt::format("<script>{}</script>\n</body>\n</html>\n", script);
+  // the page's script runs once the embedded font (when there is one) is ready, so the canvases
+  // draw their labels with it; then <html data-ready="1">
+  page += fmt::format(
+      "<script>(function () {{\nfunction run() {{{}\ndocument.documentElement.setAttribute("
+      "\"data-ready\", \"1\");\n}}\nvar font = document.getElementById(\"attnviz-font\");\n"
+      "if (font && document.fonts && document.fonts.load) document.fonts.load(\"16px {}\")"
+      ".then(run, run);\nelse run();\n}})();</script>\n</body>\n</html>\n",
+      script, label_font_family);
+  return page;
+}
+
+std::string with_label_font(std::string page) {
+  std::u32string used;
+  for (char32_t cp : decode_utf8_lossy(page))
+    if (cp > 0x7e) used += cp;
+  if (used.empty()) return page;
+  const std::string face = fmt::format(
+      "<style id=\"attnviz-font\">@font-face{{font-family:{};src:url(data:font/ttf;base64,{}) "
+      "format(\"truetype\")}}</style>\n",
+      label_font_family, base64(unifont_subset_ttf(used)));
+  const std::size_t at = page.find("</head>");
+  if (at != std::string::npos) page.insert(at, face);
   return page;
 }
 

@@ -25,7 +25,13 @@ std::string html_title_block(const std::string& title, const std::string& subtit
 // decimals; the text stays about 8 bytes a number).
 double page_number(float x);
 // The data block <script type="application/json" id="attnviz-data">, the script, the footer
-// and the end of the document.
+// and the end of the document. The script runs once the label font (with_label_font) is
+// loaded, then sets <html data-ready="1">.
 std::string html_tail(const nlohmann::ordered_json& data, const char* script);
+// The whole page with the bundled font's glyphs for every character past ASCII it holds
+// (font_subset.h) as an @font-face in its head, so labels in any script look the same in every
+// browser; the pages' fonts name AttnVizUnifont first (ASCII falls through to the system's).
+// A page of ASCII only is returned as is.
+std::string with_label_font(std::string page);
 
 }  // namespace attnviz

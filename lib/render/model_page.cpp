@@ -27,7 +27,7 @@ canvas[hidden]{display:none}
 .note{color:#666;font-size:12.5px;min-height:1.5em;margin-top:6px}
 #hover{font-weight:600;min-height:1.5em;margin:8px 0 4px;white-space:pre-wrap}
 #row{background:#f6f6f4;border:1px solid #ddd;border-radius:4px;padding:8px 10px;min-height:3em;
-  white-space:pre-wrap;font:12.5px/1.5 ui-monospace,"DejaVu Sans Mono",monospace;max-width:560px}
+  white-space:pre-wrap;font:12.5px/1.5 AttnVizUnifont,ui-monospace,"DejaVu Sans Mono",monospace;max-width:560px}
 )";
 
 constexpr const char* page_script = R"JS(
@@ -99,7 +99,7 @@ constexpr const char* page_script = R"JS(
     gctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     gctx.clearRect(0, 0, w, h);
     gl = {t: t, gap: gap, left: left, top: top, rowH: t + gap + capH};
-    gctx.font = "11px system-ui, sans-serif"; gctx.fillStyle = "#444"; gctx.textBaseline = "middle";
+    gctx.font = "11px AttnVizUnifont, system-ui, sans-serif"; gctx.fillStyle = "#444"; gctx.textBaseline = "middle";
     gctx.textAlign = "center";
     for (var hh = 0; hh < H; hh++) gctx.fillText("H" + hh, left + hh * (t + gap) + t / 2, top / 2);
     gctx.textAlign = "right";
@@ -133,11 +133,11 @@ constexpr const char* page_script = R"JS(
           gctx.strokeStyle = "#d62728"; gctx.lineWidth = 2; gctx.strokeRect(gx - 1.5, gy - 1.5, t + 3, t + 3);
         }
         if (capH) {
-          gctx.fillStyle = "#555"; gctx.textAlign = "left"; gctx.font = "10px system-ui, sans-serif";
+          gctx.fillStyle = "#555"; gctx.textAlign = "left"; gctx.font = "10px AttnVizUnifont, system-ui, sans-serif";
           var cap = data.captions[l * H + hh];
           while (cap.length > 1 && gctx.measureText(cap).width > t + gap - 2) cap = cap.substr(0, cap.length - 1);
           gctx.fillText(cap, gx, gy + t + 8);
-          gctx.font = "11px system-ui, sans-serif"; gctx.fillStyle = "#444";
+          gctx.font = "11px AttnVizUnifont, system-ui, sans-serif"; gctx.fillStyle = "#444";
         }
       }
   }
@@ -153,7 +153,7 @@ constexpr const char* page_script = R"JS(
   function drawMap() {
     var a = mapOf(state.layer, state.head), vmax = vmaxOf(state.layer, state.head);
     var cell = Math.max(4, Math.min(28, Math.floor(720 / n))), step = labelStep(cell);
-    var fontPx = Math.max(10, Math.min(13, cell - 3)), font = fontPx + "px system-ui, sans-serif";
+    var fontPx = Math.max(10, Math.min(13, cell - 3)), font = fontPx + "px AttnVizUnifont, system-ui, sans-serif";
     mctx.font = font;
     var wide = 0;
     for (var k = 0; k < n; k += step) wide = Math.max(wide, mctx.measureText(label(tok[k])).width);
@@ -183,7 +183,7 @@ constexpr const char* page_script = R"JS(
       mctx.fillStyle = cmap[Math.min(cmap.length - 1, Math.floor((1 - (k + 0.5) / bh) * cmap.length))];
       mctx.fillRect(bx, top + k, 14, 1);
     }
-    mctx.fillStyle = "#222"; mctx.font = "11px system-ui, sans-serif";
+    mctx.fillStyle = "#222"; mctx.font = "11px AttnVizUnifont, system-ui, sans-serif";
     mctx.fillText(String(+vmax.toPrecision(3)), bx + 18, top + 5);
     mctx.fillText("0", bx + 18, top + bh - 5);
     if (state.hover) {
@@ -209,7 +209,7 @@ constexpr const char* page_script = R"JS(
   // ---- the head view: lines between two columns of tokens ------------------------------------
   var rowH = 18, gapW = 160;
   function drawLines() {
-    lctx.font = "13px system-ui, sans-serif";
+    lctx.font = "13px AttnVizUnifont, system-ui, sans-serif";
     var wide = 0;
     for (var k = 0; k < n; k++) wide = Math.max(wide, lctx.measureText(label(tok[k])).width);
     var every = !aggregate() && state.head >= H;
@@ -248,14 +248,14 @@ constexpr const char* page_script = R"JS(
     if (every)  // the legend: each head's colour
       for (hh = 0; hh < H; hh++) {
         lctx.fillStyle = tableau[hh % 10]; lctx.fillRect(6 + hh * 48, 10, 10, 10);
-        lctx.fillStyle = "#222"; lctx.textAlign = "left"; lctx.font = "12px system-ui, sans-serif";
+        lctx.fillStyle = "#222"; lctx.textAlign = "left"; lctx.font = "12px AttnVizUnifont, system-ui, sans-serif";
         lctx.fillText("H" + hh, 20 + hh * 48, 15);
       }
     lctx.fillStyle = "#222";
     for (k = 0; k < n; k++) {
-      lctx.font = (state.focus === k ? "bold " : "") + "13px system-ui, sans-serif";
+      lctx.font = (state.focus === k ? "bold " : "") + "13px AttnVizUnifont, system-ui, sans-serif";
       lctx.textAlign = "right"; lctx.fillText(label(tok[k]), left - 6, top + (k + 0.5) * rowH);
-      lctx.font = "13px system-ui, sans-serif";
+      lctx.font = "13px AttnVizUnifont, system-ui, sans-serif";
       lctx.textAlign = "left"; lctx.fillText(label(tok[k]), left + gapW + 6, top + (k + 0.5) * rowH);
     }
     mapTitle.textContent = title();
@@ -442,7 +442,7 @@ std::string model_page(const model_page_spec& s) {
       "<div id=\"hover\">Hover a cell of the map.</div>\n<div id=\"row\"></div></section>\n"
       "</div>\n";
   page += html_tail(data, page_script);
-  return page;
+  return with_label_font(std::move(page));
 }
 
 }  // namespace attnviz

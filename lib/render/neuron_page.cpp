@@ -85,7 +85,7 @@ constexpr const char* page_script = R"JS(
   function draw() {
     current = trace(state.query);
     var cell = Math.max(2, Math.min(14, Math.floor(480 / dh))), rowH = 18, stripH = 14;
-    ctx.font = "13px system-ui, sans-serif";
+    ctx.font = "13px AttnVizUnifont, system-ui, sans-serif";
     var wide = ctx.measureText("query " + state.query + " " + label(data.tokens[state.query])).width;
     current.keys.forEach(function (key) {
       wide = Math.max(wide, ctx.measureText(key.j + " " + label(data.tokens[key.j])).width);
@@ -107,12 +107,12 @@ constexpr const char* page_script = R"JS(
     vec = nice(vec); prod = nice(prod);
     layout = {cell: cell, rowH: rowH, left: left, xProd: xProd, top: top, keysTop: keysTop,
               vec: vec, prod: prod};
-    ctx.fillStyle = "#666"; ctx.textBaseline = "middle"; ctx.font = "12px system-ui, sans-serif";
+    ctx.fillStyle = "#666"; ctx.textBaseline = "middle"; ctx.font = "12px AttnVizUnifont, system-ui, sans-serif";
     ctx.fillText(data.rope ? "q, k (after RoPE)" : "q, k", left, 8);
     ctx.fillText("q \u2299 k", xProd, 8);
     ctx.fillText("q\u00b7k/\u221ad", xScore, 8);
     ctx.fillText("softmax", xBar, 8);
-    ctx.font = "13px system-ui, sans-serif"; ctx.textAlign = "right"; ctx.fillStyle = "#222";
+    ctx.font = "13px AttnVizUnifont, system-ui, sans-serif"; ctx.textAlign = "right"; ctx.fillStyle = "#222";
     ctx.fillText("query " + state.query + " " + label(data.tokens[state.query]), left - 10, top + rowH / 2);
     for (var t = 0; t < dh; t++) {
       ctx.fillStyle = colour(current.q[t], vec);
@@ -226,7 +226,7 @@ std::string neuron_page(const neuron_page_spec& s) {
       "<div id=\"hover\">Hover a cell: its dimension and numbers.</div>\n"
       "<div id=\"check\"></div>\n";
   page += html_tail(data, page_script);
-  return page;
+  return with_label_font(std::move(page));
 }
 
 }  // namespace attnviz

@@ -109,6 +109,12 @@ class Browser:
         self.call("Runtime.enable")
         self.call("Page.navigate", {"url": url})
         self.wait_event("Page.loadEventFired")
+        # an attn-viz page runs its script once its embedded font is loaded, then marks itself
+        deadline = time.time() + self.timeout
+        while self.evaluate("document.documentElement.getAttribute('data-ready')") != "1":
+            if time.time() > deadline:
+                raise TimeoutError(f"{url}: the page never set data-ready")
+            time.sleep(0.02)
 
     def evaluate(self, expression):
         result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
@@ -125,10 +131,12 @@ class Browser:
                       {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
 
     def requests(self):
-        """URLs of every request the page started so far."""
+        """URLs of every request the page started so far, but data: URLs (bytes the page holds
+        itself, such as its embedded font: Chromium reports them as requests too)."""
         self.evaluate("1")  # let pending events arrive
         return [e["params"]["request"]["url"] for e in self.events
-                if e.get("method") == "Network.requestWillBeSent"]
+                if e.get("method") == "Network.requestWillBeSent"
+                and not e["params"]["request"]["url"].startswith("data:")]
 
     def console_errors(self):
         return [e["params"] for e in self.events

@@ -40,9 +40,11 @@ def test_page_is_one_offline_file_with_the_runs_numbers(env):
     page, doc = make(env, "run", *RUN)
     html, data = page_data(page)
     assert "Content-Security-Policy" in html and "default-src 'none'" in html
-    for needle in ("http:", "https:", " src=", "href=", "@import", "url(", "fetch(",
+    for needle in ("http:", "https:", " src=", "href=", "@import", "fetch(",
                    "XMLHttpRequest"):
         assert needle not in html, f"the page refers to something outside it: {needle}"
+    # the one url( is the embedded font's data: URL
+    assert re.findall(r"url\((?!data:font/ttf;base64,)", html) == [], "a url( outside the page"
     panel = data["panels"][0]
     assert panel["query_tokens"] == doc["query_tokens"]
     assert [v["label"] for v in panel["views"]] == ["head 1", "head 2", "mean of 2 heads"]
@@ -179,6 +181,91 @@ def test_long_sentences_stay_legible_in_a_real_browser(env):
             assert shown_numbers(text)[1] == round(doc["heads"][0]["weights"][i][j], 4), (n, text)
         assert browser.console_errors() == []
         assert browser.requests() == opened, browser.requests()
+    finally:
+        browser.close()
+
+
+def unifont_bitmap(env, cp):
+    """Rows of 0/1 of the bundled Unifont glyph for code point cp (read from the .hex file)."""
+    path = os.path.join(os.path.dirname(env.samples), "assets", "unifont", "unifont-15.0.01-bmp.hex")
+    key = f"{cp:04X}:"
+    for line in open(path):
+        if line.startswith(key):
+            bits = line.strip().split(":")[1]
+            width = len(bits) // 4  # 32 hex digits: 8 px wide; 64: 16 px
+            return [[(int(bits[r * width // 4:(r + 1) * width // 4], 16) >> (width - 1 - x)) & 1
+                     for x in range(width)] for r in range(16)]
+    raise KeyError(hex(cp))
+
+
+def embedded_font(html):
+    import base64
+    m = re.search(r'<style id="attnviz-font">@font-face\{font-family:AttnVizUnifont;'
+                  r'src:url\(data:font/ttf;base64,([A-Za-z0-9+/=]+)\)', html)
+    assert m, "no embedded font"
+    return base64.b64decode(m.group(1))
+
+
+def test_labels_in_any_script_use_the_embedded_font(env):
+    """A page with CJK, Cyrillic and Greek tokens embeds the bundled font's glyphs for every
+    character past ASCII it holds: fontTools reads the font and each glyph's outline is its
+    Unifont bitmap; Chromium draws a label with the page's canvas font exactly as that bitmap,
+    whatever fonts this machine has. A page of ASCII tokens holds only its own few symbols."""
+    page, _ = make(env, "scripts", "--tokens", "机器 学习 Жизнь λόγος the cat")
+    html = open(page, encoding="utf-8").read()
+    ttf = embedded_font(html)
+    wanted = {ord(c) for c in html if ord(c) > 0x7e}
+    try:
+        from fontTools.ttLib import TTFont
+    except ImportError:
+        if os.environ.get("ATTNVIZ_REQUIRE_BROWSER"):
+            raise
+        print("  fontTools is not installed (Debian: python3-fonttools); the font's tables "
+              "were not read")
+    else:
+        import io
+        font = TTFont(io.BytesIO(ttf), checkChecksums=2)  # a wrong table checksum raises
+        for tag in font.keys():  # every table parses
+            font[tag]
+        cmap = font.getBestCmap()
+        assert set(cmap) == wanted, (sorted(set(cmap) ^ wanted))[:10]
+        assert font["head"].unitsPerEm == 1024 and font["hhea"].ascent == 896
+        glyf = font["glyf"]
+        for cp in sorted(wanted)[:40]:
+            want = unifont_bitmap(env, cp)
+            got = [[0] * len(want[0]) for _ in range(16)]
+            coords, ends, _ = glyf[cmap[cp]].getCoordinates(glyf)
+            start = 0
+            for end in ends:
+                xs = [x for x, _ in coords[start:end + 1]]
+                ys = [y for _, y in coords[start:end + 1]]
+                start = end + 1
+                for row in range(14 - max(ys) // 64, 14 - min(ys) // 64):
+                    for x in range(min(xs) // 64, max(xs) // 64):
+                        got[row][x] = 1
+            assert got == want, chr(cp)
+            assert font["hmtx"][cmap[cp]][0] == 64 * len(want[0]), chr(cp)
+    ascii_page, _ = make(env, "ascii", "--text", "the cat sat")
+    small = embedded_font(open(ascii_page, encoding="utf-8").read())  # the page's own · → “ ”
+    assert len(small) < len(ttf) / 2, (len(small), len(ttf))
+
+    browser = start_browser()
+    try:
+        browser.open("file://" + os.path.abspath(page))
+        for ch in ("机", "Ж", "λ"):
+            want = unifont_bitmap(env, ord(ch))
+            got = browser.evaluate(
+                "(function () { var c = document.createElement('canvas'); c.width = 20; "
+                "c.height = 20; var x = c.getContext('2d'); "
+                "x.font = '16px AttnVizUnifont, system-ui, sans-serif'; "
+                f"x.textBaseline = 'alphabetic'; x.fillText('{ch}', 0, 14); "
+                "var d = x.getImageData(0, 0, 20, 16).data, rows = []; "
+                "for (var r = 0; r < 16; r++) { var row = []; "
+                "for (var k = 0; k < 20; k++) row.push(d[(r * 20 + k) * 4 + 3] > 127 ? 1 : 0); "
+                "rows.push(row); } return rows; })()")
+            assert [row[:len(want[0])] for row in got] == want, (ch, got)
+            assert all(v == 0 for row in got for v in row[len(want[0]):]), ch
+        assert browser.requests() == ["file://" + os.path.abspath(page)]
     finally:
         browser.close()
 
