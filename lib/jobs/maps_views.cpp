@@ -193,6 +193,7 @@ std::string maps_page(const maps_source& s, const view_choice& c,
   p.layer = c.layer;
   p.head = c.head;
   p.panel_scale = c.scale == scale_mode::panel;
+  p.colours = c.look.colours;
   apply_titles(c.look, p.title, p.subtitle);
   return model_page(p);
 }

@@ -76,12 +76,17 @@ constexpr const char* page_script = R"JS(
     return hi;
   }
   function vmaxOf(l, h) {
+    if (data.scale && data.scale.vmax !== null) return data.scale.vmax;  // --vmax
     if (l >= L) return nice(rawMax(mapOf(l, h)));  // an aggregate is a map of its own kind
     if (state.scale === "shared") return data.vmax;
     return h < H ? nice(data.map_vmax[l * H + h]) : nice(rawMax(mapOf(l, h)));
   }
+  // the colour scale's low end: --vmin, the log scale's decade, or 0
+  function lowOf() { var s = data.scale; return s ? (s.vmin !== null ? s.vmin : s.low) : 0; }
   function colourIndex(x, vmax) {
-    var t = vmax > 0 ? x / vmax : 0;
+    var s = data.scale, lo = lowOf(), t = vmax > lo ? (x - lo) / (vmax - lo) : 0;
+    if (s && s.mapping === "log") t = x > lo ? Math.log(x / lo) / Math.log(vmax / lo) : 0;
+    else if (s && s.mapping === "power") t = Math.pow(Math.max(0, Math.min(1, t)), s.gamma);
     return t > 0 ? Math.min(cmap.length - 1, Math.floor(t * cmap.length)) : 0;
   }
   function rgbOf(hex) { return [parseInt(hex.substr(1, 2), 16), parseInt(hex.substr(3, 2), 16), parseInt(hex.substr(5, 2), 16)]; }
@@ -185,7 +190,7 @@ constexpr const char* page_script = R"JS(
     }
     mctx.fillStyle = "#222"; mctx.font = "11px AttnVizUnifont, system-ui, sans-serif";
     mctx.fillText(String(+vmax.toPrecision(3)), bx + 18, top + 5);
-    mctx.fillText("0", bx + 18, top + bh - 5);
+    mctx.fillText(String(+lowOf().toPrecision(3)), bx + 18, top + bh - 5);
     if (state.hover) {
       var hi = state.hover[0], hj = state.hover[1];
       mctx.strokeStyle = "rgba(255,255,255,0.9)"; mctx.lineWidth = 1;
@@ -404,6 +409,24 @@ std::string model_page(const model_page_spec& s) {
   }
   data["vmax"] = nice_at_or_above(shared);
   data["map_vmax"] = std::move(map_vmax);
+  if (!s.colours.is_default()) {  // --scale log|power, --vmin, --vmax: as the PNG maps them
+    const colour_scale& cs = s.colours;
+    double smallest = 0.0;
+    if (cs.mapping == colour_mapping::log)
+      for (std::size_t m = 0; m < s.layers * s.heads; ++m) {
+        const double v = min_positive(matrix(s.n, s.n, std::vector<float>(s.maps + m * nn,
+                                                                          s.maps + (m + 1) * nn)));
+        if (v > 0.0 && (smallest == 0.0 || v < smallest)) smallest = v;
+      }
+    const double lo = resolve_range(cs, {0.0, nice_at_or_above(shared)}, smallest).first;
+    data["scale"] = {{"mapping", cs.mapping == colour_mapping::log     ? "log"
+                                 : cs.mapping == colour_mapping::power ? "power"
+                                                                       : "linear"},
+                     {"gamma", cs.gamma},
+                     {"vmin", cs.lo ? ojson(*cs.lo) : ojson(nullptr)},
+                     {"vmax", cs.hi ? ojson(*cs.hi) : ojson(nullptr)},
+                     {"low", lo}};
+  }
   data["captions"] = s.captions;
   data["start"] = {{"layer", s.layer}, {"head", s.head}, {"scale", s.panel_scale ? "panel" : "shared"}};
   ojson maps = ojson::array();

@@ -24,6 +24,8 @@
 //   {"title", "subtitle", "tokens", "layers", "heads", "n", "causal", "colormap": [256 colours],
 //    "vmax": the shared range's top, "map_vmax": [per map, layer-major], "captions": [...] | [],
 //    "start": {"layer", "head", "scale": "shared" | "panel"},
+//    "scale": {"mapping": "linear" | "log" | "power", "gamma", "vmin" | null, "vmax" | null,
+//              "low": the range's low end} (only with --scale log|power, --vmin or --vmax),
 //    "aggregates": [{"label", "map": [n·n]}],
 //    "maps": [[n·n weights, row-major] per map, layer-major]}   (weights to 6 significant digits)
 // window.attnviz: {data, state(), select(layer, head), thumbCenter(l, h), cellCenter(i, j),
@@ -36,6 +38,7 @@
 #include <vector>
 
 #include "render/colormap.h"
+#include "render/colour_scale.h"
 
 namespace attnviz {
 
@@ -52,6 +55,7 @@ struct model_page_spec {
   std::vector<std::pair<std::string, std::vector<float>>> aggregates;
   std::size_t layer = 0, head = 0;    // the map open at first
   bool panel_scale = false;           // each map its own colour range at first
+  colour_scale colours;               // --scale log|power, --vmin, --vmax (as the figures)
 };
 
 // The weights a model page holds at most (layers · heads · n²), so it stays quick to load;

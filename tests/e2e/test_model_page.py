@@ -165,6 +165,40 @@ def test_grid_click_and_hover_in_a_real_browser(env):
         browser.close()
 
 
+def test_colour_scale_flags_reach_the_page(env):
+    """--scale log and --vmax: the page maps each cell as the PNG does (log over [the decade of
+    the smallest weight, --vmax]); power=0.5 likewise."""
+    import math
+    browser = start_browser()
+    try:
+        cmap = colormap(env, "viridis")
+        for extra in (["--scale", "log", "--vmax", "0.5"], ["--scale", "power=0.5"]):
+            page, maps, tokens = make(env, "scale-" + extra[1], hf(env, "gpt2_f32"), IDS, *extra)
+            _, data = page_data(page)
+            L, H, n = maps.shape[:3]
+            url = "file://" + os.path.abspath(page)
+            browser.open(url)
+            select(browser, "layer", "1")
+            select(browser, "head", "0")
+            if extra[1] == "log":
+                hi = 0.5  # the low end: the decade of the smallest weight above 0, at most four
+                #            decades under the decade of --vmax (0.1)
+                lo = max(10 ** math.floor(math.log10(maps[maps > 0].min()) + 1e-12), 0.1 * 1e-4)
+                assert abs(data["scale"]["low"] - lo) < 1e-12 * lo, (data["scale"], lo)
+                position = lambda v: 0 if v <= lo else min(1, math.log(v / lo) / math.log(hi / lo))  # noqa: E731
+            else:
+                hi = data["vmax"]
+                position = lambda v: min(1, v / hi) ** 0.5  # noqa: E731
+            for i, j in [(11, 0), (7, 3), (4, 4), (9, 8)]:
+                c = js(browser, f"window.attnviz.cellCenter({i}, {j})")
+                got = pixel(browser, "map", c["x"] + 3, c["y"] + 3)
+                want = cmap[min(255, int(position(maps[1, 0, i, j]) * 256))]
+                assert max(abs(g - w) for g, w in zip(got, want)) <= 1, (extra, i, j, got, want)
+            assert browser.console_errors() == []
+    finally:
+        browser.close()
+
+
 def select(browser, element, value):
     browser.evaluate(f"(function(){{var s=document.getElementById('{element}');"
                      f"s.value='{value}';s.dispatchEvent(new Event('change'));}})()")
