@@ -96,7 +96,10 @@ constexpr const char* page_script = R"JS(
   // ---- the model view ----------------------------------------------------------------------
   function drawGrid() {
     var t = Math.max(24, Math.min(96, Math.floor(640 / Math.max(L, H)))), gap = 6;
-    var capH = data.captions.length ? 14 : 0, left = 40, top = 20;
+    // a caption has a line per pattern the head finder saw ("induction 0.83\nfirst 0.44")
+    var capLines = 0;
+    data.captions.forEach(function (c) { if (c) capLines = Math.max(capLines, c.split("\n").length); });
+    var capH = 12 * capLines + (capLines ? 2 : 0), left = 40, top = 20;
     var w = left + H * (t + gap), h = top + L * (t + gap + capH);
     var dpr = window.devicePixelRatio || 1;
     grid.width = w * dpr; grid.height = h * dpr;
@@ -139,9 +142,10 @@ constexpr const char* page_script = R"JS(
         }
         if (capH) {
           gctx.fillStyle = "#555"; gctx.textAlign = "left"; gctx.font = "10px AttnVizUnifont, system-ui, sans-serif";
-          var cap = data.captions[l * H + hh];
-          while (cap.length > 1 && gctx.measureText(cap).width > t + gap - 2) cap = cap.substr(0, cap.length - 1);
-          gctx.fillText(cap, gx, gy + t + 8);
+          data.captions[l * H + hh].split("\n").forEach(function (line, k) {
+            while (line.length > 1 && gctx.measureText(line).width > t + gap - 2) line = line.substr(0, line.length - 1);
+            if (line) gctx.fillText(line, gx, gy + t + 8 + 12 * k);
+          });
           gctx.font = "11px AttnVizUnifont, system-ui, sans-serif"; gctx.fillStyle = "#444";
         }
       }

@@ -199,6 +199,36 @@ def test_colour_scale_flags_reach_the_page(env):
         browser.close()
 
 
+def test_two_line_captions_in_a_real_browser(env):
+    """The bundled model's induction head is captioned "induction …" and "first …": the page
+    draws the second line under the first (ink in the band 12 px lower), and a one-line caption
+    leaves that band blank."""
+    verse = "And God said, Let there be light: and there was light."
+    page = env.path("kjv.html")
+    env.run("model", "--model", os.path.join(env.samples, "kjv-gpt"), "--text", verse + " " + verse,
+            "--name-heads", "--html", page, "-q")
+    _, data = page_data(page)
+    assert data["captions"][4].startswith("induction") and "\nfirst" in data["captions"][4]
+    assert "\n" not in data["captions"][1]
+    browser = start_browser()
+    try:
+        browser.open("file://" + os.path.abspath(page))
+        L, H = data["layers"], data["heads"]
+        t = max(24, min(96, 640 // max(L, H)))
+
+        def ink(l, h, line):
+            c = js(browser, f"window.attnviz.thumbCenter({l}, {h})")
+            x0, y = c["x"] - t // 2, c["y"] - t // 2 + t + 8 + 12 * line
+            # the grid's background is transparent ([0, 0, 0] here); the captions are #555
+            return sum(1 for dx in range(2, t - 2, 2) for dy in (-3, -1, 1, 3)
+                       if pixel(browser, "grid", x0 + dx, y + dy) != [0, 0, 0])
+        assert ink(1, 0, 0) > 0 and ink(1, 0, 1) > 0, (ink(1, 0, 0), ink(1, 0, 1))
+        assert ink(0, 1, 0) > 0 and ink(0, 1, 1) == 0, (ink(0, 1, 0), ink(0, 1, 1))
+        assert browser.console_errors() == []
+    finally:
+        browser.close()
+
+
 def select(browser, element, value):
     browser.evaluate(f"(function(){{var s=document.getElementById('{element}');"
                      f"s.value='{value}';s.dispatchEvent(new Event('change'));}})()")
