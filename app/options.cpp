@@ -229,7 +229,8 @@ void add_variant_flags(CLI::App& cmd, common_flags& f) {
 void add_crop_flags(CLI::App& cmd, std::string& rows, std::string& cols) {
   cmd.add_option("--rows", rows,
                  "Draw only these query rows, from 0: a range or a list, e.g. 3-10 or 0,4-7 "
-                 "(--json and --npy keep every row) [default: all]")
+                 "(in the PNG, SVG, PDF and terminal; --json, --npy and --html keep every row) "
+                 "[default: all]")
       ->type_name("LIST")
       ->group("Figure");
   cmd.add_option("--cols", cols,
