@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "render/font.h"
+#include "render/glyph_runs.h"
 
 namespace attnviz {
 namespace {
@@ -52,17 +53,9 @@ outline make_outline(const glyph& g) {
     int x0, y0, x1, y1;
   };
   std::vector<box> boxes;
-  for (int gy = 0; gy < bitmap_font::height; ++gy)
-    for (int gx = 0; gx < g.width;) {
-      if (!g.pixel(gx, gy)) {
-        ++gx;
-        continue;
-      }
-      const int start = gx;
-      while (gx < g.width && g.pixel(gx, gy)) ++gx;
-      boxes.push_back({start * units_per_pixel, (ascent_px - gy - 1) * units_per_pixel,
-                       gx * units_per_pixel, (ascent_px - gy) * units_per_pixel});
-    }
+  for (const pixel_run& r : glyph_runs(g))
+    boxes.push_back({r.start * units_per_pixel, (ascent_px - r.row - 1) * units_per_pixel,
+                     r.end * units_per_pixel, (ascent_px - r.row) * units_per_pixel});
   if (boxes.empty()) return o;
   o.x_min = o.y_min = 1 << 20;
   o.x_max = o.y_max = -(1 << 20);

@@ -9,12 +9,19 @@
 #include <vector>
 
 #include "render/figure.h"
+#include "render/font.h"
 
 namespace attnviz {
 
 struct pixel_box {
   int x = 0, y = 0, w = 0, h = 0;
 };
+
+// One glyph's runs of set pixels, row by row: pixels [start, end) of row `row` (0 = top).
+struct pixel_run {
+  int row = 0, start = 0, end = 0;
+};
+std::vector<pixel_run> glyph_runs(const glyph& g);
 
 // The rectangles of a text item (empty for any other kind).
 std::vector<pixel_box> glyph_boxes(const fig_item& text);

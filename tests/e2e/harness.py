@@ -85,6 +85,17 @@ def import_numpy():
     return numpy
 
 
+def import_pil_image():
+    """PIL's Image (an independent PNG decoder), or exit with ctest's skip code when Debian's
+    python3-pil is not installed."""
+    try:
+        from PIL import Image
+    except ImportError:
+        print("PIL is not installed (Debian: python3-pil); skipping")
+        sys.exit(SKIP)
+    return Image
+
+
 def main(namespace):
     """Runs every test_* function of a test module (pass its globals())."""
     env = Env(parse_args())

@@ -12,14 +12,10 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from formats import colormap, nice_at_or_above, write_safetensors  # noqa: E402
-from harness import SKIP, import_numpy, main  # noqa: E402
+from harness import import_numpy, import_pil_image, main  # noqa: E402
 
 np = import_numpy()
-try:
-    from PIL import Image
-except ImportError:
-    print("PIL is not installed (Debian: python3-pil); skipping")
-    sys.exit(SKIP)
+Image = import_pil_image()
 
 MUTED = (102, 102, 102)
 HIDDEN = (232, 232, 232)
