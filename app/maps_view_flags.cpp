@@ -57,9 +57,7 @@ void resolve_maps_view(const maps_view_flags& f, view_choice& c) {
   c.look.annotate = parse_annotate_mode(f.annotate);
   c.view = value_of(maps_view_names, f.view, "--view");
   c.look.colours = resolve_colour_flags(f.scale, f.vmin, f.vmax, &c.scale);
-  check_title_flags(f.title, f.no_title);
-  if (!f.title.empty()) c.look.title = f.title;
-  c.look.no_title = f.no_title;
+  resolve_title_flags(f.title, f.no_title, c.look);
   if (f.term && !draws_heatmap(c.view))
     throw usage_error(fmt::format("--term draws one map; --view {} is not one: write it with "
                                   "--png or --svg, or pick --view head, mean, max, rollout or "

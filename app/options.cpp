@@ -249,9 +249,11 @@ void add_title_flags(CLI::App& cmd, std::string& title, bool& no_title) {
       ->group("Figure");
 }
 
-void check_title_flags(const std::string& title, bool no_title) {
+void resolve_title_flags(const std::string& title, bool no_title, view_options& view) {
   if (!title.empty() && no_title)
     throw usage_error("--title and --no-title: give one of them");
+  if (!title.empty()) view.title = title;
+  view.no_title = no_title;
 }
 
 void add_view_flags(CLI::App& cmd, common_flags& f, bool crop) {
@@ -458,9 +460,7 @@ view_options resolve_view(const common_flags& f) {
   v.cell = f.cell;
   v.heads = parse_head_view(f.head_view);
   v.colours = resolve_colour_flags(f.scale, f.vmin, f.vmax, f.grids ? &v.range : nullptr);
-  check_title_flags(f.title, f.no_title);
-  if (!f.title.empty()) v.title = f.title;
-  v.no_title = f.no_title;
+  resolve_title_flags(f.title, f.no_title, v);
   v.rows = f.rows;
   v.cols = f.cols;
   return v;

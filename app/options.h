@@ -61,8 +61,8 @@ void add_view_flags(CLI::App& cmd, common_flags& flags, bool crop = true);
 void add_crop_flags(CLI::App& cmd, std::string& rows, std::string& cols);
 // --title --no-title
 void add_title_flags(CLI::App& cmd, std::string& title, bool& no_title);
-// usage_error when both are given.
-void check_title_flags(const std::string& title, bool no_title);
+// --title / --no-title into the view (usage_error when both are given).
+void resolve_title_flags(const std::string& title, bool no_title, view_options& view);
 // --cmap --scale --vmin --vmax --annotate --cell --title --no-title (figures that draw neither
 // scores nor heads)
 void add_look_flags(CLI::App& cmd, common_flags& flags);

@@ -71,8 +71,7 @@ figure compare_figure(const compare_config& c, const compare_report& report,
   grid.subtitle =
       fmt::format("score: {} · align: {} · context: {} · {}", fmt::join(scores, ", "),
                   fmt::join(aligns, ", "), fmt::join(contexts, ", "), embeddings_name);
-  if (!c.view.rows.empty()) grid.subtitle += fmt::format(" · rows {}", c.view.rows);
-  if (!c.view.cols.empty()) grid.subtitle += fmt::format(" · cols {}", c.view.cols);
+  grid.subtitle += crop_label(c.view);
   apply_titles(c.view, grid.title, grid.subtitle);
   grid.cols = c.cols;
   grid.scale = c.scale;

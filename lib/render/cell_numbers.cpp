@@ -95,6 +95,17 @@ cell_numbers plan_cell_numbers(const heatmap_spec& spec, int cell, int scale) {
   const auto fits = [&](const std::string& t) {
     return static_cast<int>(t.size()) * 8 * scale + 4 <= cell;
   };
+  // no number anywhere: `on` says why
+  const auto none = [&] {
+    if (spec.annotate == annotate_mode::on && visible > 0)
+      out.note = fmt::format("numbers left out: cells of {} px have no room for one", cell);
+    return out;
+  };
+  // Before formatting every cell: `automatic` writes at least "0.0" (3 characters) in a cell,
+  // `on` at least one character; a cell too small for that takes no number at all (a map of
+  // thousands of tokens has 1-px cells and millions of them).
+  const int shortest = spec.annotate == annotate_mode::automatic ? 3 : 1;
+  if (!fits(std::string(static_cast<std::size_t>(shortest), '0'))) return none();
 
   struct trial {
     number_style style;
@@ -144,11 +155,7 @@ cell_numbers plan_cell_numbers(const heatmap_spec& spec, int cell, int scale) {
       if (best.telling == visible) break;
     }
   }
-  if (best.written == 0) {
-    if (spec.annotate == annotate_mode::on && visible > 0)
-      out.note = fmt::format("numbers left out: cells of {} px have no room for one", cell);
-    return out;
-  }
+  if (best.written == 0) return none();
   out.any = true;
   out.style = best.style;
   out.texts = std::move(best.texts);

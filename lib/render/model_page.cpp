@@ -418,8 +418,7 @@ std::string model_page(const model_page_spec& s) {
     double smallest = 0.0;
     if (cs.mapping == colour_mapping::log)
       for (std::size_t m = 0; m < s.layers * s.heads; ++m) {
-        const double v = min_positive(matrix(s.n, s.n, std::vector<float>(s.maps + m * nn,
-                                                                          s.maps + (m + 1) * nn)));
+        const double v = map_min_positive(s.maps + m * nn, s.n, s.causal);
         if (v > 0.0 && (smallest == 0.0 || v < smallest)) smallest = v;
       }
     const double lo = resolve_range(cs, {0.0, nice_at_or_above(shared)}, smallest).first;

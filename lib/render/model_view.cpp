@@ -64,9 +64,6 @@ double map_colour_max(const float* a, std::size_t n, bool causal) {
   return hi;
 }
 
-namespace {
-
-// The smallest weight above 0 of one map (visible entries, row 0 of a causal map left out), or 0.
 double map_min_positive(const float* a, std::size_t n, bool causal) {
   double lo = 0.0;
   for (std::size_t i = causal && n > 1 ? 1 : 0; i < n; ++i)
@@ -76,6 +73,8 @@ double map_min_positive(const float* a, std::size_t n, bool causal) {
     }
   return lo;
 }
+
+namespace {
 
 double smaller_positive(double a, double b) {
   if (a <= 0.0) return b;

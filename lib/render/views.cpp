@@ -83,6 +83,13 @@ void apply_titles(const view_options& o, std::string& title, std::string& subtit
   }
 }
 
+std::string crop_label(const view_options& o) {
+  std::string s;
+  if (!o.rows.empty()) s += fmt::format(" · rows {}", o.rows);
+  if (!o.cols.empty()) s += fmt::format(" · cols {}", o.cols);
+  return s;
+}
+
 void apply_crop(heatmap_spec& spec, const view_options& o, bool say) {
   if (o.rows.empty() && o.cols.empty()) return;
   const matrix& m = *spec.values;
@@ -91,9 +98,7 @@ void apply_crop(heatmap_spec& spec, const view_options& o, bool say) {
   const auto cols = o.cols.empty() ? std::vector<std::size_t>{}
                                    : parse_index_list(o.cols, m.cols(), "cols", "column");
   crop_heatmap(spec, rows, cols);
-  if (!say) return;
-  if (!o.rows.empty()) spec.subtitle += fmt::format(" · rows {}", o.rows);
-  if (!o.cols.empty()) spec.subtitle += fmt::format(" · cols {}", o.cols);
+  if (say) spec.subtitle += crop_label(o);
 }
 
 annotate_mode parse_annotate_mode(std::string_view s) {
@@ -242,8 +247,7 @@ figure result_figure(const attention_result& r, const view_options& o,
   grid.title = variant_title(r);
   grid.subtitle = fmt::format("{} · d_model {} · d_k {} per head{}", shown_matrix_name(o.show),
                               r.d_model, r.d_k, subtitle_suffix);
-  if (!o.rows.empty()) grid.subtitle += fmt::format(" · rows {}", o.rows);
-  if (!o.cols.empty()) grid.subtitle += fmt::format(" · cols {}", o.cols);
+  grid.subtitle += crop_label(o);
   apply_titles(o, grid.title, grid.subtitle);
   return grid_figure(grid);
 }

@@ -44,6 +44,8 @@ struct view_options {
 
 // title and subtitle as --title / --no-title ask.
 void apply_titles(const view_options& o, std::string& title, std::string& subtitle);
+// " · rows 3-10 · cols 0-20" for the crop asked (empty when none): what a figure's subtitle adds.
+std::string crop_label(const view_options& o);
 // spec cropped to --rows / --cols (usage_error naming them for an index past the map), with
 // the subtitle saying which (when `say` and a crop was asked).
 void apply_crop(heatmap_spec& spec, const view_options& o, bool say = true);
