@@ -57,33 +57,64 @@ std::vector<std::size_t> shape_of(const std::vector<std::int64_t>& s) {
   return {s.begin(), s.end()};
 }
 
+// The place of the item the walk stands on: "where[2][0][5]".
+std::string json_path(const std::string& where, const std::vector<std::size_t>& at) {
+  std::string out = where;
+  for (const std::size_t i : at) out += fmt::format("[{}]", i);
+  return out;
+}
+
 // Nested JSON lists of numbers -> shape and values; input_error naming the first bad place.
-void flatten(const nlohmann::json& j, std::size_t depth, std::vector<std::size_t>& shape,
+// Walked with an explicit stack (one index per level, at most `attention_max_dims` levels), so
+// neither the depth nor the size of the file can exhaust the call stack, and the path of an
+// item is only spelled out for the message.
+void flatten(const nlohmann::json& root, std::vector<std::size_t>& shape,
              std::vector<float>& values, const std::string& source, const std::string& where) {
-  if (j.is_array()) {
+  std::vector<const nlohmann::json*> lists;  // the open lists, outermost first
+  std::vector<std::size_t> at;               // the next item of each
+  auto enter = [&](const nlohmann::json& list) {
+    const std::size_t depth = lists.size();
+    if (depth == attention_max_dims)
+      throw input_error(source, fmt::format("{} nests lists deeper than {} levels (expected at "
+                                            "most layers, heads, queries and keys)",
+                                            json_path(where, at), attention_max_dims));
     if (depth == shape.size()) {
       if (!values.empty())
-        throw input_error(source, fmt::format("{} is a list where a number was expected (the lists "
-                                              "must nest to one depth)",
-                                              where));
-      shape.push_back(j.size());
-    } else if (shape[depth] != j.size()) {
+        throw input_error(source, fmt::format("{} is a list where a number was expected (the "
+                                              "lists must nest to one depth)",
+                                              json_path(where, at)));
+      shape.push_back(list.size());
+    } else if (shape[depth] != list.size()) {
       throw input_error(source, fmt::format("{} has {} items where its neighbours have {} (the "
                                             "maps must be rectangular)",
-                                            where, j.size(), shape[depth]));
+                                            json_path(where, at), list.size(), shape[depth]));
     }
-    for (std::size_t i = 0; i < j.size(); ++i)
-      flatten(j[i], depth + 1, shape, values, source, fmt::format("{}[{}]", where, i));
-    return;
+    lists.push_back(&list);
+    at.push_back(0);
+  };
+  enter(root);
+  while (!lists.empty()) {
+    if (at.back() == lists.back()->size()) {
+      lists.pop_back();
+      at.pop_back();
+      if (!at.empty()) ++at.back();
+      continue;
+    }
+    const nlohmann::json& item = (*lists.back())[at.back()];
+    if (item.is_array()) {
+      enter(item);
+      continue;
+    }
+    if (!item.is_number())
+      throw input_error(source, fmt::format("{} is {} (expected a number)", json_path(where, at),
+                                            item.is_null() ? "null" : item.type_name()));
+    if (lists.size() != shape.size())
+      throw input_error(source, fmt::format("{} is a number where a list was expected (the lists "
+                                            "must nest to one depth)",
+                                            json_path(where, at)));
+    values.push_back(item.get<float>());
+    ++at.back();
   }
-  if (!j.is_number())
-    throw input_error(source, fmt::format("{} is {} (expected a number)", where,
-                                          j.is_null() ? "null" : j.type_name()));
-  if (depth != shape.size())
-    throw input_error(source, fmt::format("{} is a number where a list was expected (the lists "
-                                          "must nest to one depth)",
-                                          where));
-  values.push_back(j.get<float>());
 }
 
 attention_file from_json(const std::string& bytes, const std::string& path) {
@@ -117,7 +148,7 @@ attention_file from_json(const std::string& bytes, const std::string& path) {
     throw input_error(path, fmt::format("{} is not a list (expected the maps as nested lists "
                                         "of numbers)",
                                         where));
-  flatten(*maps, 0, f.array.shape, f.array.values, path, where);
+  flatten(*maps, f.array.shape, f.array.values, path, where);
   return f;
 }
 

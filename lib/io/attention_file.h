@@ -22,6 +22,9 @@
 
 namespace attnviz {
 
+// The most dimensions a file's maps may have: [layers, batch 1, heads, queries, keys].
+inline constexpr std::size_t attention_max_dims = 5;
+
 struct attention_file {
   npy_array array;                  // C order, the batch of 1 dropped
   std::vector<std::size_t> stored;  // the shape as stored (stacked: [arrays] + each one's shape)

@@ -12,6 +12,7 @@
 
 #include "error.h"
 #include "io/file_io.h"
+#include "io/json_file.h"
 
 namespace attnviz {
 namespace {
@@ -73,6 +74,9 @@ json read_header(const unsigned char* bytes, std::size_t size, const std::string
                                  fmt::format("safetensors header length {} is larger than the "
                                              "{} bytes that follow it",
                                              header_len, size - 8));
+  // a tensor entry nests three levels ({name: {shape: [...]}}); allow metadata a little more
+  check_json_depth(std::string_view(reinterpret_cast<const char*>(bytes) + 8, header_len), source,
+                   8, 8);
   json header;
   try {
     header = json::parse(bytes + 8, bytes + 8 + header_len);
