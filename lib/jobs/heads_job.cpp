@@ -185,7 +185,8 @@ heads_report run_heads_job(const heads_job_config& c) {
   r.period = finder_period(m.config, c.period, c.model_dir);
   r.random_ids = repeated_random_ids(r.period, m.config.vocab, c.seed);
   r.on_text = !c.text.empty() || !c.ids.empty();
-  model_input in = read_model_input(c.model_dir, c.text, r.on_text ? c.ids : r.random_ids);
+  model_input in = read_model_input(c.model_dir, c.text, r.on_text ? c.ids : r.random_ids,
+                                    m.config.max_positions);
   r.tokens = std::move(in.tokens);
   r.warnings = std::move(in.warnings);
   const model_forward random = run_model(m, r.random_ids, c.progress);

@@ -54,6 +54,15 @@ std::vector<std::size_t> prediction_rows(const model_report& r) {
   return rows;
 }
 
+void check_length(std::size_t tokens, std::size_t max_positions, const char* from) {
+  if (tokens > max_positions)
+    throw input_error(param(from),
+                      fmt::format("{} tokens are more than the model's {} positions "
+                                  "(max_position_embeddings); give {}",
+                                  tokens, max_positions,
+                                  std::string(from) == "text" ? "a shorter text" : "fewer ids"));
+}
+
 }  // namespace
 
 std::string folder_name(const std::string& dir) {
@@ -97,15 +106,17 @@ std::vector<std::int64_t> parse_ids(const std::string& text) {
 }
 
 model_input read_model_input(const std::string& model_dir, const std::string& text,
-                             const std::vector<std::int64_t>& ids) {
+                             const std::vector<std::int64_t>& ids, std::size_t max_positions) {
   model_input in;
   in.ids = ids;
+  check_length(ids.size(), max_positions, "ids");
   if (!text.empty()) {
     const auto tokenizer = load_model_tokenizer(model_dir);
     if (!tokenizer)
       throw input_error(model_dir, "has no tokenizer.json nor vocab.json with merges.txt to "
                                    "read the text with; give the token ids with --ids");
     encoding e = tokenizer->encode(text);
+    check_length(e.ids.size(), max_positions, "text");
     in.ids = std::move(e.ids);
     in.tokens = std::move(e.tokens);
     return in;
@@ -124,7 +135,7 @@ model_report run_model_job(const model_job_config& c) {
   const hf_model m = load_model(c.model_dir);
   model_report r;
   r.config = m.config;
-  model_input in = read_model_input(c.model_dir, c.text, c.ids);
+  model_input in = read_model_input(c.model_dir, c.text, c.ids, m.config.max_positions);
   r.ids = std::move(in.ids);
   r.tokens = std::move(in.tokens);
   r.warnings = std::move(in.warnings);

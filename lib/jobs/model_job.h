@@ -58,8 +58,10 @@ struct model_input {
   std::vector<std::string> tokens;
   std::vector<std::string> warnings;
 };
+// More tokens than `max_positions` are refused right after tokenizing, naming the parameter
+// the tokens came from ("text" or "ids").
 model_input read_model_input(const std::string& model_dir, const std::string& text,
-                             const std::vector<std::int64_t>& ids);
+                             const std::vector<std::int64_t>& ids, std::size_t max_positions);
 
 // The report's maps as views draw them (tokens, causal, the folder's name, the model's sizes).
 maps_source model_maps_source(const model_report& report, const model_job_config& config);

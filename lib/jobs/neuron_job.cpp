@@ -47,7 +47,7 @@ neuron_report run_neuron_job(const neuron_job_config& c) {
   neuron_report r;
   r.config = mc;
   r.folder = folder_name(c.model_dir);
-  model_input in = read_model_input(c.model_dir, c.text, c.ids);
+  model_input in = read_model_input(c.model_dir, c.text, c.ids, mc.max_positions);
   r.tokens = std::move(in.tokens);
   r.warnings = std::move(in.warnings);
   const std::size_t query = find_model_query(r.tokens, c.query);

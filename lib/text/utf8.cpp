@@ -64,6 +64,16 @@ std::u32string decode_utf8_lossy(std::string_view text) {
   return out;
 }
 
+bool is_valid_utf8(std::string_view text) noexcept {
+  for (std::size_t i = 0; i < text.size();) {
+    char32_t cp;
+    const std::size_t len = decode_one(text, i, cp);
+    if (len == 0) return false;
+    i += len;
+  }
+  return true;
+}
+
 void append_utf8(std::string& out, char32_t cp) {
   if (cp < 0x80) {
     out.push_back(static_cast<char>(cp));

@@ -13,6 +13,8 @@ namespace attnviz {
 std::u32string decode_utf8(std::string_view text, const std::string& source);
 // Same, but invalid sequences become U+FFFD instead of an error (for display).
 std::u32string decode_utf8_lossy(std::string_view text);
+// Whether every byte of `text` belongs to a valid UTF-8 sequence (one linear pass).
+bool is_valid_utf8(std::string_view text) noexcept;
 
 void append_utf8(std::string& out, char32_t cp);
 std::string encode_utf8(std::u32string_view cps);

@@ -5,6 +5,7 @@
 #include <pcre2.h>
 
 #include <array>
+#include <cstdint>
 
 #include "error.h"
 #include "text/utf8.h"
@@ -58,14 +59,18 @@ regex_splitter::regex_splitter(regex_splitter&& o) noexcept : code_(o.code_) { o
 namespace {
 
 // Calls piece(text, is_match) for every match and every non-empty gap, in order.
+// Linear in the text: the text's UTF-8 is checked once here, not by every pcre2_match call
+// (which, unasked, validates the whole rest of the subject each time: quadratic). Text that is
+// not UTF-8 keeps pcre2's check, whose first failure ends the matching (the rest is one piece).
 template <class F>
 void for_each_piece(void* compiled, std::string_view text, F piece) {
   auto* code = static_cast<pcre2_code*>(compiled);
   pcre2_match_data* match = pcre2_match_data_create_from_pattern(code, nullptr);
   PCRE2_SIZE at = 0, gap = 0;
   const auto* subject = reinterpret_cast<PCRE2_SPTR>(text.data());
+  const std::uint32_t options = is_valid_utf8(text) ? PCRE2_NO_UTF_CHECK : 0;
   while (at <= text.size()) {
-    const int rc = pcre2_match(code, subject, text.size(), at, 0, match, nullptr);
+    const int rc = pcre2_match(code, subject, text.size(), at, options, match, nullptr);
     if (rc < 0) break;  // no match (or an error on invalid UTF-8: the rest is one piece)
     const PCRE2_SIZE* v = pcre2_get_ovector_pointer(match);
     if (v[0] > gap) piece(text.substr(gap, v[0] - gap), false);

@@ -52,13 +52,19 @@ class pipeline_tokenizer final : public model_tokenizer {
   encoding encode(const std::string& text) const override {
     encoding out = prefix;
     std::size_t at = 0;
+    // where each added token next occurs at or after `at` (npos: nowhere), searched again only
+    // once `at` has passed it, so the whole text is searched once per added token: linear
+    std::vector<std::size_t> next_at;
+    for (const auto& a : added) next_at.push_back(a.content.empty() ? 0 : text.find(a.content));
     while (at < text.size()) {
       // the earliest added token (the longest where several start at the same place)
       std::size_t best = std::string::npos;
       const added_token* hit = nullptr;
-      for (const auto& a : added) {
+      for (std::size_t k = 0; k < added.size(); ++k) {
+        const added_token& a = added[k];
         if (a.content.empty()) continue;
-        const std::size_t p = text.find(a.content, at);
+        if (next_at[k] != std::string::npos && next_at[k] < at) next_at[k] = text.find(a.content, at);
+        const std::size_t p = next_at[k];
         if (p != std::string::npos &&
             (p < best || (p == best && a.content.size() > hit->content.size())))
           best = p, hit = &a;

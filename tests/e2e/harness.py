@@ -31,12 +31,12 @@ class Env:
     def path(self, name):
         return os.path.join(self.tmp, name)
 
-    def run(self, *argv, expect=0, extra_env=None, stdin=None, with_code=False):
+    def run(self, *argv, expect=0, extra_env=None, stdin=None, with_code=False, timeout=300):
         """Runs attn-viz; checks the exit code (unless expect is None; the code is kept in
         last_code); returns (stdout, stderr) as text."""
         env = dict(os.environ, **(extra_env or {}))
         feed = {"input": stdin.encode("utf-8")} if stdin is not None else {"stdin": subprocess.DEVNULL}
-        proc = subprocess.run([self.exe, *argv], capture_output=True, env=env, timeout=300, **feed)
+        proc = subprocess.run([self.exe, *argv], capture_output=True, env=env, timeout=timeout, **feed)
         self.last_code = proc.returncode
         out = proc.stdout.decode("utf-8", "replace")
         err = proc.stderr.decode("utf-8", "replace")

@@ -253,6 +253,43 @@ def test_a_tokenizer_it_cannot_run_is_refused_with_the_json_path(env):
     assert "tokenizer.json" in err and "byte" in err, err
 
 
+def ten_megabytes(seed, specials):
+    """10 MB of text, the same for a seed: a run of random letters with no space at all (one
+    pre-token of a million characters), then words, numbers, accents, CJK and runs of spaces
+    with the tokenizer's added tokens among them."""
+    import random
+    rng = random.Random(seed)
+    letters = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(1_000_000))
+    words = ["the", "light", "Ünïcode", "机器", "学习", "12345", "!!", "don't", "   ", "\n"] + specials
+    rest = " ".join(rng.choice(words) for _ in range(2_000_000))
+    return (letters + " " + rest)[:10_000_000]
+
+
+def test_ten_megabytes_are_tokenized_in_linear_time_and_refused_naming_text(env):
+    """Tokenizing is linear in the text (it was quadratic: every regex match re-checked the rest
+    of the text's UTF-8, BPE rescanned a word per merge, and the added tokens were searched for
+    again from every position), so a 10 MB text is tokenized within seconds and refused right
+    after, by its token count against the model's positions, naming --text."""
+    bert = env.path("long-wordpiece")
+    tiny_bert(bert, sum(1 for _ in open(os.path.join(env.data, "tokenizers", "wordpiece_uncased", "vocab.txt"),
+                                        encoding="utf-8")))
+    shutil.copy(os.path.join(env.data, "tokenizers", "wordpiece_uncased", "tokenizer.json"), bert)
+    llama = env.path("long-metaspace")
+    tok = json.load(open(os.path.join(env.data, "tokenizers", "sentencepiece_metaspace", "tokenizer.json"),
+                         encoding="utf-8"))
+    tiny_llama(llama, max(tok["model"]["vocab"].values()) + 1)
+    json.dump(tok, open(os.path.join(llama, "tokenizer.json"), "w", encoding="utf-8"), ensure_ascii=False)
+    cases = [(gpt2_folder(env, "long-gpt2", as_tokenizer_json=True), ["<|endoftext|>"]),
+             (bert, ["[MASK]", "[SEP]"]), (llama, ["<s>", "</s>"])]
+    for k, (folder, specials) in enumerate(cases):
+        # the bound is generous (about 2 s here); before, 400 kB alone took 51 s
+        _, err = env.run("model", "--model", folder, "--text", "-", "--quiet", expect=2,
+                         stdin=ten_megabytes(k, specials), timeout=60)
+        assert err.startswith("attn-viz: error: --text: ") and "tokens are more than the model's 512 positions" \
+            in err, err
+        print(f"  {os.path.basename(folder)}: {err.split(': ')[3].split(' ')[0]} tokens, refused")
+
+
 def test_text_without_a_tokenizer_is_refused(env):
     folder = env.path("no-tokenizer")
     tiny_gpt2(folder, 100)
