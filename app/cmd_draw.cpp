@@ -18,6 +18,7 @@ struct draw_flags {
   draw_job_config job;
   maps_view_flags view;
   std::string causal = "auto";
+  std::string max_memory = "8G";
 };
 
 }  // namespace
@@ -67,6 +68,11 @@ Examples:
       ->check(CLI::IsMember(names_of(causal_mode_names)))
       ->capture_default_str()
       ->group("Figure");
+  cmd->add_option("--max-memory", f->max_memory,
+                  "Stop before reading past the file's headers when its arrays would need more "
+                  "than this (a small compressed .npz can declare gigabytes; e.g. 512M, 16G)")
+      ->capture_default_str()
+      ->group("Input");
   add_maps_view_flags(*cmd, c.choice, f->view);
   add_output_flags(*cmd, c.out,
                    {{output_kind::png},
@@ -81,6 +87,7 @@ Examples:
     draw_job_config job = f->job;
     resolve_maps_view(f->view, job.choice);
     job.causal = value_of(causal_mode_names, f->causal, "--causal");
+    job.max_memory = parse_size(f->max_memory, "--max-memory");
     if (!job.out.any() && !f->view.term)
       throw usage_error("nothing to write: give --png, --svg, --html, --npy or --term");
     const draw_report r = run_draw_job(job);

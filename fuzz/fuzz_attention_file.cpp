@@ -1,6 +1,8 @@
 // libFuzzer target: the reader of attention maps from other tools (.npy, .npz, .safetensors,
 // .json) on arbitrary bytes; the first byte picks the format (and whether a key is asked for).
-// Allowed outcome: an array, or an input_error / usage_error. Checked: the values fill the shape.
+// The memory estimate from the headers runs first, as draw runs it, and files past 256 MiB stop
+// there. Allowed outcome: an array, or an input_error / usage_error. Checked: the values fill
+// the shape.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -14,8 +16,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string ext = formats[data[0] % 4];
   const std::string key = (data[0] & 4) ? "arr_0" : "";
   try {
-    const auto f = attnviz::parse_attention_file(
-        std::string(reinterpret_cast<const char*>(data + 1), size - 1), ext, key, "fuzz");
+    const std::string bytes(reinterpret_cast<const char*>(data + 1), size - 1);
+    // what draw does first: the memory from the headers alone, refused past a limit
+    if (attnviz::attention_file_memory(bytes, ext, "fuzz") > (256u << 20)) return 0;
+    const auto f = attnviz::parse_attention_file(bytes, ext, key, "fuzz");
     std::size_t count = 1;
     for (const std::size_t d : f.array.shape) count *= d;
     if (count != f.array.values.size()) std::abort();

@@ -28,28 +28,51 @@ std::uint64_t u64(std::string_view b, std::size_t at) {
   return u32(b, at) | static_cast<std::uint64_t>(u32(b, at + 4)) << 32;
 }
 
+// The first `keep` bytes (all when keep >= size) of a deflated member that declares `size`
+// bytes, inflated in chunks: memory grows with what the data really gives, not with what the
+// header declares, and the inflation stops at the declared size (more is an error, as is less).
 std::string inflate_raw(std::string_view data, std::uint64_t size, const std::string& source,
-                        const std::string& name, std::uint64_t offset) {
+                        const std::string& name, std::uint64_t offset,
+                        std::uint64_t keep = std::numeric_limits<std::uint64_t>::max()) {
   // deflate expands at most 1032:1, so a larger declared size is a damaged (or hostile) entry:
   // refused before anything is allocated for it
   if (size > 1032 * static_cast<std::uint64_t>(data.size()) + 1024)
     throw input_error(source, fmt::format("member {} (byte {}): declares {} bytes uncompressed "
                                           "from {} compressed, more than deflate can give",
                                           name, offset, size, data.size()));
-  std::string out(size, '\0');
+  const std::uint64_t want = std::min(keep, size);
+  auto damaged = [&](const char* what) {
+    return input_error(source, fmt::format("member {} (byte {}): the deflated data is damaged "
+                                           "({}; expected {} bytes)",
+                                           name, offset, what, size));
+  };
   z_stream z{};
   if (inflateInit2(&z, -MAX_WBITS) != Z_OK) throw std::runtime_error("zlib: inflateInit2 failed");
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  z.avail_in = static_cast<uInt>(data.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  const int rc = inflate(&z, Z_FINISH);
-  const auto produced = z.total_out;
+  z.avail_in = static_cast<uInt>(std::min<std::size_t>(data.size(), UINT32_MAX));
+  std::string out;
+  int rc = Z_OK;
+  constexpr std::uint64_t chunk = 1u << 24;
+  while (out.size() < want && rc != Z_STREAM_END) {
+    const std::size_t at = out.size();
+    out.resize(static_cast<std::size_t>(std::min(want, at + chunk)));
+    z.next_out = reinterpret_cast<Bytef*>(out.data() + at);
+    z.avail_out = static_cast<uInt>(out.size() - at);
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.resize(out.size() - z.avail_out);
+    if (rc != Z_OK && rc != Z_STREAM_END) break;
+    if (rc == Z_OK && z.avail_out != 0 && z.avail_in == 0) break;  // the input ran out
+  }
+  unsigned char extra = 0;
+  if (want == size && rc == Z_OK && out.size() == size) {  // declared all: is there more?
+    z.next_out = &extra;
+    z.avail_out = 1;
+    rc = inflate(&z, Z_NO_FLUSH);
+    if (z.avail_out == 0) rc = Z_DATA_ERROR, extra = 1;
+  }
   inflateEnd(&z);
-  if (rc != Z_STREAM_END || produced != size)
-    throw input_error(source, fmt::format("member {} (byte {}): the deflated data is damaged "
-                                          "(expected {} bytes)",
-                                          name, offset, size));
+  if (extra) throw damaged("it inflates to more than it declares");
+  if (out.size() < want || (want == size && rc != Z_STREAM_END)) throw damaged("it ends early");
   return out;
 }
 
@@ -185,7 +208,11 @@ attention_file choose(std::vector<std::pair<std::string, npy_array>> arrays,
                                           names));
   f.array.shape = shape;
   f.array.shape.insert(f.array.shape.begin(), arrays.size());
-  for (auto& [name, a] : arrays) f.array.values.insert(f.array.values.end(), a.values.begin(), a.values.end());
+  f.array.values.reserve(arrays.size() * arrays[0].second.values.size());
+  for (auto& [name, a] : arrays) {  // each array freed once copied: the peak is one array more
+    f.array.values.insert(f.array.values.end(), a.values.begin(), a.values.end());
+    std::vector<float>().swap(a.values);
+  }
   f.stored = f.array.shape;
   f.what = fmt::format("{} … {} stacked", arrays.front().first, arrays.back().first);
   return f;
@@ -218,8 +245,7 @@ bool natural_less(const std::string& a, const std::string& b) {
   return a.size() - i < b.size() - j;
 }
 
-std::vector<std::pair<std::string, std::string>> read_zip(std::string_view b,
-                                                          const std::string& source) {
+std::vector<zip_member> zip_members(std::string_view b, const std::string& source) {
   // the end of central directory record: signature 0x06054b50, at most 65,535 bytes of comment
   // after it
   std::size_t eocd = std::string_view::npos;
@@ -244,18 +270,19 @@ std::vector<std::pair<std::string, std::string>> read_zip(std::string_view b,
     count = u64(b, rec + 32);
     dir = u64(b, rec + 48);
   }
-  std::vector<std::pair<std::string, std::string>> out;
+  std::vector<zip_member> out;
   std::uint64_t at = dir;
   for (std::uint64_t k = 0; k < count; ++k) {
     if (at + 46 > b.size() || u32(b, at) != 0x02014b50)
       throw input_error(source, fmt::format("byte {}: damaged zip central directory (entry {})", at, k));
-    const std::uint32_t method = u16(b, at + 10);
+    zip_member m;
+    m.method = u16(b, at + 10);
     std::uint64_t csize = u32(b, at + 20), usize = u32(b, at + 24), local = u32(b, at + 42);
     const std::size_t name_len = u16(b, at + 28), extra_len = u16(b, at + 30),
                       comment_len = u16(b, at + 32);
     if (at + 46 + name_len + extra_len > b.size())
       throw input_error(source, fmt::format("byte {}: damaged zip central directory (entry {})", at, k));
-    const std::string name(b.substr(at + 46, name_len));
+    m.name = std::string(b.substr(at + 46, name_len));
     // zip64 sizes and offset, in that order, for the fields that are 0xFFFFFFFF
     for (std::size_t e = at + 46 + name_len; e + 4 <= at + 46 + name_len + extra_len;) {
       const std::uint32_t id = u16(b, e), len = u16(b, e + 2);
@@ -268,33 +295,67 @@ std::vector<std::pair<std::string, std::string>> read_zip(std::string_view b,
       e += 4 + len;
     }
     if (local + 30 > b.size() || u32(b, local) != 0x04034b50)
-      throw input_error(source, fmt::format("byte {}: damaged zip member {}", local, name));
-    const std::uint64_t data = local + 30 + u16(b, local + 26) + u16(b, local + 28);
-    if (data + csize > b.size())
+      throw input_error(source, fmt::format("byte {}: damaged zip member {}", local, m.name));
+    m.data = local + 30 + u16(b, local + 26) + u16(b, local + 28);
+    if (m.data + csize > b.size())
       throw input_error(source, fmt::format("byte {}: zip member {} is cut short ({} bytes "
                                             "expected)",
-                                            data, name, csize));
-    if (method == 0)
-      out.emplace_back(name, std::string(b.substr(data, csize)));
-    else if (method == 8)
-      out.emplace_back(name, inflate_raw(b.substr(data, csize), usize, source, name, data));
-    else
+                                            m.data, m.name, csize));
+    if (m.method != 0 && m.method != 8)
       throw input_error(source, fmt::format("zip member {} uses compression method {} (stored "
                                             "and deflate are read)",
-                                            name, method));
+                                            m.name, m.method));
+    m.csize = csize;
+    m.usize = m.method == 0 ? csize : usize;
+    out.push_back(std::move(m));
     at += 46 + name_len + extra_len + comment_len;
   }
   return out;
 }
 
-attention_file read_attention_file(const std::string& path, const std::string& key) {
-  require_regular_file(path);
+std::string zip_member_bytes(std::string_view b, const zip_member& m, const std::string& source,
+                             std::uint64_t keep) {
+  if (m.method == 0) return std::string(b.substr(m.data, std::min(m.csize, keep)));
+  return inflate_raw(b.substr(m.data, m.csize), m.usize, source, m.name, m.data, keep);
+}
+
+std::vector<std::pair<std::string, std::string>> read_zip(std::string_view b,
+                                                          const std::string& source) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const zip_member& m : zip_members(b, source))
+    out.emplace_back(m.name, zip_member_bytes(b, m, source));
+  return out;
+}
+
+std::string attention_file_ext(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
   if (ext != ".npy" && ext != ".npz" && ext != ".safetensors" && ext != ".json")
     throw input_error(path, "is not a file attn-viz draw reads: .npy, .npz, .safetensors or .json "
                             "(maps of shape [n, n], [heads, n, n] or [layers, heads, n, n])");
+  return ext;
+}
+
+attention_file read_attention_file(const std::string& path, const std::string& key) {
+  require_regular_file(path);
+  const std::string ext = attention_file_ext(path);
   return parse_attention_file(read_whole_file(path), ext, key, path);
+}
+
+std::uint64_t attention_file_memory(std::string_view bytes, const std::string& ext,
+                                    const std::string& path) {
+  // an .npy header fits in its first 64 KiB + 12 bytes unless it is a version 2 header that long
+  constexpr std::uint64_t header_bytes = (64u << 10) + 12;
+  if (ext == ".npy") return 4 * parse_npy_header(bytes, path).count;
+  if (ext == ".safetensors") return 2 * static_cast<std::uint64_t>(bytes.size());
+  if (ext == ".json") return 10 * static_cast<std::uint64_t>(bytes.size());
+  std::uint64_t floats = 0, largest = 0;
+  for (const zip_member& m : zip_members(bytes, path)) {
+    const std::string head = zip_member_bytes(bytes, m, path, header_bytes);
+    floats += 4 * parse_npy_header(head, path + ":" + m.name).count;
+    largest = std::max(largest, m.usize);
+  }
+  return floats + largest;
 }
 
 attention_file parse_attention_file(const std::string& bytes, const std::string& ext,
@@ -308,11 +369,11 @@ attention_file parse_attention_file(const std::string& bytes, const std::string&
     f.stored = f.array.shape;
   } else if (ext == ".npz") {
     std::vector<std::pair<std::string, npy_array>> arrays;
-    for (auto& [name, member] : read_zip(bytes, path)) {
-      std::string array = name;
+    for (const zip_member& m : zip_members(bytes, path)) {  // one member inflated at a time
+      std::string array = m.name;
       if (array.size() > 4 && array.compare(array.size() - 4, 4, ".npy") == 0)
         array.resize(array.size() - 4);
-      arrays.emplace_back(array, parse_npy(member, path + ":" + name));
+      arrays.emplace_back(array, parse_npy(zip_member_bytes(bytes, m, path), path + ":" + m.name));
     }
     f = choose(std::move(arrays), key, path);
   } else if (ext == ".safetensors") {

@@ -96,7 +96,7 @@ float half_to_float(std::uint16_t h) {
 
 }  // namespace
 
-npy_array parse_npy(std::string_view bytes, const std::string& source) {
+npy_header parse_npy_header(std::string_view bytes, const std::string& source) {
   if (bytes.size() < 10 || bytes.substr(0, 6) != std::string_view("\x93NUMPY", 6))
     throw input_error::at_offset(source, 0, "not a .npy file (expected the magic \\x93NUMPY)");
   const auto major = static_cast<unsigned char>(bytes[6]);
@@ -130,22 +130,34 @@ npy_array parse_npy(std::string_view bytes, const std::string& source) {
                                  std::string(descr)));
   if (order != "False" && order != "True")
     h.fail(order_at, fmt::format("'fortran_order' must be True or False, got {}", std::string(order)));
-  npy_array out;
+  npy_header out;
   out.shape = parse_shape(shape_text, shape_at, h);
+  out.shape_text = std::string(shape_text);
   std::size_t count = 1;
   for (const std::size_t d : out.shape) {
     if (d != 0 && count > SIZE_MAX / d / 8) h.fail(shape_at, "the shape's element count overflows");
     count *= d;
   }
-  const std::size_t width = static_cast<std::size_t>(size - '0');
-  const std::size_t data_at = base + header_len;
+  out.count = count;
+  out.width = static_cast<std::size_t>(size - '0');
+  out.data_at = base + header_len;
+  out.swap = endian == '>';
+  out.fortran = order == "True";
+  return out;
+}
+
+npy_array parse_npy(std::string_view bytes, const std::string& source) {
+  const npy_header hd = parse_npy_header(bytes, source);
+  const std::size_t count = hd.count, width = hd.width, data_at = hd.data_at;
   const std::size_t have = bytes.size() - data_at;
   if (have != count * width)
     throw input_error::at_offset(source, data_at,
                                  fmt::format("the data is {} bytes; shape {} of {}-byte floats needs "
                                              "{}",
-                                             have, std::string(shape_text), width, count * width));
-  const bool swap = endian == '>';
+                                             have, hd.shape_text, width, count * width));
+  npy_array out;
+  out.shape = hd.shape;
+  const bool swap = hd.swap;
   out.values.resize(count);
   const char* p = bytes.data() + data_at;
   for (std::size_t i = 0; i < count; ++i) {
@@ -165,7 +177,7 @@ npy_array parse_npy(std::string_view bytes, const std::string& source) {
       out.values[i] = static_cast<float>(v);
     }
   }
-  if (order == "True" && out.shape.size() > 1) {  // column-major: index i_0 varies fastest
+  if (hd.fortran && out.shape.size() > 1) {  // column-major: index i_0 varies fastest
     std::vector<float> c(count);
     const std::size_t dims = out.shape.size();
     std::vector<std::size_t> idx(dims, 0);

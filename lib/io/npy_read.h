@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,19 @@ struct npy_array {
   std::vector<std::size_t> shape;
   std::vector<float> values;  // C order
 };
+
+// What a header declares, read from the file's first bytes alone (the data need not follow):
+// the shape, its element count, the float width in bytes and where the data starts.
+struct npy_header {
+  std::vector<std::size_t> shape;
+  std::string shape_text;  // as written, for messages
+  std::uint64_t count = 0;
+  std::size_t width = 4;    // 2, 4 or 8
+  std::size_t data_at = 0;  // the byte where the data begins
+  bool swap = false;        // big-endian
+  bool fortran = false;     // column-major
+};
+npy_header parse_npy_header(std::string_view bytes, const std::string& source);
 
 npy_array parse_npy(std::string_view bytes, const std::string& source);
 

@@ -83,7 +83,11 @@ draw_report run_draw_job(const draw_job_config& c) {
                                   "computes none",
                                   param("npy"), param("view"), param("view"),
                                   name_of(maps_view_names, c.choice.view)));
-  attention_file file = read_attention_file(c.weights, c.key);
+  require_regular_file(c.weights);
+  const std::string ext = attention_file_ext(c.weights);
+  const std::string bytes = read_whole_file(c.weights);
+  check_read_memory(c.weights, attention_file_memory(bytes, ext, c.weights), c.max_memory);
+  attention_file file = parse_attention_file(bytes, ext, c.key, c.weights);
   npy_array& a = file.array;
   draw_report r;
   r.shape = file.stored;

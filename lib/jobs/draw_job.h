@@ -16,6 +16,7 @@
 
 #include "enum_names.h"
 #include "jobs/job_outputs.h"
+#include "jobs/memory_guard.h"
 #include "jobs/maps_views.h"
 
 namespace attnviz {
@@ -31,6 +32,9 @@ struct draw_job_config {
   view_choice choice;
   causal_mode causal = causal_mode::automatic;
   job_outputs out;  // png, svg, npy_dir
+  // Refuse, before reading past the file's headers, a file whose arrays would need more memory
+  // than this to read (io/attention_file.h: attention_file_memory).
+  std::uint64_t max_memory = default_memory_limit;
 };
 
 struct draw_report {

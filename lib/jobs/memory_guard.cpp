@@ -38,6 +38,15 @@ void check_memory(const run_size& s, std::uint64_t limit) {
       param("svg"), param("max_memory")));
 }
 
+void check_read_memory(const std::string& path, std::uint64_t need, std::uint64_t limit) {
+  if (need <= limit) return;
+  throw usage_error(fmt::format("{}: its arrays would need about {} to read (as its headers "
+                                "declare them), more than the limit of {}; raise the limit with "
+                                "{} if the file is what you meant",
+                                path, format_bytes(need), format_bytes(limit),
+                                param("max_memory")));
+}
+
 std::uint64_t parse_size(std::string_view text, std::string_view flag) {
   std::string t;
   for (char c : text)

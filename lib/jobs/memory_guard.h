@@ -30,6 +30,10 @@ std::uint64_t estimate_bytes(const run_size& size);
 // Throws usage_error saying how much the run would take and what to do instead.
 void check_memory(const run_size& size, std::uint64_t limit);
 
+// Throws usage_error when reading the file at `path` would need more than `limit` (bytes, as
+// its headers declare them), naming --max-memory.
+void check_read_memory(const std::string& path, std::uint64_t need, std::uint64_t limit);
+
 // "512M", "8G", "1.5G", "1000000" (bytes; K, M, G, T are powers of 1024; an optional B or iB).
 std::uint64_t parse_size(std::string_view text, std::string_view flag);
 std::string format_bytes(std::uint64_t bytes);

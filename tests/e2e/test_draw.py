@@ -147,6 +147,39 @@ def test_every_format_reads_the_same_maps(env):
     assert (np.load(os.path.join(out_a, "view.npy")) == np.load(os.path.join(out_b, "view.npy"))).all()
 
 
+def zeros_npz(path, shape):
+    """An .npz whose one member is `shape` float32 zeros, deflated a block at a time (a 1 GiB
+    array is a megabyte on disk): what a hostile or careless file looks like."""
+    import io
+    import zipfile
+    head = io.BytesIO()
+    np.lib.format.write_array_header_1_0(head, {"descr": "<f4", "fortran_order": False, "shape": shape})
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
+        with z.open("arr_0.npy", "w", force_zip64=True) as f:
+            f.write(head.getvalue())
+            left, block = int(np.prod(shape)) * 4, bytes(1 << 24)
+            while left:
+                f.write(block[:min(left, len(block))])
+                left -= min(left, len(block))
+
+
+def test_a_zip_bomb_is_refused_from_its_headers_before_inflating(env):
+    """A 5 MB .npz declaring a 1 GiB array: the memory it needs is read from the zip directory and
+    the .npy header alone, and past --max-memory the run stops at once (the same file used to be
+    inflated in full first); the output already there is left as it was."""
+    bomb = env.path("bomb.npz")
+    zeros_npz(bomb, (16, 16, 1024, 1024))
+    assert os.path.getsize(bomb) < 8 << 20, os.path.getsize(bomb)
+    png = env.path("bomb.png")
+    open(png, "wb").write(b"keep me")
+    _, err = env.run("draw", "--weights", bomb, "--png", png, "--max-memory", "512M", expect=2, timeout=20)
+    assert err.startswith(f"attn-viz: error: {bomb}: its arrays would need about 2.0 GiB to read") \
+        and "--max-memory" in err, err
+    assert open(png, "rb").read() == b"keep me"
+    _, err = env.run("draw", "--weights", bomb, "--png", png, "--max-memory", "abc", expect=2)
+    assert "--max-memory" in err, err
+
+
 def test_refusals(env):
     good = env.path("good.npy")
     np.save(good, softmax_maps((2, 5, 5), 2))

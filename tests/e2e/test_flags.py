@@ -591,7 +591,8 @@ def test_model_heads_and_draw(env):
             "--weights": given("base"),
             "--key": pair(["--weights", npz, "--key", "first"], ["--weights", npz, "--key", "second"]),
             "--tokens": differs([], ["--tokens", os.path.join(npy, "tokens.json")]),
-            "--causal": differs([], ["--causal", "off"])}
+            "--causal": differs([], ["--causal", "off"]),
+            "--max-memory": fails(["--max-memory", "1K"], ["--max-memory"])}
     draw_base = ["draw", "--png", "{d}/o.png"]
     walk(env, "draw", draw_base + ["--weights", os.path.join(npy, "attention.npy")],
          {k: (v if k != "--key" else

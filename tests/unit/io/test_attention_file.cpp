@@ -2,6 +2,8 @@
 // stacks arr_0 … arr_11 as layers, and the zip reader on an archive written by hand.
 #include <doctest/doctest.h>
 
+#include <zlib.h>
+
 #include <string>
 
 #include "error.h"
@@ -28,13 +30,16 @@ std::string le(unsigned long long v, int bytes) {
   return s;
 }
 
-// One stored member `name` holding `data`: local header, data, central directory, end record.
-std::string stored_zip(const std::string& name, const std::string& data) {
-  std::string local = le(0x04034b50, 4) + le(20, 2) + le(0, 2) + le(0, 2) + le(0, 4) + le(0, 4) +
-                      le(data.size(), 4) + le(data.size(), 4) + le(name.size(), 2) + le(0, 2) +
-                      name + data;
-  std::string central = le(0x02014b50, 4) + le(20, 2) + le(20, 2) + le(0, 2) + le(0, 2) +
-                        le(0, 4) + le(0, 4) + le(data.size(), 4) + le(data.size(), 4) +
+// One member `name` holding `data` (stored, or already deflated with `method` 8 and declaring
+// `usize` bytes uncompressed): local header, data, central directory, end record.
+std::string stored_zip(const std::string& name, const std::string& data, unsigned method = 0,
+                       std::size_t usize = std::string::npos) {
+  if (usize == std::string::npos) usize = data.size();
+  std::string local = le(0x04034b50, 4) + le(20, 2) + le(0, 2) + le(method, 2) + le(0, 4) +
+                      le(0, 4) + le(data.size(), 4) + le(usize, 4) + le(name.size(), 2) +
+                      le(0, 2) + name + data;
+  std::string central = le(0x02014b50, 4) + le(20, 2) + le(20, 2) + le(0, 2) + le(method, 2) +
+                        le(0, 4) + le(0, 4) + le(data.size(), 4) + le(usize, 4) +
                         le(name.size(), 2) + le(0, 2) + le(0, 2) + le(0, 2) + le(0, 2) + le(0, 4) +
                         le(0, 4) + name;
   std::string end = le(0x06054b50, 4) + le(0, 2) + le(0, 2) + le(1, 2) + le(1, 2) +
@@ -54,4 +59,64 @@ TEST_CASE("a stored member comes back as written; damage is named with its byte"
   std::string cut = zip;
   cut[zip.size() - 22 + 16] = 0x7F;  // the central directory's offset points past the end
   CHECK_THROWS_WITH_AS(read_zip(cut, "t.npz"), doctest::Contains("byte"), attnviz::input_error);
+}
+
+namespace {
+
+// Raw deflate (no zlib header), as zip members hold it.
+std::string deflate_raw(const std::string& data) {
+  z_stream z{};
+  deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, -MAX_WBITS, 9, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&z, data.size()), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  z.avail_in = static_cast<uInt>(data.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+// An .npy v1 header for float32 `shape` (a Python tuple), padded to a multiple of 64 bytes as NumPy pads it.
+std::string npy_header_f4(const std::string& shape) {
+  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+  dict.append(63 - (10 + dict.size()) % 64, ' ');
+  dict += '\n';
+  return std::string("\x93NUMPY\x01\x00", 8) + le(dict.size(), 2) + dict;
+}
+
+}  // namespace
+
+TEST_CASE("a deflated member must give exactly what it declares: more or less is damage") {
+  const std::string data(100000, 'x');
+  const std::string packed = deflate_raw(data);
+  CHECK(read_zip(stored_zip("a.npy", packed, 8, data.size()), "t.npz")[0].second == data);
+  // declares less than it holds: the inflation stops at the declared size, then says so
+  CHECK_THROWS_WITH_AS(read_zip(stored_zip("a.npy", packed, 8, 1000), "t.npz"),
+                       doctest::Contains("inflates to more than it declares"),
+                       attnviz::input_error);
+  // declares more than it holds
+  CHECK_THROWS_WITH_AS(read_zip(stored_zip("a.npy", packed, 8, 100500), "t.npz"),
+                       doctest::Contains("ends early"), attnviz::input_error);
+  // the first bytes alone, for a header
+  const std::string zip = stored_zip("a.npy", packed, 8, data.size());
+  const auto members = attnviz::zip_members(zip, "t.npz");
+  REQUIRE(members.size() == 1);
+  CHECK(attnviz::zip_member_bytes(zip, members[0], "t.npz", 10) == std::string(10, 'x'));
+}
+
+TEST_CASE("the memory an .npz needs is read from its headers, before any array is inflated") {
+  // [64, 1024, 1024] float32 zeros: 256 MiB uncompressed, a quarter of a megabyte deflated
+  const std::string header = npy_header_f4("(64, 1024, 1024)");
+  const std::size_t body = std::size_t(64) << 22;
+  std::string npy = header;
+  npy.append(body, '\0');
+  const std::string zip = stored_zip("arr_0.npy", deflate_raw(npy), 8, npy.size());
+  npy = std::string();
+  CHECK(zip.size() < 400000);
+  // the floats (4 bytes each) plus the largest member inflated
+  CHECK(attnviz::attention_file_memory(zip, ".npz", "t.npz") == body + header.size() + body);
+  // an .npy's floats from its header alone, the data not even present
+  CHECK(attnviz::attention_file_memory(npy_header_f4("(2, 3)"), ".npy", "t.npy") == 24);
 }
