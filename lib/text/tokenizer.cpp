@@ -38,8 +38,26 @@ class token_builder {
 
 }  // namespace
 
+namespace {
+
+// True when some whitespace has a CJK character right before and right after it (我 爱): the
+// user spaced the Chinese/Japanese words, so each run between spaces is a word.
+bool spaces_cjk_words(const std::u32string& cps) {
+  for (std::size_t i = 1; i < cps.size(); ++i) {
+    if (!is_space(cps[i]) || !is_cjk(cps[i - 1])) continue;
+    std::size_t j = i;
+    while (j < cps.size() && is_space(cps[j])) ++j;
+    if (j < cps.size() && is_cjk(cps[j])) return true;
+    i = j;
+  }
+  return false;
+}
+
+}  // namespace
+
 bool splits_cjk_runs(std::string_view text) {
   const std::u32string cps = decode_utf8_lossy(text);
+  if (spaces_cjk_words(cps)) return false;
   for (std::size_t i = 1; i < cps.size(); ++i)
     if (is_cjk(cps[i - 1]) && is_cjk(cps[i])) return true;
   return false;
@@ -50,6 +68,7 @@ std::vector<std::string> tokenize(std::string_view text, const tokenizer_options
   const std::u32string cps = decode_utf8(text, source);
   token_builder out(options.keep_case);
   const std::size_t n = cps.size();
+  const bool cjk_words = spaces_cjk_words(cps);
   for (std::size_t i = 0; i < n; ++i) {
     const char32_t cp = cps[i];
     const char32_t prev = i > 0 ? cps[i - 1] : 0;
@@ -57,7 +76,11 @@ std::vector<std::string> tokenize(std::string_view text, const tokenizer_options
     if (is_space(cp) || is_control(cp)) {
       out.flush();
     } else if (is_cjk(cp)) {
-      out.single(std::u32string(1, cp));
+      std::size_t j = i + 1;
+      if (cjk_words)
+        while (j < n && is_cjk(cps[j])) ++j;
+      out.single(std::u32string(cps, i, j - i));
+      i = j - 1;
     } else if ((cp == U'.' || cp == U',') && is_digit(prev) && is_digit(next) &&
                !out.current().empty()) {
       out.push(cp);

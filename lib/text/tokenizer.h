@@ -2,7 +2,9 @@
 //
 // tokenize() rules, in order (documented in README):
 //   - whitespace and control characters separate tokens and are dropped;
-//   - every CJK ideograph or kana is a token of its own (机器学习 -> 机 器 学 习);
+//   - CJK ideographs and kana: when the text spaces them (whitespace with CJK on both sides,
+//     我 爱 机器 学习), each run between spaces and punctuation is a word, as written; otherwise
+//     every character is a token of its own (机器学习 -> 机 器 学 习);
 //   - punctuation is a token of its own; a run of the same ASCII mark stays one token ("...");
 //   - '.' or ',' between two digits stays inside the number (3.14, 1,000);
 //   - an apostrophe (' or ’) between letters starts a clitic token, as GloVe's tokenizer does:
@@ -31,8 +33,9 @@ std::vector<std::vector<std::string>> split_sentences(std::string_view text,
                                                       const tokenizer_options& options,
                                                       const std::string& source);
 
-// True when tokenize() splits a run of CJK characters written without spaces into single
-// characters (机器学习 -> 机 器 学 习): worth telling the user, whose words those were not.
+// True when tokenize() splits a run of CJK characters into single characters because the text
+// does not space its CJK words (机器学习 -> 机 器 学 习): worth telling the user, whose words
+// those were not. False for spaced text (我 爱 机器 学习), whose words are kept.
 bool splits_cjk_runs(std::string_view text);
 
 // --tokens: a pre-tokenised, whitespace-separated list taken as is (validated as UTF-8).

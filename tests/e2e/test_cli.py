@@ -281,6 +281,10 @@ def test_unspaced_cjk_text_is_said_to_be_split(env):
     assert "split into single" not in err, err
     _, err = env.run("run", "--text", "机 器", "--json", env.path("cjk3.json"))
     assert "split into single" not in err, err  # already one character per word
+    # spaced words are the user's: kept as written, no warning
+    _, err = env.run("run", "--text", "我 爱 机器 学习", "--json", env.path("cjk4.json"))
+    assert "split into single" not in err, err
+    assert json.load(open(env.path("cjk4.json")))["query_tokens"] == ["我", "爱", "机器", "学习"]
 
 
 def test_did_you_mean(env):

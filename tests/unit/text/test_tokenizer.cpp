@@ -31,6 +31,16 @@ TEST_CASE("clitics split as in GloVe's vocabulary; numbers keep their points and
 TEST_CASE("UTF-8 aware: every CJK character is a token, accents and other scripts stay words") {
   CHECK(tok("机器学习很有趣") == v{"机", "器", "学", "习", "很", "有", "趣"});
   CHECK(tok("I love 机器学习!") == v{"i", "love", "机", "器", "学", "习", "!"});
+}
+
+TEST_CASE("spaced Chinese keeps the user's words, and only unspaced text warns") {
+  CHECK(tok("我 爱 机器 学习") == v{"我", "爱", "机器", "学习"});
+  CHECK(tok("我爱 机器学习。") == v{"我爱", "机器学习", "。"});  // punctuation still splits
+  CHECK(tok("hello 机器\u3000学习") == v{"hello", "机器", "学习"});  // ideographic space
+  CHECK_FALSE(attnviz::splits_cjk_runs("我 爱 机器 学习"));
+  CHECK(attnviz::splits_cjk_runs("我爱机器学习"));
+  CHECK(attnviz::splits_cjk_runs("I love 机器学习"));  // no space between CJK words
+  CHECK_FALSE(attnviz::splits_cjk_runs("我 love 你"));  // no run of two to split
   CHECK(tok("Café ÉCOLE Straße") == v{"café", "école", "straße"});
   CHECK(tok("ΑΘΗΝΑ Москва") == v{"αθηνα", "москва"});
   CHECK(tok("東京、大阪。") == v{"東", "京", "、", "大", "阪", "。"});
