@@ -58,8 +58,9 @@ Examples:
   for (CLI::Option* o : cmd->get_options())
     if (o->get_name() != "--text" && o->get_name() != "--help") neuron->word_only.push_back(o);
   auto* query = cmd->add_option("--query", config->query,
-                                "The query: a token (its first occurrence) or a 0-based index "
-                                "(with --model: the last token when not given)")
+                                "The query: a token (its first occurrence; bank#2 is the second), "
+                                "or its position counting from 0 (with --model: the last token "
+                                "when not given)")
                     ->group("Explain");
   auto head = std::make_shared<std::size_t>(1);
   auto* head_flag = cmd->add_option("--head", *head,

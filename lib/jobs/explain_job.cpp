@@ -6,6 +6,7 @@
 #include <charconv>
 #include <numeric>
 
+#include "analysis/query_pick.h"
 #include "error.h"
 #include "jobs/memory_guard.h"
 #include "params/param_store.h"
@@ -15,21 +16,6 @@
 
 namespace attnviz {
 namespace {
-
-std::size_t find_query(const std::vector<std::string>& tokens, const std::string& q) {
-  for (std::size_t i = 0; i < tokens.size(); ++i)
-    if (tokens[i] == q) return i;
-  std::size_t index = 0;
-  const auto [end, ec] = std::from_chars(q.data(), q.data() + q.size(), index);
-  if (ec == std::errc() && end == q.data() + q.size() && !q.empty()) {
-    if (index < tokens.size()) return index;
-    throw usage_error(fmt::format("{} {}: there are only {} query tokens (0 to {})",
-                                  param("query"), shorten_for_message(q),
-                                  tokens.size(), tokens.size() - 1));
-  }
-  throw usage_error(fmt::format("{} '{}' is not one of the query tokens ({}) nor an index",
-                                param("query"), shorten_for_message(q), list_tokens(tokens)));
-}
 
 std::vector<neighbour> nearest_words(const float* c, std::size_t d, const embedding_table& table,
                                      std::size_t k) {
@@ -65,7 +51,9 @@ query_trace trace_query(const explain_config& c, const prepared_input& in, param
                                   r.heads.size(),
                                   r.heads.size() == 1 ? "" : "s"));
   const head_result& h = q.head();
-  q.i = find_query(r.query_tokens, c.query);
+  const query_pick pick = pick_query(r.query_tokens, c.query);
+  q.i = pick.index;
+  q.note = pick.note;
   const std::size_t n_k = r.key_tokens.size();
   q.order.resize(n_k);
   std::iota(q.order.begin(), q.order.end(), 0);
@@ -101,6 +89,7 @@ explain_report run_explain(const explain_config& c) {
   const query_trace q = trace_query(c, in, params);
   explain_report rep;
   for (auto& w : input_warnings(in, c.input)) rep.warnings.push_back(std::move(w));
+  if (!q.note.empty()) rep.warnings.push_back(q.note);
   rep.text = explain_header(q) + explain_stages(q) + explain_row(q);
   rep.json = explain_json(q);
   return rep;

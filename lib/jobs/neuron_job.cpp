@@ -4,6 +4,7 @@
 
 #include <charconv>
 
+#include "analysis/query_pick.h"
 #include "analysis/subwords.h"
 #include "attnviz/version.h"
 #include "error.h"
@@ -16,23 +17,6 @@
 #include "text/utf8.h"
 
 namespace attnviz {
-
-std::size_t find_model_query(const std::vector<std::string>& tokens, const std::string& q) {
-  if (q.empty()) return tokens.size() - 1;
-  for (std::size_t i = 0; i < tokens.size(); ++i)
-    if (tokens[i] == q) return i;
-  for (std::size_t i = 0; i < tokens.size(); ++i)
-    if (strip_subword_mark(tokens[i]) == q) return i;
-  std::size_t index = 0;
-  const auto [end, ec] = std::from_chars(q.data(), q.data() + q.size(), index);
-  if (ec == std::errc() && end == q.data() + q.size()) {
-    if (index < tokens.size()) return index;
-    throw usage_error(fmt::format("{} {}: there are {} tokens (positions 0 to {})", param("query"),
-                                  q, tokens.size(), tokens.size() - 1));
-  }
-  throw usage_error(fmt::format("{} '{}' is not one of the tokens ({}) nor a position",
-                                param("query"), shorten_for_message(q), list_tokens(tokens)));
-}
 
 neuron_report run_neuron_job(const neuron_job_config& c) {
   c.out.check();
@@ -50,7 +34,9 @@ neuron_report run_neuron_job(const neuron_job_config& c) {
   model_input in = read_model_input(c.model_dir, c.text, c.ids, mc.max_positions);
   r.tokens = std::move(in.tokens);
   r.warnings = std::move(in.warnings);
-  const std::size_t query = find_model_query(r.tokens, c.query);
+  const query_pick pick = pick_query(r.tokens, c.query, r.tokens.size() - 1);
+  if (!pick.note.empty()) r.warnings.push_back(pick.note);
+  const std::size_t query = pick.index;
   layer_probe probe;
   probe.layer = c.layer;
   const model_forward f = run_model(m, in.ids, c.progress, &probe);

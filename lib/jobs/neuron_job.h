@@ -42,8 +42,4 @@ struct neuron_report {
 
 neuron_report run_neuron_job(const neuron_job_config& config);
 
-// The position `query` names among `tokens` (as neuron_job_config::query says); usage_error
-// naming the parameter "query" with the tokens otherwise.
-std::size_t find_model_query(const std::vector<std::string>& tokens, const std::string& query);
-
 }  // namespace attnviz

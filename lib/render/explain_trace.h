@@ -25,6 +25,7 @@ struct query_trace {
   attention_result r;
   std::size_t head_index = 0;        // the head walked through (0-based)
   std::size_t i = 0;                 // the query
+  std::string note;                  // which occurrence was taken, when the token repeats
   std::vector<std::size_t> order;    // keys by weight, highest first (stable)
   std::size_t top = 0;               // how many of them to list
   double norm = 0.0;                 // |c_i|

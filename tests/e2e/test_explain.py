@@ -75,11 +75,32 @@ def test_explain_numbers_match_run_and_numpy(env):
 def test_explain_bad_queries(env):
     _, err = env.run("explain", "--text", SENTENCE, "--embeddings", env.embeddings, "--query",
                      "zebra", expect=2)
-    assert "not one of the query tokens" in err
+    assert "'zebra' is not one of the tokens" in err, err
     _, err = env.run("explain", "--text", SENTENCE, "--embeddings", env.embeddings, "--query",
                      "99", expect=2)
-    assert "only 10 query tokens" in err
+    assert "there are 10 tokens (positions 0 to 9)" in err, err
     env.run("explain", "--text", SENTENCE, "--embeddings", env.embeddings, expect=2)  # no --query
+
+
+def test_a_repeated_query_token_says_which_was_taken(env):
+    """"bank" twice: the first is taken and the run says so, with both ways to the other;
+    bank#2 and the position take the second, silently, and walk the same row."""
+    text = "I sat on the bank of the river near the bank"
+    out, err = env.run("explain", "--text", text, "--embeddings", env.embeddings, "--query", "bank",
+                       "--json")
+    first = json.loads(out)
+    assert "'bank' occurs 2 times (positions 4 and 10); took the first, position 4" in err, err
+    assert "--query bank#2" in err and "--query 10" in err, err
+    second = []
+    for q in ("bank#2", "10"):
+        out, err = env.run("explain", "--text", text, "--embeddings", env.embeddings, "--query", q,
+                           "--json")
+        assert "occurs" not in err, err
+        second.append(json.loads(out))
+    assert second[0] == second[1] and second[0] != first
+    _, err = env.run("explain", "--text", text, "--embeddings", env.embeddings, "--query", "bank#3",
+                     expect=2)
+    assert "'bank' occurs 2 times (positions 4 and 10; bank#1 is the first)" in err, err
 
 
 if __name__ == "__main__":
