@@ -62,10 +62,11 @@ Examples:
                                 "or its position counting from 0 (with --model: the last token "
                                 "when not given)")
                     ->group("Explain");
-  auto head = std::make_shared<std::size_t>(1);
+  auto head = std::make_shared<std::size_t>(0);
   auto* head_flag = cmd->add_option("--head", *head,
-                                    "With --heads H: which head to walk through (1 to H); with "
-                                    "--model: the head, from 0 [default: 0]")
+                                    "Which head to walk through, counting from 0 as every figure, "
+                                    "flag and JSON does (with --heads H: 0 to H-1; with --model: "
+                                    "the checkpoint's head)")
                         ->capture_default_str()
                         ->check(CLI::Range(0, 100000))
                         ->group("Explain");
@@ -112,7 +113,7 @@ Examples:
       resolve_text_or_ids(job.text, neuron->ids, job.ids);
       if (job.text.empty() && job.ids.empty())
         throw usage_error("--model: give the text to run (--text) or the token ids (--ids)");
-      job.head = head_flag->count() ? *head : 0;
+      job.head = *head;
       job.query = config->query;
       job.top_k = config->top_k;
       if (neuron->quiet) job.progress = progress_style::quiet;
@@ -130,9 +131,8 @@ Examples:
     }
     refuse_given(neuron->model_only, "is for the neuron view: add --model DIR");
     if (query->count() == 0) throw usage_error("--query is required (the token to walk through)");
-    if (*head == 0) throw usage_error("--head counts from 1 (1 to --heads) without --model");
     explain_config c = *config;
-    c.head = *head - 1;
+    c.head = *head;
     resolve_job(*flags, c);
     const explain_report report = run_explain(c);
     print_warnings(report.warnings);

@@ -265,7 +265,8 @@ void add_view_flags(CLI::App& cmd, common_flags& f, bool crop) {
       ->group("Figure");
   cmd.add_option("--head-view", f.head_view,
                  "With several heads: grid (every head and their mean), mean, max (element-wise "
-                 "over heads), or one head by number (1 = first)")
+                 "over heads), or one head by number (heads count from 0, as in every figure, "
+                 "flag and JSON)")
       ->capture_default_str()
       ->group("Figure");
   if (crop) add_crop_flags(cmd, f.rows, f.cols);

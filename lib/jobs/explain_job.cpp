@@ -47,9 +47,9 @@ query_trace trace_query(const explain_config& c, const prepared_input& in, param
   for (const auto& [name, tensor] : params.used()) q.params_used.emplace_back(name, tensor.shape);
   const attention_result& r = q.r;
   if (c.head >= r.heads.size())
-    throw usage_error(fmt::format("{} {}: the run has {} head{}", param("head"), c.head + 1,
-                                  r.heads.size(),
-                                  r.heads.size() == 1 ? "" : "s"));
+    throw usage_error(fmt::format("{} {}: the run has {} head{} (0 to {})", param("head"), c.head,
+                                  r.heads.size(), r.heads.size() == 1 ? "" : "s",
+                                  r.heads.size() - 1));
   const head_result& h = q.head();
   const query_pick pick = pick_query(r.query_tokens, c.query);
   q.i = pick.index;

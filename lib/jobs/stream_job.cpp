@@ -23,7 +23,7 @@ matrix shown_map(const pooled_weights& pooled, const head_view& view, std::strin
   const auto& maps = pooled.maps();
   if (maps.size() == 1) return maps[0];
   if (view.what == head_view::kind::one) {
-    what = fmt::format(" · head {}", view.head + 1);
+    what = fmt::format(" · head {}", view.head);
     return maps.at(view.head);
   }
   const bool max = view.what == head_view::kind::max;
@@ -64,8 +64,8 @@ run_report run_streamed(const run_config& c, const prepared_input& in) {
   const std::size_t n_q = in.input.query_tokens.size(), n_k = in.input.key_tokens.size();
   const std::size_t H = std::max<std::size_t>(c.spec.heads, 1);
   if (c.view.heads.what == head_view::kind::one && c.view.heads.head >= H)
-    throw usage_error(fmt::format("{} {}: there are {} heads", param("head_view"),
-                                  c.view.heads.head + 1, H));
+    throw usage_error(fmt::format("{} {}: there are {} heads (0 to {})", param("head_view"),
+                                  c.view.heads.head, H, H - 1));
 
   run_size size = output_size(c.out, c.view, n_q, n_k);
   size.d_v = value_size(c.spec, in.input.values.cols());

@@ -67,9 +67,9 @@ std::string explain_header(const query_trace& q) {
                    r.key_tokens.size(), r.d_model, r.d_k, r.d_v, q.embeddings_name);
   if (r.multihead())
     t += fmt::format(
-        "multi-head: head {} of {} (--head), d_k = {} per head; heads combined by "
+        "multi-head: head {} of heads 0 to {} (--head), d_k = {} per head; heads combined by "
         "{} through W^O into the output\n",
-        q.head_index + 1, r.heads.size(), r.d_k,
+        q.head_index, r.heads.size() - 1, r.d_k,
         r.spec.combine == head_combine::weighted
             ? "the Weighted Transformer's shares kappa_h (Ahmed et al. 2017)"
             : "concatenation (Vaswani et al. 2017)");
@@ -197,7 +197,7 @@ std::string explain_json(const query_trace& q) {
   if (!h.chosen_keys.empty()) j["chosen_key"] = h.chosen_keys[i];
   j["position"] = position_name(r.spec.position);
   j["heads"] = r.heads.size();
-  j["head"] = q.head_index + 1;
+  j["head"] = q.head_index;
   if (r.multihead()) {
     j["output_norm"] = q.out_norm;
     j["output_nearest_words"] = neighbours_json(q.out_near);

@@ -107,7 +107,7 @@ annotate_mode parse_annotate_mode(std::string_view s) {
 
 std::string head_view_label(const head_view& v) {
   if (v.what == head_view::kind::max) return "max";
-  if (v.what == head_view::kind::one) return fmt::format("head {}", v.head + 1);
+  if (v.what == head_view::kind::one) return fmt::format("head {}", v.head);
   return "mean";
 }
 
@@ -122,12 +122,12 @@ head_view parse_head_view(std::string_view s) {
   if (s == "max") return v.what = head_view::kind::max, v;
   std::size_t n = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
-  if (ec != std::errc() || end != s.data() + s.size() || n == 0)
+  if (ec != std::errc() || end != s.data() + s.size())
     throw usage_error(
-        fmt::format("{} must be grid, mean, max or a head number from 1, got '{}'",
+        fmt::format("{} must be grid, mean, max or a head number (heads count from 0), got '{}'",
                     param("head_view"), s));
   v.what = head_view::kind::one;
-  v.head = n - 1;
+  v.head = n;
   return v;
 }
 
@@ -175,7 +175,7 @@ heatmap_spec make_heatmap(const attention_result& r, std::size_t head, const vie
     if (info.name == spec.cmap->name()) spec.centered = info.kind == colormap_kind::diverging;
   if (!scores) spec.marked_col_per_row = h.chosen_keys;
   spec.hidden = h.masked;
-  if (r.heads.size() > 1) spec.subtitle = fmt::format("head {} · {}", head + 1, spec.subtitle);
+  if (r.heads.size() > 1) spec.subtitle = fmt::format("head {} · {}", head, spec.subtitle);
   return spec;
 }
 
@@ -196,8 +196,9 @@ matrix shown_matrix_of(const attention_result& r, const view_options& o) {
   switch (o.heads.what) {
     case head_view::kind::one:
       if (o.heads.head >= r.heads.size())
-        throw usage_error(fmt::format("{} {}: there are only {} heads", param("head_view"),
-                                      o.heads.head + 1, r.heads.size()));
+        throw usage_error(fmt::format("{} {}: there are only {} heads (0 to {})",
+                                      param("head_view"), o.heads.head, r.heads.size(),
+                                      r.heads.size() - 1));
       return scores ? r.heads[o.heads.head].scores : r.heads[o.heads.head].weights;
     case head_view::kind::max:
       return aggregate_heads(r, head_aggregate::max, scores);
@@ -232,8 +233,8 @@ figure result_figure(const attention_result& r, const view_options& o,
   for (std::size_t h = 0; h < r.heads.size(); ++h) {
     heatmap_spec panel = make_heatmap(r, h, o);
     panel.title = r.spec.position == position_scheme::alibi
-                      ? fmt::format("head {} (ALiBi m = {:.4g})", h + 1, r.heads[h].alibi_slope)
-                      : fmt::format("head {}", h + 1);
+                      ? fmt::format("head {} (ALiBi m = {:.4g})", h, r.heads[h].alibi_slope)
+                      : fmt::format("head {}", h);
     panel.subtitle.clear();
     apply_crop(panel, o, false);
     grid.panels.push_back(std::move(panel));

@@ -77,7 +77,7 @@ def cases(env):
     yield "bad mask number", ["--embeddings", tiny, "--mask", "window:x"], ["'x' is not a whole number"]
     yield "pad key out of range", ["--embeddings", tiny, "--pad-keys", "7"], ["--pad-keys 7", "only 3 keys"]
     yield "heads that do not divide d_model", ["--embeddings", tiny, "--heads", "2"], ["--heads 2 must divide d_model = 3"]
-    yield "head view past the heads", ["--embeddings", tiny, "--heads", "3", "--dk", "1", "--head-view", "4"], ["--head-view 4", "only 3 heads"]
+    yield "head view past the heads", ["--embeddings", tiny, "--heads", "3", "--dk", "1", "--head-view", "3"], ["--head-view 3", "only 3 heads (0 to 2)"]
     yield "unknown head view", ["--embeddings", tiny, "--heads", "3", "--dk", "1", "--head-view", "all"], ["--head-view must be grid, mean, max"]
     yield "torch file of another size", ["--embeddings", tiny, "--heads", "1", "--params", os.path.join(env.data, "torch_mha", "self_h5.safetensors")], ["self_h5.safetensors", "'in_proj_weight' has shape [150, 50], expected [9, 3]"]
     yield "negative head share", ["--embeddings", tiny, "--heads", "1", "--combine", "weighted", "--params", os.path.join(bad, "kappa-negative.safetensors")], ["kappa-negative.safetensors", "combine.kappa", "non-negative"]

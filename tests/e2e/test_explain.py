@@ -30,18 +30,18 @@ def test_explain_one_head_of_several_and_positions(env):
             "--position", "alibi", "--json", j)
     run = json.load(open(j))
     out, _ = env.run("explain", "--text", SENTENCE, "--embeddings", env.embeddings, "--heads", "5",
-                     "--position", "alibi", "--head", "3", "--query", "cat", "--json")
+                     "--position", "alibi", "--head", "2", "--query", "cat", "--json")
     ex = json.loads(out)
-    assert ex["head"] == 3 and ex["heads"] == 5 and ex["position"] == "alibi"
+    assert ex["head"] == 2 and ex["heads"] == 5 and ex["position"] == "alibi"  # from 0, as the arrays
     assert np.allclose(ex["weights"], run["heads"][2]["weights"][1], atol=1e-6)
     assert np.isclose(ex["output_norm"], np.linalg.norm(run["output"][1]), rtol=1e-5)
     text, _ = env.run("explain", "--text", SENTENCE, "--embeddings", env.embeddings, "--heads",
-                      "5", "--position", "alibi", "--head", "3", "--query", "cat")
-    for words in ("head 3 of 5", "position: alibi", "slope m = ", "output (all 5 heads"):
+                      "5", "--position", "alibi", "--head", "2", "--query", "cat")
+    for words in ("head 2 of heads 0 to 4", "position: alibi", "slope m = ", "output (all 5 heads"):
         assert words in text, words
     _, err = env.run("explain", "--text", SENTENCE, "--embeddings", env.embeddings, "--heads",
-                     "5", "--head", "6", "--query", "cat", expect=2)
-    assert "--head 6" in err and "5 heads" in err, err
+                     "5", "--head", "5", "--query", "cat", expect=2)
+    assert "--head 5" in err and "5 heads (0 to 4)" in err, err
 
 
 def test_explain_numbers_match_run_and_numpy(env):

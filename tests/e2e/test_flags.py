@@ -415,7 +415,7 @@ def test_explain(env):
 
     table = {**input_flags(), **variant_flags(params),
              "--query": swap("--query", ["--query", "tired"]),
-             "--head": differs(["--heads", "2"], ["--head", "2"]),
+             "--head": differs(["--heads", "2"], ["--head", "1"]),
              "--top": differs([], ["--top", "5"]),
              "--vocabulary": differs([], ["--vocabulary", "100"]),
              "--json": differs([], ["--json"]),
@@ -431,8 +431,8 @@ def test_explain(env):
              "--html": on_model([], ["--html", "{d}/n.html"]),
              "--quiet": lambda w, base: quiets([])(w, model)}
     table["--max-memory"] = fails(["--max-memory", "1"], ["--max-memory"])
-    # explain --model: --head counts from 0 there
-    table["--head"] = lambda w, base: (differs(["--heads", "2"], ["--head", "2"])(w, base),
+    # --head counts from 0, with word vectors as with --model
+    table["--head"] = lambda w, base: (differs(["--heads", "2"], ["--head", "1"])(w, base),
                                        on_model([], ["--head", "3"])(w, base))
     table["--params-prefix"] = lambda w, base: same_weights(
         ["--project", "--params", params["prefixed"], "--params-prefix", "layer.0."],
