@@ -11,6 +11,7 @@
 #include "jobs/model_job.h"
 #include "options.h"
 #include "render/terminal.h"
+#include "text/token_display.h"
 #include "report.h"
 
 namespace attnviz::cli {
@@ -105,11 +106,13 @@ Examples:
     print_warnings(r.warnings);
     std::FILE* out = summary_stream(r.written);
     fmt::print(out, "{} · {} tokens\n", model_summary(r.config), r.ids.size());
+    const bool byte_level = is_byte_level_sequence(r.tokens);
     for (const auto& p : r.predictions) {
-      fmt::print(out, "after position {} ({}):\n", p.position, r.tokens[p.position]);
+      fmt::print(out, "after position {} ({}):\n", p.position,
+                 display_token(r.tokens[p.position], byte_level));
       for (std::size_t i = 0; i < p.top.size(); ++i)
-        fmt::print(out, "  {:>2}. {:<20} {:>8}  p = {:.4f}\n", i + 1, p.top_tokens[i],
-                   p.top[i].first, p.top[i].second);
+        fmt::print(out, "  {:>2}. {:<20} {:>8}  p = {:.4f}\n", i + 1,
+                   display_token(p.top_tokens[i], byte_level), p.top[i].first, p.top[i].second);
     }
     if (f->view.term) print_view_term(model_maps_source(r, job), job.choice);
     print_written(r.written);

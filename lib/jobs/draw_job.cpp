@@ -13,6 +13,7 @@
 #include "io/attention_file.h"
 #include "io/npy_read.h"
 #include "render/model_page.h"
+#include "text/token_display.h"
 
 namespace attnviz {
 
@@ -67,7 +68,7 @@ maps_source draw_maps_source(const draw_report& r, const draw_job_config& c) {
   s.layers = r.layers;
   s.heads = r.heads;
   s.n = r.n;
-  s.tokens = r.tokens;
+  s.tokens = display_tokens(r.tokens);
   s.causal = r.causal;
   s.name = std::filesystem::path(c.weights).filename().string();
   s.subtitle = fmt::format("{}{} · {} layer{} × {} head{} · {} tokens",

@@ -13,6 +13,7 @@
 #include "jobs/heads_job.h"
 #include "model/hf_model.h"
 #include "render/model_page.h"
+#include "text/token_display.h"
 #include "tokenizers/model_tokenizer.h"
 #include "tokenizers/vocabulary.h"
 
@@ -77,7 +78,7 @@ maps_source model_maps_source(const model_report& r, const model_job_config& c) 
   s.layers = r.forward.layers;
   s.heads = r.forward.heads;
   s.n = r.forward.n;
-  s.tokens = r.tokens;
+  s.tokens = display_tokens(r.tokens);
   s.causal = r.config.causal;
   s.name = folder_name(c.model_dir);
   s.subtitle = model_summary(r.config);

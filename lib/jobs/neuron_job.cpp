@@ -13,6 +13,7 @@
 #include "model/hf_model.h"
 #include "render/neuron_page.h"
 #include "render/neuron_view.h"
+#include "text/token_display.h"
 #include "text/lookup.h"
 #include "text/utf8.h"
 
@@ -53,6 +54,8 @@ neuron_report run_neuron_job(const neuron_job_config& c) {
   neuron_view_spec spec;
   spec.trace = &r.trace;
   spec.tokens = &r.tokens;
+  const std::vector<std::string> shown = display_tokens(r.tokens);
+  spec.shown = &shown;
   spec.folder = r.folder;
   spec.summary = model_summary(mc);
   spec.rope = mc.family == model_family::llama;
@@ -66,7 +69,7 @@ neuron_report run_neuron_job(const neuron_job_config& c) {
     page.title = fmt::format("neuron view · {} · layer {}, head {}", r.folder, c.layer, c.head);
     page.subtitle = fmt::format("{} · {} tokens · s = q·k/√{}, a = softmax(s)", model_summary(mc),
                                 f.n, mc.head_dim);
-    page.tokens = r.tokens;
+    page.tokens = shown;
     page.layer = c.layer;
     page.head = c.head;
     page.kv_head = r.trace.kv_head;

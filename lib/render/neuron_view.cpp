@@ -88,7 +88,7 @@ void legend(figure& fig, int x, int y, int w, const std::string& name, double ra
 
 std::string neuron_text(const neuron_view_spec& s) {
   const neuron_trace& t = trace_of(s);
-  const auto& tok = *s.tokens;
+  const auto& tok = s.shown ? *s.shown : *s.tokens;
   const std::size_t i = t.query, dh = t.d_head;
   const double root = std::sqrt(static_cast<double>(dh));
   std::string out = fmt::format("{} · {} · {} tokens\n", s.folder, s.summary, tok.size());
@@ -183,7 +183,7 @@ std::string neuron_json(const neuron_view_spec& s, const std::string& generator)
 
 figure neuron_view_figure(const neuron_view_spec& s) {
   const neuron_trace& t = trace_of(s);
-  const auto& tok = *s.tokens;
+  const auto& tok = s.shown ? *s.shown : *s.tokens;
   const bitmap_font& font = bitmap_font::unifont();
   const colormap& cmap = colormap::by_name("rdbu");
   const std::vector<std::size_t> shown = shown_keys(t);

@@ -74,3 +74,60 @@ def nice_at_or_above(x):
     for m in (1, 2, 2.5, 5, 10):
         if m * e >= x * (1 - 1e-12):
             return m * e
+
+
+def _byte_alphabet():
+    """GPT-2's byte-level alphabet: code point -> byte (printable bytes as themselves, the
+    other 68 numbered from U+0100 in byte order)."""
+    kept = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
+    out, extra = {}, 0
+    for b in range(256):
+        if b in kept:
+            out[chr(b)] = b
+        else:
+            out[chr(256 + extra)] = b
+            extra += 1
+    return out
+
+
+_ALPHABET = _byte_alphabet()
+
+
+def _visible(raw):
+    """bytes -> text with ' ' as ·, LF as ⏎, TAB as ⇥, other controls and bytes that are not
+    whole UTF-8 characters as <0xNN>."""
+    out, i = "", 0
+    while i < len(raw):
+        for n in (1, 2, 3, 4):
+            try:
+                ch = raw[i:i + n].decode("utf-8")
+                break
+            except UnicodeDecodeError:
+                ch = None
+        if ch is None or len(ch) != 1:
+            out += "<0x%02X>" % raw[i]
+            i += 1
+            continue
+        i += len(ch.encode("utf-8"))
+        out += {" ": "\u00b7", "\n": "\u23ce", "\t": "\u21e5"}.get(ch, ch)
+        if ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out = out[:-1] + "<0x%02X>" % ord(ch)
+    return out
+
+
+def shown_tokens(tokens):
+    """A model's tokens as attn-viz's figures and pages show them (tokens.json keeps them raw):
+    byte-level BPE decoded to text when the tokens are spelled in GPT-2's alphabet and use one of
+    its stand-ins, SentencePiece's ▁ as a space and its <0x0A>-style control bytes as text, then
+    spaces and breaks made visible."""
+    stand_in = any(ord(c) >= 256 for t in tokens for c in t)
+    if stand_in and all(c in _ALPHABET for t in tokens for c in t):
+        return [_visible(bytes(_ALPHABET[c] for c in t)) for t in tokens]
+    out = []
+    for t in tokens:
+        if len(t) == 6 and t.startswith("<0x") and t.endswith(">") and int(t[3:5], 16) in \
+                list(range(0x21)) + [0x7F] and t[3:5] == t[3:5].upper():
+            out.append(_visible(bytes([int(t[3:5], 16)])))
+        else:
+            out.append(_visible(t.replace("\u2581", " ").encode("utf-8")))
+    return out

@@ -47,7 +47,7 @@ def test_page_is_one_offline_file_with_the_runs_numbers(env):
     assert re.findall(r"url\((?!data:font/ttf;base64,)", html) == [], "a url( outside the page"
     panel = data["panels"][0]
     assert panel["query_tokens"] == doc["query_tokens"]
-    assert [v["label"] for v in panel["views"]] == ["head 1", "head 2", "mean of 2 heads"]
+    assert [v["label"] for v in panel["views"]] == ["head 0", "head 1", "mean of 2 heads"]
     for view, head in zip(panel["views"], doc["heads"]):
         for name in ("weights", "scores"):
             for got_row, want_row in zip(view[name], head[name]):
@@ -59,7 +59,7 @@ def test_page_is_one_offline_file_with_the_runs_numbers(env):
     for got_row, want_row in zip(panel["views"][2]["weights"], doc["mean_weights"]):
         assert all(close_enough(g, w) for g, w in zip(got_row, want_row))
     assert len(panel["views"][0]["explain"]) == 10
-    assert panel["views"][0]["explain"][1].startswith('query 1 "cat" · head 1 of 2')
+    assert panel["views"][0]["explain"][1].startswith('query 1 "cat" · head 0 of heads 0 to 1')
     assert len(data["colormaps"]["weights"]) == 256
     # same input, same bytes
     again = env.path("again.html")
@@ -107,7 +107,7 @@ def test_hover_in_a_real_browser(env):
             score, weight = shown_numbers(text)
             assert score == round(doc["heads"][0]["scores"][i][j], 4), (text, i, j)
             assert weight == round(doc["heads"][0]["weights"][i][j], 4), (text, i, j)
-            assert explain.startswith(f'query {i} "{q}" · head 1 of 2'), explain
+            assert explain.startswith(f'query {i} "{q}" · head 0 of heads 0 to 1'), explain
             assert "top keys" in explain and "|c_" in explain, explain
         # a masked cell: weight 0, said so
         text, _ = hover(browser, 2, 7)
@@ -116,7 +116,7 @@ def test_hover_in_a_real_browser(env):
         select(browser, "head", "1")
         text, explain = hover(browser, 9, 1)
         assert shown_numbers(text)[1] == round(doc["heads"][1]["weights"][9][1], 4), text
-        assert "head 2 of 2" in explain
+        assert "head 1 of heads 0 to 1" in explain
         select(browser, "head", "2")
         text, explain = hover(browser, 9, 2)
         assert shown_numbers(text)[1] == round(doc["mean_weights"][9][2], 4), text

@@ -13,7 +13,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from browser import start_browser  # noqa: E402
-from formats import colormap, nice_at_or_above  # noqa: E402
+from formats import colormap, nice_at_or_above, shown_tokens  # noqa: E402
 from harness import import_numpy, main  # noqa: E402
 
 np = import_numpy()
@@ -52,7 +52,7 @@ def test_page_holds_the_models_maps_offline(env):
         assert re.findall(r"url\((?!data:font/ttf;base64,)", html) == [], "a url( outside the page"
         L, H, n = maps.shape[:3]
         assert (data["layers"], data["heads"], data["n"], data["causal"]) == (L, H, n, causal)
-        assert data["tokens"] == tokens
+        assert data["tokens"] == shown_tokens(tokens)  # tokens.json keeps them raw
         got = np.array(data["maps"]).reshape(L, H, n, n)
         assert np.all(np.abs(got - maps) <= 5e-6 * np.maximum(np.abs(maps), 1e-30) + 1e-12), name
         rows = maps[:, :, 1:, :] if causal else maps
@@ -109,6 +109,7 @@ def test_grid_click_and_hover_in_a_real_browser(env):
     browser = start_browser()
     try:
         page, maps, tokens = make(env, "b", hf(env, "llama_bf16_gqa"), IDS)
+        tokens = shown_tokens(tokens)  # the page shows ▁ as ·
         _, data = page_data(page)
         L, H, n = maps.shape[:3]
         cmap = colormap(env, "viridis")
@@ -237,6 +238,7 @@ def select(browser, element, value):
 def test_aggregates_and_head_view_in_a_real_browser(env):
     folder = hf(env, "gpt2_f32")
     page, maps, tokens = make(env, "agg", folder, IDS)
+    tokens = shown_tokens(tokens)  # the page shows Ġ as ·
     _, data = page_data(page)
     L, H, n = maps.shape[:3]
     want = {}

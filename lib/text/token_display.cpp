@@ -1,0 +1,115 @@
+#include "text/token_display.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <optional>
+
+#include "text/utf8.h"
+
+namespace attnviz {
+namespace {
+
+// The byte each code point of GPT-2's byte-level alphabet stands for (the printable bytes as
+// themselves, the other 68 as U+0100 onwards, in byte order); none for anything else.
+std::optional<unsigned char> alphabet_byte(char32_t cp) {
+  static const std::array<int, 324> table = [] {
+    std::array<int, 324> t{};
+    t.fill(-1);
+    char32_t next = 256;
+    for (int b = 0; b < 256; ++b) {
+      const bool kept = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE);
+      t[kept ? static_cast<std::size_t>(b) : static_cast<std::size_t>(next++)] = b;
+    }
+    return t;
+  }();
+  if (cp >= table.size() || table[cp] < 0) return std::nullopt;
+  return static_cast<unsigned char>(table[cp]);
+}
+
+// Text with its whitespace and control characters made visible, and each byte that is not part
+// of a whole UTF-8 character as <0xNN>.
+std::string visible(std::string_view bytes) {
+  std::string out;
+  for (std::size_t i = 0; i < bytes.size();) {
+    const auto b = static_cast<unsigned char>(bytes[i]);
+    std::size_t len = b < 0x80 ? 1 : (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3
+                                                        : (b & 0xF8) == 0xF0 ? 4 : 0;
+    if (len == 0 || i + len > bytes.size() || !is_valid_utf8(bytes.substr(i, len))) {
+      out += fmt::format("<0x{:02X}>", b);
+      ++i;
+      continue;
+    }
+    if (b == ' ')
+      out += "\u00B7";
+    else if (b == '\n')
+      out += "\u23CE";
+    else if (b == '\t')
+      out += "\u21E5";
+    else if (b < 0x20 || b == 0x7F)
+      out += fmt::format("<0x{:02X}>", b);
+    else
+      out.append(bytes.substr(i, len));
+    i += len;
+  }
+  return out;
+}
+
+// "<0x0A>" -> the byte 0x0A (SentencePiece's byte fallback); else none.
+std::optional<unsigned char> fallback_byte(std::string_view t) {
+  if (t.size() != 6 || t.substr(0, 3) != "<0x" || t[5] != '>') return std::nullopt;
+  unsigned v = 0;
+  for (const char c : t.substr(3, 2)) {
+    const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    if (d < 0) return std::nullopt;
+    v = v * 16 + static_cast<unsigned>(d);
+  }
+  return static_cast<unsigned char>(v);
+}
+
+}  // namespace
+
+bool is_byte_level_sequence(const std::vector<std::string>& tokens) {
+  bool stand_in = false;
+  for (const auto& t : tokens) {
+    for (const char32_t cp : decode_utf8_lossy(t)) {
+      if (!alphabet_byte(cp)) return false;
+      stand_in = stand_in || cp >= 256;
+    }
+  }
+  return stand_in;
+}
+
+std::string display_token(std::string_view token, bool byte_level) {
+  if (byte_level) {
+    std::string bytes;
+    for (const char32_t cp : decode_utf8_lossy(token)) {
+      const auto b = alphabet_byte(cp);
+      if (!b) return display_token(token, false);  // not spelled in the alphabet after all
+      bytes.push_back(static_cast<char>(*b));
+    }
+    return visible(bytes);
+  }
+  if (const auto b = fallback_byte(token); b && (*b < 0x21 || *b == 0x7F))
+    return visible(std::string(1, static_cast<char>(*b)));
+  std::string text;  // SentencePiece's space mark, U+2581, is a space
+  for (std::size_t at = 0; at < token.size();) {
+    if (token.substr(at, 3) == "\u2581") {
+      text += ' ';
+      at += 3;
+    } else {
+      text += token[at++];
+    }
+  }
+  return visible(text);
+}
+
+std::vector<std::string> display_tokens(const std::vector<std::string>& tokens) {
+  const bool byte_level = is_byte_level_sequence(tokens);
+  std::vector<std::string> out;
+  out.reserve(tokens.size());
+  for (const auto& t : tokens) out.push_back(display_token(t, byte_level));
+  return out;
+}
+
+}  // namespace attnviz
