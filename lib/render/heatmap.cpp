@@ -80,10 +80,20 @@ std::vector<double> nice_ticks(double vmin, double vmax) {
   return ticks;
 }
 
+// 48 px cells for a few tokens, 20 px up to 80 tokens; past that the map keeps a width a page or
+// a slide can take (1,600 px: 5.3 inches at 300 dpi), down to 1 px a cell; --cell sets any size.
 int default_cell(std::size_t n) {
   const double tokens = static_cast<double>(std::max<std::size_t>(n, 1));
-  if (tokens * 20 > 8000) return std::max(1, static_cast<int>(8000 / tokens));  // huge inputs
+  if (tokens * 20 > 1600) return std::max(1, static_cast<int>(1600 / tokens));
   return std::clamp(static_cast<int>(std::lround(720.0 / tokens)), 20, 48);
+}
+
+std::string thinned_labels_note(int every, std::size_t n, int cell_for_all) {
+  return fmt::format("labels: every {} of the {} tokens (no room for the rest: --cell {} labels "
+                     "each)",
+                     every == 2 ? std::string("second") : every == 3 ? std::string("third")
+                                                                     : fmt::format("{}th", every),
+                     n, cell_for_all);
 }
 
 int text_scale(int cell) {
@@ -221,7 +231,10 @@ heatmap_layout layout_heatmap(const heatmap_spec& spec) {
   L.ticks = scale_ticks(spec.scale, L.vmin, L.vmax);
   cell_numbers numbers = plan_cell_numbers(spec, L.cell, s);
   if (numbers.any) L.numbers = std::move(numbers.texts);
-  L.numbers_note = std::move(numbers.note);
+  if (!numbers.note.empty()) L.notes.push_back(std::move(numbers.note));
+  const std::size_t labelled = std::max(spec.row_labels.size(), spec.col_labels.size());
+  if (L.label_every > 1 && labelled > 0)
+    L.notes.push_back(thinned_labels_note(L.label_every, labelled, glyph_h));
 
   int row_label_w = 0, col_label_w = 0;
   for (const auto& t : spec.row_labels)
@@ -245,10 +258,10 @@ heatmap_layout layout_heatmap(const heatmap_spec& spec) {
   L.width = std::max(right, margin + title_block_width(spec.title, spec.subtitle, s) + margin);
   const int below_grid = L.grid_y + grid_h + label_gap + col_label_w + 8 + glyph_h;
   L.height = std::max(below_grid, L.bar_y + L.bar_h + glyph_h / 2) + margin;
-  if (!L.numbers_note.empty()) {  // what the numbers are, and the blank cells, said once
-    L.note_y = L.height - margin + 8;
-    L.height += glyph_h + 8;
-    L.width = std::max(L.width, 2 * margin + font.text_width(decode_utf8_lossy(L.numbers_note)) * s);
+  if (!L.notes.empty()) L.note_y = L.height - margin + 8;
+  for (const auto& note : L.notes) {
+    L.height += glyph_h + (&note == &L.notes.front() ? 8 : 2);
+    L.width = std::max(L.width, 2 * margin + font.text_width(decode_utf8_lossy(note)) * s);
   }
   return L;
 }
@@ -325,7 +338,9 @@ figure heatmap_figure(const heatmap_spec& spec) {
 
   if (spec.colorbar)
     draw_colorbar(fig, L.bar_x, L.bar_y, L.bar_h, cmap, L.vmin, L.vmax, s, spec.scale);
-  if (!L.numbers_note.empty()) fig.text(margin, L.note_y, decode_utf8_lossy(L.numbers_note), muted, s);
+  for (std::size_t k = 0; k < L.notes.size(); ++k)
+    fig.text(margin, L.note_y + static_cast<int>(k) * (glyph_h + 2), decode_utf8_lossy(L.notes[k]),
+             muted, s);
   return fig;
 }
 

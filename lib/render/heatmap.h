@@ -70,9 +70,15 @@ struct heatmap_layout {
   double vmin = 0.0, vmax = 1.0;
   std::vector<double> ticks;
   std::vector<std::string> numbers;  // the cells' texts (row-major; "" blank); empty: none
-  std::string numbers_note;          // one line under the figure (cell_numbers.h), or empty
-  int note_y = 0;                    // its top
+  // Lines under the figure, each said once: what the cell numbers are (cell_numbers.h), and
+  // which labels are drawn when the cells are too small for every one.
+  std::vector<std::string> notes;
+  int note_y = 0;  // the first one's top
 };
+
+// The note under a figure whose labels are thinned to every `every`-th of `n` (every > 1),
+// with the cell size that shows each one.
+std::string thinned_labels_note(int every, std::size_t n, int cell_for_all);
 
 // [vmin, vmax] for the colour scale. Sequential: lower bound min(0, min value), upper bound
 // the smallest of 1, 2, 2.5, 5 × 10^k at or above the largest value. Centered: [-m, m] with m

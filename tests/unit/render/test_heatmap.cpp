@@ -138,8 +138,8 @@ TEST_CASE("annotations: on when every value fits its cell, in a colour that cont
   CHECK(layout_heatmap(spec).numbers.empty());
   spec.annotate = annotate_mode::on;  // percent fits 20 px but "100" does not: the note says so
   CHECK(layout_heatmap(spec).numbers == std::vector<std::string>{"0", "", "50", "25"});
-  CHECK(layout_heatmap(spec).numbers_note ==
-        "numbers in percent (12 = 0.12); 1 of 4 cells blank: no room");
+  CHECK(layout_heatmap(spec).notes ==
+        std::vector<std::string>{"numbers in percent (12 = 0.12); 1 of 4 cells blank: no room"});
   spec.annotate = annotate_mode::off;
   spec.cell = 48;
   CHECK(layout_heatmap(spec).numbers.empty());
@@ -239,4 +239,41 @@ TEST_CASE("layout never overlaps: labels, ticks, titles and axis names stay apar
     }
     CHECK_FALSE(grid.overlaps(bar));
   }
+}
+
+TEST_CASE("a map too long for every label says which it shows; the default size stays printable") {
+  CHECK(default_cell(10) == 48);
+  CHECK(default_cell(80) == 20);
+  CHECK(default_cell(200) == 8);  // 1,600 px of cells, not 4,000
+  CHECK(default_cell(5000) == 1);
+  const std::size_t n = 200;
+  matrix w(n, n);
+  for (std::size_t i = 0; i < n; ++i) w(i, i) = 1.0f;
+  heatmap_spec spec;
+  spec.values = &w;
+  for (std::size_t i = 0; i < n; ++i) spec.row_labels.push_back("t" + std::to_string(i));
+  spec.col_labels = spec.row_labels;
+  const heatmap_layout L = layout_heatmap(spec);
+  CHECK(L.cell == 8);
+  CHECK(L.label_every == 2);
+  CHECK(L.width < 1900);
+  REQUIRE(L.notes.size() == 1);
+  CHECK(L.notes[0] == "labels: every second of the 200 tokens (no room for the rest: --cell 16 "
+                      "labels each)");
+  // the note is drawn, once, under the map; the labels drawn are t0, t2, …
+  const figure fig = heatmap_figure(spec);
+  int notes = 0, t1 = 0, t2 = 0;
+  for (const auto& it : fig.items()) {
+    if (it.what != fig_item::kind::text) continue;
+    const std::string text = attnviz::encode_utf8(it.text);
+    notes += text.rfind("labels: every second", 0) == 0;
+    t1 += text == "t1";
+    t2 += text == "t2";
+  }
+  CHECK(notes == 1);
+  CHECK(t1 == 0);
+  CHECK(t2 == 2);  // a row label and a column label
+  spec.cell = 16;  // every label has room: no note
+  CHECK(layout_heatmap(spec).label_every == 1);
+  CHECK(layout_heatmap(spec).notes.empty());
 }
