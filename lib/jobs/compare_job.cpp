@@ -102,7 +102,12 @@ compare_report run_compare(const compare_config& c) {
   size.d_v = value_size(c.spec, in.input.values.cols());
   size.heads = std::max<std::size_t>(c.spec.heads, 1);
   size.variants = n;
-  check_memory(size, c.max_memory);
+  // the variants run one after the other over one set of parameters: count the largest score's
+  attention_spec largest = c.spec;
+  for (const auto& s : scores)
+    if (find_score(s).has_parameters) largest.score = s;
+  check_memory(with_parameters(size, largest, in.input.queries.cols(), !c.out.params.empty()),
+               c.max_memory);
   compare_report report;
   for (auto& w : input_warnings(in, c.input)) report.warnings.push_back(std::move(w));
   for (const auto& s : scores)

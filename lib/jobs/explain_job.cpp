@@ -84,7 +84,7 @@ explain_report run_explain(const explain_config& c) {
   size.n_k = in.input.key_tokens.size();
   size.d_v = in.input.values.cols();
   size.heads = std::max<std::size_t>(c.spec.heads, 1);
-  check_memory(size, c.max_memory);
+  check_memory(with_parameters(size, c.spec, in.input.queries.cols(), false), c.max_memory);
   param_store params = param_store::open(c.params_in, c.spec.seed, c.params_prefix);
   const query_trace q = trace_query(c, in, params);
   explain_report rep;

@@ -1,8 +1,15 @@
 // Before the pipeline allocates anything that grows with n_q × n_k: estimate the memory the run
 // will need and stop with a clear message past a limit, instead of being killed by the OS.
 //
-// Estimate (bytes), for V variants, H heads, n_q queries, n_k keys, d_v value size:
+// Estimate (bytes), for V variants, H heads, n_q queries, n_k keys, d_v value size, d_k key
+// size, d_model the vectors' size:
 //   matrices   V · H · (2 · n_q · n_k + n_q · d_v) · 4          scores, weights, context
+//   parameters P = (d_model · H · (2 d_k + d_v) + H · d_v · d_model   W_Q, W_K, W_V, W^O (when
+//                   + H · 2 · d_a · d_k) · 4                       projecting) and the score's
+//              held twice (the store and the working copy;          W (when it has one)
+//              measured: run --heads 16 --dk 65536 peaks at 1.86 GB for 2P = 1.68 GB), and
+//              twice more with --params-out (the file's bytes built in memory)
+//   projected  H · (n_q · d_k + n_k · d_k + n_k · d_v) · 4         Q, K, V
 //   JSON       V · H · (2 · n_q · n_k + n_q · d_v) · 16         text, about 13 bytes a number
 //              (the maps are written as text straight away, never held as JSON values)
 //   image      V · (n_k · cell + 400) · (n_q · cell + 400) · 3  RGB raster (+ as much to encode)
@@ -23,9 +30,22 @@ struct run_size {
   bool json = false;
   bool image = false;
   int cell = 0;  // 0: default_cell
+  // the parameters and projections (0: none; set by with_parameters)
+  std::uint64_t d_model = 0, d_k = 0;
+  bool projected = false;
+  std::uint64_t score_params = 0;  // floats of the score's own tensors, per head
+  bool params_out = false;
 };
 
+struct attention_spec;
+// `size` with the parameters and projections a run of `spec` on d_model-sized vectors holds
+// (the same d_k and d_v rules as the pipeline), and whether it writes them (--params-out).
+run_size with_parameters(run_size size, const attention_spec& spec, std::size_t d_model,
+                         bool params_out);
+
 std::uint64_t estimate_bytes(const run_size& size);
+// The parameters' and projections' part of it.
+std::uint64_t parameter_bytes(const run_size& size);
 
 // Throws usage_error saying how much the run would take and what to do instead.
 void check_memory(const run_size& size, std::uint64_t limit);

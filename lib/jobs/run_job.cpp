@@ -52,7 +52,7 @@ run_size size_of_run(const run_config& c, const prepared_input& in) {
       output_size(c.out, c.view, in.input.query_tokens.size(), in.input.key_tokens.size());
   size.d_v = value_size(c.spec, in.input.values.cols());
   size.heads = std::max<std::size_t>(c.spec.heads, 1);
-  return size;
+  return with_parameters(size, c.spec, in.input.queries.cols(), !c.out.params.empty());
 }
 
 run_report run_job(const run_config& c) {
@@ -61,10 +61,13 @@ run_report run_job(const run_config& c) {
 
   const prepared_input in = prepare_input(c.input);
   const run_size size = size_of_run(c, in);
+  // streaming saves the maps, not the parameters: when those alone break the limit, the full
+  // run's refusal says so
   const bool stream =
       c.stream == run_config::streaming::on ||
       (c.stream == run_config::streaming::automatic &&
-       (size.n_q * size.n_k > auto_stream_cells || estimate_bytes(size) > c.max_memory));
+       (size.n_q * size.n_k > auto_stream_cells ||
+        (estimate_bytes(size) > c.max_memory && parameter_bytes(size) <= c.max_memory / 2)));
   if (stream && !c.out.html.empty())
     throw usage_error(fmt::format(
         "{} holds the full n_q x n_k maps ({} x {}), which a streamed run never holds; use "

@@ -71,12 +71,19 @@ run_report run_streamed(const run_config& c, const prepared_input& in) {
   size.d_v = value_size(c.spec, in.input.values.cols());
   size.heads = H;
   const std::size_t bins_q = std::min(n_q, c.pixels), bins_k = std::min(n_k, c.pixels);
-  const std::uint64_t need = estimate_stream_bytes(size, in.input.queries.cols(), bins_q, bins_k);
+  const std::uint64_t param_bytes = parameter_bytes(
+      with_parameters(size, c.spec, in.input.queries.cols(), !c.out.params.empty()));
+  const std::uint64_t need =
+      estimate_stream_bytes(size, in.input.queries.cols(), bins_q, bins_k) + param_bytes;
   if (need > c.max_memory)
     throw usage_error(fmt::format(
         "streaming {} × {} tokens to {} × {} pixels would need about {}, more than the limit of "
-        "{}; use a smaller {} or raise {}",
-        n_q, n_k, bins_q, bins_k, format_bytes(need), format_bytes(c.max_memory), param("pixels"),
+        "{}; {} or raise {}",
+        n_q, n_k, bins_q, bins_k, format_bytes(need), format_bytes(c.max_memory),
+        param_bytes > need / 2 ? fmt::format("{} of it are the parameters and projections: use fewer "
+                                        "{} or a smaller {}",
+                                        format_bytes(param_bytes), param("heads"), param("d_k"))
+                          : fmt::format("use a smaller {}", param("pixels")),
         param("max_memory")));
 
   param_store params = param_store::open(c.params_in, c.spec.seed, c.params_prefix);

@@ -103,7 +103,10 @@ transformer_report run_transformer(const transformer_config& c) {
   run_size size = output_size(c.out, c.view, std::max(n_src, n_tgt), std::max(n_src, n_tgt));
   size.d_v = in.input.values.cols();
   size.heads = 3 * std::max<std::size_t>(c.spec.heads, 1);
-  check_memory(size, c.max_memory);
+  attention_spec three = c.spec;  // the three attentions' parameters, as heads of one
+  three.heads = size.heads;
+  check_memory(with_parameters(size, three, in.input.queries.cols(), !c.out.params.empty()),
+               c.max_memory);
 
   if (!c.params_prefix.empty() && c.params_in.empty())
     throw usage_error(fmt::format("{} needs {} FILE", param("params_prefix"), param("params")));

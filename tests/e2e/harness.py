@@ -49,6 +49,31 @@ class Env:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
+def sanitized(exe):
+    """True for an AddressSanitizer build (its shadow memory is not the program's: RSS figures
+    and address-space limits mean nothing there)."""
+    out = subprocess.run(["ldd", exe], capture_output=True, text=True).stdout
+    return "libasan" in out
+
+
+_LAUNCHER = ("import os, subprocess, sys\n"
+             "p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)\n"
+             "err = p.stderr.read()\n"
+             "_, status, usage = os.wait4(p.pid, 0)\n"
+             "print(os.waitstatus_to_exitcode(status), usage.ru_maxrss * 1024)\n"
+             "sys.stderr.write(err.decode('utf-8', 'replace'))\n")
+
+
+def peak_rss(exe, argv):
+    """Runs exe with argv; returns (exit code, its peak resident set in bytes, stderr). The child
+    is started from a small launcher process, since the kernel counts a process's memory before
+    its exec too (a child forked from this test, which holds its own data, would start high)."""
+    proc = subprocess.run([sys.executable, "-S", "-c", _LAUNCHER, exe, *argv], capture_output=True,
+                          text=True, timeout=300)
+    code, rss = proc.stdout.split()
+    return int(code), int(rss), proc.stderr
+
+
 class Skipped(Exception):
     """Raised by a test that cannot run here (a missing browser, say): reported as SKIPPED."""
 

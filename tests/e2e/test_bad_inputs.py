@@ -8,7 +8,7 @@ import stat
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import main  # noqa: E402
+from harness import Skipped, main, peak_rss, sanitized  # noqa: E402
 
 TOKENS = "the cat sat"
 
@@ -88,6 +88,9 @@ def cases(env):
     yield "cell out of range", ["--embeddings", tiny, "--cell", "0"], ["--cell"]
     yield "a grid of 1024 heads", ["--embeddings", tiny, "--heads", "1024", "--dk", "1"], ["--heads 1024", "1025 panels", "past 64", "--head-view"]
     yield "bad memory size", ["--embeddings", tiny, "--max-memory", "lots"], ["--max-memory", "expected a size"]
+    # the parameters count: 16 heads of d_k 65536 hold 1.7 GB of projections (the maps are tiny)
+    yield "parameters past the limit", ["--embeddings", env.embeddings, "--heads", "16", "--dk", "65536", "--max-memory", "512M"], ["would need about", "the parameters and projections", "--dk", "--max-memory"]
+    yield "1024 heads of 65536", ["--embeddings", env.embeddings, "--heads", "1024", "--dk", "65536", "--head-view", "mean"], ["would need about", "GiB of it the parameters", "--heads"]
     yield "output folder missing", ["--embeddings", tiny, "--png", env.path("no/such/a.png")], ["does not exist"]
     if os.geteuid() != 0:  # root writes into read-only folders anyway
         yield "output folder read-only", ["--embeddings", tiny, "--png", os.path.join(env.readonly, "a.png")], ["not writable"]
@@ -184,6 +187,26 @@ def test_accepted_oddities(env):
     _, err = env.run("run", "--text", "!!! ??? ...", "--embeddings", env.embeddings)
     _, err = env.run("run", "--text", "zqxv wvqz", "--embeddings", env.embeddings, "--json", j)
     assert "2 token(s) not in" in err
+
+
+def test_the_memory_estimate_covers_parameters_and_projections(env):
+    """--max-memory's estimate (read from a refusal at 1K) is at least the peak RSS of the same
+    run, and not more than 3 times it, where the parameters dominate (they used to be left out:
+    16 heads of d_k 65536 passed a 512M limit using 1.66 GB)."""
+    import re
+    if sanitized(env.exe):
+        raise Skipped("an AddressSanitizer build's memory is not the program's")
+    text = ["--text", "the cat sat on the floor because it was tired", "-e", env.embeddings]
+    for extra in (["--heads", "16", "--dk", "16384", "--json", env.path("m1.json")],
+                  ["--heads", "4", "--dk", "8192", "--params-out", env.path("m2.safetensors")],
+                  ["--score", "general", "--project", "--dk", "8192", "--json", env.path("m3.json")]):
+        _, err = env.run("run", *text, *extra, "--max-memory", "1K", expect=2)
+        number, unit = re.search(r"would need about ([0-9.]+) (KiB|MiB|GiB)", err).groups()
+        estimate = float(number) * {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}[unit]
+        code, rss, err = peak_rss(env.exe, ["run", *text, *extra, "--quiet"])
+        assert code == 0, err
+        print(f"  {' '.join(extra[:4])}: estimate {estimate / 2**20:.0f} MiB, peak RSS {rss / 2**20:.0f} MiB")
+        assert rss <= estimate <= 3 * rss, (extra, estimate, rss)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ import sys
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import main  # noqa: E402
+from harness import main, sanitized  # noqa: E402
 
 SENTENCE = "the cat sat on the mat"
 
@@ -249,12 +249,6 @@ def test_a_failed_run_leaves_no_folder_it_made(env):
     code, err = run_raw(env, ["run", "--text", SENTENCE, "--npy", "npy", "--png", "full2"])
     assert code == 2 and "No space left on device" in err, err
     assert not os.path.exists(env.path("npy")), "the failed --npy run left its folder"
-
-
-def sanitized(exe):
-    """True for an AddressSanitizer build, which reserves terabytes of address space."""
-    out = subprocess.run(["ldd", exe], capture_output=True, text=True).stdout
-    return "libasan" in out
 
 
 def test_json_under_a_memory_limit_fails_cleanly(env):

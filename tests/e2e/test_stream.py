@@ -7,7 +7,7 @@ import random
 import subprocess
 import sys
 
-from harness import import_numpy, main
+from harness import import_numpy, main, sanitized
 
 np = import_numpy()
 
@@ -110,11 +110,6 @@ def test_png_level_changes_size_not_pixels(env):
         pixels.append(Image.open(png).convert("RGB").tobytes())
     assert pixels[0] == pixels[1]
     assert sizes[0] > 3 * sizes[1]
-
-
-def sanitized(exe):
-    out = subprocess.run(["ldd", exe], capture_output=True, text=True).stdout
-    return "libasan" in out
 
 
 def test_memory_stays_bounded_and_quiet_means_quiet(env):
