@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -67,6 +69,36 @@ void weight_view::to_float(std::size_t first, std::size_t n, float* out) const {
       }
       return;
   }
+}
+
+std::size_t weight_view::first_non_finite(std::size_t first) const {
+  std::vector<float> chunk(std::min<std::size_t>(count(), 1u << 16));
+  for (std::size_t at = first; at < count(); at += chunk.size()) {
+    const std::size_t n = std::min(chunk.size(), count() - at);
+    to_float(at, n, chunk.data());
+    for (std::size_t i = 0; i < n; ++i)
+      if (!std::isfinite(chunk[i])) return at + i;
+  }
+  return count();
+}
+
+void weight_view::refuse_non_finite(std::size_t index, float value) const {
+  std::string where;
+  for (std::size_t k = shape.size(), rest = index; k-- > 0;) {
+    const auto dim = static_cast<std::size_t>(shape[k]);
+    where = fmt::format("{}{}", rest % dim, where.empty() ? "" : ", " + where);
+    rest /= dim;
+  }
+  throw input_error(file ? *file : name,
+                    fmt::format("tensor '{}' holds {} at [{}] (element {} of {}, {}): the weights "
+                                "are damaged, or were saved from a model that had diverged",
+                                name, std::isnan(value) ? "NaN" : value > 0 ? "+inf" : "-inf",
+                                where, index, count(), dtype_name(dtype)));
+}
+
+void weight_view::check_finite(const float* values, std::size_t first, std::size_t n) const {
+  for (std::size_t i = 0; i < n; ++i)
+    if (!std::isfinite(values[i])) refuse_non_finite(first + i, values[i]);
 }
 
 checkpoint checkpoint::open(const std::string& dir_name) {

@@ -26,6 +26,14 @@ struct weight_view {
   std::size_t count() const noexcept;
   // Elements [first, first + n) as float.
   void to_float(std::size_t first, std::size_t n, float* out) const;
+  // The index of the first NaN or infinite element at or after `first` (count() when none),
+  // read in chunks: only called once something computed from the tensor is not finite.
+  std::size_t first_non_finite(std::size_t first = 0) const;
+  // input_error naming the tensor, its file, the element `index` (as [i, j] by the shape) and
+  // the value it holds.
+  [[noreturn]] void refuse_non_finite(std::size_t index, float value) const;
+  // Refuses the first non-finite of `n` floats converted from elements [first, first + n).
+  void check_finite(const float* values, std::size_t first, std::size_t n) const;
 };
 
 std::string_view dtype_name(weight_dtype d);

@@ -26,12 +26,15 @@ matrix embed(const hf_model& m, const std::vector<std::int64_t>& ids) {
   std::vector<float> row(d);
   for (std::size_t r = 0; r < n; ++r) {
     m.tokens->to_float(static_cast<std::size_t>(ids[r]) * d, d, x.row(r));
+    m.tokens->check_finite(x.row(r), static_cast<std::size_t>(ids[r]) * d, d);
     if (m.positions) {
       m.positions->to_float(r * d, d, row.data());
+      m.positions->check_finite(row.data(), r * d, d);
       for (std::size_t j = 0; j < d; ++j) x(r, j) += row[j];
     }
     if (m.token_types) {
       m.token_types->to_float(0, d, row.data());
+      m.token_types->check_finite(row.data(), 0, d);
       for (std::size_t j = 0; j < d; ++j) x(r, j) += row[j];
     }
   }

@@ -1,5 +1,6 @@
 #include "model/linear.h"
 
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 
@@ -36,12 +37,24 @@ matrix linear(const matrix& x, const weight_view& w, linear_layout layout, const
     if (b.size() != out) throw std::logic_error("linear: bias size differs from the output");
     kernels::add_bias_rows(y.data(), y.rows(), out, out, b.data());
   }
+  // A NaN or infinity in the product (one pass over y, far cheaper than the product): when the
+  // weights hold one, the first is named; finite weights leave it to the overflow checks later.
+  for (std::size_t i = 0; i < y.size(); ++i)
+    if (!std::isfinite(y.data()[i])) {
+      if (const std::size_t at = w.first_non_finite(); at < w.count()) {
+        float v;
+        w.to_float(at, 1, &v);
+        w.refuse_non_finite(at, v);
+      }
+      break;
+    }
   return y;
 }
 
 std::vector<float> vector_of(const weight_view& w) {
   std::vector<float> v(w.count());
   w.to_float(0, v.size(), v.data());
+  w.check_finite(v.data(), 0, v.size());
   return v;
 }
 

@@ -18,6 +18,7 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from formats import read_safetensors  # noqa: E402
 from harness import import_numpy, main, png_size  # noqa: E402
 
 np = import_numpy()
@@ -181,6 +182,50 @@ def test_bad_models_and_ids_are_refused_with_one_message(env):
     cfg["rope_scaling"] = {"rope_type": "yarn", "factor": 8.0}
     json.dump(cfg, open(os.path.join(folder, "config.json"), "w"))
     refuse(env, ["--model", folder, "--ids", ids_of(folder)], "rope_scaling", "linear and llama3")
+
+
+def plant(folder, tensor, index, value):
+    """Writes `value` (a float: nan, inf) into element `index` (a tuple) of `tensor` in the
+    folder's model.safetensors, in the tensor's own dtype."""
+    path = os.path.join(folder, "model.safetensors")
+    data = bytearray(open(path, "rb").read())
+    (n,) = struct.unpack("<Q", data[:8])
+    e = json.loads(data[8:8 + n])[tensor]
+    flat = int(np.ravel_multi_index(index, e["shape"]))
+    if e["dtype"] == "F32":
+        raw = struct.pack("<f", value)
+    elif e["dtype"] == "F16":
+        raw = np.array([value], "<f2").tobytes()
+    else:
+        raw = struct.pack("<f", value)[2:]  # bfloat16: the upper half of the float32
+    width = len(raw)
+    at = 8 + n + e["data_offsets"][0] + flat * width
+    data[at:at + width] = raw
+    open(path, "wb").write(bytes(data))
+
+
+def test_nan_or_inf_in_the_weights_is_named_with_its_tensor_and_element(env):
+    """A damaged checkpoint is named where it is damaged — tensor, element, value, file — not
+    reported as overflowing scores. Checked when the tensor is first converted or first used: a
+    projection's NaN through its output (one pass over that), a bias, norm or embedding row as it
+    is read."""
+    cases = [("gpt2_f32", "h.0.attn.c_attn.weight", (3, 5), float("nan"), "NaN at [3, 5]"),
+             ("gpt2_f32", "h.1.mlp.c_proj.bias", (7,), float("-inf"), "-inf at [7]"),
+             ("gpt2_f32", "h.0.ln_1.weight", (0,), float("inf"), "+inf at [0]"),
+             ("llama_bf16_gqa", "model.layers.1.self_attn.q_proj.weight", (2, 1), float("inf"),
+              "+inf at [2, 1]"),
+             ("llama_bf16_gqa", "model.embed_tokens.weight", None, float("nan"), "NaN at ")]
+    for k, (source, tensor, index, value, words) in enumerate(cases):
+        folder = broken_copy(env, f"nan-{k}", source)
+        ids = ids_of(folder)
+        header = read_safetensors(os.path.join(folder, "model.safetensors"))
+        name = next(t for t in header if t.endswith(tensor))
+        if index is None:  # the embedding row of the third token
+            index = (int(ids.split(",")[2]), 4)
+            words += f"[{index[0]}, 4]"
+        plant(folder, name, index, value)
+        line = refuse(env, ["--model", folder, "--ids", ids], f"'{name}'", words, "model.safetensors")
+        assert "overflow" not in line, line
 
 
 if __name__ == "__main__":
