@@ -177,6 +177,9 @@ int run(int argc, char** argv) {
     if (threads > 0) kernels::set_threads(threads);
     if (!isa.empty()) kernels::use_isa(isa);
     set_png_level(png_level);
+    set_notice_handler([](const std::string& note) {
+      fmt::print(stderr, "attn-viz: note: {}\n", note);
+    });
     guard_inputs(app);
     for (const auto& [name, act] : commands)
       if (app.got_subcommand(name)) return act();

@@ -2,8 +2,12 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <functional>
 
 #include <cerrno>
 #include <cstdio>
@@ -226,23 +230,50 @@ mode_t new_file_mode(const std::string& existing) {
   return 0644 & ~mask;
 }
 
-// `bytes` in a new temporary file beside `target`; returns its name.
-std::string write_temporary(const std::string& target, const std::string& bytes,
-                            const std::string& shown, std::vector<std::string>& temps) {
-  const fs::path p(target);
-  fs::path dir = p.parent_path();
-  if (dir.empty()) dir = ".";
-  const std::string tmpl = (dir / ("." + p.filename().string() + ".tmp-XXXXXX")).string();
+fs::path folder_of(const std::string& target) {
+  const fs::path dir = fs::path(target).parent_path();
+  return dir.empty() ? fs::path(".") : dir;
+}
+
+// A temporary file being written: its name and its descriptor, which holds an exclusive lock
+// (flock) from its creation until it is renamed into place or removed, so that another run's
+// sweep (remove_stale_temporaries) can tell it from one a killed run left.
+struct temporary {
+  std::string name;
+  int fd = -1;
+};
+
+// `bytes` in a new temporary file beside `target` (".NAME.tmp-XXXXXX"), left open and locked.
+void write_temporary(const std::string& target, const std::string& bytes,
+                     const std::string& shown, std::vector<temporary>& temps) {
+  const fs::path dir = folder_of(target);
+  const std::string tmpl =
+      (dir / ("." + fs::path(target).filename().string() + ".tmp-XXXXXX")).string();
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
   const int fd = ::mkstemp(buf.data());
   if (fd < 0)
     throw input_error(shown, fmt::format("cannot create a temporary file in '{}': {}",
                                          dir.string(), std::strerror(errno)));
-  temps.emplace_back(buf.data());
+  temps.push_back({buf.data(), fd});
+  ::flock(fd, LOCK_EX);  // a new file only we know of: never waits
   ::fchmod(fd, new_file_mode(target));
-  write_and_close(fd, bytes, shown);
-  return temps.back();
+  write_fully(fd, bytes, shown);
+}
+
+// The time this process started (its own temporaries are all younger).
+const fs::file_time_type process_start = fs::file_time_type::clock::now();
+
+std::function<void(const std::string&)>& notice_handler() {
+  static std::function<void(const std::string&)> handler;
+  return handler;
+}
+
+// ".NAME.tmp-XXXXXX": the temporary files write_temporary makes.
+bool is_temporary_name(const std::string& name) {
+  const std::size_t tmp = name.rfind(".tmp-");
+  return name.size() > 12 && name[0] == '.' && tmp != std::string::npos && tmp > 1 &&
+         tmp + 11 == name.size();
 }
 
 // `bytes` into an existing character device or FIFO, as `>` does (a FIFO waits for its reader).
@@ -253,6 +284,38 @@ void write_stream(const std::string& target, const std::string& bytes, const std
 }
 
 }  // namespace
+
+void set_notice_handler(std::function<void(const std::string&)> handler) {
+  notice_handler() = std::move(handler);
+}
+
+std::vector<std::string> remove_stale_temporaries(const std::string& folder) {
+  std::vector<std::string> removed;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(folder, ec)) {
+    const std::string name = e.path().filename().string();
+    if (!is_temporary_name(name) || !e.is_regular_file(ec) || e.is_symlink(ec)) continue;
+    const auto written = e.last_write_time(ec);
+    if (ec || written >= process_start) continue;  // ours, or a run that started after us
+    const int fd = ::open(e.path().c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) continue;
+    // a run still writing it holds the lock; a killed one's lock went with it
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0 && ::unlink(e.path().c_str()) == 0)
+      removed.push_back(name);
+    ::close(fd);
+  }
+  std::sort(removed.begin(), removed.end());
+  if (!removed.empty() && notice_handler()) {
+    std::string names;
+    for (std::size_t k = 0; k < removed.size() && k < 5; ++k)
+      names += (k ? ", " : "") + removed[k];
+    if (removed.size() > 5) names += ", …";
+    notice_handler()(fmt::format(
+        "removed {} temporar{} that an earlier run, stopped before it finished, left in {}: {}",
+        removed.size(), removed.size() == 1 ? "y file" : "y files", folder, names));
+  }
+  return removed;
+}
 
 std::vector<std::string> output_batch::commit() {
   std::vector<std::string> order;
@@ -285,24 +348,39 @@ std::vector<std::string> output_batch::commit() {
   for (auto& f : files_)
     if (f.path == stdout_name) stdout_bytes = std::move(f.bytes);
 
-  std::vector<std::string> temps;
+  std::vector<temporary> temps;
   std::vector<std::string> made_dirs;
   auto cleanup = [&] {
-    for (const auto& t : temps) ::unlink(t.c_str());
+    for (const auto& t : temps) {
+      ::unlink(t.name.c_str());
+      if (t.fd >= 0) ::close(t.fd);
+    }
     for (auto d = made_dirs.rbegin(); d != made_dirs.rend(); ++d) ::rmdir(d->c_str());
   };
   try {
+    std::set<std::string> swept;
+    for (const auto& [t, f] : targets)
+      if (t.how == output_target::kind::replace &&
+          swept.insert(folder_of(t.path).string()).second)
+        remove_stale_temporaries(folder_of(t.path).string());
     for (const auto& d : dirs_)
       if (create_output_dir(d)) made_dirs.push_back(d);
     std::vector<std::pair<std::string, std::string>> renames;  // temporary -> destination
     for (const auto& [t, f] : targets)
-      if (t.how == output_target::kind::replace)
-        renames.emplace_back(write_temporary(t.path, f->bytes, f->path, temps), t.path);
+      if (t.how == output_target::kind::replace) {
+        write_temporary(t.path, f->bytes, f->path, temps);
+        renames.emplace_back(temps.back().name, t.path);
+      }
     for (const auto& [t, f] : targets)
       if (t.how == output_target::kind::stream) write_stream(t.path, f->bytes, f->path);
     for (const auto& [temp, dest] : renames)
       if (std::rename(temp.c_str(), dest.c_str()) != 0)
         throw input_error(dest, fmt::format("cannot rename into place: {}", std::strerror(errno)));
+    for (auto& t : temps) {  // in place: the lock goes with the descriptor
+      const int fd = std::exchange(t.fd, -1);
+      if (::close(fd) != 0)
+        throw input_error(t.name, fmt::format("cannot write: {}", std::strerror(errno)));
+    }
   } catch (...) {
     cleanup();
     throw;

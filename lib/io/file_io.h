@@ -1,6 +1,7 @@
 // Reading inputs with clear errors, and writing outputs so that a failed run leaves nothing.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,14 @@ class output_batch {
   std::vector<pending> files_;
   std::vector<std::string> dirs_;
 };
+
+// Temporary files (".NAME.tmp-XXXXXX") in `folder` that a run killed by a signal it could not
+// catch (SIGKILL, SIGXFSZ) left behind: those older than this process and not locked by a run
+// still writing them are removed. commit() sweeps each folder it writes into first. Returns the
+// names removed, and tells the notice handler (one line) when there are any.
+std::vector<std::string> remove_stale_temporaries(const std::string& folder);
+// Where the library's notices go (the CLI prints them as "attn-viz: note: …"); none by default.
+void set_notice_handler(std::function<void(const std::string&)> handler);
 
 // An output folder (--npy DIR, --out-dir DIR): fine when it is a writable folder, or when it does
 // not exist yet and its parent is a writable folder (create_output_dir makes it when the outputs

@@ -256,7 +256,7 @@ std::vector<std::size_t> lines_to_run(const batch_config& c, std::vector<batch_l
   if (c.resume) {
     std::vector<std::string> stems;
     for (const auto& line : lines) stems.push_back(line.stem);
-    remove_stale_temporaries(c.out_dir, stems);  // a commit the kill interrupted
+    sweep_batch_temporaries(c.out_dir, stems);  // a commit the kill interrupted
   }
   std::vector<std::size_t> todo;
   for (std::size_t i = 0; i < lines.size(); ++i) {

@@ -139,23 +139,13 @@ void batch_journal::record(std::size_t line, const std::string& text, const std:
   write_record(fd_, bytes, path_);
 }
 
-std::size_t remove_stale_temporaries(const std::string& dir,
-                                     const std::vector<std::string>& subdirs) {
-  std::size_t removed = 0;
-  auto sweep = [&](const fs::path& d) {
+std::size_t sweep_batch_temporaries(const std::string& dir, const std::vector<std::string>& subdirs) {
+  std::size_t removed = remove_stale_temporaries(dir).size();
+  for (const auto& s : subdirs) {
     std::error_code ec;
-    if (!fs::is_directory(d, ec)) return;
-    for (const auto& e : fs::directory_iterator(d, ec)) {
-      const std::string name = e.path().filename().string();
-      const std::size_t tmp = name.rfind(".tmp-");
-      if (name.size() < 13 || name[0] != '.' || tmp == std::string::npos ||
-          tmp + 11 != name.size() || !e.is_regular_file(ec))
-        continue;
-      if (fs::remove(e.path(), ec)) ++removed;
-    }
-  };
-  sweep(fs::path(dir));
-  for (const auto& s : subdirs) sweep(fs::path(dir) / s);
+    if (fs::is_directory(fs::path(dir) / s, ec))
+      removed += remove_stale_temporaries((fs::path(dir) / s).string()).size();
+  }
   return removed;
 }
 

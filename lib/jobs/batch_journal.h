@@ -58,9 +58,8 @@ class batch_journal {
 std::uint64_t batch_settings_hash(const std::vector<std::string>& settings,
                                   const std::vector<std::string>& files);
 
-// Removes what a killed commit left in `dir`: files named ".NAME.tmp-XXXXXX" (output_batch's
-// temporaries), in dir itself and in the given sub-folders. Returns how many it removed.
-std::size_t remove_stale_temporaries(const std::string& dir,
-                                     const std::vector<std::string>& subdirs);
+// Removes what a killed commit left in `dir` and the given sub-folders (io/file_io.h:
+// remove_stale_temporaries in each). Returns how many it removed.
+std::size_t sweep_batch_temporaries(const std::string& dir, const std::vector<std::string>& subdirs);
 
 }  // namespace attnviz

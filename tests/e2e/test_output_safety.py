@@ -341,6 +341,45 @@ def test_resume_after_sigterm_gives_the_files_of_a_clean_run(env):
         assert clean[name] == resumed[name], f"{name} differs from the clean run's"
 
 
+def test_a_killed_runs_temporaries_are_removed_by_the_next_write_there(env):
+    """A run killed while writing (here SIGXFSZ: a file-size limit it crosses writing its JSON)
+    leaves its .NAME.tmp-XXXXXX; the next write into that folder removes it and says so. A
+    temporary that a run still writing holds (its lock) is left alone, as are names that are
+    not attn-viz's pattern."""
+    import fcntl
+    import resource
+    import signal
+    folder = env.path("killed-write")
+    os.makedirs(folder)
+    text = " ".join(["the cat sat on the mat"] * 20)
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+    proc = subprocess.run([os.path.abspath(env.exe), "run", "--text", text, "--json", "out.json"],
+                          cwd=folder, capture_output=True, preexec_fn=small_files, timeout=120)
+    assert proc.returncode == -signal.SIGXFSZ, (proc.returncode, proc.stderr)
+    left = [n for n in os.listdir(folder) if n.startswith(".out.json.tmp-")]
+    assert len(left) == 1 and not os.path.exists(os.path.join(folder, "out.json")), os.listdir(folder)
+    # a temporary another run is still writing (it holds the lock), and a name of another kind
+    live = os.path.join(folder, ".other.png.tmp-Xy12Zw")
+    write(live, "being written")
+    holder = open(live, "rb")
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    write(os.path.join(folder, ".notes.tmp-mine"), "keep")
+    old = os.path.getmtime(live) - 60
+    for name in left + [".other.png.tmp-Xy12Zw"]:
+        os.utime(os.path.join(folder, name), (old, old))
+    try:
+        proc = subprocess.run([os.path.abspath(env.exe), "run", "--text", "the cat sat", "--png", "a.png"],
+                              cwd=folder, capture_output=True, text=True, timeout=120)
+    finally:
+        holder.close()
+    assert proc.returncode == 0, proc.stderr
+    assert f"attn-viz: note: removed 1 temporary file that an earlier run, stopped before it finished, " \
+           f"left in .: {left[0]}" in proc.stderr, proc.stderr
+    assert sorted(os.listdir(folder)) == [".notes.tmp-mine", ".other.png.tmp-Xy12Zw", "a.png"], os.listdir(folder)
+
+
 def json_line(path, k):
     import json
     with open(path, encoding="utf-8") as f:
