@@ -7,6 +7,10 @@
 # non-zero exit and the crashing input (build-fuzz/crash-*) at the first failure.
 #   targets: embeddings safetensors tokenizer binding model_files attention_file
 #
+# Each target's -max_len lets it build the structures its format can hold: the JSON readers
+# (model_files: tokenizer.json and config.json; attention_file; safetensors' header) 128 KiB, so
+# nesting 60,000 levels deep can be built and mutated (each has such a seed), the others 16 KiB.
+#
 # --long: the deep run (default 1800 s a target instead of 60). Afterwards the inputs that
 # reached new code are merged into fuzz/corpus/TARGET/ (libFuzzer's -merge=1 keeps only those
 # that add coverage), so the corpus grows from run to run; commit it. CI runs the short mode on
@@ -25,11 +29,19 @@ cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DATTNVIZ_BUILD_TESTS=OFF > "$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
 cmake --build "$build" -j"$(nproc)" > "$build.build.log" 2>&1 || { tail -50 "$build.build.log"; exit 1; }
 
+max_len() {
+  case "$1" in
+    model_files|attention_file|safetensors) echo 131072 ;;
+    *) echo 16384 ;;
+  esac
+}
+
 for t in $targets; do
   work=$(mktemp -d)
   cp "fuzz/corpus/$t/"* "$work/"
   log="$build/fuzz_$t.log"
-  if ! "$build/fuzz/fuzz_$t" "$work" -max_total_time="$secs" -print_final_stats=1 \
+  if ! "$build/fuzz/fuzz_$t" "$work" -max_total_time="$secs" -max_len="$(max_len "$t")" \
+       -print_final_stats=1 \
        -artifact_prefix="$build/crash-$t-" > "$log" 2>&1; then
     tail -40 "$log"
     echo "fuzz_$t: FAILED (input saved as $build/crash-$t-*)"
@@ -39,7 +51,8 @@ for t in $targets; do
   echo "fuzz_$t: $runs executions in ${secs} s, no crash"
   if [ "$long" = 1 ]; then
     before=$(ls "fuzz/corpus/$t" | wc -l)
-    "$build/fuzz/fuzz_$t" -merge=1 "fuzz/corpus/$t" "$work" > "$build/merge_$t.log" 2>&1
+    "$build/fuzz/fuzz_$t" -merge=1 -max_len="$(max_len "$t")" "fuzz/corpus/$t" "$work" \
+      > "$build/merge_$t.log" 2>&1
     echo "fuzz_$t: corpus $before -> $(ls "fuzz/corpus/$t" | wc -l) inputs (fuzz/corpus/$t)"
   fi
   rm -rf "$work"
