@@ -11,7 +11,7 @@
 #include "jobs/model_job.h"
 #include "options.h"
 #include "render/terminal.h"
-#include "text/token_display.h"
+#include "tokenizers/token_display.h"
 #include "report.h"
 
 namespace attnviz::cli {

@@ -13,7 +13,7 @@
 #include "io/attention_file.h"
 #include "io/npy_read.h"
 #include "render/model_page.h"
-#include "text/token_display.h"
+#include "tokenizers/token_display.h"
 
 namespace attnviz {
 

@@ -13,7 +13,7 @@
 #include "jobs/heads_job.h"
 #include "model/hf_model.h"
 #include "render/model_page.h"
-#include "text/token_display.h"
+#include "tokenizers/token_display.h"
 #include "tokenizers/model_tokenizer.h"
 #include "tokenizers/vocabulary.h"
 

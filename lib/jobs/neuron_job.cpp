@@ -13,7 +13,7 @@
 #include "model/hf_model.h"
 #include "render/neuron_page.h"
 #include "render/neuron_view.h"
-#include "text/token_display.h"
+#include "tokenizers/token_display.h"
 #include "text/lookup.h"
 #include "text/utf8.h"
 

@@ -28,6 +28,18 @@ std::array<char32_t, 256> byte_code_points() {
 
 }  // namespace
 
+std::optional<unsigned char> byte_level_byte(char32_t cp) {
+  static const std::array<int, 324> byte_of = [] {  // U+0000 … U+0143
+    std::array<int, 324> t{};
+    t.fill(-1);
+    const std::array<char32_t, 256> code = byte_code_points();
+    for (int b = 0; b < 256; ++b) t[code[static_cast<std::size_t>(b)]] = b;
+    return t;
+  }();
+  if (cp >= byte_of.size() || byte_of[cp] < 0) return std::nullopt;
+  return static_cast<unsigned char>(byte_of[cp]);
+}
+
 std::string to_byte_level(std::string_view bytes) {
   static const std::array<char32_t, 256> cp = byte_code_points();
   std::string out;

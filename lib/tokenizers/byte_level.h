@@ -10,6 +10,7 @@
 // two matches as a piece of its own (Hugging Face's "Isolated" split).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,9 @@ namespace attnviz {
 
 // The UTF-8 text's bytes in the byte-level alphabet (itself UTF-8).
 std::string to_byte_level(std::string_view bytes);
+// The byte a code point of the alphabet stands for ('Ġ' -> 0x20); none for a code point that is
+// not in it.
+std::optional<unsigned char> byte_level_byte(char32_t cp);
 
 // A compiled PCRE2 pattern (UTF, Unicode properties) that splits text into the pieces it
 // matches and the gaps between them. usage_error naming the pattern when it does not compile.

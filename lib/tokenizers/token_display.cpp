@@ -1,31 +1,14 @@
-#include "text/token_display.h"
+#include "tokenizers/token_display.h"
 
 #include <fmt/format.h>
 
-#include <array>
 #include <optional>
 
 #include "text/utf8.h"
+#include "tokenizers/byte_level.h"
 
 namespace attnviz {
 namespace {
-
-// The byte each code point of GPT-2's byte-level alphabet stands for (the printable bytes as
-// themselves, the other 68 as U+0100 onwards, in byte order); none for anything else.
-std::optional<unsigned char> alphabet_byte(char32_t cp) {
-  static const std::array<int, 324> table = [] {
-    std::array<int, 324> t{};
-    t.fill(-1);
-    char32_t next = 256;
-    for (int b = 0; b < 256; ++b) {
-      const bool kept = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE);
-      t[kept ? static_cast<std::size_t>(b) : static_cast<std::size_t>(next++)] = b;
-    }
-    return t;
-  }();
-  if (cp >= table.size() || table[cp] < 0) return std::nullopt;
-  return static_cast<unsigned char>(table[cp]);
-}
 
 // Text with its whitespace and control characters made visible, and each byte that is not part
 // of a whole UTF-8 character as <0xNN>.
@@ -73,7 +56,7 @@ bool is_byte_level_sequence(const std::vector<std::string>& tokens) {
   bool stand_in = false;
   for (const auto& t : tokens) {
     for (const char32_t cp : decode_utf8_lossy(t)) {
-      if (!alphabet_byte(cp)) return false;
+      if (!byte_level_byte(cp)) return false;
       stand_in = stand_in || cp >= 256;
     }
   }
@@ -84,7 +67,7 @@ std::string display_token(std::string_view token, bool byte_level) {
   if (byte_level) {
     std::string bytes;
     for (const char32_t cp : decode_utf8_lossy(token)) {
-      const auto b = alphabet_byte(cp);
+      const auto b = byte_level_byte(cp);
       if (!b) return display_token(token, false);  // not spelled in the alphabet after all
       bytes.push_back(static_cast<char>(*b));
     }

@@ -1,7 +1,7 @@
-// text/token_display.h: tokens as figures show them, by hand for each tokenizer's spelling.
+// tokenizers/token_display.h: tokens as figures show them, by hand for each tokenizer's spelling.
 #include <doctest/doctest.h>
 
-#include "text/token_display.h"
+#include "tokenizers/token_display.h"
 
 using namespace attnviz;
 using v = std::vector<std::string>;
