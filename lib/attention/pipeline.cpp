@@ -456,15 +456,12 @@ projected project_inputs(const attention_input& input, const attention_spec& spe
                          param_store& params, std::size_t H) {
   const std::size_t d = input.queries.cols();
   const bool project = spec.project || spec.heads > 0;
-  std::size_t d_k = spec.d_k;
-  if (d_k == 0) {
-    if (spec.heads > 1 && d % H != 0)
-      throw usage_error(fmt::format(
-          "{} {} must divide d_model = {} (d_k = d_model / heads); pick another head "
-          "count or give {}",
-          param("heads"), H, d, param("d_k")));
-    d_k = project ? d / H : d;
-  }
+  if (spec.d_k == 0 && spec.heads > 1 && d % H != 0)
+    throw usage_error(fmt::format(
+        "{} {} must divide d_model = {} (d_k = d_model / heads); pick another head count or "
+        "give {}",
+        param("heads"), H, d, param("d_k")));
+  const std::size_t d_k = key_size(spec, d);
   std::optional<matrix> moved_q, moved_k, moved_v;  // copied only when positions are added
   if (spec.position == position_scheme::sinusoidal) {
     add_sinusoidal(moved_q.emplace(input.queries));
@@ -568,6 +565,12 @@ attention_result run_attention(const attention_input& input, const attention_spe
     add_stage_time(result.stage_seconds, "combine", clock.lap());
   }
   return result;
+}
+
+std::size_t key_size(const attention_spec& spec, std::size_t d_model) {
+  if (spec.d_k) return spec.d_k;
+  const bool project = spec.project || spec.heads > 0;
+  return project ? d_model / std::max<std::size_t>(spec.heads, 1) : d_model;
 }
 
 std::size_t value_size(const attention_spec& spec, std::size_t value_cols) {

@@ -155,6 +155,9 @@ void attend_projected(const projected_attention& a, const attention_spec& spec,
 
 std::string_view structure_name(attention_structure s);
 
+// The size of each head's queries and keys: spec.d_k when set, else d_model / heads when the
+// inputs are projected (--project or several heads), else d_model itself.
+std::size_t key_size(const attention_spec& spec, std::size_t d_model);
 // The size of each head's context vectors: d_k when it is set and the inputs are projected
 // (--project or several heads), else the values' own width.
 std::size_t value_size(const attention_spec& spec, std::size_t value_cols);

@@ -7,13 +7,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <functional>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -317,13 +316,10 @@ std::vector<std::string> remove_stale_temporaries(const std::string& folder) {
   return removed;
 }
 
-std::vector<std::string> output_batch::commit() {
-  std::vector<std::string> order;
-  for (const auto& f : files_) order.push_back(f.path);
-  std::string stdout_bytes;
-  bool has_stdout = false;
-  // every destination resolved and checked before anything is written
-  std::vector<std::pair<output_target, pending*>> targets;
+// Every destination resolved and checked before anything is written; the output to standard
+// output (at most one) is left out and noted in has_stdout.
+output_batch::target_list output_batch::resolve_targets(bool& has_stdout) {
+  target_list targets;
   std::set<std::string> seen;
   for (auto& f : files_) {
     if (f.path == stdout_name) {
@@ -345,18 +341,15 @@ std::vector<std::string> output_batch::commit() {
       throw usage_error(fmt::format("two outputs would be written to the same file {}", f.path));
     targets.emplace_back(t, &f);
   }
-  for (auto& f : files_)
-    if (f.path == stdout_name) stdout_bytes = std::move(f.bytes);
+  return targets;
+}
 
+// The folders swept of a killed run's temporaries and made, the replaced files written to
+// locked temporaries, the streams written, then every temporary renamed into place; on any
+// failure the temporaries and the folders made are removed.
+void output_batch::place(const target_list& targets) {
   std::vector<temporary> temps;
   std::vector<std::string> made_dirs;
-  auto cleanup = [&] {
-    for (const auto& t : temps) {
-      ::unlink(t.name.c_str());
-      if (t.fd >= 0) ::close(t.fd);
-    }
-    for (auto d = made_dirs.rbegin(); d != made_dirs.rend(); ++d) ::rmdir(d->c_str());
-  };
   try {
     std::set<std::string> swept;
     for (const auto& [t, f] : targets)
@@ -382,9 +375,24 @@ std::vector<std::string> output_batch::commit() {
         throw input_error(t.name, fmt::format("cannot write: {}", std::strerror(errno)));
     }
   } catch (...) {
-    cleanup();
+    for (const auto& t : temps) {
+      ::unlink(t.name.c_str());
+      if (t.fd >= 0) ::close(t.fd);
+    }
+    for (auto d = made_dirs.rbegin(); d != made_dirs.rend(); ++d) ::rmdir(d->c_str());
     throw;
   }
+}
+
+std::vector<std::string> output_batch::commit() {
+  std::vector<std::string> order;
+  for (const auto& f : files_) order.push_back(f.path);
+  bool has_stdout = false;
+  const target_list targets = resolve_targets(has_stdout);
+  std::string stdout_bytes;
+  for (auto& f : files_)
+    if (f.path == stdout_name) stdout_bytes = std::move(f.bytes);
+  place(targets);
   files_.clear();
   dirs_.clear();
   if (has_stdout) {

@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace attnviz {
@@ -62,6 +63,9 @@ class output_batch {
     std::string path;
     std::string bytes;
   };
+  using target_list = std::vector<std::pair<output_target, pending*>>;
+  target_list resolve_targets(bool& has_stdout);
+  void place(const target_list& targets);
   std::vector<pending> files_;
   std::vector<std::string> dirs_;
 };

@@ -139,7 +139,8 @@ void batch_journal::record(std::size_t line, const std::string& text, const std:
   write_record(fd_, bytes, path_);
 }
 
-std::size_t sweep_batch_temporaries(const std::string& dir, const std::vector<std::string>& subdirs) {
+std::size_t sweep_batch_temporaries(const std::string& dir,
+                                    const std::vector<std::string>& subdirs) {
   std::size_t removed = remove_stale_temporaries(dir).size();
   for (const auto& s : subdirs) {
     std::error_code ec;

@@ -60,6 +60,7 @@ std::uint64_t batch_settings_hash(const std::vector<std::string>& settings,
 
 // Removes what a killed commit left in `dir` and the given sub-folders (io/file_io.h:
 // remove_stale_temporaries in each). Returns how many it removed.
-std::size_t sweep_batch_temporaries(const std::string& dir, const std::vector<std::string>& subdirs);
+std::size_t sweep_batch_temporaries(const std::string& dir,
+                                    const std::vector<std::string>& subdirs);
 
 }  // namespace attnviz

@@ -16,10 +16,9 @@ namespace attnviz {
 
 run_size with_parameters(run_size size, const attention_spec& spec, std::size_t d_model,
                          bool params_out) {
-  const std::size_t H = std::max<std::size_t>(spec.heads, 1);
   size.d_model = d_model;
   size.projected = spec.project || spec.heads > 0;
-  size.d_k = spec.d_k ? spec.d_k : size.projected ? d_model / H : d_model;
+  size.d_k = key_size(spec, d_model);
   if (size.d_v == 0) size.d_v = value_size(spec, d_model);
   if (find_score(spec.score).has_parameters) {
     const std::uint64_t d_a = spec.d_a ? spec.d_a : size.d_k;

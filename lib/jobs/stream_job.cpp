@@ -80,10 +80,11 @@ run_report run_streamed(const run_config& c, const prepared_input& in) {
         "streaming {} × {} tokens to {} × {} pixels would need about {}, more than the limit of "
         "{}; {} or raise {}",
         n_q, n_k, bins_q, bins_k, format_bytes(need), format_bytes(c.max_memory),
-        param_bytes > need / 2 ? fmt::format("{} of it are the parameters and projections: use fewer "
-                                        "{} or a smaller {}",
-                                        format_bytes(param_bytes), param("heads"), param("d_k"))
-                          : fmt::format("use a smaller {}", param("pixels")),
+        param_bytes > need / 2
+            ? fmt::format("{} of it are the parameters and projections: use fewer {} or a "
+                          "smaller {}",
+                          format_bytes(param_bytes), param("heads"), param("d_k"))
+            : fmt::format("use a smaller {}", param("pixels")),
         param("max_memory")));
 
   param_store params = param_store::open(c.params_in, c.spec.seed, c.params_prefix);

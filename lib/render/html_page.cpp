@@ -81,7 +81,8 @@ ojson panel_json(const html_panel& p, const view_options& look) {
     const head_result& hr = r.heads[h];
     query_row row{&hr.weights,     hr.scores.empty() ? nullptr : &hr.scores,
                   &hr.context,     &hr.masked,
-                  &hr.chosen_keys, heads > 1 ? fmt::format("head {} of heads 0 to {}", h, heads - 1) : ""};
+                  &hr.chosen_keys,
+                  heads > 1 ? fmt::format("head {} of heads 0 to {}", h, heads - 1) : ""};
     views.push_back(view_json(r, heads > 1 ? fmt::format("head {}", h) : "weights", hr.weights,
                               row.scores, row, look));
   }

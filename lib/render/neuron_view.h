@@ -29,7 +29,8 @@ namespace attnviz {
 struct neuron_view_spec {
   const neuron_trace* trace = nullptr;
   const std::vector<std::string>* tokens = nullptr;  // as the tokenizer spells them (the JSON)
-  const std::vector<std::string>* shown = nullptr;   // as the text and figure show them (else tokens)
+  const std::vector<std::string>* shown = nullptr;   // as the text and figure show them
+                                                     // (null: the tokens as spelled)
   std::string folder, summary;                     // the model's folder name and model_summary
   bool rope = false;                               // q, k are after RoPE
   std::size_t top_k = 3;                           // text: keys listed with their vectors

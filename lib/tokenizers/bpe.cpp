@@ -63,7 +63,10 @@ std::vector<std::string> bpe_model::merge(const std::string& word) const {
   if (!options_.end_of_word_suffix.empty()) sym.back() += options_.end_of_word_suffix;
   const std::size_t none = std::numeric_limits<std::size_t>::max(), n = sym.size();
   std::vector<std::size_t> prev(n), next(n);
-  for (std::size_t i = 0; i < n; ++i) prev[i] = i ? i - 1 : none, next[i] = i + 1 < n ? i + 1 : none;
+  for (std::size_t i = 0; i < n; ++i) {
+    prev[i] = i ? i - 1 : none;
+    next[i] = i + 1 < n ? i + 1 : none;
+  }
   std::vector<bool> alive(n, true);
   using candidate = std::pair<std::size_t, std::size_t>;  // (rank, left index)
   std::priority_queue<candidate, std::vector<candidate>, std::greater<>> heap;

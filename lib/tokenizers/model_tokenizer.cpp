@@ -63,7 +63,8 @@ class pipeline_tokenizer final : public model_tokenizer {
       for (std::size_t k = 0; k < added.size(); ++k) {
         const added_token& a = added[k];
         if (a.content.empty()) continue;
-        if (next_at[k] != std::string::npos && next_at[k] < at) next_at[k] = text.find(a.content, at);
+        if (next_at[k] != std::string::npos && next_at[k] < at)
+          next_at[k] = text.find(a.content, at);
         const std::size_t p = next_at[k];
         if (p != std::string::npos &&
             (p < best || (p == best && a.content.size() > hit->content.size())))
