@@ -24,7 +24,7 @@ void count_flops(const model_config& c, std::size_t n, model_bench_report& r) {
                H = static_cast<double>(c.heads), KV = static_cast<double>(c.kv_heads),
                dh = static_cast<double>(c.head_dim), I = static_cast<double>(c.intermediate),
                nn = static_cast<double>(n);
-  const double mlp = c.activation == mlp_activation::silu_gated ? 3.0 : 2.0;
+  const double mlp = c.gated_mlp ? 3.0 : 2.0;
   r.gflop_products = L * 2.0 * nn * (d * H * dh + 2.0 * d * KV * dh + H * dh * d + mlp * d * I) / 1e9;
   r.gflop_attention = L * H * 2.0 * 2.0 * nn * nn * dh / 1e9;
 }

@@ -48,7 +48,7 @@ void add_npy(output_batch& batch, const std::string& dir, const model_report& r,
 
 // The rows to predict from: after the last token (causal), or each [MASK] (BERT).
 std::vector<std::size_t> prediction_rows(const model_report& r) {
-  if (r.config.family != model_family::bert) return {r.ids.size() - 1};
+  if (r.config.causal) return {r.ids.size() - 1};
   std::vector<std::size_t> rows;
   for (std::size_t i = 0; i < r.tokens.size(); ++i)
     if (r.tokens[i] == "[MASK]") rows.push_back(i);

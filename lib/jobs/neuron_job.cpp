@@ -58,7 +58,7 @@ neuron_report run_neuron_job(const neuron_job_config& c) {
   spec.shown = &shown;
   spec.folder = r.folder;
   spec.summary = model_summary(mc);
-  spec.rope = mc.family == model_family::llama;
+  spec.rope = mc.positions == position_kind::rotary;
   spec.top_k = c.top_k;
   r.text = neuron_text(spec);
   r.json = neuron_json(spec, fmt::format("attn-viz {}", version));

@@ -1,6 +1,7 @@
 #include "model/blocks.h"
 
 #include <cmath>
+#include <cstddef>
 #include <stdexcept>
 
 #include "kernels/kernels.h"
@@ -65,6 +66,13 @@ void silu_gate_ref(matrix& gate, const matrix& up) {
   }
 }
 
+void silu_ref(matrix& x) {
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double v = x.data()[i];
+    x.data()[i] = static_cast<float>(v / (1.0 + std::exp(-v)));
+  }
+}
+
 matrix layer_norm_of(const matrix& x, const std::vector<float>& gamma,
                      const std::vector<float>& beta, double eps) {
   const std::size_t d = x.cols();
@@ -97,6 +105,23 @@ void silu_gate(matrix& gate, const matrix& up) {
   if (gate.rows() != up.rows() || gate.cols() != up.cols())
     throw std::logic_error("silu_gate: shapes differ");
   kernels::silu_mul(gate.data(), up.data(), gate.size());
+}
+
+void silu(matrix& x) {
+  float* p = x.data();
+  const auto n = static_cast<std::ptrdiff_t>(x.size());
+#pragma omp parallel for simd schedule(static) if (n > 65536)
+  for (std::ptrdiff_t i = 0; i < n; ++i) p[i] = p[i] / (1.0f + std::exp(-p[i]));
+}
+
+void multiply_in_place(matrix& gate, const matrix& up) {
+  if (gate.rows() != up.rows() || gate.cols() != up.cols())
+    throw std::logic_error("multiply_in_place: shapes differ");
+  float* g = gate.data();
+  const float* u = up.data();
+  const auto n = static_cast<std::ptrdiff_t>(gate.size());
+#pragma omp parallel for simd schedule(static) if (n > 65536)
+  for (std::ptrdiff_t i = 0; i < n; ++i) g[i] *= u[i];
 }
 
 void add_in_place(matrix& x, const matrix& y) {

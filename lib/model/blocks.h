@@ -8,6 +8,8 @@
 //   gelu_tanh    y = ½ x (1 + tanh(√(2/π) (x + 0.044715 x³)))       GPT-2's gelu_new
 //   gelu_erf     y = ½ x (1 + erf(x / √2))                          BERT's gelu
 //   silu_gate    g = g / (1 + e^−g) · u                             SwiGLU's middle (Llama)
+//   silu         y = x / (1 + e^−x)                                 SiLU / swish
+//   multiply     g = g ⊙ u                                          a gated MLP's product
 #pragma once
 
 #include <cstddef>
@@ -26,6 +28,7 @@ void gelu_tanh_ref(matrix& x);
 void gelu_erf_ref(matrix& x);
 // gate = silu(gate) ⊙ up, element by element (same shape).
 void silu_gate_ref(matrix& gate, const matrix& up);
+void silu_ref(matrix& x);
 
 // The fast versions. The norms return a new matrix, x unchanged.
 matrix layer_norm_of(const matrix& x, const std::vector<float>& gamma,
@@ -34,6 +37,9 @@ matrix rms_norm_of(const matrix& x, const std::vector<float>& weight, double eps
 void gelu_tanh(matrix& x);
 void gelu_erf(matrix& x);
 void silu_gate(matrix& gate, const matrix& up);
+void silu(matrix& x);
+// gate ⊙= up, element by element (same shape).
+void multiply_in_place(matrix& gate, const matrix& up);
 
 // x += y, element by element (same shape): the residual connections.
 void add_in_place(matrix& x, const matrix& y);

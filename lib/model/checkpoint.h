@@ -1,11 +1,12 @@
-// A Hugging Face checkpoint's weights, memory-mapped and never copied whole: model.safetensors,
-// or model.safetensors.index.json and the shards its weight_map names. Each tensor is a view
-// into its file (F32, F16 or BF16, little-endian); the forward pass converts a layer's matrices
-// to float as it uses them.
+// A model's weights, memory-mapped and never copied whole: each tensor is a view into its file
+// (F32, F16 or BF16, little-endian); the forward pass converts a layer's matrices to float as it
+// uses them. The files are read by a weight format (model/weight_format.h: one file per format,
+// lib/model/formats/), which fills the checkpoint through add_file and add.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <initializer_list>
 #include <map>
 #include <string>
@@ -40,10 +41,17 @@ std::string_view dtype_name(weight_dtype d);
 
 class checkpoint {
  public:
-  // The weights of the model folder `dir`: model.safetensors, or the index and its shards.
-  // A folder with only pytorch_model.bin (a pickle, never unpickled here) is refused with the
-  // conversion to run. input_error naming the file for anything unreadable or inconsistent.
+  // The weights of the model folder `dir`, read by the first weight format that claims it
+  // (model.safetensors, or the index and its shards). A folder with only pytorch_model.bin (a
+  // pickle, never unpickled here) is refused with the conversion to run. input_error naming the
+  // file for anything unreadable or inconsistent.
   static checkpoint open(const std::string& dir);
+
+  // For the formats: keeps a mapping for the checkpoint's life (its address and path stay put)
+  // and adds a tensor viewing it; a name already present is an input_error naming `file`.
+  const mapped_file& add_file(mapped_file file);
+  void add(weight_view view);
+  void set_source(std::string source) { source_ = std::move(source); }
 
   const weight_view* find(const std::string& name) const;
   // The first of `names` the checkpoint holds, with exactly `shape`. Missing: an input_error
@@ -60,7 +68,7 @@ class checkpoint {
   const std::string& source() const noexcept { return source_; }
 
  private:
-  std::vector<mapped_file> files_;
+  std::deque<mapped_file> files_;  // a deque: adding never moves the mappings' paths
   std::map<std::string, weight_view> tensors_;
   std::string source_;
 };

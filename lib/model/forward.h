@@ -1,20 +1,7 @@
 // One forward pass of a Hugging Face model over a token sequence, keeping every layer's every
-// head's attention weights. The blocks, per family (x: n × d, one row per token):
-//
-//   gpt2   x = wte[ids] + wpe[0..n)
-//          per layer: x += c_proj(attn(LN_1(x)));  x += mlp_c_proj(gelu_tanh(c_fc(LN_2(x))))
-//          h = LN_f(x)                                            causal, scale 1/√d_h
-//   bert   x = LN(word[ids] + position[0..n) + token_type[0])
-//          per layer: x = LN(x + dense(attn(x)));  x = LN(x + output(gelu_erf(intermediate(x))))
-//          h = x                                                  no mask
-//   llama  x = embed[ids]
-//          per layer: m = RMS(x); x += o(attn(rope(q(m)), rope(k(m)), v(m)))
-//                     m = RMS(x); x += down(silu(gate(m)) ⊙ up(m))
-//          h = RMS_final(x)                         causal (Mistral: and its sliding window)
-//
-// attn is the pipeline's attend_projected: scaled dot, masks, softmax, soft context per head
-// (grouped-query: query head h reads key/value head h / (H / KV)); RoPE is the rotate-half
-// layout with the config's rope_theta.
+// head's attention weights: the family's embedding rows, its block once per layer (model/family.h
+// lists the families, each file above its block says what it computes), then the final norm
+// when the model has one. The masks come from the config: causal, and a sliding window.
 #pragma once
 
 #include <cstdint>

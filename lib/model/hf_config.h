@@ -1,14 +1,6 @@
 // A Hugging Face model folder's config.json, read into one description of the network whatever
-// the family calls its sizes (GPT-2: n_embd, n_head, …; BERT and Llama: hidden_size, …).
-//
-// Families, by config.json's model_type:
-//   gpt2                     pre-LayerNorm, Conv1D weights [in, out], learned positions,
-//                            GELU (tanh form), causal
-//   bert                     post-LayerNorm, Linear weights [out, in], learned positions and
-//                            token types, GELU (erf), padding mask only
-//   llama, mistral, qwen2    RMSNorm, RoPE (rotate-half, rope_theta, rope_scaling),
-//                            grouped-query attention, SwiGLU MLP, causal (Mistral: a sliding
-//                            window), Qwen2: q/k/v biases
+// the family calls its sizes (GPT-2: n_embd, n_head, …; BERT and Llama: hidden_size, …). Each
+// family reads its own keys (lib/model/families/, one file each; model/family.h lists them).
 #pragma once
 
 #include <cstddef>
@@ -18,9 +10,12 @@
 
 namespace attnviz {
 
-enum class model_family { gpt2, bert, llama };
+struct family_spec;  // model/family.h
 enum class norm_kind { layer_norm, rms_norm };
-enum class mlp_activation { gelu_tanh, gelu_erf, silu_gated };
+// The MLP's nonlinearity; with gated_mlp it is applied to the gate and multiplied by up.
+enum class mlp_activation { gelu_tanh, gelu_erf, silu };
+// How a token's position enters: learned rows added to the embeddings, or rotary (RoPE) on q, k.
+enum class position_kind { learned, rotary };
 
 // config.json's rope_scaling (Hugging Face's rope_type, or the older "type"):
 //   none     θ_i = rope_theta^(−2i/d_h)
@@ -40,7 +35,7 @@ struct rope_scaling_config {
 
 struct model_config {
   std::string model_type;  // as config.json says it (llama, mistral, qwen2, …)
-  model_family family = model_family::gpt2;
+  const family_spec* family = nullptr;  // the family that runs it
   std::size_t layers = 0, d_model = 0, heads = 0, kv_heads = 0, head_dim = 0;
   std::size_t intermediate = 0, vocab = 0, max_positions = 0, type_vocab = 0;
   double norm_eps = 1e-5;
@@ -49,17 +44,16 @@ struct model_config {
   std::size_t sliding_window = 0;  // 0: none
   norm_kind norm = norm_kind::layer_norm;
   mlp_activation activation = mlp_activation::gelu_tanh;
+  bool gated_mlp = false;  // down(act(gate(x)) ⊙ up(x)) (Llama's SwiGLU), else down(act(up(x)))
+  position_kind positions = position_kind::learned;
   bool causal = true;
   bool qkv_bias = false;         // llama family: q/k/v projections carry biases (Qwen2)
   bool tie_embeddings = true;    // the LM head is the token embeddings
 };
 
-// The families attn-viz runs, by model_type, for messages.
-std::vector<std::string_view> supported_model_types();
-
 // config.json parsed and checked (`path` names it in errors, with the JSON key: a missing or
-// mistyped size, an unsupported model_type, activation or rope_scaling type, head counts that do not
-// divide). Throws input_error.
+// mistyped size, an unsupported model_type, activation or rope_scaling type, head counts that do
+// not divide): model_type picks the family, which reads the rest. Throws input_error.
 model_config parse_model_config(const std::string& json_text, const std::string& path);
 model_config read_model_config(const std::string& path);
 

@@ -1,20 +1,10 @@
 // A Hugging Face model folder opened for running: its config, its memory-mapped weights, and
 // every tensor the forward pass will use found and shape-checked before any work (a missing or
-// misshapen tensor is an input_error naming it, its file and the shape expected).
-//
-// Names (the optional prefixes transformer. / bert. are found once):
-//   gpt2   wte, wpe, h.{l}.{ln_1, attn.c_attn, attn.c_proj, ln_2, mlp.c_fc, mlp.c_proj}, ln_f;
-//          Conv1D weights [in, out]
-//   bert   embeddings.{word, position, token_type}_embeddings, embeddings.LayerNorm,
-//          encoder.layer.{l}.{attention.self.{query,key,value}, attention.output.{dense,
-//          LayerNorm}, intermediate.dense, output.{dense, LayerNorm}}; LayerNorm gamma/beta
-//          accepted for weight/bias; Linear weights [out, in]; the MLM head cls.predictions.*
-//          when present
-//   llama  model.embed_tokens, model.layers.{l}.{input_layernorm, self_attn.{q,k,v,o}_proj,
-//          post_attention_layernorm, mlp.{gate,up,down}_proj}, model.norm, lm_head (or the
-//          embeddings when tied)
+// misshapen tensor is an input_error naming it, its file and the shape expected). Which names
+// fill which slot is each family's tensor-name table (lib/model/families/).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -48,14 +38,36 @@ struct hf_model {
   const weight_view *embed_norm_w = nullptr, *embed_norm_b = nullptr;  // bert
   const weight_view *final_norm_w = nullptr, *final_norm_b = nullptr;  // gpt2, llama
   const weight_view* lm_head = nullptr;  // [V, d]: the output embeddings (tied: tokens)
-  // BERT's masked-LM head, when the checkpoint has it
-  const weight_view *mlm_dense = nullptr, *mlm_dense_b = nullptr, *mlm_norm_w = nullptr,
-                    *mlm_norm_b = nullptr, *mlm_bias = nullptr;
+  // A head between the hidden state and the output embeddings (BERT's masked-LM transform), and
+  // a bias on the logits, when the checkpoint has them
+  const weight_view *head_dense = nullptr, *head_dense_b = nullptr, *head_norm_w = nullptr,
+                    *head_norm_b = nullptr, *logits_bias = nullptr;
   std::vector<layer_weights> layers;
   bool conv1d = false;  // GPT-2: weights stored [in, out]
 };
 
 // Reads DIR/config.json and the weights, and binds every tensor (see above).
 hf_model load_model(const std::string& dir);
+
+// The tensors of one family, found under the checkpoint's prefix.
+class binder {
+ public:
+  using shape = std::vector<std::int64_t>;
+  binder(const checkpoint& c, std::string prefix) : c_(c), prefix_(std::move(prefix)) {}
+  const weight_view* need(const std::string& name, const shape& s) const;
+  // LayerNorm parameters under new or old names (weight/bias or gamma/beta); which: "weight" or
+  // "bias".
+  const weight_view* need_ln(const std::string& base, const char* which, const shape& s) const;
+  const weight_view* maybe(const std::string& name, const shape& s) const;
+  // Outside the prefix (heads of task models: lm_head, cls.predictions).
+  const weight_view* maybe_top(const std::string& name, const shape& s) const;
+
+ private:
+  const checkpoint& c_;
+  std::string prefix_;
+};
+
+// Sizes as tensor dimensions.
+inline std::int64_t dim(std::size_t v) { return static_cast<std::int64_t>(v); }
 
 }  // namespace attnviz

@@ -2,7 +2,9 @@
 // fast versions alike (test_elementwise compares the two on many more values).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "helpers.h"
 #include "model/blocks.h"
@@ -55,4 +57,30 @@ TEST_CASE("GELU in its two forms, and SwiGLU's silu gate, at known points") {
   CHECK(g(0, 0) == 0.0f);
   CHECK(g(0, 1) == doctest::Approx(2.0 / (1.0 + std::exp(-2.0)) * 3.0));
   }
+}
+
+TEST_CASE("SiLU alone and the gated product, at known points, fast and reference") {
+  // silu(x) = x / (1 + e^-x): silu(0) = 0, silu(1) = 0.7310585786300049, silu(-2) = -0.2384058440442351
+  for (bool fast : {false, true}) {
+    INFO((fast ? "fast" : "reference"));
+    matrix s = mat(1, 3, {0, 1, -2});
+    fast ? silu(s) : silu_ref(s);
+    CHECK(s(0, 0) == 0.0f);
+    CHECK(s(0, 1) == doctest::Approx(0.7310585786300049));
+    CHECK(s(0, 2) == doctest::Approx(-0.2384058440442351));
+  }
+  // a long row takes the threaded path and still agrees element by element
+  matrix big(1, 100000), ref(1, 100000);
+  for (std::size_t j = 0; j < big.cols(); ++j)
+    big(0, j) = ref(0, j) = static_cast<float>(j % 97) * 0.25f - 12.0f;
+  silu(big);
+  silu_ref(ref);
+  double worst = 0.0;
+  for (std::size_t j = 0; j < big.cols(); ++j)
+    worst = std::max(worst, std::fabs(static_cast<double>(big(0, j)) - ref(0, j)));
+  CHECK(worst < 1e-5);
+  matrix g = mat(2, 2, {1, -2, 0.5f, 4});
+  multiply_in_place(g, mat(2, 2, {3, 3, -2, 0.25f}));
+  CHECK((g(0, 0) == 3.0f && g(0, 1) == -6.0f && g(1, 0) == -1.0f && g(1, 1) == 1.0f));
+  CHECK_THROWS_AS(multiply_in_place(g, mat(1, 2, {1, 1})), std::logic_error);
 }

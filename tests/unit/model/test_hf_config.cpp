@@ -1,10 +1,14 @@
 // model/hf_config.h: each family's sizes read under its own names, and the refusals.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string_view>
+#include <vector>
 #include <string>
 
 #include "error.h"
+#include "model/families/families.h"
 #include "model/hf_config.h"
 
 using namespace attnviz;
@@ -14,7 +18,7 @@ TEST_CASE("GPT-2, BERT and Llama configs read their own keys") {
       R"({"model_type": "gpt2", "n_embd": 768, "n_head": 12, "n_layer": 12, "n_positions": 1024,
           "vocab_size": 50257, "n_inner": null, "activation_function": "gelu_new"})",
       "config.json");
-  CHECK(g.family == model_family::gpt2);
+  CHECK(g.family == &gpt2_family);
   CHECK((g.head_dim == 64 && g.intermediate == 3072 && g.kv_heads == 12 && g.causal));
   CHECK(g.norm_eps == 1e-5);
   const model_config b = parse_model_config(
@@ -22,7 +26,7 @@ TEST_CASE("GPT-2, BERT and Llama configs read their own keys") {
           "num_hidden_layers": 12, "intermediate_size": 3072, "max_position_embeddings": 512,
           "vocab_size": 30522, "hidden_act": "gelu"})",
       "config.json");
-  CHECK((b.family == model_family::bert && !b.causal && b.type_vocab == 2));
+  CHECK((b.family == &bert_family && !b.causal && b.type_vocab == 2));
   CHECK(b.activation == mlp_activation::gelu_erf);
   CHECK(b.norm_eps == 1e-12);
   const model_config l = parse_model_config(
@@ -31,7 +35,7 @@ TEST_CASE("GPT-2, BERT and Llama configs read their own keys") {
           "max_position_embeddings": 131072, "vocab_size": 128256, "rope_theta": 500000.0,
           "tie_word_embeddings": true, "rope_scaling": null})",
       "config.json");
-  CHECK((l.family == model_family::llama && l.kv_heads == 8 && l.head_dim == 64));
+  CHECK((l.family == &llama_family && l.kv_heads == 8 && l.head_dim == 64));
   CHECK((l.rope_theta == 500000.0 && l.tie_embeddings && !l.qkv_bias));
   CHECK(model_summary(l) == "llama · 16 layers · d 2048 · 32 heads / 8 KV (64 each)");
   const model_config q = parse_model_config(
@@ -103,4 +107,20 @@ TEST_CASE("RoPE frequencies: plain, linear and Llama 3's scaling, by hand") {
                        doctest::Contains("default, linear and llama3"), input_error);
   CHECK_THROWS_WITH_AS(parse_model_config(llama_with(R"({"rope_type": "linear"})"), "c.json"),
                        doctest::Contains("rope_scaling.factor"), input_error);
+}
+
+TEST_CASE("the family table: every model_type once, found, and listed in the refusal") {
+  std::vector<std::string_view> seen;
+  for (const family_spec* f : model_families()) {
+    CHECK(!f->name.empty());
+    CHECK((f->read_config && f->bind && f->embed && f->block));
+    for (std::string_view t : f->model_types) {
+      CHECK(std::find(seen.begin(), seen.end(), t) == seen.end());
+      seen.push_back(t);
+      CHECK(find_family(t) == f);
+    }
+  }
+  CHECK(seen == supported_model_types());
+  CHECK(find_family("t5x") == nullptr);
+  CHECK(find_family("mistral") == &llama_family);
 }

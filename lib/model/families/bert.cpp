@@ -1,0 +1,123 @@
+// BERT (model_type bert).
+//
+// config.json   hidden_size, num_attention_heads, num_hidden_layers, intermediate_size,
+//               max_position_embeddings, vocab_size, type_vocab_size (2), layer_norm_eps
+//               (1e-12), hidden_act (gelu), position_embedding_type (absolute only)
+// tensors       embeddings.{word, position, token_type}_embeddings, embeddings.LayerNorm,
+//               encoder.layer.{l}.{attention.self.{query,key,value}, attention.output.{dense,
+//               LayerNorm}, intermediate.dense, output.{dense, LayerNorm}}; the optional prefix
+//               bert.; LayerNorm gamma/beta accepted for weight/bias; Linear weights [out, in];
+//               the masked-LM head cls.predictions.* when present (decoder tied to the words)
+// block         x = LN(word[ids] + position[0..n) + token_type[0])
+//               per layer: x = LN(x + dense(attn(x)));  x = LN(x + output(gelu(intermediate(x))))
+//               h = x                                                no mask
+#include <fmt/format.h>
+
+#include "error.h"
+#include "model/blocks.h"
+#include "model/config_reader.h"
+#include "model/families/families.h"
+#include "model/layer_ops.h"
+
+namespace attnviz {
+
+namespace {
+
+void read_config(const config_reader& r, model_config& c) {
+  c.d_model = r.size("hidden_size");
+  c.heads = r.size("num_attention_heads");
+  c.layers = r.size("num_hidden_layers");
+  c.intermediate = r.size("intermediate_size");
+  c.max_positions = r.size("max_position_embeddings");
+  c.vocab = r.size("vocab_size");
+  c.type_vocab = r.size_or("type_vocab_size", 2);
+  c.norm_eps = r.number_or("layer_norm_eps", 1e-12);
+  c.activation = activation_of(r, "hidden_act", r.text_or("hidden_act", "gelu"));
+  r.require_text("position_embedding_type", "absolute", "absolute",
+                 "attn-viz runs learned absolute positions");
+  c.norm = norm_kind::layer_norm;
+  c.positions = position_kind::learned;
+  c.causal = false;
+  c.tie_embeddings = true;
+}
+
+void bind_mlm_head(hf_model& m) {
+  const auto d = dim(m.config.d_model);
+  const binder top(m.weights, "cls.predictions.");
+  m.head_dense = top.need("transform.dense.weight", {d, d});
+  m.head_dense_b = top.need("transform.dense.bias", {d});
+  m.head_norm_w = top.need_ln("transform.LayerNorm", "weight", {d});
+  m.head_norm_b = top.need_ln("transform.LayerNorm", "bias", {d});
+  m.logits_bias = top.need("bias", {dim(m.config.vocab)});
+}
+
+void bind(hf_model& m) {
+  const model_config& c = m.config;
+  const auto d = dim(c.d_model), I = dim(c.intermediate);
+  const binder b(m.weights, m.weights.has_prefix("bert.embeddings.") ? "bert." : "");
+  m.tokens = b.need("embeddings.word_embeddings.weight", {dim(c.vocab), d});
+  m.positions = b.need("embeddings.position_embeddings.weight", {dim(c.max_positions), d});
+  m.token_types = b.need("embeddings.token_type_embeddings.weight", {dim(c.type_vocab), d});
+  m.embed_norm_w = b.need_ln("embeddings.LayerNorm", "weight", {d});
+  m.embed_norm_b = b.need_ln("embeddings.LayerNorm", "bias", {d});
+  for (std::size_t l = 0; l < c.layers; ++l) {
+    const std::string e = fmt::format("encoder.layer.{}.", l);
+    layer_weights w;
+    w.q = b.need(e + "attention.self.query.weight", {d, d});
+    w.q_b = b.need(e + "attention.self.query.bias", {d});
+    w.k = b.need(e + "attention.self.key.weight", {d, d});
+    w.k_b = b.need(e + "attention.self.key.bias", {d});
+    w.v = b.need(e + "attention.self.value.weight", {d, d});
+    w.v_b = b.need(e + "attention.self.value.bias", {d});
+    w.o = b.need(e + "attention.output.dense.weight", {d, d});
+    w.o_b = b.need(e + "attention.output.dense.bias", {d});
+    w.norm2_w = b.need_ln(e + "attention.output.LayerNorm", "weight", {d});
+    w.norm2_b = b.need_ln(e + "attention.output.LayerNorm", "bias", {d});
+    w.up = b.need(e + "intermediate.dense.weight", {I, d});
+    w.up_b = b.need(e + "intermediate.dense.bias", {I});
+    w.down = b.need(e + "output.dense.weight", {d, I});
+    w.down_b = b.need(e + "output.dense.bias", {d});
+    w.norm3_w = b.need_ln(e + "output.LayerNorm", "weight", {d});
+    w.norm3_b = b.need_ln(e + "output.LayerNorm", "bias", {d});
+    m.layers.push_back(w);
+  }
+  if (m.weights.find("cls.predictions.transform.dense.weight")) bind_mlm_head(m);
+  m.lm_head = m.tokens;  // the MLM decoder is tied to the word embeddings
+}
+
+matrix embed(const hf_model& m, const std::vector<std::int64_t>& ids) {
+  matrix x = token_rows(m, ids);
+  add_table_rows(x, *m.positions, 0);
+  add_table_rows(x, *m.token_types, 0, true);
+  return norm_of(m, x, m.embed_norm_w, m.embed_norm_b);
+}
+
+// Post-norm: x = LN(x + attention(x)); x = LN(x + mlp(x)).
+void block(layer_context& lc, const layer_weights& w, matrix& x, float* maps, layer_probe* probe) {
+  matrix a = attention_block(lc, w, x, maps, probe);
+  add_in_place(a, x);
+  x = norm_of(lc.m, a, w.norm2_w, w.norm2_b);
+  lc.lap("norm");
+  matrix f = mlp_block(lc, w, x);
+  add_in_place(f, x);
+  x = norm_of(lc.m, f, w.norm3_w, w.norm3_b);
+  lc.lap("norm");
+}
+
+// The masked-LM transform: LN(gelu(dense(h))).
+matrix prediction_input(const hf_model& m, matrix h) {
+  if (!m.head_dense)
+    throw input_error(m.weights.source(),
+                      "has no masked-LM head (cls.predictions.*): this BERT checkpoint cannot "
+                      "fill in [MASK]");
+  weight_converter conv;
+  h = linear(h, *m.head_dense, linear_layout::out_in, m.head_dense_b, conv);
+  activate(m, h);
+  return norm_of(m, h, m.head_norm_w, m.head_norm_b);
+}
+
+}  // namespace
+
+const family_spec bert_family{"bert", {"bert"}, read_config, bind, embed, block, prediction_input};
+
+}  // namespace attnviz

@@ -1,0 +1,12 @@
+// The family table's entries, one per file of this folder (model/family.h).
+#pragma once
+
+#include "model/family.h"
+
+namespace attnviz {
+
+extern const family_spec gpt2_family;   // families/gpt2.cpp
+extern const family_spec bert_family;   // families/bert.cpp
+extern const family_spec llama_family;  // families/llama.cpp
+
+}  // namespace attnviz

@@ -1,0 +1,55 @@
+// The model families attn-viz runs, as a table: a family is one file in lib/model/families/
+// holding its config reading (config.json's keys into model_config), its tensor-name table
+// (binding every tensor of hf_model, shape-checked) and its block (one layer's forward, built
+// from the shared pieces of model/layer_ops.h). Adding a family touches that file, the list in
+// family.cpp and lib/CMakeLists.txt, nothing else: parse_model_config, load_model, run_model,
+// the commands and the tests' refusals read the table.
+//
+//   family  model_type values           positions   norm       mask     block
+//   gpt2    gpt2                        learned     pre-LN     causal   families/gpt2.cpp
+//   bert    bert                        learned     post-LN    none     families/bert.cpp
+//   llama   llama, mistral, qwen2       rotary      pre-RMS    causal   families/llama.cpp
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "model/hf_config.h"
+#include "tensor.h"
+
+namespace attnviz {
+
+class config_reader;
+struct hf_model;
+struct layer_weights;
+struct layer_context;
+struct layer_probe;
+
+struct family_spec {
+  std::string_view name;
+  std::vector<std::string_view> model_types;  // config.json's model_type values it runs
+  // Reads the family's keys into c (c.model_type is set); refuses, naming the key, any value it
+  // does not implement.
+  void (*read_config)(const config_reader& r, model_config& c);
+  // Finds and shape-checks every tensor (model/hf_model.h's binder), filling m's slots.
+  void (*bind)(hf_model& m);
+  // The embedding rows of `ids` (n × d), positions and embedding norm included.
+  matrix (*embed)(const hf_model& m, const std::vector<std::int64_t>& ids);
+  // One layer on x (n × d, updated in place), its heads' maps written to `maps`
+  // ([H, n, n]); q, k, v kept in `probe` when it is not null.
+  void (*block)(layer_context& lc, const layer_weights& w, matrix& x, float* maps,
+                layer_probe* probe);
+  // The last hidden row(s) → what the output embeddings multiply (BERT: its masked-LM
+  // transform); null: the hidden state as it is.
+  matrix (*prediction_input)(const hf_model& m, matrix h) = nullptr;
+};
+
+// Every family, in the order messages list them.
+const std::vector<const family_spec*>& model_families();
+// The family running `model_type`, or null.
+const family_spec* find_family(std::string_view model_type);
+// Every model_type value attn-viz runs, for messages.
+std::vector<std::string_view> supported_model_types();
+
+}  // namespace attnviz
