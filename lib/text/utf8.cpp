@@ -74,6 +74,14 @@ bool is_valid_utf8(std::string_view text) noexcept {
   return true;
 }
 
+std::size_t utf8_sequence_length(std::string_view text) noexcept {
+  if (text.empty()) return 0;
+  const auto lead = static_cast<unsigned char>(text[0]);
+  const std::size_t n = lead < 0x80 ? 1 : (lead >> 5) == 6 ? 2 : (lead >> 4) == 14 ? 3
+                                         : (lead >> 3) == 30 ? 4 : 0;
+  return n != 0 && n <= text.size() && is_valid_utf8(text.substr(0, n)) ? n : 0;
+}
+
 void append_utf8(std::string& out, char32_t cp) {
   if (cp < 0x80) {
     out.push_back(static_cast<char>(cp));

@@ -15,6 +15,9 @@ std::u32string decode_utf8(std::string_view text, const std::string& source);
 std::u32string decode_utf8_lossy(std::string_view text);
 // Whether every byte of `text` belongs to a valid UTF-8 sequence (one linear pass).
 bool is_valid_utf8(std::string_view text) noexcept;
+// Bytes of the valid UTF-8 sequence `text` starts with (1 to 4), 0 when it starts with an
+// invalid one or is empty.
+std::size_t utf8_sequence_length(std::string_view text) noexcept;
 
 void append_utf8(std::string& out, char32_t cp);
 std::string encode_utf8(std::u32string_view cps);

@@ -16,6 +16,7 @@
 #include "tokenizers/bpe.h"
 #include "tokenizers/byte_level.h"
 #include "tokenizers/char_split.h"
+#include "tokenizers/sentencepiece_tokenizer.h"
 #include "text/utf8.h"
 #include "tokenizers/unicode_text.h"
 #include "tokenizers/wordpiece.h"
@@ -567,6 +568,12 @@ std::unique_ptr<model_tokenizer> load_model_tokenizer(const std::string& dir_nam
   if (fs::exists(dir / "vocab.json", ec) && fs::exists(dir / "merges.txt", ec))
     return from_gpt2_files(dir);
   if (fs::exists(dir / "vocab.txt", ec)) return from_bert_files(dir);
+  if (fs::exists(dir / "spiece.model", ec)) {  // T5's: every text ends with </s>
+    const std::string path = (dir / "spiece.model").string();
+    sp_tokenizer_options o;
+    o.append_eos = true;
+    return make_sentencepiece_tokenizer(read_sentencepiece_file(path), path, o);
+  }
   return nullptr;
 }
 

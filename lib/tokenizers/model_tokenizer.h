@@ -10,6 +10,8 @@
 //                         BertProcessing, ByteLevel)
 //   vocab.json+merges.txt GPT-2's files: byte-level BPE with GPT-2's regex
 //   vocab.txt             BERT's files (tokenizer_config.json's do_lower_case): WordPiece
+//   spiece.model          T5's SentencePiece Unigram file (tokenizers/sentencepiece_tokenizer.h),
+//                         </s> after the text
 // Components not in this list are refused with the file and the JSON path, never ignored.
 #pragma once
 
