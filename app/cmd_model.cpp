@@ -20,7 +20,7 @@ namespace {
 
 struct model_flags {
   model_job_config job;
-  std::string ids;
+  std::string ids, target_ids;
   std::string max_memory = "8G";
   maps_view_flags view;
   bool quiet = false;
@@ -32,8 +32,8 @@ action setup_model(CLI::App& app) {
   auto f = std::make_shared<model_flags>();
   auto* cmd = app.add_subcommand(
       "model",
-      "Run a Hugging Face model folder (GPT-2, BERT, Llama, Mistral, Qwen2) natively and keep "
-      "every layer's every head's attention");
+      "Run a Hugging Face model folder (GPT-2, BERT, Llama, Mistral, Qwen2; BART, mBART, "
+      "Marian) natively and keep every layer's every head's attention");
   cmd->footer(R"(
 DIR is a model folder as Hugging Face stores it: config.json, model.safetensors (or
 model.safetensors.index.json and its shards) in F32, F16 or BF16, memory-mapped, and the
@@ -48,6 +48,17 @@ Outputs:
               view.npy       float32 [n, n]: with --view mean, max, rollout or flow, that map
   --json      tokens, ids, the model's sizes and every layer's heads' weights
   --png/--svg/--term   one head's map: --layer L --head H
+
+Encoder-decoder models (bart, mbart, marian): --text / --ids is the source; --target /
+--target-ids the target, read with teacher forcing (the decoder reads the start token and the
+target shifted right: row i is the step that produces target token i); without a target the
+model translates greedily, up to --max-new tokens, and the text is printed.
+  --npy DIR   encoder_attention.npy  float32 [Le, He, ns, ns]
+              decoder_attention.npy  float32 [Ld, Hd, nt, nt]   (masked entries 0)
+              cross_attention.npy    float32 [Ld, Hd, nt, ns]   (target rows, source columns)
+              source_ids.npy, target_ids.npy   int64; source_tokens.json, target_tokens.json
+              decoder_hidden.npy     float32 [nt, d]
+  --json      the same, with the decoder's inputs and the generated text
 
 Examples:
   attn-viz model --model gpt2 --ids 464,3797,3332,319,262,2603 --npy maps --top-k 5
@@ -66,6 +77,21 @@ Examples:
   cmd->add_option("--ids", f->ids,
                   "Token ids, comma-separated, run as given (no special tokens added)")
       ->excludes(text)
+      ->group("Input");
+  auto* target = cmd->add_option("--target", c.target_text,
+                                 "Encoder-decoder models: the target text, read by the model's "
+                                 "tokenizer, run with teacher forcing (default: translate "
+                                 "greedily)")
+                      ->group("Input");
+  cmd->add_option("--target-ids", f->target_ids,
+                  "Encoder-decoder models: the target's token ids, comma-separated, as given")
+      ->excludes(target)
+      ->group("Input");
+  cmd->add_option("--max-new", c.max_new,
+                  "Encoder-decoder models without a target: stop the greedy translation after "
+                  "this many tokens (or at the end token)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000))
       ->group("Input");
   cmd->add_option("--max-memory", f->max_memory,
                   "Stop before starting when the maps kept (layers x heads x n x n floats, and "
@@ -99,12 +125,20 @@ Examples:
     if (job.text.empty() && f->ids.empty())
       throw usage_error("give the text (--text) or the token ids (--ids)");
     resolve_text_or_ids(job.text, f->ids, job.ids);
+    if (!f->target_ids.empty()) job.target_ids = parse_ids(f->target_ids, "target-ids");
     resolve_maps_view(f->view, job.choice);
     job.max_memory = parse_size(f->max_memory, "--max-memory");
     if (f->quiet) job.progress = progress_style::quiet;
     const model_report r = run_model_job(job);
     print_warnings(r.warnings);
     std::FILE* out = summary_stream(r.written);
+    if (r.encoder_decoder) {
+      fmt::print(out, "{} · {} source tokens · {} target tokens{}\n", model_summary(r.config),
+                 r.ids.size(), r.seq2seq.nt, r.generated ? " (generated)" : "");
+      if (r.generated) fmt::print(out, "{}\n", r.generated_text);
+      print_written(r.written);
+      return 0;
+    }
     fmt::print(out, "{} · {} tokens\n", model_summary(r.config), r.ids.size());
     const bool byte_level = is_byte_level_sequence(r.tokens);
     for (const auto& p : r.predictions) {

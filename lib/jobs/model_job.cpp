@@ -11,6 +11,7 @@
 #include "error.h"
 #include "io/npy.h"
 #include "jobs/heads_job.h"
+#include "jobs/seq2seq_job.h"
 #include "model/hf_model.h"
 #include "render/model_page.h"
 #include "tokenizers/token_display.h"
@@ -55,13 +56,12 @@ std::vector<std::size_t> prediction_rows(const model_report& r) {
   return rows;
 }
 
-void check_length(std::size_t tokens, std::size_t max_positions, const char* from) {
+void check_length(std::size_t tokens, std::size_t max_positions, const char* from, bool text) {
   if (tokens > max_positions)
     throw input_error(param(from),
                       fmt::format("{} tokens are more than the model's {} positions "
                                   "(max_position_embeddings); give {}",
-                                  tokens, max_positions,
-                                  std::string(from) == "text" ? "a shorter text" : "fewer ids"));
+                                  tokens, max_positions, text ? "a shorter text" : "fewer ids"));
 }
 
 }  // namespace
@@ -85,7 +85,7 @@ maps_source model_maps_source(const model_report& r, const model_job_config& c) 
   return s;
 }
 
-std::vector<std::int64_t> parse_ids(const std::string& text) {
+std::vector<std::int64_t> parse_ids(const std::string& text, const char* name) {
   std::vector<std::int64_t> ids;
   std::size_t at = 0;
   while (at <= text.size()) {
@@ -99,7 +99,7 @@ std::vector<std::int64_t> parse_ids(const std::string& text) {
     if (item.empty() || ec != std::errc() || p != item.data() + item.size() || v < 0)
       throw usage_error(fmt::format("{}: '{}' is not a token id (expected whole numbers from 0, "
                                     "comma-separated)",
-                                    param("ids"), std::string(item)));
+                                    param(name), std::string(item)));
     ids.push_back(v);
     at = end + 1;
   }
@@ -107,17 +107,20 @@ std::vector<std::int64_t> parse_ids(const std::string& text) {
 }
 
 model_input read_model_input(const std::string& model_dir, const std::string& text,
-                             const std::vector<std::int64_t>& ids, std::size_t max_positions) {
+                             const std::vector<std::int64_t>& ids, std::size_t max_positions,
+                             const char* text_name, const char* ids_name) {
   model_input in;
   in.ids = ids;
-  check_length(ids.size(), max_positions, "ids");
+  check_length(ids.size(), max_positions, ids_name, false);
   if (!text.empty()) {
     const auto tokenizer = load_model_tokenizer(model_dir);
     if (!tokenizer)
-      throw input_error(model_dir, "has no tokenizer.json nor vocab.json with merges.txt to "
-                                   "read the text with; give the token ids with --ids");
+      throw input_error(model_dir, fmt::format("has no tokenizer.json, vocab.json with "
+                                               "merges.txt, vocab.txt or spiece.model to read "
+                                               "the text with; give the token ids with --{}",
+                                               ids_name));
     encoding e = tokenizer->encode(text);
-    check_length(e.ids.size(), max_positions, "text");
+    check_length(e.ids.size(), max_positions, text_name, true);
     in.ids = std::move(e.ids);
     in.tokens = std::move(e.tokens);
     return in;
@@ -136,6 +139,15 @@ model_report run_model_job(const model_job_config& c) {
   const hf_model m = load_model(c.model_dir);
   model_report r;
   r.config = m.config;
+  if (m.config.encoder_decoder) {
+    run_seq2seq_job(m, c, r);
+    return r;
+  }
+  if (!c.target_text.empty() || !c.target_ids.empty())
+    throw usage_error(fmt::format("{} and {} are for encoder–decoder models (bart, mbart, "
+                                  "marian); {} is a {} model",
+                                  param("target"), param("target-ids"), c.model_dir,
+                                  m.config.model_type));
   model_input in = read_model_input(c.model_dir, c.text, c.ids, m.config.max_positions);
   r.ids = std::move(in.ids);
   r.tokens = std::move(in.tokens);

@@ -21,6 +21,7 @@
 #include "jobs/memory_guard.h"
 #include "model/forward.h"
 #include "model/hf_config.h"
+#include "model/seq2seq.h"
 #include "jobs/maps_views.h"
 #include "render/model_json.h"
 
@@ -34,6 +35,11 @@ struct model_job_config {
   view_choice choice;             // what --png/--svg draw (maps_views.h)
   bool name_heads = false;  // caption the model view's heads with the head finder's names
   std::size_t top_k = 0;    // 0: no predictions
+  // Encoder–decoder models (jobs/seq2seq_job.h): the target as text or ids (teacher forcing),
+  // else greedy generation of at most max_new tokens
+  std::string target_text;
+  std::vector<std::int64_t> target_ids;
+  std::size_t max_new = 64;
   progress_style progress = progress_style::automatic;
   std::uint64_t max_memory = default_memory_limit;
 };
@@ -46,6 +52,11 @@ struct model_report {
   std::vector<model_prediction> predictions;
   std::vector<std::string> written;
   std::vector<std::string> warnings;
+  // encoder–decoder models: ids/tokens above are the source's
+  bool encoder_decoder = false, generated = false;
+  seq2seq_forward seq2seq;
+  std::vector<std::string> target_tokens;
+  std::string generated_text;  // the target's text, when generated
 };
 
 model_report run_model_job(const model_job_config& config);
@@ -59,9 +70,10 @@ struct model_input {
   std::vector<std::string> warnings;
 };
 // More tokens than `max_positions` are refused right after tokenizing, naming the parameter
-// the tokens came from ("text" or "ids").
+// the tokens came from (text_name or ids_name: "text" and "ids", or "target" and "target-ids").
 model_input read_model_input(const std::string& model_dir, const std::string& text,
-                             const std::vector<std::int64_t>& ids, std::size_t max_positions);
+                             const std::vector<std::int64_t>& ids, std::size_t max_positions,
+                             const char* text_name = "text", const char* ids_name = "ids");
 
 // The report's maps as views draw them (tokens, causal, the folder's name, the model's sizes).
 maps_source model_maps_source(const model_report& report, const model_job_config& config);
@@ -69,7 +81,7 @@ maps_source model_maps_source(const model_report& report, const model_job_config
 // The model folder's own name ("gpt2" for "models/gpt2/"), as figures and JSON name it.
 std::string folder_name(const std::string& dir);
 
-// "1,2, 3" -> {1, 2, 3}; usage_error naming the parameter "ids" for anything else.
-std::vector<std::int64_t> parse_ids(const std::string& text);
+// "1,2, 3" -> {1, 2, 3}; usage_error naming the parameter (`name`) for anything else.
+std::vector<std::int64_t> parse_ids(const std::string& text, const char* name = "ids");
 
 }  // namespace attnviz

@@ -114,6 +114,13 @@ void silu(matrix& x) {
   for (std::ptrdiff_t i = 0; i < n; ++i) p[i] = p[i] / (1.0f + std::exp(-p[i]));
 }
 
+void relu(matrix& x) {
+  float* p = x.data();
+  const auto n = static_cast<std::ptrdiff_t>(x.size());
+#pragma omp parallel for simd schedule(static) if (n > 65536)
+  for (std::ptrdiff_t i = 0; i < n; ++i) p[i] = p[i] > 0.0f ? p[i] : 0.0f;
+}
+
 void multiply_in_place(matrix& gate, const matrix& up) {
   if (gate.rows() != up.rows() || gate.cols() != up.cols())
     throw std::logic_error("multiply_in_place: shapes differ");

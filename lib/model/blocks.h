@@ -9,6 +9,7 @@
 //   gelu_erf     y = ½ x (1 + erf(x / √2))                          BERT's gelu
 //   silu_gate    g = g / (1 + e^−g) · u                             SwiGLU's middle (Llama)
 //   silu         y = x / (1 + e^−x)                                 SiLU / swish
+//   relu         y = max(x, 0)
 //   multiply     g = g ⊙ u                                          a gated MLP's product
 #pragma once
 
@@ -38,6 +39,7 @@ void gelu_tanh(matrix& x);
 void gelu_erf(matrix& x);
 void silu_gate(matrix& gate, const matrix& up);
 void silu(matrix& x);
+void relu(matrix& x);
 // gate ⊙= up, element by element (same shape).
 void multiply_in_place(matrix& gate, const matrix& up);
 

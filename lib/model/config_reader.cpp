@@ -76,7 +76,10 @@ mlp_activation activation_of(const config_reader& r, std::string_view key, const
   if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast")
     return mlp_activation::gelu_tanh;
   if (name == "gelu") return mlp_activation::gelu_erf;
-  r.fail(key, fmt::format("gelu, gelu_new or gelu_pytorch_tanh (attn-viz runs these), got '{}'",
+  if (name == "relu") return mlp_activation::relu;
+  if (name == "silu" || name == "swish") return mlp_activation::silu;
+  r.fail(key, fmt::format("gelu, gelu_new, gelu_pytorch_tanh, gelu_fast, relu, silu or swish "
+                          "(attn-viz runs these), got '{}'",
                           name));
 }
 

@@ -41,7 +41,8 @@ class config_reader {
 };
 
 // The MLP activations by their Hugging Face names (gelu; gelu_new, gelu_pytorch_tanh and
-// gelu_fast, the tanh form), else refused naming `key` and what attn-viz runs.
+// gelu_fast, the tanh form; relu; silu and swish), else refused naming `key` and what attn-viz
+// runs.
 mlp_activation activation_of(const config_reader& r, std::string_view key, const std::string& name);
 
 // rope_scaling: {"rope_type" (or "type"): "default" | "linear" | "llama3", "factor", …}.

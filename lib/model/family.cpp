@@ -5,7 +5,8 @@
 namespace attnviz {
 
 const std::vector<const family_spec*>& model_families() {
-  static const std::vector<const family_spec*> all{&gpt2_family, &bert_family, &llama_family};
+  static const std::vector<const family_spec*> all{&gpt2_family, &bert_family, &llama_family,
+                                                     &bart_family};
   return all;
 }
 

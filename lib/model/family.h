@@ -9,6 +9,8 @@
 //   gpt2    gpt2                        learned     pre-LN     causal   families/gpt2.cpp
 //   bert    bert                        learned     post-LN    none     families/bert.cpp
 //   llama   llama, mistral, qwen2       rotary      pre-RMS    causal   families/llama.cpp
+//   bart    bart, mbart, marian         learned+2   post-LN    encoder–decoder  families/bart.cpp
+//                                       (Marian: sinusoidal; mBART: pre-LN)
 #pragma once
 
 #include <cstdint>
@@ -25,6 +27,7 @@ struct hf_model;
 struct layer_weights;
 struct layer_context;
 struct layer_probe;
+struct decoder_io;
 
 struct family_spec {
   std::string_view name;
@@ -43,6 +46,15 @@ struct family_spec {
   // The last hidden row(s) → what the output embeddings multiply (BERT: its masked-LM
   // transform); null: the hidden state as it is.
   matrix (*prediction_input)(const hf_model& m, matrix h) = nullptr;
+
+  // Encoder–decoder families (null for the others). The encoder is embed + block above; the
+  // decoder's embedding rows of `ids` at positions first, first + 1, …; one decoder layer on x
+  // (self-attention over the cache when io.cache is set, then cross attention over io.memory,
+  // then the MLP), its maps written where io says.
+  matrix (*decoder_embed)(const hf_model& m, const std::vector<std::int64_t>& ids,
+                          std::size_t first) = nullptr;
+  void (*decoder_block)(layer_context& lc, const layer_weights& w, matrix& x,
+                        const decoder_io& io) = nullptr;
 };
 
 // Every family, in the order messages list them.

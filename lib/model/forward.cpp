@@ -45,8 +45,7 @@ model_forward run_model(const hf_model& m, const std::vector<std::int64_t>& ids,
   f.heads = H;
   f.n = n;
   f.attention = matrix::uninitialized(c.layers * H * n, n);
-  layer_context lc{m,  {}, {}, {}, m.conv1d ? linear_layout::in_out : linear_layout::out_in,
-                   n,  &f.stage_seconds, {}};
+  layer_context lc(m, n, &f.stage_seconds);
   if (c.causal) lc.spec.masks.rules = parse_masks("causal");
   if (c.sliding_window > 0 && n > c.sliding_window)
     lc.spec.masks.rules.push_back(

@@ -46,6 +46,10 @@ model_config read_model_config(const std::string& path) {
 }
 
 std::string model_summary(const model_config& c) {
+  if (c.encoder_decoder)
+    return fmt::format("{} · encoder {} layers × {} heads · decoder {} layers × {} heads · d {}",
+                       c.model_type, c.layers, c.heads, c.decoder_layers, c.decoder_heads,
+                       c.d_model);
   std::string heads = fmt::format("{} heads", c.heads);
   if (c.kv_heads != c.heads) heads += fmt::format(" / {} KV", c.kv_heads);
   return fmt::format("{} · {} layers · d {} · {} ({} each)", c.model_type, c.layers, c.d_model,

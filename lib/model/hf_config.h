@@ -13,9 +13,10 @@ namespace attnviz {
 struct family_spec;  // model/family.h
 enum class norm_kind { layer_norm, rms_norm };
 // The MLP's nonlinearity; with gated_mlp it is applied to the gate and multiplied by up.
-enum class mlp_activation { gelu_tanh, gelu_erf, silu };
-// How a token's position enters: learned rows added to the embeddings, or rotary (RoPE) on q, k.
-enum class position_kind { learned, rotary };
+enum class mlp_activation { gelu_tanh, gelu_erf, silu, relu };
+// How a token's position enters: learned rows added to the embeddings, fixed sinusoids added
+// to them (Marian), or rotary (RoPE) on q, k.
+enum class position_kind { learned, sinusoidal, rotary };
 
 // config.json's rope_scaling (Hugging Face's rope_type, or the older "type"):
 //   none     θ_i = rope_theta^(−2i/d_h)
@@ -49,6 +50,16 @@ struct model_config {
   bool causal = true;
   bool qkv_bias = false;         // llama family: q/k/v projections carry biases (Qwen2)
   bool tie_embeddings = true;    // the LM head is the token embeddings
+  std::size_t position_offset = 0;  // learned positions read at position + offset (BART: 2)
+  bool scale_embedding = false;     // token embeddings × √d_model
+  std::int64_t eos_id = -1;         // end of sequence (generation stops there), −1: none
+
+  // Encoder–decoder models: the fields above describe the encoder (layers, heads, intermediate),
+  // these the decoder.
+  bool encoder_decoder = false;
+  std::size_t decoder_layers = 0, decoder_heads = 0, decoder_intermediate = 0;
+  std::int64_t decoder_start_id = 0;  // the decoder's first input
+  std::int64_t forced_bos_id = -1;    // the first generated token, when the config forces one
 };
 
 // config.json parsed and checked (`path` names it in errors, with the JSON key: a missing or

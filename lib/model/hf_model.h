@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,16 +14,24 @@
 
 namespace attnviz {
 
-// One layer's tensors (null: not in this family, or an optional bias absent).
-struct layer_weights {
-  const weight_view *norm1_w = nullptr, *norm1_b = nullptr;  // ln_1 / input_layernorm
-  const weight_view *qkv = nullptr, *qkv_b = nullptr;        // GPT-2's fused c_attn
+// One attention sub-layer's projections (null: not in this family, or an optional bias absent).
+struct attention_weights {
+  const weight_view *qkv = nullptr, *qkv_b = nullptr;  // GPT-2's fused c_attn
   const weight_view *q = nullptr, *k = nullptr, *v = nullptr;
   const weight_view *q_b = nullptr, *k_b = nullptr, *v_b = nullptr;
   const weight_view *o = nullptr, *o_b = nullptr;
+};
+
+// One layer's tensors (null: not in this family, or an optional bias absent).
+struct layer_weights {
+  const weight_view *norm1_w = nullptr, *norm1_b = nullptr;  // ln_1 / input_layernorm /
+                                                            // self_attn_layer_norm
+  attention_weights self;
+  attention_weights cross;                                   // decoders: encoder_attn
+  const weight_view *norm_cross_w = nullptr, *norm_cross_b = nullptr;  // encoder_attn_layer_norm
   const weight_view *norm2_w = nullptr, *norm2_b = nullptr;  // ln_2 / BERT's attention LN /
                                                             // post_attention_layernorm
-  const weight_view *up = nullptr, *up_b = nullptr;          // c_fc / intermediate / up_proj
+  const weight_view *up = nullptr, *up_b = nullptr;          // c_fc / intermediate / up_proj / fc1
   const weight_view *gate = nullptr;                         // gate_proj
   const weight_view *down = nullptr, *down_b = nullptr;      // mlp.c_proj / output / down_proj
   const weight_view *norm3_w = nullptr, *norm3_b = nullptr;  // BERT's output LayerNorm
@@ -42,8 +51,19 @@ struct hf_model {
   // a bias on the logits, when the checkpoint has them
   const weight_view *head_dense = nullptr, *head_dense_b = nullptr, *head_norm_w = nullptr,
                     *head_norm_b = nullptr, *logits_bias = nullptr;
-  std::vector<layer_weights> layers;
+  std::vector<layer_weights> layers;  // the encoder's, or the only stack's
   bool conv1d = false;  // GPT-2: weights stored [in, out]
+
+  // Encoder–decoder models: the decoder's stack (token embeddings shared with the encoder).
+  std::vector<layer_weights> decoder_layers;
+  const weight_view* decoder_positions = nullptr;
+  const weight_view *decoder_embed_norm_w = nullptr, *decoder_embed_norm_b = nullptr;
+  const weight_view *decoder_final_norm_w = nullptr, *decoder_final_norm_b = nullptr;
+
+  // Tables the model computes rather than reads (Marian's sinusoids), owned here; the views
+  // above may point into them. Held by pointer so that moving the model keeps them in place.
+  std::vector<std::unique_ptr<weight_view>> computed_views;
+  std::vector<std::unique_ptr<std::vector<float>>> computed_data;
 };
 
 // Reads DIR/config.json and the weights, and binds every tensor (see above).

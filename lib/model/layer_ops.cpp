@@ -1,6 +1,7 @@
 #include "model/layer_ops.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "model/blocks.h"
 
@@ -15,11 +16,12 @@ matrix columns_of(const float* at, std::size_t ld, std::size_t n, std::size_t co
   return out;
 }
 
-// The projections into `a` (q, k, v and their strides); the products are kept in `held`.
-void project(layer_context& lc, const layer_weights& w, const matrix& in, projected_attention& a,
-             matrix (&held)[3]) {
-  const model_config& c = lc.m.config;
-  const std::size_t H = c.heads, dh = c.head_dim;
+// The projections of `in` through w (q, k, v; GPT-2's fused one), RoPE applied when the
+// config's positions are rotary (rows at positions past, past + 1, …): the products in held[],
+// pointers and strides in a.
+void project(layer_context& lc, const attention_weights& w, const matrix& in,
+             projected_attention& a, matrix (&held)[3]) {
+  const std::size_t H = lc.heads, dh = lc.head_dim;
   if (w.qkv) {  // GPT-2: one product, q | k | v side by side
     held[0] = linear(in, *w.qkv, lc.layout, w.qkv_b, lc.conv);
     a.q = held[0].data();
@@ -31,9 +33,9 @@ void project(layer_context& lc, const layer_weights& w, const matrix& in, projec
   matrix& q = held[0] = linear(in, *w.q, lc.layout, w.q_b, lc.conv);
   matrix& k = held[1] = linear(in, *w.k, lc.layout, w.k_b, lc.conv);
   matrix& v = held[2] = linear(in, *w.v, lc.layout, w.v_b, lc.conv);
-  if (c.positions == position_kind::rotary) {
+  if (lc.m.config.positions == position_kind::rotary) {
     for (std::size_t h = 0; h < H; ++h) apply_rope_half(q, h * dh, lc.rope);
-    for (std::size_t g = 0; g < c.kv_heads; ++g) apply_rope_half(k, g * dh, lc.rope);
+    for (std::size_t g = 0; g < lc.kv_heads; ++g) apply_rope_half(k, g * dh, lc.rope);
   }
   a.q = q.data();
   a.k = k.data();
@@ -43,7 +45,63 @@ void project(layer_context& lc, const layer_weights& w, const matrix& in, projec
   a.ldv = v.cols();
 }
 
+// attend_projected for a's queries (set) over its keys (set), into `maps` ([H, n_q, n_k]),
+// then the output projection.
+matrix attend_and_output(layer_context& lc, const attention_weights& w, projected_attention& a,
+                         float* maps, const attention_spec& spec) {
+  const std::size_t H = lc.heads, dh = lc.head_dim;
+  std::vector<float*> weights(H);
+  for (std::size_t h = 0; h < H; ++h) weights[h] = maps + h * a.n_q * a.n_k;
+  matrix context = matrix::uninitialized(a.n_q, H * dh);
+  a.weights = weights.data();
+  a.context = context.data();
+  a.ldc = H * dh;
+  lc.lap("project");
+  attend_projected(a, spec, lc.m.weights.source());
+  lc.lap("attend");
+  matrix out = linear(context, *w.o, lc.layout, w.o_b, lc.conv);
+  lc.lap("output");
+  return out;
+}
+
+projected_attention shape_of(const layer_context& lc, std::size_t n_k) {
+  projected_attention a;
+  a.heads = lc.heads;
+  a.kv_heads = lc.kv_heads;
+  a.n_q = lc.n;
+  a.n_k = n_k;
+  a.d = lc.head_dim;
+  return a;
+}
+
 }  // namespace
+
+layer_context::layer_context(const hf_model& model, std::size_t rows, stage_list* stage_times)
+    : m(model),
+      n(rows),
+      heads(model.config.heads),
+      kv_heads(model.config.kv_heads),
+      head_dim(model.config.head_dim),
+      layout(model.conv1d ? linear_layout::in_out : linear_layout::out_in),
+      times(stage_times) {}
+
+void kv_cache::append(const float* k_rows, std::size_t ldk, const float* v_rows, std::size_t ldv,
+                      std::size_t n, std::size_t cols) {
+  if (rows + n > k.rows()) {
+    const std::size_t capacity = std::max<std::size_t>({rows + n, 2 * k.rows(), 16});
+    matrix k2 = matrix::uninitialized(capacity, cols), v2 = matrix::uninitialized(capacity, cols);
+    std::copy(k.data(), k.data() + rows * cols, k2.data());
+    std::copy(v.data(), v.data() + rows * cols, v2.data());
+    k = std::move(k2);
+    v = std::move(v2);
+  }
+  for (std::size_t r = 0; r < n; ++r) {
+    std::copy(k_rows + r * ldk, k_rows + r * ldk + cols, k.row(rows + r));
+    std::copy(v_rows + r * ldv, v_rows + r * ldv + cols, v.row(rows + r));
+  }
+  rows += n;
+}
+
 
 matrix norm_of(const hf_model& m, const matrix& x, const weight_view* w, const weight_view* b) {
   if (m.config.norm == norm_kind::rms_norm) return rms_norm_of(x, vector_of(*w), m.config.norm_eps);
@@ -56,37 +114,51 @@ void activate(const hf_model& m, matrix& x) {
     case mlp_activation::gelu_erf: gelu_erf(x); return;
     case mlp_activation::gelu_tanh: gelu_tanh(x); return;
     case mlp_activation::silu: silu(x); return;
+    case mlp_activation::relu: relu(x); return;
   }
 }
 
-matrix attention_block(layer_context& lc, const layer_weights& w, const matrix& in, float* maps,
-                       layer_probe* probe) {
-  const model_config& c = lc.m.config;
-  const std::size_t H = c.heads, dh = c.head_dim, n = lc.n;
-  projected_attention a;
-  a.heads = H;
-  a.kv_heads = c.kv_heads;
-  a.n_q = a.n_k = n;
-  a.d = dh;
+matrix attention_block(layer_context& lc, const attention_weights& w, const matrix& in,
+                       float* maps, layer_probe* probe, kv_cache* cache) {
+  const std::size_t n = lc.n, kv_cols = lc.kv_heads * lc.head_dim;
+  projected_attention a = shape_of(lc, n);
   matrix held[3];
   project(lc, w, in, a, held);
   if (probe) {
-    probe->q = columns_of(a.q, a.ldq, n, H * dh);
-    probe->k = columns_of(a.k, a.ldk, n, c.kv_heads * dh);
-    probe->v = columns_of(a.v, a.ldv, n, c.kv_heads * dh);
+    probe->q = columns_of(a.q, a.ldq, n, lc.heads * lc.head_dim);
+    probe->k = columns_of(a.k, a.ldk, n, kv_cols);
+    probe->v = columns_of(a.v, a.ldv, n, kv_cols);
   }
-  std::vector<float*> weights(H);
-  for (std::size_t h = 0; h < H; ++h) weights[h] = maps + h * n * n;
-  matrix context = matrix::uninitialized(n, H * dh);
-  a.weights = weights.data();
-  a.context = context.data();
-  a.ldc = H * dh;
+  if (cache) {  // attend over every row so far: the cache with this call's rows appended
+    cache->append(a.k, a.ldk, a.v, a.ldv, n, kv_cols);
+    a.k = cache->k.data();
+    a.v = cache->v.data();
+    a.ldk = a.ldv = kv_cols;
+    a.n_k = cache->rows;
+  }
+  return attend_and_output(lc, w, a, maps, lc.spec);
+}
+
+kv_cache project_memory(layer_context& lc, const attention_weights& w, const matrix& encoder_out) {
+  kv_cache memory;
+  memory.k = linear(encoder_out, *w.k, lc.layout, w.k_b, lc.conv);
+  memory.v = linear(encoder_out, *w.v, lc.layout, w.v_b, lc.conv);
+  memory.rows = encoder_out.rows();
   lc.lap("project");
-  attend_projected(a, lc.spec, lc.m.weights.source());
-  lc.lap("attend");
-  matrix out = linear(context, *w.o, lc.layout, w.o_b, lc.conv);
-  lc.lap("output");
-  return out;
+  return memory;
+}
+
+matrix cross_attention_block(layer_context& lc, const attention_weights& w, const matrix& in,
+                             const kv_cache& memory, float* maps) {
+  projected_attention a = shape_of(lc, memory.rows);
+  const matrix q = linear(in, *w.q, lc.layout, w.q_b, lc.conv);
+  a.q = q.data();
+  a.ldq = q.cols();
+  a.k = memory.k.data();
+  a.v = memory.v.data();
+  a.ldk = memory.k.cols();
+  a.ldv = memory.v.cols();
+  return attend_and_output(lc, w, a, maps, attention_spec{});
 }
 
 matrix mlp_block(layer_context& lc, const layer_weights& w, const matrix& in) {
@@ -119,6 +191,19 @@ void add_table_rows(matrix& x, const weight_view& table, std::size_t first, bool
   }
 }
 
+std::vector<float> sinusoid_table(std::size_t rows, std::size_t d) {
+  std::vector<float> t(rows * d, 0.0f);
+  const std::size_t sines = (d + 1) / 2;  // an odd d has one sine column more
+  for (std::size_t p = 0; p < rows; ++p)
+    for (std::size_t j = 0; j < sines; ++j) {
+      const double angle = static_cast<double>(p) /
+                           std::pow(10000.0, 2.0 * static_cast<double>(j) / static_cast<double>(d));
+      t[p * d + j] = static_cast<float>(std::sin(angle));
+      if (sines + j < d) t[p * d + sines + j] = static_cast<float>(std::cos(angle));
+    }
+  return t;
+}
+
 matrix token_rows(const hf_model& m, const std::vector<std::int64_t>& ids) {
   const std::size_t d = m.config.d_model;
   matrix x(ids.size(), d);
@@ -134,7 +219,7 @@ void pre_norm_block(layer_context& lc, const layer_weights& w, matrix& x, float*
                     layer_probe* probe) {
   matrix in = norm_of(lc.m, x, w.norm1_w, w.norm1_b);
   lc.lap("norm");
-  add_in_place(x, attention_block(lc, w, in, maps, probe));
+  add_in_place(x, attention_block(lc, w.self, in, maps, probe));
   in = norm_of(lc.m, x, w.norm2_w, w.norm2_b);
   lc.lap("norm");
   add_in_place(x, mlp_block(lc, w, in));

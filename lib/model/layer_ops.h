@@ -11,6 +11,7 @@
 //   embedding rows   tokens[ids] (+ learned positions, + token type 0)
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -24,26 +25,57 @@
 
 namespace attnviz {
 
-// Everything one layer needs besides its weights.
+// Everything one layer needs besides its weights: the stack's shape, the self-attention masks,
+// and, in generation, how many rows the caches already hold.
 struct layer_context {
+  layer_context(const hf_model& model, std::size_t rows, stage_list* stage_times);
   const hf_model& m;
-  attention_spec spec;  // masks
-  rope_half_table rope;
+  std::size_t n;                            // the rows of this call (queries)
+  std::size_t heads, kv_heads, head_dim;    // the stack's (the decoder's may differ)
+  std::size_t past = 0;                     // rows already in the self-attention caches
+  attention_spec spec;                      // self-attention masks
+  rope_half_table rope;                     // rows for positions [past, past + n)
   weight_converter conv;
   linear_layout layout;
-  std::size_t n;
   stage_list* times;
   stage_clock clock;
   // Ends the current stage: its time since the last lap goes to `stage`.
   void lap(const char* stage) { add_stage_time(*times, stage, clock.lap()); }
 };
 
+// Keys and values of one attention sub-layer, rows [0, rows) of k and v (KV·d_h columns each):
+// in generation self-attention appends each step's rows (capacity doubling, so appending is
+// amortised O(1) a row); cross attention holds the encoder output's, computed once.
+struct kv_cache {
+  matrix k, v;
+  std::size_t rows = 0;
+  void append(const float* k_rows, std::size_t ldk, const float* v_rows, std::size_t ldv,
+              std::size_t n, std::size_t cols);
+};
+
+// What a decoder layer writes besides its output: its self-attention rows ([H, n, past + n]),
+// its cross-attention rows ([H, n, n_source]), its cache (null: none, teacher forcing) and the
+// encoder's keys and values for its cross attention.
+struct decoder_io {
+  float* self_maps = nullptr;
+  float* cross_maps = nullptr;
+  kv_cache* cache = nullptr;
+  const kv_cache* memory = nullptr;
+};
+
 matrix norm_of(const hf_model& m, const matrix& x, const weight_view* w, const weight_view* b);
 
-// The attention sub-layer on its (normalised) input: projections, RoPE, attend_projected into
-// this layer's maps ([H, n, n]), the output projection; q, k, v kept in `probe` when given.
-matrix attention_block(layer_context& lc, const layer_weights& w, const matrix& in, float* maps,
-                       layer_probe* probe);
+// The self-attention sub-layer on its (normalised) input: projections, RoPE, attend_projected
+// into this call's maps ([H, n, n], or [H, n, past + n] over a cache the new keys and values are
+// appended to), the output projection; q, k, v kept in `probe` when given.
+matrix attention_block(layer_context& lc, const attention_weights& w, const matrix& in,
+                       float* maps, layer_probe* probe, kv_cache* cache = nullptr);
+
+// Cross attention: queries from `in`, keys and values from `memory` (project_memory of the
+// encoder output), maps [H, n, memory.rows]; no mask.
+matrix cross_attention_block(layer_context& lc, const attention_weights& w, const matrix& in,
+                             const kv_cache& memory, float* maps);
+kv_cache project_memory(layer_context& lc, const attention_weights& w, const matrix& encoder_out);
 
 // The feed-forward sub-layer on its (normalised) input.
 matrix mlp_block(layer_context& lc, const layer_weights& w, const matrix& in);
@@ -57,6 +89,11 @@ void add_table_rows(matrix& x, const weight_view& table, std::size_t first, bool
 
 // Rows ids[r] of the token embeddings.
 matrix token_rows(const hf_model& m, const std::vector<std::int64_t>& ids);
+
+// The sinusoidal position table of Marian (and the Transformer): for position p, the first
+// ⌈d/2⌉ columns j = sin(p / 10000^(2j/d)), the next ⌊d/2⌋ columns ⌈d/2⌉ + j = cos(p /
+// 10000^(2j/d)) — halves, not interleaved. rows × d, computed in double.
+std::vector<float> sinusoid_table(std::size_t rows, std::size_t d);
 
 // The pre-norm residual block of GPT-2 and the Llama family:
 //   x += attention(norm1(x));  x += mlp(norm2(x))

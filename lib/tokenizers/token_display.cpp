@@ -95,4 +95,46 @@ std::vector<std::string> display_tokens(const std::vector<std::string>& tokens) 
   return out;
 }
 
+namespace {
+
+// "<0xNN>" as its byte, or −1.
+int byte_piece(std::string_view t) {
+  if (t.size() != 6 || t.substr(0, 3) != "<0x" || t[5] != '>') return -1;
+  int v = 0;
+  for (const char c : t.substr(3, 2)) {
+    const int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    if (digit < 0) return -1;
+    v = v * 16 + digit;
+  }
+  return v;
+}
+
+}  // namespace
+
+std::string tokens_to_text(const std::vector<std::string>& tokens) {
+  std::string bytes;
+  if (is_byte_level_sequence(tokens)) {
+    for (const auto& t : tokens)
+      for (const char32_t cp : decode_utf8_lossy(t)) bytes.push_back(static_cast<char>(*byte_level_byte(cp)));
+  } else {
+    constexpr std::string_view space = "\xe2\x96\x81";  // ▁
+    for (const auto& t : tokens) {
+      if (const int b = byte_piece(t); b >= 0) {
+        bytes.push_back(static_cast<char>(b));
+        continue;
+      }
+      for (std::size_t at = 0; at < t.size();) {
+        if (t.compare(at, space.size(), space) == 0) {
+          bytes.push_back(' ');
+          at += space.size();
+        } else {
+          bytes.push_back(t[at++]);
+        }
+      }
+    }
+  }
+  if (!bytes.empty() && bytes.front() == ' ') bytes.erase(0, 1);
+  return encode_utf8(decode_utf8_lossy(bytes));
+}
+
 }  // namespace attnviz

@@ -26,4 +26,9 @@ std::string display_token(std::string_view token, bool byte_level);
 // Every token of a sequence as shown.
 std::vector<std::string> display_tokens(const std::vector<std::string>& tokens);
 
+// The text a sequence of tokens spells (a generated translation): byte-level tokens decoded to
+// their bytes; SentencePiece's ▁ as a space and <0xNN> pieces as their bytes; one leading space
+// dropped. Bytes that do not form UTF-8 become U+FFFD. The caller leaves out special tokens.
+std::string tokens_to_text(const std::vector<std::string>& tokens);
+
 }  // namespace attnviz

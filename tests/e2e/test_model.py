@@ -142,9 +142,9 @@ def test_bad_models_and_ids_are_refused_with_one_message(env):
     # an activation attn-viz does not run
     folder = broken_copy(env, "relu")
     cfg["model_type"] = "gpt2"
-    cfg["activation_function"] = "relu"
+    cfg["activation_function"] = "quick_gelu"
     json.dump(cfg, open(os.path.join(folder, "config.json"), "w"))
-    refuse(env, ["--model", folder, "--ids", ids], "activation_function", "'relu'")
+    refuse(env, ["--model", folder, "--ids", ids], "activation_function", "'quick_gelu'")
     # a missing tensor, named with the file it was expected in
     folder = broken_copy(env, "missing")
     path = os.path.join(folder, "model.safetensors")

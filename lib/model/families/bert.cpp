@@ -63,14 +63,14 @@ void bind(hf_model& m) {
   for (std::size_t l = 0; l < c.layers; ++l) {
     const std::string e = fmt::format("encoder.layer.{}.", l);
     layer_weights w;
-    w.q = b.need(e + "attention.self.query.weight", {d, d});
-    w.q_b = b.need(e + "attention.self.query.bias", {d});
-    w.k = b.need(e + "attention.self.key.weight", {d, d});
-    w.k_b = b.need(e + "attention.self.key.bias", {d});
-    w.v = b.need(e + "attention.self.value.weight", {d, d});
-    w.v_b = b.need(e + "attention.self.value.bias", {d});
-    w.o = b.need(e + "attention.output.dense.weight", {d, d});
-    w.o_b = b.need(e + "attention.output.dense.bias", {d});
+    w.self.q = b.need(e + "attention.self.query.weight", {d, d});
+    w.self.q_b = b.need(e + "attention.self.query.bias", {d});
+    w.self.k = b.need(e + "attention.self.key.weight", {d, d});
+    w.self.k_b = b.need(e + "attention.self.key.bias", {d});
+    w.self.v = b.need(e + "attention.self.value.weight", {d, d});
+    w.self.v_b = b.need(e + "attention.self.value.bias", {d});
+    w.self.o = b.need(e + "attention.output.dense.weight", {d, d});
+    w.self.o_b = b.need(e + "attention.output.dense.bias", {d});
     w.norm2_w = b.need_ln(e + "attention.output.LayerNorm", "weight", {d});
     w.norm2_b = b.need_ln(e + "attention.output.LayerNorm", "bias", {d});
     w.up = b.need(e + "intermediate.dense.weight", {I, d});
@@ -94,7 +94,7 @@ matrix embed(const hf_model& m, const std::vector<std::int64_t>& ids) {
 
 // Post-norm: x = LN(x + attention(x)); x = LN(x + mlp(x)).
 void block(layer_context& lc, const layer_weights& w, matrix& x, float* maps, layer_probe* probe) {
-  matrix a = attention_block(lc, w, x, maps, probe);
+  matrix a = attention_block(lc, w.self, x, maps, probe);
   add_in_place(a, x);
   x = norm_of(lc.m, a, w.norm2_w, w.norm2_b);
   lc.lap("norm");

@@ -8,5 +8,6 @@ namespace attnviz {
 extern const family_spec gpt2_family;   // families/gpt2.cpp
 extern const family_spec bert_family;   // families/bert.cpp
 extern const family_spec llama_family;  // families/llama.cpp
+extern const family_spec bart_family;   // families/bart.cpp
 
 }  // namespace attnviz

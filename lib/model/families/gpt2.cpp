@@ -46,10 +46,10 @@ void bind(hf_model& m) {
     layer_weights w;
     w.norm1_w = b.need(h + "ln_1.weight", {d});
     w.norm1_b = b.need(h + "ln_1.bias", {d});
-    w.qkv = b.need(h + "attn.c_attn.weight", {d, 3 * d});
-    w.qkv_b = b.need(h + "attn.c_attn.bias", {3 * d});
-    w.o = b.need(h + "attn.c_proj.weight", {d, d});
-    w.o_b = b.need(h + "attn.c_proj.bias", {d});
+    w.self.qkv = b.need(h + "attn.c_attn.weight", {d, 3 * d});
+    w.self.qkv_b = b.need(h + "attn.c_attn.bias", {3 * d});
+    w.self.o = b.need(h + "attn.c_proj.weight", {d, d});
+    w.self.o_b = b.need(h + "attn.c_proj.bias", {d});
     w.norm2_w = b.need(h + "ln_2.weight", {d});
     w.norm2_b = b.need(h + "ln_2.bias", {d});
     w.up = b.need(h + "mlp.c_fc.weight", {d, I});

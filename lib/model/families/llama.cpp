@@ -65,16 +65,16 @@ void bind(hf_model& m) {
     const std::string p = fmt::format("layers.{}.", l);
     layer_weights w;
     w.norm1_w = b.need(p + "input_layernorm.weight", {d});
-    w.q = b.need(p + "self_attn.q_proj.weight", {q_out, d});
-    w.k = b.need(p + "self_attn.k_proj.weight", {kv_out, d});
-    w.v = b.need(p + "self_attn.v_proj.weight", {kv_out, d});
-    w.o = b.need(p + "self_attn.o_proj.weight", {d, q_out});
+    w.self.q = b.need(p + "self_attn.q_proj.weight", {q_out, d});
+    w.self.k = b.need(p + "self_attn.k_proj.weight", {kv_out, d});
+    w.self.v = b.need(p + "self_attn.v_proj.weight", {kv_out, d});
+    w.self.o = b.need(p + "self_attn.o_proj.weight", {d, q_out});
     if (c.qkv_bias) {
-      w.q_b = b.need(p + "self_attn.q_proj.bias", {q_out});
-      w.k_b = b.need(p + "self_attn.k_proj.bias", {kv_out});
-      w.v_b = b.need(p + "self_attn.v_proj.bias", {kv_out});
+      w.self.q_b = b.need(p + "self_attn.q_proj.bias", {q_out});
+      w.self.k_b = b.need(p + "self_attn.k_proj.bias", {kv_out});
+      w.self.v_b = b.need(p + "self_attn.v_proj.bias", {kv_out});
     }
-    w.o_b = b.maybe(p + "self_attn.o_proj.bias", {d});
+    w.self.o_b = b.maybe(p + "self_attn.o_proj.bias", {d});
     w.norm2_w = b.need(p + "post_attention_layernorm.weight", {d});
     w.gate = b.need(p + "mlp.gate_proj.weight", {I, d});
     w.up = b.need(p + "mlp.up_proj.weight", {I, d});

@@ -1,0 +1,165 @@
+#include "jobs/seq2seq_job.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "attnviz/version.h"
+#include "error.h"
+#include "io/npy.h"
+#include "jobs/memory_guard.h"
+#include "tokenizers/token_display.h"
+#include "tokenizers/vocabulary.h"
+
+namespace attnviz {
+
+namespace {
+
+// The three stacks' maps (and their JSON) against --max-memory, before any work; generation
+// counts max_new target rows.
+void check_seq2seq_memory(const model_config& m, std::size_t ns, std::size_t nt,
+                          const model_job_config& c) {
+  const bool json = !c.out.json.empty();
+  const auto stack = [&](std::size_t heads, std::size_t n_q, std::size_t n_k) {
+    run_size s;
+    s.heads = heads;
+    s.n_q = n_q;
+    s.n_k = n_k;
+    s.json = json;
+    return estimate_bytes(s);
+  };
+  const std::uint64_t need = stack(m.layers * m.heads, ns, ns) +
+                             stack(m.decoder_layers * m.decoder_heads, nt, nt + ns);
+  if (need <= c.max_memory) return;
+  throw usage_error(fmt::format("keeping the three attentions of {} source and {} target tokens "
+                                "would need about {}, more than the limit of {}: use shorter "
+                                "texts{}, or raise the limit with {}",
+                                ns, nt, format_bytes(need), format_bytes(c.max_memory),
+                                json ? fmt::format(", leave out {}", param("json")) : "",
+                                param("max_memory")));
+}
+
+// The tokens' strings for ids (the folder's vocabulary, or the ids as numbers).
+std::vector<std::string> names_of(const std::vector<std::int64_t>& ids,
+                                  const std::optional<vocabulary>& vocab) {
+  std::vector<std::string> out;
+  for (const auto id : ids) out.push_back(vocab ? vocab->token(id) : fmt::format("{}", id));
+  return out;
+}
+
+// The generated text: the targets without the end token and the forced first one.
+std::string generated_text(const model_config& m, const model_report& r) {
+  std::vector<std::string> words;
+  for (std::size_t i = 0; i < r.seq2seq.targets.size(); ++i) {
+    const std::int64_t id = r.seq2seq.targets[i];
+    if (id == m.eos_id || (i == 0 && id == m.forced_bos_id) || id == m.decoder_start_id) continue;
+    words.push_back(r.target_tokens[i]);
+  }
+  return tokens_to_text(words);
+}
+
+std::string dumped(const nlohmann::json& j) {
+  return j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+void add_npy(output_batch& batch, const std::string& dir, const model_report& r) {
+  namespace fs = std::filesystem;
+  const seq2seq_forward& f = r.seq2seq;
+  const auto at = [&](const char* name) { return (fs::path(dir) / name).string(); };
+  batch.add(at("encoder_attention.npy"),
+            npy_float32({f.encoder_layers, f.encoder_heads, f.ns, f.ns},
+                        f.encoder_attention.data()));
+  batch.add(at("decoder_attention.npy"),
+            npy_float32({f.decoder_layers, f.decoder_heads, f.nt, f.nt},
+                        f.decoder_attention.data()));
+  batch.add(at("cross_attention.npy"),
+            npy_float32({f.decoder_layers, f.decoder_heads, f.nt, f.ns}, f.cross_attention.data()));
+  batch.add(at("source_ids.npy"), npy_int64({r.ids.size()}, r.ids.data()));
+  batch.add(at("target_ids.npy"), npy_int64({f.targets.size()}, f.targets.data()));
+  batch.add(at("source_tokens.json"), dumped(r.tokens));
+  batch.add(at("target_tokens.json"), dumped(r.target_tokens));
+  batch.add(at("decoder_hidden.npy"),
+            npy_float32({f.decoder_hidden.rows(), f.decoder_hidden.cols()},
+                        f.decoder_hidden.data()));
+}
+
+// [layers][heads][rows][cols] of a stack's maps.
+nlohmann::json stack_json(const matrix& maps, std::size_t layers, std::size_t heads,
+                          std::size_t rows, std::size_t cols) {
+  nlohmann::json out = nlohmann::json::array();
+  for (std::size_t l = 0; l < layers; ++l) {
+    nlohmann::json layer = nlohmann::json::array();
+    for (std::size_t h = 0; h < heads; ++h) {
+      nlohmann::json map = nlohmann::json::array();
+      for (std::size_t i = 0; i < rows; ++i) {
+        const float* row = maps.row((l * heads + h) * rows + i);
+        map.push_back(std::vector<float>(row, row + cols));
+      }
+      layer.push_back(std::move(map));
+    }
+    out.push_back(std::move(layer));
+  }
+  return out;
+}
+
+std::string seq2seq_json(const model_report& r, const std::string& folder) {
+  const seq2seq_forward& f = r.seq2seq;
+  nlohmann::json j;
+  j["producer"] = fmt::format("attn-viz {}", version);
+  j["model"] = folder;
+  j["model_type"] = r.config.model_type;
+  j["summary"] = model_summary(r.config);
+  j["source"] = {{"ids", r.ids}, {"tokens", r.tokens}};
+  j["target"] = {{"ids", f.targets}, {"tokens", r.target_tokens},
+                 {"decoder_inputs", f.decoder_inputs}, {"generated", r.generated}};
+  if (r.generated) j["generated_text"] = r.generated_text;
+  j["encoder_attention"] = stack_json(f.encoder_attention, f.encoder_layers, f.encoder_heads,
+                                      f.ns, f.ns);
+  j["decoder_attention"] = stack_json(f.decoder_attention, f.decoder_layers, f.decoder_heads,
+                                      f.nt, f.nt);
+  j["cross_attention"] = stack_json(f.cross_attention, f.decoder_layers, f.decoder_heads, f.nt,
+                                    f.ns);
+  return dumped(j);
+}
+
+}  // namespace
+
+void run_seq2seq_job(const hf_model& m, const model_job_config& c, model_report& r) {
+  const model_config& mc = m.config;
+  r.encoder_decoder = true;
+  if (!c.out.png.empty() || !c.out.svg.empty() || !c.out.html.empty() || c.top_k > 0 ||
+      c.name_heads)
+    throw usage_error(fmt::format("{} is an encoder–decoder model: attn-viz writes its three "
+                                  "attentions with {} and {}; figures and pages of them are not "
+                                  "drawn yet",
+                                  c.model_dir, param("npy"), param("json")));
+  model_input in = read_model_input(c.model_dir, c.text, c.ids, mc.max_positions);
+  r.ids = std::move(in.ids);
+  r.tokens = std::move(in.tokens);
+  r.warnings = std::move(in.warnings);
+  const bool forced = !c.target_text.empty() || !c.target_ids.empty();
+  std::vector<std::int64_t> target;
+  if (forced) {
+    model_input t = read_model_input(c.model_dir, c.target_text, c.target_ids, mc.max_positions,
+                                     "target", "target-ids");
+    target = std::move(t.ids);
+    r.target_tokens = std::move(t.tokens);
+  }
+  check_seq2seq_memory(mc, r.ids.size(), forced ? target.size() : c.max_new, c);
+  r.generated = !forced;
+  r.seq2seq = forced ? run_seq2seq(m, r.ids, target, c.progress)
+                     : generate_seq2seq(m, r.ids, c.max_new, c.progress);
+  if (r.generated) {
+    r.target_tokens = names_of(r.seq2seq.targets, read_vocabulary(c.model_dir));
+    r.generated_text = generated_text(mc, r);
+  }
+  const std::string folder = folder_name(c.model_dir);
+  job_products made;
+  made.json = [&] { return seq2seq_json(r, folder); };
+  made.npy = [&](output_batch& batch, const std::string& dir) { add_npy(batch, dir, r); };
+  r.written = write_outputs(c.out, made);
+}
+
+}  // namespace attnviz

@@ -1,0 +1,199 @@
+#include "model/seq2seq.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "attention/mask.h"
+#include "error.h"
+#include "model/family.h"
+#include "model/forward.h"
+#include "model/layer_ops.h"
+
+namespace attnviz {
+
+namespace {
+
+void check_target(const hf_model& m, const std::vector<std::int64_t>& ids) {
+  if (ids.empty()) throw usage_error(fmt::format("{}: no target tokens", param("target-ids")));
+  if (ids.size() > m.config.max_positions)
+    throw input_error(param("target-ids"),
+                      fmt::format("{} tokens are more than the model's {} positions "
+                                  "(max_position_embeddings)",
+                                  ids.size(), m.config.max_positions));
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] < 0 || static_cast<std::size_t>(ids[i]) >= m.config.vocab)
+      throw input_error(param("target-ids"),
+                        fmt::format("token {} (position {}) is outside the vocabulary of {} ids",
+                                    ids[i], i, m.config.vocab));
+}
+
+// A layer context for the decoder's stack.
+layer_context decoder_context(const hf_model& m, std::size_t n, stage_list* times) {
+  layer_context lc(m, n, times);
+  lc.heads = lc.kv_heads = m.config.decoder_heads;
+  lc.head_dim = m.config.d_model / m.config.decoder_heads;
+  return lc;
+}
+
+// The encoder pass (run_model: embed, blocks, final norm) into f; and every decoder layer's
+// cross-attention keys and values over its output.
+std::vector<kv_cache> encode(const hf_model& m, const std::vector<std::int64_t>& source,
+                             progress_style style, seq2seq_forward& f) {
+  if (!m.config.encoder_decoder)
+    throw std::logic_error("run_seq2seq: not an encoder–decoder model");
+  model_forward e = run_model(m, source, style);
+  f.encoder_layers = e.layers;
+  f.encoder_heads = e.heads;
+  f.decoder_layers = m.config.decoder_layers;
+  f.decoder_heads = m.config.decoder_heads;
+  f.ns = e.n;
+  f.encoder_attention = std::move(e.attention);
+  f.encoder_hidden = std::move(e.hidden);
+  f.stage_seconds = std::move(e.stage_seconds);
+  layer_context lc = decoder_context(m, 0, &f.stage_seconds);
+  std::vector<kv_cache> memory;
+  for (const layer_weights& w : m.decoder_layers)
+    memory.push_back(project_memory(lc, w.cross, f.encoder_hidden));
+  return memory;
+}
+
+matrix decoder_final(const hf_model& m, matrix y) {
+  if (!m.decoder_final_norm_w) return y;
+  return norm_of(m, y, m.decoder_final_norm_w, m.decoder_final_norm_b);
+}
+
+std::int64_t most_likely(const std::vector<float>& logits) {
+  return static_cast<std::int64_t>(std::max_element(logits.begin(), logits.end()) -
+                                   logits.begin());
+}
+
+}  // namespace
+
+std::vector<float> seq2seq_logits(const hf_model& m, const float* hidden_row) {
+  matrix h(1, m.config.d_model);
+  std::copy(hidden_row, hidden_row + m.config.d_model, h.row(0));
+  weight_converter conv;
+  std::vector<float> z(m.config.vocab);
+  const matrix logits = linear(h, *m.lm_head, linear_layout::out_in, nullptr, conv);
+  std::copy(logits.row(0), logits.row(0) + m.config.vocab, z.begin());
+  if (m.logits_bias) {
+    const std::vector<float> b = vector_of(*m.logits_bias);
+    for (std::size_t j = 0; j < z.size(); ++j) z[j] += b[j];
+  }
+  return z;
+}
+
+seq2seq_forward run_seq2seq(const hf_model& m, const std::vector<std::int64_t>& source,
+                            const std::vector<std::int64_t>& target, progress_style style) {
+  check_target(m, target);
+  seq2seq_forward f;
+  const std::vector<kv_cache> memory = encode(m, source, style, f);
+  const std::size_t nt = target.size(), ns = f.ns, Hd = f.decoder_heads;
+  f.nt = nt;
+  f.targets = target;
+  f.decoder_inputs = {m.config.decoder_start_id};
+  f.decoder_inputs.insert(f.decoder_inputs.end(), target.begin(), target.end() - 1);
+  f.decoder_attention = matrix::uninitialized(f.decoder_layers * Hd * nt, nt);
+  f.cross_attention = matrix::uninitialized(f.decoder_layers * Hd * nt, ns);
+  layer_context lc = decoder_context(m, nt, &f.stage_seconds);
+  lc.spec.masks.rules = parse_masks("causal");
+  matrix y = m.config.family->decoder_embed(m, f.decoder_inputs, 0);
+  lc.lap("embed");
+  progress bar("decoding", "layers", f.decoder_layers, style);
+  for (std::size_t l = 0; l < f.decoder_layers; ++l) {
+    decoder_io io;
+    io.self_maps = f.decoder_attention.data() + l * Hd * nt * nt;
+    io.cross_maps = f.cross_attention.data() + l * Hd * nt * ns;
+    io.memory = &memory[l];
+    m.config.family->decoder_block(lc, m.decoder_layers[l], y, io);
+    bar.update(l + 1);
+  }
+  bar.finish();
+  f.decoder_hidden = decoder_final(m, std::move(y));
+  lc.lap("norm");
+  return f;
+}
+
+namespace {
+
+// One generation step's rows, kept until the maps are assembled.
+struct step_rows {
+  std::vector<float> self;   // [Ld, Hd, t + 1]
+  std::vector<float> cross;  // [Ld, Hd, ns]
+};
+
+// Runs the decoder on one new token at position t over the caches; its rows into `rows`, the
+// final hidden row returned.
+std::vector<float> decode_step(const hf_model& m, std::int64_t input, std::size_t t,
+                               const std::vector<kv_cache>& memory, std::vector<kv_cache>& caches,
+                               seq2seq_forward& f, step_rows& rows) {
+  const std::size_t Hd = f.decoder_heads, ns = f.ns;
+  layer_context lc = decoder_context(m, 1, &f.stage_seconds);
+  lc.past = t;
+  rows.self.resize(f.decoder_layers * Hd * (t + 1));
+  rows.cross.resize(f.decoder_layers * Hd * ns);
+  matrix y = m.config.family->decoder_embed(m, {input}, t);
+  for (std::size_t l = 0; l < f.decoder_layers; ++l) {
+    decoder_io io;
+    io.self_maps = rows.self.data() + l * Hd * (t + 1);
+    io.cross_maps = rows.cross.data() + l * Hd * ns;
+    io.cache = &caches[l];
+    io.memory = &memory[l];
+    m.config.family->decoder_block(lc, m.decoder_layers[l], y, io);
+  }
+  const matrix h = decoder_final(m, std::move(y));
+  return std::vector<float>(h.row(0), h.row(0) + h.cols());
+}
+
+// The steps' rows as full maps: row t of each decoder map holds step t's t + 1 weights (zeros
+// after them: the causal mask), row t of each cross map step t's.
+void assemble(const std::vector<step_rows>& steps, seq2seq_forward& f) {
+  const std::size_t L = f.decoder_layers, H = f.decoder_heads, nt = f.nt, ns = f.ns;
+  f.decoder_attention = matrix(L * H * nt, nt);
+  f.cross_attention = matrix::uninitialized(L * H * nt, ns);
+  for (std::size_t t = 0; t < nt; ++t)
+    for (std::size_t lh = 0; lh < L * H; ++lh) {
+      const float* s = steps[t].self.data() + lh * (t + 1);
+      std::copy(s, s + t + 1, f.decoder_attention.row(lh * nt + t));
+      const float* c = steps[t].cross.data() + lh * ns;
+      std::copy(c, c + ns, f.cross_attention.row(lh * nt + t));
+    }
+}
+
+}  // namespace
+
+seq2seq_forward generate_seq2seq(const hf_model& m, const std::vector<std::int64_t>& source,
+                                 std::size_t max_new, progress_style style) {
+  if (max_new == 0) throw usage_error(fmt::format("{} must be at least 1", param("max-new")));
+  max_new = std::min(max_new, m.config.max_positions);
+  seq2seq_forward f;
+  const std::vector<kv_cache> memory = encode(m, source, style, f);
+  std::vector<kv_cache> caches(f.decoder_layers);
+  std::vector<step_rows> steps;
+  std::vector<std::vector<float>> hidden;
+  std::int64_t input = m.config.decoder_start_id;
+  progress bar("generating", "tokens", max_new, style);
+  for (std::size_t t = 0; t < max_new; ++t) {
+    steps.emplace_back();
+    hidden.push_back(decode_step(m, input, t, memory, caches, f, steps.back()));
+    const std::int64_t next = t == 0 && m.config.forced_bos_id >= 0
+                                  ? m.config.forced_bos_id
+                                  : most_likely(seq2seq_logits(m, hidden.back().data()));
+    f.decoder_inputs.push_back(input);
+    f.targets.push_back(next);
+    input = next;
+    bar.update(t + 1);
+    if (next == m.config.eos_id) break;
+  }
+  bar.finish();
+  f.nt = f.targets.size();
+  assemble(steps, f);
+  f.decoder_hidden = matrix::uninitialized(f.nt, m.config.d_model);
+  for (std::size_t t = 0; t < f.nt; ++t)
+    std::copy(hidden[t].begin(), hidden[t].end(), f.decoder_hidden.row(t));
+  return f;
+}
+
+}  // namespace attnviz

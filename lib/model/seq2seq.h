@@ -1,0 +1,62 @@
+// An encoder–decoder model (model/family.h: bart, mbart, marian, …) over a source and a target,
+// keeping all three attentions: the encoder's self-attention, the decoder's masked
+// self-attention and its cross attention over the encoder's output.
+//
+//   teacher forcing (run_seq2seq)   the target given: the decoder reads [start, y_0, …, y_{m−2}]
+//                                   (start = decoder_start_token_id) and row i is the step
+//                                   that produces y_i, as training does (labels shifted right)
+//   generation (generate_seq2seq)   greedy: the decoder starts from [start], each step takes the
+//                                   most likely next token (the config's forced_bos_token_id
+//                                   first, when it sets one) until eos_token_id or max_new
+//                                   tokens; the self-attention keys and values of the earlier
+//                                   steps are cached, so step t attends over t + 1 rows, O(t);
+//                                   the steps' rows are assembled into the same full maps
+// Both give the same maps for the same target (tests/e2e/test_seq2seq.py checks it).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "io/progress.h"
+#include "model/hf_model.h"
+#include "stage_times.h"
+#include "tensor.h"
+
+namespace attnviz {
+
+struct seq2seq_forward {
+  std::size_t encoder_layers = 0, encoder_heads = 0, decoder_layers = 0, decoder_heads = 0;
+  std::size_t ns = 0, nt = 0;  // source and target rows
+  matrix encoder_attention;   // [Le, He, ns, ns] as (Le·He·ns) × ns, row = query
+  matrix decoder_attention;   // [Ld, Hd, nt, nt], masked entries 0
+  matrix cross_attention;     // [Ld, Hd, nt, ns]
+  matrix encoder_hidden;      // ns × d, after the encoder's final norm (mBART)
+  matrix decoder_hidden;      // nt × d, after the decoder's: row i predicts targets[i]
+  std::vector<std::int64_t> decoder_inputs;  // nt ids: [start, targets[0], …, targets[nt−2]]
+  std::vector<std::int64_t> targets;         // nt ids, the tokens the rows produce
+  stage_list stage_seconds;
+
+  const float* encoder_map(std::size_t l, std::size_t h) const {
+    return encoder_attention.data() + (l * encoder_heads + h) * ns * ns;
+  }
+  const float* decoder_map(std::size_t l, std::size_t h) const {
+    return decoder_attention.data() + (l * decoder_heads + h) * nt * nt;
+  }
+  const float* cross_map(std::size_t l, std::size_t h) const {
+    return cross_attention.data() + (l * decoder_heads + h) * nt * ns;
+  }
+};
+
+// input_error for ids outside the vocabulary or sequences longer than the positions (naming
+// "ids" for the source, "target-ids" for the target).
+seq2seq_forward run_seq2seq(const hf_model& m, const std::vector<std::int64_t>& source,
+                            const std::vector<std::int64_t>& target,
+                            progress_style progress = progress_style::quiet);
+seq2seq_forward generate_seq2seq(const hf_model& m, const std::vector<std::int64_t>& source,
+                                 std::size_t max_new,
+                                 progress_style progress = progress_style::quiet);
+
+// The logits over the vocabulary of one decoder hidden row: lm_head · h + final_logits_bias.
+std::vector<float> seq2seq_logits(const hf_model& m, const float* hidden_row);
+
+}  // namespace attnviz

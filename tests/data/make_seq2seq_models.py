@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""Tiny encoder-decoder checkpoints (BART, mBART, Marian) with random weights, in Hugging Face's
+tensor names, shapes and dtypes, and what each must give, computed by an independent forward
+pass written here in PyTorch (float64) from the published model definitions (no
+`transformers`): the three attentions under teacher forcing, the decoder's last hidden state,
+the logits, and the greedy translation of a plain loop that reruns the whole decoder at every
+step (no key/value cache).
+
+    /usr/bin/python3 tests/data/make_seq2seq_models.py OUT_DIR [--seed S]
+
+OUT_DIR/<name>/ holds the model folder (config.json, model.safetensors, vocab.json) and
+reference.npz:
+  source, target        int64 [ns], [nt]       the ids run (target: the labels; the decoder reads
+                                               [decoder_start] + target[:-1])
+  encoder, decoder, cross  float64 [Le, He, ns, ns], [Ld, Hd, nt, nt], [Ld, Hd, nt, ns]
+  decoder_hidden        float64 [nt, d]
+  logits                float64 [nt, V]
+  greedy                int64 [k]              the greedy loop's tokens (forced BOS first, stop
+                                               at EOS or max_new)
+  max_new               int64 []
+The checked-in set (tests/data/seq2seq/, seed 0) is checked always by tests/e2e/test_seq2seq.py;
+where torch can be imported the test also makes and checks a fresh set with another seed.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_hf_models import gelu_erf, layer_norm, rand, rounded, save  # noqa: E402
+
+torch.set_grad_enabled(False)
+
+CASES = {
+    # BART: post-norm, learned positions at p + 2, layernorm_embedding, GELU, a final_logits_bias,
+    # tied lm_head, 4 encoder heads but 2 decoder heads, forced BOS, F32
+    "bart_f32": dict(model_type="bart", dtype="F32", d=32, He=4, Hd=2, Le=2, Ld=2, Ie=48, Id=40,
+                     V=60, P=32, ns=7, nt=6, act="gelu", scale=False, start=2, eos=2, bos=0,
+                     forced=0, pad=1, max_new=8),
+    # mBART: pre-norm with each stack's final layer_norm, embeddings scaled by sqrt(d), ReLU,
+    # a language code forced first, BF16
+    "mbart_bf16": dict(model_type="mbart", dtype="BF16", d=24, He=3, Hd=3, Le=2, Ld=1, Ie=40,
+                       Id=32, V=50, P=24, ns=6, nt=5, act="relu", scale=True, start=2, eos=2,
+                       bos=0, forced=7, pad=1, max_new=6),
+    # Marian: post-norm, sinusoidal positions stored in the file (checked), swish, scaled
+    # embeddings, no layernorm_embedding, starts from pad, F16
+    "marian_f16": dict(model_type="marian", dtype="F16", d=32, He=4, Hd=4, Le=1, Ld=2, Ie=48,
+                       Id=48, V=56, P=40, ns=8, nt=7, act="swish", scale=True, start=55, eos=0,
+                       bos=None, forced=None, pad=55, max_new=9, store_positions=True),
+    # Marian without its sinusoids in the file (computed), odd width 30 / 3 heads, F32
+    "marian_f32_computed": dict(model_type="marian", dtype="F32", d=30, He=3, Hd=3, Le=2, Ld=1,
+                                Ie=40, Id=40, V=40, P=20, ns=5, nt=4, act="swish", scale=True,
+                                start=39, eos=0, bos=None, forced=None, pad=39, max_new=7,
+                                store_positions=False),
+}
+
+
+def activation(name):
+    return {"gelu": gelu_erf, "relu": torch.relu, "swish": lambda x: x * torch.sigmoid(x)}[name]
+
+
+def sinusoids(rows, d):
+    """Marian's table: sines in the first ceil(d/2) columns, cosines after (halves)."""
+    pos = torch.arange(rows, dtype=torch.float64)[:, None]
+    j = torch.arange(d, dtype=torch.float64)[None, :]
+    enc = pos / torch.pow(10000.0, 2 * torch.div(j, 2, rounding_mode="floor") / d)
+    out = torch.zeros(rows, d, dtype=torch.float64)
+    sentinel = (d + 1) // 2
+    out[:, :sentinel] = torch.sin(enc[:, 0::2])
+    out[:, sentinel:] = torch.cos(enc[:, 1::2])
+    return out
+
+
+def weights(c, g):
+    d, V = c["d"], c["V"]
+    marian = c["model_type"] == "marian"
+    W = {"model.shared.weight": rand(g, V, d, scale=0.5 if not c["scale"] else 0.5 / math.sqrt(d))}
+    for stack, L, I in (("encoder", c["Le"], c["Ie"]), ("decoder", c["Ld"], c["Id"])):
+        s = f"model.{stack}."
+        if not marian:
+            W[s + "embed_positions.weight"] = rand(g, c["P"] + 2, d, scale=0.3)
+            W[s + "layernorm_embedding.weight"] = 1 + rand(g, d, scale=0.1)
+            W[s + "layernorm_embedding.bias"] = rand(g, d, scale=0.1)
+        elif c["store_positions"]:
+            W[s + "embed_positions.weight"] = sinusoids(c["P"], d)
+        if c["model_type"] == "mbart":
+            W[s + "layer_norm.weight"] = 1 + rand(g, d, scale=0.1)
+            W[s + "layer_norm.bias"] = rand(g, d, scale=0.1)
+        for l in range(L):
+            p = f"{s}layers.{l}."
+            parts = ["self_attn"] + (["encoder_attn"] if stack == "decoder" else [])
+            for a in parts:
+                for proj in ("q_proj", "k_proj", "v_proj", "out_proj"):
+                    W[f"{p}{a}.{proj}.weight"] = rand(g, d, d, scale=1.5 / math.sqrt(d))
+                    W[f"{p}{a}.{proj}.bias"] = rand(g, d, scale=0.1)
+                W[f"{p}{a}_layer_norm.weight"] = 1 + rand(g, d, scale=0.1)
+                W[f"{p}{a}_layer_norm.bias"] = rand(g, d, scale=0.1)
+            W[p + "fc1.weight"] = rand(g, I, d)
+            W[p + "fc1.bias"] = rand(g, I, scale=0.1)
+            W[p + "fc2.weight"] = rand(g, d, I)
+            W[p + "fc2.bias"] = rand(g, d, scale=0.1)
+            W[p + "final_layer_norm.weight"] = 1 + rand(g, d, scale=0.1)
+            W[p + "final_layer_norm.bias"] = rand(g, d, scale=0.1)
+    W["final_logits_bias"] = rand(g, 1, V, scale=0.5)
+    return W
+
+
+def attention(x_q, x_kv, R, p, H, mask):
+    """BartAttention: q scaled by dh^-0.5; returns (weights [H, nq, nk], output [nq, d])."""
+    nq, d = x_q.shape
+    nk, dh = x_kv.shape[0], d // H
+    q = (x_q @ R[p + "q_proj.weight"].T + R[p + "q_proj.bias"]) * dh ** -0.5
+    k = x_kv @ R[p + "k_proj.weight"].T + R[p + "k_proj.bias"]
+    v = x_kv @ R[p + "v_proj.weight"].T + R[p + "v_proj.bias"]
+    q, k, v = (t.view(-1, H, dh).transpose(0, 1) for t in (q, k, v))
+    s = q @ k.transpose(-1, -2)
+    if mask is not None:
+        s = s.masked_fill(mask, float("-inf"))
+    a = torch.softmax(s, -1)
+    out = (a @ v).transpose(0, 1).reshape(nq, d)
+    return a, out @ R[p + "out_proj.weight"].T + R[p + "out_proj.bias"]
+
+
+def sublayer(x, R, norm, pre, f):
+    """Post-norm (BART, Marian): LN(x + f(x)); pre-norm (mBART): x + f(LN(x))."""
+    w, b = R[norm + ".weight"], R[norm + ".bias"]
+    if pre:
+        out, maps = f(layer_norm(x, w, b, 1e-5))
+        return x + out, maps
+    out, maps = f(x)
+    return layer_norm(x + out, w, b, 1e-5), maps
+
+
+def embed(c, R, ids, stack):
+    d, s = c["d"], f"model.{stack}."
+    x = R["model.shared.weight"][ids] * (math.sqrt(d) if c["scale"] else 1.0)
+    n = len(ids)
+    if c["model_type"] == "marian":  # the file's table when it has one (as stored), else computed
+        table = R.get(s + "embed_positions.weight", sinusoids(c["P"], d))
+        x = x + table[:n]
+    else:
+        x = x + R[s + "embed_positions.weight"][2:n + 2]
+        x = layer_norm(x, R[s + "layernorm_embedding.weight"], R[s + "layernorm_embedding.bias"], 1e-5)
+    return x
+
+
+def run_stack(c, R, x, stack, memory=None):
+    pre = c["model_type"] == "mbart"
+    act = activation(c["act"])
+    H = c["He"] if stack == "encoder" else c["Hd"]
+    L = c["Le"] if stack == "encoder" else c["Ld"]
+    n = x.shape[0]
+    causal = torch.ones(n, n, dtype=torch.bool).triu(1) if stack == "decoder" else None
+    selfs, crosses = [], []
+    for l in range(L):
+        p = f"model.{stack}.layers.{l}."
+        x, a = sublayer(x, R, p + "self_attn_layer_norm", pre,
+                        lambda h: tuple(reversed(attention(h, h, R, p + "self_attn.", H, causal))))
+        selfs.append(a)
+        if memory is not None:
+            x, a = sublayer(x, R, p + "encoder_attn_layer_norm", pre,
+                            lambda h: tuple(reversed(attention(h, memory, R, p + "encoder_attn.", H, None))))
+            crosses.append(a)
+        x, _ = sublayer(x, R, p + "final_layer_norm", pre,
+                        lambda h: (act(h @ R[p + "fc1.weight"].T + R[p + "fc1.bias"]) @ R[p + "fc2.weight"].T
+                                   + R[p + "fc2.bias"], None))
+    if pre:
+        x = layer_norm(x, R[f"model.{stack}.layer_norm.weight"], R[f"model.{stack}.layer_norm.bias"], 1e-5)
+    return x, torch.stack(selfs), (torch.stack(crosses) if crosses else None)
+
+
+def forward(c, R, source, target):
+    enc, enc_maps, _ = run_stack(c, R, embed(c, R, source, "encoder"), "encoder")
+    dec_in = torch.cat([torch.tensor([c["start"]]), target[:-1]])
+    dec, dec_maps, cross = run_stack(c, R, embed(c, R, dec_in, "decoder"), "decoder", memory=enc)
+    logits = dec @ R["model.shared.weight"].T + R["final_logits_bias"][0]
+    return enc_maps, dec_maps, cross, dec, logits
+
+
+def greedy(c, R, source):
+    """The plain loop: the whole decoder again at every step."""
+    out = []
+    for t in range(c["max_new"]):
+        target = torch.tensor(out + [0], dtype=torch.int64)
+        *_, logits = forward(c, R, source, target)
+        nxt = c["forced"] if t == 0 and c["forced"] is not None else int(torch.argmax(logits[t]))
+        out.append(nxt)
+        if nxt == c["eos"]:
+            break
+    return out
+
+
+def config(c):
+    cfg = {"model_type": c["model_type"], "d_model": c["d"], "encoder_layers": c["Le"],
+           "decoder_layers": c["Ld"], "encoder_attention_heads": c["He"],
+           "decoder_attention_heads": c["Hd"], "encoder_ffn_dim": c["Ie"], "decoder_ffn_dim": c["Id"],
+           "max_position_embeddings": c["P"], "vocab_size": c["V"], "activation_function": c["act"],
+           "scale_embedding": c["scale"], "decoder_start_token_id": c["start"], "eos_token_id": c["eos"],
+           "pad_token_id": c["pad"], "tie_word_embeddings": True}
+    if c["bos"] is not None:
+        cfg["bos_token_id"] = c["bos"]
+    if c["forced"] is not None:
+        cfg["forced_bos_token_id"] = c["forced"]
+    if c["model_type"] == "marian":
+        cfg["share_encoder_decoder_embeddings"] = True
+    return cfg
+
+
+def make(out_dir, seed):
+    for i, (name, c) in enumerate(CASES.items()):
+        g = torch.Generator().manual_seed(seed * 1000 + 500 + i)
+        folder = os.path.join(out_dir, name)
+        W = weights(c, g)
+        save(folder, list(W.items()), c["dtype"], 1)
+        R = {k: rounded(v, c["dtype"]) for k, v in W.items()}
+        with open(os.path.join(folder, "config.json"), "w") as f:
+            json.dump(config(c), f, indent=2)
+        with open(os.path.join(folder, "vocab.json"), "w") as f:
+            json.dump({f"t{i}": i for i in range(c["V"])}, f)
+        source = torch.randint(3, c["V"], (c["ns"],), generator=g)
+        target = torch.randint(3, c["V"], (c["nt"],), generator=g)
+        enc, dec, cross, hidden, logits = forward(c, R, source, target)
+        np.savez(os.path.join(folder, "reference.npz"), source=source.numpy().astype(np.int64),
+                 target=target.numpy().astype(np.int64), encoder=enc.numpy(), decoder=dec.numpy(),
+                 cross=cross.numpy(), decoder_hidden=hidden.numpy(), logits=logits.numpy(),
+                 greedy=np.array(greedy(c, R, source), dtype=np.int64), max_new=np.int64(c["max_new"]))
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out_dir")
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args()
+    make(a.out_dir, a.seed)
