@@ -8,7 +8,8 @@ step (no key/value cache).
 
     /usr/bin/python3 tests/data/make_seq2seq_models.py OUT_DIR [--seed S]
 
-OUT_DIR/<name>/ holds the model folder (config.json, model.safetensors, vocab.json) and
+OUT_DIR/<name>/ holds the model folder (config.json, model.safetensors, vocab.json and a
+tokenizer.json that reads "t5 t9" as ids 5, 9) and
 reference.npz:
   source, target        int64 [ns], [nt]       the ids run (target: the labels; the decoder reads
                                                [decoder_start] + target[:-1])
@@ -221,6 +222,11 @@ def make(out_dir, seed):
             json.dump(config(c), f, indent=2)
         with open(os.path.join(folder, "vocab.json"), "w") as f:
             json.dump({f"t{i}": i for i in range(c["V"])}, f)
+        with open(os.path.join(folder, "tokenizer.json"), "w") as f:  # "t5 t9" -> 5, 9
+            json.dump({"model": {"type": "WordPiece", "vocab": {f"t{i}": i for i in range(c["V"])},
+                                 "unk_token": "t1", "continuing_subword_prefix": "##",
+                                 "max_input_chars_per_word": 100},
+                       "pre_tokenizer": {"type": "WhitespaceSplit"}}, f)
         source = torch.randint(3, c["V"], (c["ns"],), generator=g)
         target = torch.randint(3, c["V"], (c["nt"],), generator=g)
         enc, dec, cross, hidden, logits = forward(c, R, source, target)

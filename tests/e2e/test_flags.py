@@ -568,6 +568,12 @@ def test_model_heads_and_draw(env):
         y, *_ = w.run(["model", "--model", tok, "--text", "w3 w2", "--png", "{d}/o.png"])
         assert x != y
     table["--text"] = text
+    # the encoder-decoder flags, on a BART checkpoint (teacher forcing or generation)
+    s2s = ["model", "--model", os.path.join(env.data, "seq2seq", "bart_f32"), "--ids", "5,6,7",
+           "--npy", "{d}/n", "-q"]
+    table["--target-ids"] = lambda w, b: differs([], ["--target-ids", "9,8,7,6"])(w, s2s)
+    table["--max-new"] = lambda w, b: differs([], ["--max-new", "3"])(w, s2s)
+    table["--target"] = lambda w, b: differs([], ["--target", "t9 t8"])(w, s2s)
     walk(env, "model", base, table)
 
     heads_base = ["heads", "--model", folder, "--json", "{d}/o.json"]

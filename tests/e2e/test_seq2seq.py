@@ -123,6 +123,23 @@ def test_json_holds_the_same_maps_and_the_text(env):
     assert open(env.path("same-a.json"), "rb").read() == open(env.path("same-b.json"), "rb").read()
 
 
+def test_generation_stops_at_the_end_token(env):
+    """A copy of BART whose final_logits_bias makes </s> (2) win every free step: the forced BOS,
+    then </s>, and nothing after it."""
+    folder = broken_copy(env, "eos")
+    path = os.path.join(folder, "model.safetensors")
+    tensors = read_safetensors(path)
+    tensors["final_logits_bias"][0, 2] = 100.0
+    from formats import write_safetensors
+    write_safetensors(path, tensors)
+    out = env.path("eos-npy")
+    stdout, _ = env.run("model", "--model", folder, "--ids", "5,6,7", "--max-new", "20", "--npy", out,
+                        "--quiet")
+    assert np.load(os.path.join(out, "target_ids.npy")).tolist() == [0, 2]
+    assert np.load(os.path.join(out, "cross_attention.npy")).shape == (2, 2, 2, 3)
+    assert "2 target tokens (generated)" in stdout, stdout
+
+
 def refuse(env, args, *words):
     _, err = env.run("model", *args, "--npy", env.path("refused"), expect=2)
     lines = [l for l in err.splitlines() if l.strip()]
