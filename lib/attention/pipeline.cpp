@@ -362,7 +362,9 @@ void attend_projected(const projected_attention& a, const attention_spec& spec,
   args.ldk = a.ldk;
   args.v = a.v;
   args.ldv = a.ldv;
-  args.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(a.d)));
+  args.scale = static_cast<float>(a.scale > 0.0 ? a.scale
+                                                : 1.0 / std::sqrt(static_cast<double>(a.d)));
+  args.score_bias = a.bias;
   args.inv_temperature = static_cast<float>(1.0 / spec.temperature);
   if (!spec.masks.empty()) {
     args.mask_row = mask_hook;

@@ -139,8 +139,13 @@ attention_result run_attention(const attention_input& input, const attention_spe
 //   k, v     n_k rows, key/value head g in columns [g d, (g+1) d), strides ldk, ldv
 //   weights  weights[h]: head h's n_q × n_k map
 //   context  n_q rows (stride ldc), head h's context in columns [h d, (h+1) d)
+//   scale    the scores' factor (0: 1/√d; T5 multiplies by 1)
+//   bias     per head an n_q × n_k matrix added to the scaled scores (T5's relative positions),
+//            or none
 struct projected_attention {
   std::size_t heads = 1, kv_heads = 1, n_q = 0, n_k = 0, d = 0;
+  double scale = 0.0;
+  const float* const* bias = nullptr;
   const float* q = nullptr;
   const float* k = nullptr;
   const float* v = nullptr;

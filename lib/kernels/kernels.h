@@ -86,6 +86,9 @@ struct attention_args {
   float scale = 1.0f;                    // 1/sqrt(d_k) for scaled_dot, 1 for dot
   float inv_temperature = 1.0f;          // 1/τ
   const double* alibi_slopes = nullptr;  // heads entries, or none
+  // Optional: an additive bias on the scaled scores, per head an n_q × n_k matrix with row
+  // stride n_k (T5's relative position buckets), added before masking.
+  const float* const* score_bias = nullptr;
   mask_row_fn mask_row = nullptr;
   const void* mask_context = nullptr;
   // Optional, with mask_row: where each row's visible keys lie. Without scores kept, a block of

@@ -11,6 +11,7 @@
 //   llama   llama, mistral, qwen2       rotary      pre-RMS    causal   families/llama.cpp
 //   bart    bart, mbart, marian         learned+2   post-LN    encoder–decoder  families/bart.cpp
 //                                       (Marian: sinusoidal; mBART: pre-LN)
+//   t5      t5, mt5                     relative    pre-RMS    encoder–decoder  families/t5.cpp
 #pragma once
 
 #include <cstdint>

@@ -15,8 +15,9 @@ enum class norm_kind { layer_norm, rms_norm };
 // The MLP's nonlinearity; with gated_mlp it is applied to the gate and multiplied by up.
 enum class mlp_activation { gelu_tanh, gelu_erf, silu, relu };
 // How a token's position enters: learned rows added to the embeddings, fixed sinusoids added
-// to them (Marian), or rotary (RoPE) on q, k.
-enum class position_kind { learned, sinusoidal, rotary };
+// to them (Marian), rotary (RoPE) on q, k, or a learned bias on the scores by relative
+// distance (T5).
+enum class position_kind { learned, sinusoidal, rotary, relative };
 
 // config.json's rope_scaling (Hugging Face's rope_type, or the older "type"):
 //   none     θ_i = rope_theta^(−2i/d_h)
@@ -57,9 +58,13 @@ struct model_config {
   // Encoder–decoder models: the fields above describe the encoder (layers, heads, intermediate),
   // these the decoder.
   bool encoder_decoder = false;
-  std::size_t decoder_layers = 0, decoder_heads = 0, decoder_intermediate = 0;
+  std::size_t decoder_layers = 0, decoder_heads = 0, decoder_head_dim = 0, decoder_intermediate = 0;
   std::int64_t decoder_start_id = 0;  // the decoder's first input
   std::int64_t forced_bos_id = -1;    // the first generated token, when the config forces one
+  double head_input_scale = 1.0;      // the hidden state's factor before the LM head (T5 tied:
+                                      // d^−1/2)
+  // T5's relative position buckets: how many, and the distance past which they stop growing
+  std::size_t relative_buckets = 0, relative_max_distance = 0;
 };
 
 // config.json parsed and checked (`path` names it in errors, with the JSON key: a missing or

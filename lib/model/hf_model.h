@@ -35,6 +35,7 @@ struct layer_weights {
   const weight_view *gate = nullptr;                         // gate_proj
   const weight_view *down = nullptr, *down_b = nullptr;      // mlp.c_proj / output / down_proj
   const weight_view *norm3_w = nullptr, *norm3_b = nullptr;  // BERT's output LayerNorm
+  const weight_view* position_bias = nullptr;  // T5: [buckets, H], in each stack's layer 0
 };
 
 struct hf_model {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "model/blocks.h"
 
@@ -46,12 +47,20 @@ void project(layer_context& lc, const attention_weights& w, const matrix& in,
 }
 
 // attend_projected for a's queries (set) over its keys (set), into `maps` ([H, n_q, n_k]),
-// then the output projection.
+// then the output projection; `biased`: the context's score bias added (self-attention).
 matrix attend_and_output(layer_context& lc, const attention_weights& w, projected_attention& a,
-                         float* maps, const attention_spec& spec) {
+                         float* maps, const attention_spec& spec, bool biased) {
   const std::size_t H = lc.heads, dh = lc.head_dim;
   std::vector<float*> weights(H);
   for (std::size_t h = 0; h < H; ++h) weights[h] = maps + h * a.n_q * a.n_k;
+  std::vector<const float*> bias;
+  if (biased && !lc.score_bias.empty()) {
+    if (lc.score_bias.size() != H * a.n_q * a.n_k)
+      throw std::logic_error("attention_block: the score bias is not [H, n_q, n_k]");
+    for (std::size_t h = 0; h < H; ++h) bias.push_back(lc.score_bias.data() + h * a.n_q * a.n_k);
+    a.bias = bias.data();
+  }
+  a.scale = lc.score_scale;
   matrix context = matrix::uninitialized(a.n_q, H * dh);
   a.weights = weights.data();
   a.context = context.data();
@@ -136,7 +145,7 @@ matrix attention_block(layer_context& lc, const attention_weights& w, const matr
     a.ldk = a.ldv = kv_cols;
     a.n_k = cache->rows;
   }
-  return attend_and_output(lc, w, a, maps, lc.spec);
+  return attend_and_output(lc, w, a, maps, lc.spec, true);
 }
 
 kv_cache project_memory(layer_context& lc, const attention_weights& w, const matrix& encoder_out) {
@@ -158,7 +167,7 @@ matrix cross_attention_block(layer_context& lc, const attention_weights& w, cons
   a.v = memory.v.data();
   a.ldk = memory.k.cols();
   a.ldv = memory.v.cols();
-  return attend_and_output(lc, w, a, maps, attention_spec{});
+  return attend_and_output(lc, w, a, maps, attention_spec{}, false);
 }
 
 matrix mlp_block(layer_context& lc, const layer_weights& w, const matrix& in) {

@@ -34,6 +34,9 @@ struct layer_context {
   std::size_t heads, kv_heads, head_dim;    // the stack's (the decoder's may differ)
   std::size_t past = 0;                     // rows already in the self-attention caches
   attention_spec spec;                      // self-attention masks
+  double score_scale = 0.0;                 // the scores' factor, 0: 1/√d_h (T5: 1)
+  std::vector<float> score_bias;            // self-attention: [H, n, past + n] added to the
+                                            // scores (T5's relative positions), or empty
   rope_half_table rope;                     // rows for positions [past, past + n)
   weight_converter conv;
   linear_layout layout;

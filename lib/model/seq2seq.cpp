@@ -33,7 +33,7 @@ void check_target(const hf_model& m, const std::vector<std::int64_t>& ids) {
 layer_context decoder_context(const hf_model& m, std::size_t n, stage_list* times) {
   layer_context lc(m, n, times);
   lc.heads = lc.kv_heads = m.config.decoder_heads;
-  lc.head_dim = m.config.d_model / m.config.decoder_heads;
+  lc.head_dim = m.config.decoder_head_dim;
   return lc;
 }
 
@@ -73,7 +73,8 @@ std::int64_t most_likely(const std::vector<float>& logits) {
 
 std::vector<float> seq2seq_logits(const hf_model& m, const float* hidden_row) {
   matrix h(1, m.config.d_model);
-  std::copy(hidden_row, hidden_row + m.config.d_model, h.row(0));
+  const auto scale = static_cast<float>(m.config.head_input_scale);
+  for (std::size_t j = 0; j < m.config.d_model; ++j) h(0, j) = hidden_row[j] * scale;
   weight_converter conv;
   std::vector<float> z(m.config.vocab);
   const matrix logits = linear(h, *m.lm_head, linear_layout::out_in, nullptr, conv);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tiny encoder-decoder checkpoints (BART, mBART, Marian) with random weights, in Hugging Face's
+"""Tiny encoder-decoder checkpoints (BART, mBART, Marian, T5 / mT5) with random weights, in Hugging Face's
 tensor names, shapes and dtypes, and what each must give, computed by an independent forward
 pass written here in PyTorch (float64) from the published model definitions (no
 `transformers`): the three attentions under teacher forcing, the decoder's last hidden state,
@@ -57,6 +57,16 @@ CASES = {
                                 Ie=40, Id=40, V=40, P=20, ns=5, nt=4, act="swish", scale=True,
                                 start=39, eos=0, bos=None, forced=None, pad=39, max_new=7,
                                 store_positions=False),
+    # T5 v1.0: ReLU, the LM head tied (hidden x d^-1/2), 8 relative buckets up to distance 16 so
+    # that 20 source tokens reach the logarithmic buckets, F32
+    "t5_f32_tied": dict(model_type="t5", dtype="F32", d=32, dkv=8, H=4, Le=2, Ld=2, I=48, V=60,
+                        ns=20, nt=12, ff="relu", tied=True, buckets=8, distance=16, start=0,
+                        eos=1, forced=None, max_new=8, shards=1),
+    # mT5 / T5 v1.1: gated-gelu, an untied lm_head, H·d_kv = 24 != d_model 32, 2 shards, BF16
+    "mt5_bf16_gated_sharded": dict(model_type="mt5", dtype="BF16", d=32, dkv=6, H=4, Le=2, Ld=1,
+                                   I=40, V=50, ns=14, nt=9, ff="gated-gelu", tied=False,
+                                   buckets=10, distance=12, start=0, eos=1, forced=None,
+                                   max_new=7, shards=2),
 }
 
 
@@ -187,12 +197,130 @@ def greedy(c, R, source):
     out = []
     for t in range(c["max_new"]):
         target = torch.tensor(out + [0], dtype=torch.int64)
-        *_, logits = forward(c, R, source, target)
+        *_, logits = (t5_forward if is_t5(c) else forward)(c, R, source, target)
         nxt = c["forced"] if t == 0 and c["forced"] is not None else int(torch.argmax(logits[t]))
         out.append(nxt)
         if nxt == c["eos"]:
             break
     return out
+
+
+# T5 ------------------------------------------------------------------------------------------
+
+def t5_weights(c, g):
+    d, inner, V, I = c["d"], c["dkv"] * c["H"], c["V"], c["I"]
+    W = {"shared.weight": rand(g, V, d, scale=1.0)}
+    for stack, L in (("encoder", c["Le"]), ("decoder", c["Ld"])):
+        for l in range(L):
+            p = f"{stack}.block.{l}."
+            parts = [("layer.0.", "SelfAttention")] + ([("layer.1.", "EncDecAttention")] if stack == "decoder" else [])
+            for at, name in parts:
+                for proj in "qkv":
+                    W[f"{p}{at}{name}.{proj}.weight"] = rand(g, inner, d, scale=1.0 / math.sqrt(d))
+                W[f"{p}{at}{name}.o.weight"] = rand(g, d, inner, scale=1.0 / math.sqrt(inner))
+                W[f"{p}{at}layer_norm.weight"] = 1 + rand(g, d, scale=0.1)
+                if l == 0 and name == "SelfAttention":
+                    W[f"{p}{at}{name}.relative_attention_bias.weight"] = rand(g, c["buckets"], c["H"], scale=1.0)
+            ff = p + ("layer.2." if stack == "decoder" else "layer.1.")
+            if c["ff"].startswith("gated"):
+                W[ff + "DenseReluDense.wi_0.weight"] = rand(g, I, d)
+                W[ff + "DenseReluDense.wi_1.weight"] = rand(g, I, d)
+            else:
+                W[ff + "DenseReluDense.wi.weight"] = rand(g, I, d)
+            W[ff + "DenseReluDense.wo.weight"] = rand(g, d, I)
+            W[ff + "layer_norm.weight"] = 1 + rand(g, d, scale=0.1)
+        W[f"{stack}.final_layer_norm.weight"] = 1 + rand(g, d, scale=0.1)
+    if not c["tied"]:
+        W["lm_head.weight"] = rand(g, V, d)
+    return W
+
+
+def t5_bucket(rel, bidirectional, num_buckets, max_distance):
+    """Hugging Face's _relative_position_bucket, its float32 arithmetic included."""
+    ret = torch.zeros_like(rel)
+    if bidirectional:
+        num_buckets //= 2
+        ret += (rel > 0).to(torch.long) * num_buckets
+        rel = torch.abs(rel)
+    else:
+        rel = -torch.min(rel, torch.zeros_like(rel))
+    max_exact = num_buckets // 2
+    is_small = rel < max_exact
+    large = max_exact + (torch.log(rel.float() / max_exact) / math.log(max_distance / max_exact)
+                         * (num_buckets - max_exact)).to(torch.long)
+    large = torch.min(large, torch.full_like(large, num_buckets - 1))
+    return ret + torch.where(is_small, rel, large)
+
+
+def t5_norm(x, w):
+    return x / torch.sqrt((x * x).mean(-1, keepdim=True) + 1e-6) * w
+
+
+def t5_attention(x_q, x_kv, R, p, c, bias):
+    H, dkv = c["H"], c["dkv"]
+    q, k, v = (t @ R[p + n + ".weight"].T for t, n in ((x_q, "q"), (x_kv, "k"), (x_kv, "v")))
+    q, k, v = (t.view(-1, H, dkv).transpose(0, 1) for t in (q, k, v))
+    s = q @ k.transpose(-1, -2)  # no 1/sqrt(d_kv)
+    if bias is not None:
+        s = s + bias
+    a = torch.softmax(s, -1)
+    out = (a @ v).transpose(0, 1).reshape(x_q.shape[0], H * dkv)
+    return a, out @ R[p + "o.weight"].T
+
+
+def t5_stack(c, R, x, stack, memory=None):
+    n = x.shape[0]
+    decoder = stack == "decoder"
+    rel = torch.arange(n)[None, :] - torch.arange(n)[:, None]  # key - query
+    buckets = t5_bucket(rel, not decoder, c["buckets"], c["distance"])
+    bias = R[f"{stack}.block.0.layer.0.SelfAttention.relative_attention_bias.weight"][buckets].permute(2, 0, 1)
+    if decoder:
+        bias = bias.masked_fill(torch.ones(n, n, dtype=torch.bool).triu(1), float("-inf"))
+    act = torch.relu if c["ff"] == "relu" else \
+        (lambda t: 0.5 * t * (1 + torch.tanh(math.sqrt(2 / math.pi) * (t + 0.044715 * t ** 3))))
+    selfs, crosses = [], []
+    for l in range(c["Le"] if not decoder else c["Ld"]):
+        p = f"{stack}.block.{l}."
+        a, out = t5_attention(h := t5_norm(x, R[p + "layer.0.layer_norm.weight"]), h, R,
+                              p + "layer.0.SelfAttention.", c, bias)
+        selfs.append(a)
+        x = x + out
+        if decoder:
+            h = t5_norm(x, R[p + "layer.1.layer_norm.weight"])
+            a, out = t5_attention(h, memory, R, p + "layer.1.EncDecAttention.", c, None)
+            crosses.append(a)
+            x = x + out
+        ff = p + ("layer.2." if decoder else "layer.1.")
+        h = t5_norm(x, R[ff + "layer_norm.weight"])
+        if c["ff"].startswith("gated"):
+            mid = act(h @ R[ff + "DenseReluDense.wi_0.weight"].T) * (h @ R[ff + "DenseReluDense.wi_1.weight"].T)
+        else:
+            mid = act(h @ R[ff + "DenseReluDense.wi.weight"].T)
+        x = x + mid @ R[ff + "DenseReluDense.wo.weight"].T
+    x = t5_norm(x, R[f"{stack}.final_layer_norm.weight"])
+    return x, torch.stack(selfs), (torch.stack(crosses) if crosses else None)
+
+
+def t5_forward(c, R, source, target):
+    enc, enc_maps, _ = t5_stack(c, R, R["shared.weight"][source], "encoder")
+    dec_in = torch.cat([torch.tensor([c["start"]]), target[:-1]])
+    dec, dec_maps, cross = t5_stack(c, R, R["shared.weight"][dec_in], "decoder", memory=enc)
+    head = R["shared.weight"] if c["tied"] else R["lm_head.weight"]
+    logits = (dec * (c["d"] ** -0.5 if c["tied"] else 1.0)) @ head.T
+    return enc_maps, dec_maps, cross, dec, logits
+
+
+def t5_config(c):
+    return {"model_type": c["model_type"], "d_model": c["d"], "d_kv": c["dkv"], "d_ff": c["I"],
+            "num_layers": c["Le"], "num_decoder_layers": c["Ld"], "num_heads": c["H"],
+            "relative_attention_num_buckets": c["buckets"],
+            "relative_attention_max_distance": c["distance"], "layer_norm_epsilon": 1e-6,
+            "feed_forward_proj": c["ff"], "tie_word_embeddings": c["tied"], "vocab_size": c["V"],
+            "decoder_start_token_id": c["start"], "eos_token_id": c["eos"], "pad_token_id": 0}
+
+
+def is_t5(c):
+    return c["model_type"] in ("t5", "mt5")
 
 
 def config(c):
@@ -215,11 +343,11 @@ def make(out_dir, seed):
     for i, (name, c) in enumerate(CASES.items()):
         g = torch.Generator().manual_seed(seed * 1000 + 500 + i)
         folder = os.path.join(out_dir, name)
-        W = weights(c, g)
-        save(folder, list(W.items()), c["dtype"], 1)
+        W = t5_weights(c, g) if is_t5(c) else weights(c, g)
+        save(folder, list(W.items()), c["dtype"], c.get("shards", 1))
         R = {k: rounded(v, c["dtype"]) for k, v in W.items()}
         with open(os.path.join(folder, "config.json"), "w") as f:
-            json.dump(config(c), f, indent=2)
+            json.dump(t5_config(c) if is_t5(c) else config(c), f, indent=2)
         with open(os.path.join(folder, "vocab.json"), "w") as f:
             json.dump({f"t{i}": i for i in range(c["V"])}, f)
         with open(os.path.join(folder, "tokenizer.json"), "w") as f:  # "t5 t9" -> 5, 9
@@ -229,7 +357,7 @@ def make(out_dir, seed):
                        "pre_tokenizer": {"type": "WhitespaceSplit"}}, f)
         source = torch.randint(3, c["V"], (c["ns"],), generator=g)
         target = torch.randint(3, c["V"], (c["nt"],), generator=g)
-        enc, dec, cross, hidden, logits = forward(c, R, source, target)
+        enc, dec, cross, hidden, logits = (t5_forward if is_t5(c) else forward)(c, R, source, target)
         np.savez(os.path.join(folder, "reference.npz"), source=source.numpy().astype(np.int64),
                  target=target.numpy().astype(np.int64), encoder=enc.numpy(), decoder=dec.numpy(),
                  cross=cross.numpy(), decoder_hidden=hidden.numpy(), logits=logits.numpy(),

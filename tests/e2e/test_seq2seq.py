@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """attn-viz model on encoder-decoder checkpoints against an independent PyTorch forward pass
 (tests/data/make_seq2seq_models.py): tiny BART (F32), mBART (BF16), Marian (F16 with its
-sinusoids stored, F32 without them) in Hugging Face's names. Under teacher forcing every map of
+sinusoids stored, F32 without them), T5 v1.0 (tied, F32) and mT5 (gated-gelu, untied, BF16 in
+two shards) in Hugging Face's names. Under teacher forcing every map of
 the three stacks (encoder, decoder, cross) and the decoder's hidden state agree to 1e-4
 (measured: about 1e-6), and so do the logits recomputed from that hidden state; greedy
 generation (with its key/value cache) gives the reference loop's tokens (which reruns the whole
@@ -33,11 +34,26 @@ def arrays(out):
     return {name: np.load(os.path.join(out, name + ".npy")) for name, _ in STACKS}
 
 
+def tensors_of(folder):
+    index = os.path.join(folder, "model.safetensors.index.json")
+    if not os.path.exists(index):
+        return read_safetensors(os.path.join(folder, "model.safetensors"))
+    t = {}
+    for shard in sorted(set(json.load(open(index))["weight_map"].values())):
+        t.update(read_safetensors(os.path.join(folder, shard)))
+    return t
+
+
 def logits_of(folder, hidden):
-    """lm_head (tied to model.shared) times the hidden rows, plus final_logits_bias."""
-    t = read_safetensors(os.path.join(folder, "model.safetensors"))
-    return hidden.astype(np.float64) @ t["model.shared.weight"].astype(np.float64).T + \
-        t["final_logits_bias"].astype(np.float64)[0]
+    """BART's layout: lm_head (tied to model.shared) times the hidden rows, plus
+    final_logits_bias; T5: lm_head, or shared times the rows scaled by d^-1/2 when tied."""
+    t = tensors_of(folder)
+    h = hidden.astype(np.float64)
+    if "shared.weight" in t:
+        if "lm_head.weight" in t:
+            return h @ t["lm_head.weight"].T
+        return (h * h.shape[1] ** -0.5) @ t["shared.weight"].T
+    return h @ t["model.shared.weight"].T + t["final_logits_bias"][0]
 
 
 def check_folder(env, folder):
@@ -186,6 +202,19 @@ def test_bad_inputs_are_refused_with_one_message(env):
     cfg["activation_function"] = "quick_gelu"
     json.dump(cfg, open(os.path.join(folder, "config.json"), "w"))
     refuse(env, ["--model", folder, "--ids", src], "activation_function", "'quick_gelu'")
+    folder = broken_copy(env, "t5proj", "t5_f32_tied")
+    cfg = json.load(open(os.path.join(folder, "config.json")))
+    cfg["feed_forward_proj"] = "gated-quick_gelu"
+    json.dump(cfg, open(os.path.join(folder, "config.json"), "w"))
+    refuse(env, ["--model", folder, "--ids", src], "feed_forward_proj", "'quick_gelu'")
+    # T5's position table lives in block 0 of each stack
+    folder = broken_copy(env, "t5bias", "t5_f32_tied")
+    path = os.path.join(folder, "model.safetensors")
+    tensors = read_safetensors(path)
+    del tensors["decoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight"]
+    write_safetensors(path, tensors)
+    refuse(env, ["--model", folder, "--ids", src],
+           "decoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight")
     # Marian's stored sinusoids must be the formula's
     folder = broken_copy(env, "positions", "marian_f16")
     path = os.path.join(folder, "model.safetensors")

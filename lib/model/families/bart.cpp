@@ -66,9 +66,10 @@ void read_config(const config_reader& r, model_config& c) {
   if (is_marian(c))
     r.require_flag("share_encoder_decoder_embeddings", true, true,
                    "one token embedding table for both stacks, as attn-viz binds Marian");
-  if (c.decoder_heads == 0 || c.d_model % c.decoder_heads != 0)
+  if (c.d_model % c.decoder_heads != 0)
     r.fail("decoder_attention_heads",
            fmt::format("a divisor of d_model {}, got {}", c.d_model, c.decoder_heads));
+  c.decoder_head_dim = c.d_model / c.decoder_heads;
   c.norm = norm_kind::layer_norm;
   c.norm_eps = 1e-5;
   c.positions = is_marian(c) ? position_kind::sinusoidal : position_kind::learned;

@@ -9,5 +9,6 @@ extern const family_spec gpt2_family;   // families/gpt2.cpp
 extern const family_spec bert_family;   // families/bert.cpp
 extern const family_spec llama_family;  // families/llama.cpp
 extern const family_spec bart_family;   // families/bart.cpp
+extern const family_spec t5_family;     // families/t5.cpp
 
 }  // namespace attnviz
