@@ -20,7 +20,7 @@ namespace {
 
 struct model_flags {
   model_job_config job;
-  std::string ids, target_ids;
+  std::string ids, target_ids, stack = "cross", align_method = "argmax";
   std::string max_memory = "8G";
   maps_view_flags view;
   bool quiet = false;
@@ -93,6 +93,31 @@ Examples:
       ->capture_default_str()
       ->check(CLI::Range(1, 100000))
       ->group("Input");
+  cmd->add_option("--stack", f->stack,
+                  "Encoder-decoder models: the attention --view and --html draw: encoder, "
+                  "decoder (self-attention, every view) or cross (target rows, source columns: "
+                  "head, mean, max, alignment)")
+      ->check(CLI::IsMember(names_of(seq2seq_stack_names)))
+      ->capture_default_str()
+      ->group("Figure");
+  cmd->add_option("--align", c.align_path,
+                  "Encoder-decoder models: write the word alignment the cross attention over "
+                  "--layers x --heads implies, in Pharaoh format (i-j: source word i, target "
+                  "word j, from 0), as fast_align and awesome-align write it")
+      ->type_name("FILE")
+      ->group("Output");
+  cmd->add_option("--align-method", f->align_method,
+                  "argmax: each target word to its most attended source word; intersect: only "
+                  "the pairs where the source word's most attended target word agrees")
+      ->check(CLI::IsMember({"argmax", "intersect"}))
+      ->capture_default_str()
+      ->group("Output");
+  cmd->add_option("--gold", c.gold_path,
+                  "Encoder-decoder models: score the alignment against this gold one (one "
+                  "Pharaoh line: i-j sure, i?j or i-j-P possible): precision, recall and "
+                  "alignment error rate (Och & Ney 2003)")
+      ->type_name("FILE")
+      ->group("Output");
   cmd->add_option("--max-memory", f->max_memory,
                   "Stop before starting when the maps kept (layers x heads x n x n floats, and "
                   "their JSON) would need more than this (e.g. 512M, 16G)")
@@ -126,6 +151,9 @@ Examples:
       throw usage_error("give the text (--text) or the token ids (--ids)");
     resolve_text_or_ids(job.text, f->ids, job.ids);
     if (!f->target_ids.empty()) job.target_ids = parse_ids(f->target_ids, "target-ids");
+    job.stack = value_of(seq2seq_stack_names, f->stack, "--stack");
+    job.term = f->view.term;
+    job.method = f->align_method == "intersect" ? align_method::intersect : align_method::argmax;
     resolve_maps_view(f->view, job.choice);
     job.max_memory = parse_size(f->max_memory, "--max-memory");
     if (f->quiet) job.progress = progress_style::quiet;
@@ -136,6 +164,19 @@ Examples:
       fmt::print(out, "{} · {} source tokens · {} target tokens{}\n", model_summary(r.config),
                  r.ids.size(), r.seq2seq.nt, r.generated ? " (generated)" : "");
       if (r.generated) fmt::print(out, "{}\n", r.generated_text);
+      if (r.gold_scores)
+        fmt::print(out,
+                   "alignment ({}): precision {:.3f}, recall {:.3f}, AER {:.3f} ({} pairs "
+                   "predicted, {} of them sure or possible in the gold; {} of its {} sure pairs "
+                   "found)\n",
+                   f->align_method, r.gold_scores->precision(), r.gold_scores->recall(),
+                   r.gold_scores->aer(), r.gold_scores->predicted, r.gold_scores->hit_possible,
+                   r.gold_scores->hit_sure, r.gold_scores->sure);
+      if (f->view.term) {
+        const seq2seq_maps maps{&r.seq2seq, r.tokens, r.target_tokens,
+                                folder_name(job.model_dir), model_summary(r.config)};
+        print_view_term(stack_source(maps, job.stack), job.choice);
+      }
       print_written(r.written);
       return 0;
     }

@@ -43,6 +43,11 @@ void check_view_choice(const view_choice& c, std::size_t layers, std::size_t hea
   const bool takes_heads = w == v::model || w == v::mean || w == v::max || w == v::lines ||
                            w == v::overlay;
   const std::string name(name_of(maps_view_names, w));
+  if (w == v::alignment)
+    throw usage_error(fmt::format("{} alignment draws the cross attention of an encoder–decoder "
+                                  "model (bart, mbart, marian, t5) as a word alignment; these "
+                                  "maps have no source and target",
+                                  param("view")));
   if (!c.layers.empty() && !takes_layers)
     throw usage_error(fmt::format("{} chooses the layers of {} model, mean, max, rollout and flow; "
                                   "{} {} draws the one {} gives",
@@ -87,7 +92,8 @@ matrix view_values(const maps_source& s, const view_choice& c) {
     case maps_view::head:
     case maps_view::model:
     case maps_view::lines:
-    case maps_view::overlay: break;
+    case maps_view::overlay:
+    case maps_view::alignment: break;
   }
   const float* map = maps.map(c.layer, c.head);
   return matrix(s.n, s.n, std::vector<float>(map, map + s.n * s.n));

@@ -6,6 +6,8 @@
 //   mean, max       over the chosen layers × heads                   a heatmap   (layer_maps.h)
 //   rollout, flow   through the chosen layers                        a heatmap   (layer_maps.h)
 //   lines, overlay  the head view of one layer, the chosen heads      render/head_view.h
+//   alignment       an encoder–decoder model's cross attention over the chosen layers × heads
+//                   as a word alignment (jobs/seq2seq_views.h); refused for other stacks
 //
 // `layers` and `heads` are lists as users write them ("0,5-7"; empty: all); which views read
 // them is checked once (check_view_choice), before any work.
@@ -23,12 +25,13 @@
 
 namespace attnviz {
 
-enum class maps_view { head, model, mean, max, rollout, flow, lines, overlay };
+enum class maps_view { head, model, mean, max, rollout, flow, lines, overlay, alignment };
 inline constexpr named<maps_view> maps_view_names[] = {
     {"head", maps_view::head},       {"model", maps_view::model},
     {"mean", maps_view::mean},       {"max", maps_view::max},
     {"rollout", maps_view::rollout}, {"flow", maps_view::flow},
-    {"lines", maps_view::lines},     {"overlay", maps_view::overlay}};
+    {"lines", maps_view::lines},     {"overlay", maps_view::overlay},
+    {"alignment", maps_view::alignment}};
 // The views that draw one n × n heatmap (--term can show them).
 bool draws_heatmap(maps_view v);
 // The views that compute a map of their own (view.npy): mean, max, rollout, flow.

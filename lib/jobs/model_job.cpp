@@ -113,7 +113,9 @@ model_input read_model_input(const std::string& model_dir, const std::string& te
   in.ids = ids;
   check_length(ids.size(), max_positions, ids_name, false);
   if (!text.empty()) {
-    const auto tokenizer = load_model_tokenizer(model_dir);
+    const auto tokenizer = load_model_tokenizer(
+        model_dir, std::string(text_name) == "target" ? tokenizer_side::target
+                                                      : tokenizer_side::source);
     if (!tokenizer)
       throw input_error(model_dir, fmt::format("has no tokenizer.json, vocab.json with "
                                                "merges.txt, vocab.txt or spiece.model to read "

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "model/forward.h"
 #include "model/hf_config.h"
 #include "model/seq2seq.h"
+#include "jobs/seq2seq_views.h"
 #include "jobs/maps_views.h"
 #include "render/model_json.h"
 
@@ -40,6 +42,11 @@ struct model_job_config {
   std::string target_text;
   std::vector<std::int64_t> target_ids;
   std::size_t max_new = 64;
+  seq2seq_stack stack = seq2seq_stack::cross;  // what --view draws
+  bool term = false;                           // the front end draws the view in the terminal
+  std::string align_path;                      // the word alignment, Pharaoh "i-j"
+  std::string gold_path;                       // a gold alignment to score it against
+  align_method method = align_method::argmax;
   progress_style progress = progress_style::automatic;
   std::uint64_t max_memory = default_memory_limit;
 };
@@ -57,6 +64,8 @@ struct model_report {
   seq2seq_forward seq2seq;
   std::vector<std::string> target_tokens;
   std::string generated_text;  // the target's text, when generated
+  std::vector<word_pair> alignment;   // with --align or --gold
+  std::optional<alignment_counts> gold_scores;
 };
 
 model_report run_model_job(const model_job_config& config);

@@ -8,7 +8,9 @@
 
 #include "attnviz/version.h"
 #include "error.h"
+#include "io/file_io.h"
 #include "io/npy.h"
+#include "index_list.h"
 #include "jobs/memory_guard.h"
 #include "tokenizers/token_display.h"
 #include "tokenizers/vocabulary.h"
@@ -115,6 +117,10 @@ std::string seq2seq_json(const model_report& r, const std::string& folder) {
   j["target"] = {{"ids", f.targets}, {"tokens", r.target_tokens},
                  {"decoder_inputs", f.decoder_inputs}, {"generated", r.generated}};
   if (r.generated) j["generated_text"] = r.generated_text;
+  if (!r.alignment.empty() || r.gold_scores) j["alignment"] = format_pharaoh(r.alignment);
+  if (r.gold_scores)
+    j["gold"] = {{"precision", r.gold_scores->precision()}, {"recall", r.gold_scores->recall()},
+                 {"aer", r.gold_scores->aer()}};
   j["encoder_attention"] = stack_json(f.encoder_attention, f.encoder_layers, f.encoder_heads,
                                       f.ns, f.ns);
   j["decoder_attention"] = stack_json(f.decoder_attention, f.decoder_layers, f.decoder_heads,
@@ -124,17 +130,54 @@ std::string seq2seq_json(const model_report& r, const std::string& folder) {
   return dumped(j);
 }
 
+// The view, --html and the alignment flags against the stack, before any work.
+void check_choice(const model_job_config& c, const model_config& m, std::size_t ns,
+                  std::size_t nt) {
+  if (c.choice.view == maps_view::alignment && c.stack != seq2seq_stack::cross)
+    throw usage_error(fmt::format("{} alignment reads the cross attention: leave out {} {}",
+                                  param("view"), param("stack"),
+                                  name_of(seq2seq_stack_names, c.stack)));
+  if (c.term && c.stack == seq2seq_stack::cross)
+    throw usage_error(fmt::format("{} draws a self-attention stack of an encoder–decoder model: "
+                                  "add {} encoder or {} decoder",
+                                  param("term"), param("stack"), param("stack")));
+  if (c.out.figure() || !c.out.html.empty() || c.term)
+    check_seq2seq_view(c.choice, c.stack, m, ns, nt, !c.out.html.empty());
+  if (!c.align_path.empty() || !c.gold_path.empty()) {
+    if (!c.choice.layers.empty()) parse_index_list(c.choice.layers, m.decoder_layers, "layers", "layer");
+    if (!c.choice.heads.empty()) parse_index_list(c.choice.heads, m.decoder_heads, "heads", "head");
+  }
+}
+
+// The gold alignment: one Pharaoh line (the file may end with a line break).
+gold_alignment read_gold(const std::string& path) {
+  std::string text = read_whole_file(path);
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  if (text.find('\n') != std::string::npos)
+    throw input_error(path, 2, "expected one line: the gold alignment of this one sentence pair "
+                               "(Pharaoh i-j sure, i?j possible)");
+  return parse_pharaoh(text, path, 1);
+}
+
+// Every gold pair must name words the texts have.
+void check_gold(const gold_alignment& g, const word_map& w, const std::string& path) {
+  for (const auto& [i, j] : g.possible)
+    if (i >= w.source_words.size() || j >= w.target_words.size())
+      throw input_error(path, 1, fmt::format("the pair {}-{} names a word past the texts' {} "
+                                             "source and {} target words (counted from 0, "
+                                             "special tokens left out)",
+                                             i, j, w.source_words.size(), w.target_words.size()));
+}
+
 }  // namespace
 
 void run_seq2seq_job(const hf_model& m, const model_job_config& c, model_report& r) {
   const model_config& mc = m.config;
   r.encoder_decoder = true;
-  if (!c.out.png.empty() || !c.out.svg.empty() || !c.out.html.empty() || c.top_k > 0 ||
-      c.name_heads)
-    throw usage_error(fmt::format("{} is an encoder–decoder model: attn-viz writes its three "
-                                  "attentions with {} and {}; figures and pages of them are not "
-                                  "drawn yet",
-                                  c.model_dir, param("npy"), param("json")));
+  if (c.top_k > 0 || c.name_heads)
+    throw usage_error(fmt::format("{} and {} read a decoder-only or encoder-only model's heads; "
+                                  "{} is an encoder–decoder model",
+                                  param("top-k"), param("name-heads"), c.model_dir));
   model_input in = read_model_input(c.model_dir, c.text, c.ids, mc.max_positions);
   r.ids = std::move(in.ids);
   r.tokens = std::move(in.tokens);
@@ -147,7 +190,11 @@ void run_seq2seq_job(const hf_model& m, const model_job_config& c, model_report&
     target = std::move(t.ids);
     r.target_tokens = std::move(t.tokens);
   }
-  check_seq2seq_memory(mc, r.ids.size(), forced ? target.size() : c.max_new, c);
+  const std::size_t nt_most = forced ? target.size() : std::min(c.max_new, mc.max_positions);
+  check_seq2seq_memory(mc, r.ids.size(), nt_most, c);
+  check_choice(c, mc, r.ids.size(), nt_most);
+  const std::optional<gold_alignment> gold =
+      c.gold_path.empty() ? std::optional<gold_alignment>() : read_gold(c.gold_path);
   r.generated = !forced;
   r.seq2seq = forced ? run_seq2seq(m, r.ids, target, c.progress)
                      : generate_seq2seq(m, r.ids, c.max_new, c.progress);
@@ -156,10 +203,28 @@ void run_seq2seq_job(const hf_model& m, const model_job_config& c, model_report&
     r.generated_text = generated_text(mc, r);
   }
   const std::string folder = folder_name(c.model_dir);
+  const seq2seq_maps maps{&r.seq2seq, r.tokens, r.target_tokens, folder, model_summary(mc)};
+  std::string gold_note;
+  if (!c.align_path.empty() || gold) {
+    const word_map words = alignment_words(maps, c.choice);
+    r.alignment = align_words(words.values, c.method);
+    if (gold) {
+      check_gold(*gold, words, c.gold_path);
+      r.gold_scores.emplace();
+      r.gold_scores->add(r.alignment, *gold);
+      gold_note = fmt::format("AER {:.3f} against {}", r.gold_scores->aer(),
+                              std::filesystem::path(c.gold_path).filename().string());
+    }
+  }
   job_products made;
   made.json = [&] { return seq2seq_json(r, folder); };
   made.npy = [&](output_batch& batch, const std::string& dir) { add_npy(batch, dir, r); };
-  r.written = write_outputs(c.out, made);
+  made.picture = [&] { return draw_seq2seq_view(maps, c.stack, c.choice, c.method, gold_note); };
+  made.html = [&] { return maps_page(stack_source(maps, c.stack), c.choice); };
+  output_batch batch;
+  add_outputs(batch, c.out, made);
+  if (!c.align_path.empty()) batch.add(c.align_path, format_pharaoh(r.alignment) + "\n");
+  r.written = batch.commit();
 }
 
 }  // namespace attnviz

@@ -540,6 +540,26 @@ std::unique_ptr<model_tokenizer> from_bert_files(const fs::path& dir) {
   return t;
 }
 
+// Marian's source.spm / target.spm with the vocab.json both map into; </s> after the text.
+std::unique_ptr<model_tokenizer> from_marian_files(const fs::path& dir, tokenizer_side side) {
+  const std::string vocab_path = (dir / "vocab.json").string();
+  const json v = parse_json_file(vocab_path);
+  if (!v.is_object()) throw input_error(vocab_path, "expected an object piece -> id");
+  auto vocab = std::make_shared<std::unordered_map<std::string, std::int64_t>>();
+  try {
+    *vocab = read_vocab_object(v);
+  } catch (const json::exception&) {
+    throw input_error(vocab_path, "expected an object piece -> id (whole numbers)");
+  }
+  fs::path spm = dir / (side == tokenizer_side::target ? "target.spm" : "source.spm");
+  std::error_code ec;
+  if (side == tokenizer_side::target && !fs::exists(spm, ec)) spm = dir / "source.spm";
+  sp_tokenizer_options o;
+  o.append_eos = true;
+  o.vocab = std::move(vocab);
+  return make_sentencepiece_tokenizer(read_sentencepiece_file(spm.string()), spm.string(), o);
+}
+
 }  // namespace
 
 // Any entry of the wrong JSON type is an input_error naming the file, never an internal error.
@@ -558,13 +578,16 @@ std::unique_ptr<model_tokenizer> parse_tokenizer_json(std::string_view text,
   }
 }
 
-std::unique_ptr<model_tokenizer> load_model_tokenizer(const std::string& dir_name) {
+std::unique_ptr<model_tokenizer> load_model_tokenizer(const std::string& dir_name,
+                                                      tokenizer_side side) {
   const fs::path dir(dir_name);
   std::error_code ec;
   if (fs::exists(dir / "tokenizer.json", ec)) {
     const std::string path = (dir / "tokenizer.json").string();
     return parse_tokenizer_json(read_whole_file(path), path);
   }
+  if (fs::exists(dir / "source.spm", ec) && fs::exists(dir / "vocab.json", ec))
+    return from_marian_files(dir, side);
   if (fs::exists(dir / "vocab.json", ec) && fs::exists(dir / "merges.txt", ec))
     return from_gpt2_files(dir);
   if (fs::exists(dir / "vocab.txt", ec)) return from_bert_files(dir);

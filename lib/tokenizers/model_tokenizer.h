@@ -12,6 +12,8 @@
 //   vocab.txt             BERT's files (tokenizer_config.json's do_lower_case): WordPiece
 //   spiece.model          T5's SentencePiece Unigram file (tokenizers/sentencepiece_tokenizer.h),
 //                         </s> after the text
+//   source.spm, target.spm + vocab.json   Marian's: the source's and the target's SentencePiece
+//                         models, their pieces mapped to ids by the one vocab.json, </s> after
 // Components not in this list are refused with the file and the JSON path, never ignored.
 #pragma once
 
@@ -38,9 +40,14 @@ class model_tokenizer {
   virtual const std::string& source() const = 0;
 };
 
+// Which text a translation model's tokenizer reads: Marian folders have one for each; the
+// others read both with the same one.
+enum class tokenizer_side { source, target };
+
 // The folder's tokenizer, or nothing when it has none of those files. input_error naming the
 // file (and the JSON path) when one does not parse or uses a component attn-viz does not run.
-std::unique_ptr<model_tokenizer> load_model_tokenizer(const std::string& dir);
+std::unique_ptr<model_tokenizer> load_model_tokenizer(
+    const std::string& dir, tokenizer_side side = tokenizer_side::source);
 // A tokenizer.json's text (`source` names it in errors).
 std::unique_ptr<model_tokenizer> parse_tokenizer_json(std::string_view json_text,
                                                       const std::string& source);

@@ -42,6 +42,10 @@ class sentencepiece_tokenizer final : public model_tokenizer {
       throw input_error(source, fmt::format("eos_id {} is not one of its {} pieces (the model "
                                             "ends every text with it)",
                                             eos_, model_.size()));
+    if (options_.vocab) {
+      vocab_unk_ = vocab_id(model_.piece(model_.unk_id()), "the unknown piece");
+      if (options_.append_eos) vocab_eos_ = vocab_id(model_.piece(eos_), "the end piece");
+    }
   }
 
   encoding encode(const std::string& text) const override {
@@ -51,6 +55,11 @@ class sentencepiece_tokenizer final : public model_tokenizer {
       out.ids.push_back(eos_);
       out.tokens.push_back(model_.piece(eos_));
     }
+    if (options_.vocab)
+      for (std::size_t i = 0; i < out.ids.size(); ++i) {
+        const auto it = options_.vocab->find(out.tokens[i]);
+        out.ids[i] = it != options_.vocab->end() ? it->second : vocab_unk_;
+      }
     return out;
   }
 
@@ -61,7 +70,15 @@ class sentencepiece_tokenizer final : public model_tokenizer {
   unigram_model model_;
   sp_normalizer normalizer_;
   sp_tokenizer_options options_;
-  std::int64_t eos_;
+  std::int64_t eos_, vocab_unk_ = 0, vocab_eos_ = 0;
+
+  std::int64_t vocab_id(const std::string& piece, const char* what) const {
+    const auto it = options_.vocab->find(piece);
+    if (it == options_.vocab->end())
+      throw input_error(source_, fmt::format("{} '{}' is not in the vocabulary the ids come from",
+                                             what, piece));
+    return it->second;
+  }
 };
 
 }  // namespace

@@ -7,8 +7,10 @@
 // Files of another model type (BPE, word, char) are refused naming the type.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 
 #include "tokenizers/model_tokenizer.h"
 #include "tokenizers/sentencepiece_file.h"
@@ -17,6 +19,7 @@ namespace attnviz {
 
 struct sp_tokenizer_options {
   bool append_eos = false;
+  std::shared_ptr<const std::unordered_map<std::string, std::int64_t>> vocab;
 };
 
 std::unique_ptr<model_tokenizer> make_sentencepiece_tokenizer(const sp_model_file& file,

@@ -9,6 +9,7 @@
 #include "error.h"
 #include "io/file_io.h"
 #include "io/json_file.h"
+#include "tokenizers/sentencepiece_file.h"
 
 namespace attnviz {
 
@@ -109,6 +110,12 @@ std::optional<vocabulary> read_vocabulary(const std::string& dir_name) {
   if (fs::exists(dir / "tokenizer.json", ec)) return from_tokenizer_json((dir / "tokenizer.json").string());
   if (fs::exists(dir / "vocab.json", ec)) return from_vocab_json((dir / "vocab.json").string(), dir);
   if (fs::exists(dir / "vocab.txt", ec)) return from_vocab_txt((dir / "vocab.txt").string());
+  if (fs::exists(dir / "spiece.model", ec)) {
+    vocabulary v;
+    v.source = (dir / "spiece.model").string();
+    for (auto& p : read_sentencepiece_file(v.source).pieces) v.tokens.push_back(std::move(p.piece));
+    return v;
+  }
   return std::nullopt;
 }
 

@@ -4,6 +4,7 @@
 //                    and added_tokens
 //   vocab.json       GPT-2's object token -> id (+ added_tokens.json when present)
 //   vocab.txt        BERT's one token per line, id = line number
+//   spiece.model     T5's SentencePiece pieces, id = position
 #pragma once
 
 #include <cstdint>

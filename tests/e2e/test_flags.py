@@ -574,6 +574,16 @@ def test_model_heads_and_draw(env):
     table["--target-ids"] = lambda w, b: differs([], ["--target-ids", "9,8,7,6"])(w, s2s)
     table["--max-new"] = lambda w, b: differs([], ["--max-new", "3"])(w, s2s)
     table["--target"] = lambda w, b: differs([], ["--target", "t9 t8"])(w, s2s)
+    t5 = ["model", "--model", os.path.join(env.data, "seq2seq", "t5_f32_tied"), "--text",
+          " ".join(f"t{i}" for i in range(3, 23)), "--target", "t9 t8 t7 t6 t5 t4", "-q"]
+    gold = env.path("flags-gold.txt")
+    with open(gold, "w") as f:
+        f.write("0-0 1-1 2-2\n")
+    table["--stack"] = lambda w, b: differs(["--png", "{d}/o.png"], ["--stack", "encoder"])(w, s2s)
+    table["--align"] = lambda w, b: differs([], ["--align", "{d}/a.txt"])(w, t5)
+    table["--align-method"] = lambda w, b: differs(["--align", "{d}/a.txt"],
+                                                   ["--align-method", "intersect"])(w, t5)
+    table["--gold"] = lambda w, b: differs([], ["--gold", gold])(w, t5)
     walk(env, "model", base, table)
 
     heads_base = ["heads", "--model", folder, "--json", "{d}/o.json"]

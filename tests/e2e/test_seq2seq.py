@@ -156,6 +156,99 @@ def test_generation_stops_at_the_end_token(env):
     assert "2 target tokens (generated)" in stdout, stdout
 
 
+def python_alignment(cross, src_tokens, tgt_tokens, method):
+    """The word alignment recomputed here: mean cross map, target rows averaged and source
+    columns summed per word (when pieces carry SentencePiece's mark, a marked piece begins a
+    word and the others continue it; else each piece is a word; specials dropped)."""
+    def words(tokens):
+        marked = any(t.startswith("\u2581") for t in tokens)
+        spans = []
+        for k, t in enumerate(tokens):
+            if t.startswith("<") and t.endswith(">"):
+                continue
+            if not marked or t.startswith("\u2581") or not spans or spans[-1][1] != k:
+                spans.append([k, k + 1])
+            else:
+                spans[-1][1] = k + 1
+        return spans
+    mean = cross.mean(axis=(0, 1)).astype(np.float64)
+    rows, cols = words(tgt_tokens), words(src_tokens)
+    m = np.array([[mean[r0:r1, c0:c1].sum() / (r1 - r0) for c0, c1 in cols] for r0, r1 in rows])
+    pairs = {(int(np.argmax(m[j])), j) for j in range(len(rows))}
+    if method == "intersect":
+        pairs = {(i, j) for i, j in pairs if int(np.argmax(m[:, i])) == j}
+    return sorted(pairs)
+
+
+def test_alignment_argmax_intersect_and_gold_scores(env):
+    folder = os.path.join(env.data, "seq2seq", "t5_f32_tied")
+    ref = np.load(os.path.join(folder, "reference.npz"))
+    src, tgt = " ".join(f"t{i}" for i in ref["source"]), " ".join(f"t{i}" for i in ref["target"])
+    gold = env.path("gold.txt")
+    first = env.path("align-first.txt")
+    env.run("model", "--model", folder, "--text", src, "--target", tgt, "--align", first, "--quiet")
+    predicted = sorted(tuple(int(x) for x in p.split("-")) for p in open(first).read().split())
+    # a gold standard that agrees in part: every other predicted pair sure, the rest possible
+    # (written i?j and i-j-P), and two sure pairs no method predicts
+    sure = set(predicted[0::2]) | {(99 % 20, 11), (98 % 20, 11)}
+    sure = {p for p in sure if p not in predicted[1::2]}
+    possible = sure | set(predicted[1::2])
+    with open(gold, "w") as f:
+        items = [f"{i}-{j}" for i, j in sorted(sure)]
+        items += [f"{i}?{j}" if k % 2 else f"{i}-{j}-P" for k, (i, j) in enumerate(sorted(possible - sure))]
+        f.write(" ".join(items) + "\n")
+    for method in ("argmax", "intersect"):
+        out = env.path("align-" + method)
+        stdout, _ = env.run("model", "--model", folder, "--text", src, "--target", tgt, "--npy", out,
+                            "--align", out + ".txt", "--align-method", method, "--gold", gold,
+                            "--view", "alignment", "--png", out + ".png", "--quiet")
+        cross = np.load(os.path.join(out, "cross_attention.npy"))
+        src_tokens = json.load(open(os.path.join(out, "source_tokens.json"), encoding="utf-8"))
+        tgt_tokens = json.load(open(os.path.join(out, "target_tokens.json"), encoding="utf-8"))
+        want = python_alignment(cross, src_tokens, tgt_tokens, method)
+        got = sorted(tuple(int(x) for x in p.split("-")) for p in open(out + ".txt").read().split())
+        assert got == want, (method, got, want)
+        a = set(got)
+        aer = 1 - (len(a & sure) + len(a & possible)) / (len(a) + len(sure))
+        assert 0 < aer < 1, aer
+        line = [l for l in stdout.splitlines() if l.startswith("alignment (")][0]
+        assert f"AER {aer:.3f}" in line and f"precision {len(a & possible) / len(a):.3f}" in line \
+            and f"recall {len(a & sure) / len(sure):.3f}" in line, (line, aer)
+        print(f"  {method}: {len(got)} pairs as recomputed here; {line}")
+    # the word matrix has as many words as the texts: a gold pair past them is refused
+    with open(gold, "w") as f:
+        f.write("0-0 40-1\n")
+    refuse(env, ["--model", folder, "--text", src, "--target", tgt, "--gold", gold], "gold.txt:1",
+           "40-1", "words")
+    with open(gold, "w") as f:
+        f.write("0-0\n1-1\n")
+    refuse(env, ["--model", folder, "--text", src, "--target", tgt, "--gold", gold], "gold.txt:2",
+           "one line")
+
+
+def test_the_stacks_draw_their_views(env):
+    folder = os.path.join(env.data, "seq2seq", "bart_f32")
+    base = ["model", "--model", folder, "--text", "t5 t6 t7 t8 t9", "--target", "t9 t8 t7", "--quiet"]
+    env.run(*base, "--stack", "encoder", "--view", "rollout", "--png", env.path("enc.png"),
+            "--html", env.path("enc.html"))
+    env.run(*base, "--stack", "decoder", "--view", "model", "--svg", env.path("dec.svg"))
+    env.run(*base, "--view", "mean", "--layers", "1", "--svg", env.path("cross.svg"))
+    assert "layer 0-1" not in open(env.path("cross.svg"), encoding="utf-8").read()
+    assert "cross attention mean over layers 1" in open(env.path("cross.svg"), encoding="utf-8").read()
+    page = open(env.path("enc.html"), encoding="utf-8").read()
+    assert "bart_f32" in page and len(page) > 1000
+    stdout, _ = env.run(*base, "--stack", "decoder", "--term")
+    assert "t9" in stdout and "t7" in stdout
+    refuse(env, base[1:] + ["--view", "model", "--png", env.path("x.png")], "--stack cross", "model")
+    refuse(env, base[1:] + ["--term"], "--term", "--stack encoder")
+    refuse(env, base[1:] + ["--html", env.path("x.html")], "--html", "--stack encoder")
+    refuse(env, base[1:] + ["--stack", "encoder", "--view", "alignment", "--png", env.path("x.png")],
+           "--view alignment", "--stack encoder")
+    gpt2 = os.path.join(env.data, "hf", "gpt2_f32")
+    refuse(env, ["--model", gpt2, "--ids", "1,2,3", "--view", "alignment", "--png", env.path("x.png")],
+           "--view alignment", "encoder–decoder")
+
+
 def refuse(env, args, *words):
     _, err = env.run("model", *args, "--npy", env.path("refused"), expect=2)
     lines = [l for l in err.splitlines() if l.strip()]
