@@ -18,8 +18,11 @@ bool is_special(std::string_view p) {
          ((p.front() == '[' && p.back() == ']') || (p.front() == '<' && p.back() == '>'));
 }
 
+// A lone mark is a word start too: SentencePiece writes "▁" on its own before a piece it has
+// no "▁"-joined form of ("▁" "¶"), byte-level BPE a lone "Ġ" for a space before a space.
 bool has_word_start_mark(std::string_view p) {
-  return starts_with(p, sentencepiece_mark) || starts_with(p, byte_bpe_mark);
+  return p.substr(0, sentencepiece_mark.size()) == sentencepiece_mark ||
+         p.substr(0, byte_bpe_mark.size()) == byte_bpe_mark;
 }
 
 // The word index of every piece.
@@ -83,12 +86,15 @@ word_spans group_subwords(const std::vector<std::string>& pieces) {
     if (continues) {
       s.words.back() += strip_subword_mark(p);
     } else {
-      s.words.emplace_back(special ? p : strip_subword_mark(p));
+      const bool lone_mark = p == sentencepiece_mark || p == byte_bpe_mark;
+      s.words.emplace_back(special ? p : lone_mark ? std::string_view() : strip_subword_mark(p));
       s.starts.push_back(i);
     }
     previous_special = special;
   }
   s.starts.push_back(pieces.size());
+  for (std::size_t w = 0; w < s.size(); ++w)  // a lone mark nothing continued: a space
+    if (s.words[w].empty()) s.words[w] = pieces[s.starts[w]];
   return s;
 }
 

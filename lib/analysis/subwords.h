@@ -2,7 +2,8 @@
 //
 // Which pieces make a word:
 //   WordPiece (BERT)         "play" "##ing"      a piece starting with ## continues the word
-//   SentencePiece (T5, XLNet) "▁play" "ing"      a piece starting with ▁ (U+2581) starts a word;
+//   SentencePiece (T5, XLNet) "▁play" "ing"      a piece starting with ▁ (U+2581), or ▁ alone
+//                                                ("▁" "¶"), starts a word;
 //   byte-level BPE (GPT-2)   "Ġplay" "ing"       likewise Ġ (U+0120); in these two styles (taken
 //                                                when any piece has the mark) an unmarked piece
 //                                                continues the word before it

@@ -134,11 +134,12 @@ def test_bad_models_and_ids_are_refused_with_one_message(env):
     refuse(env, ["--model", good, "--ids", ids, "--layer", "2"], "--layer 2", "2 layers")
     refuse(env, ["--model", env.path("nowhere"), "--ids", ids], "nowhere")
     # an unsupported family, listing the supported ones
-    folder = broken_copy(env, "t5")
+    folder = broken_copy(env, "xlnet")
     cfg = json.load(open(os.path.join(folder, "config.json")))
-    cfg["model_type"] = "t5"
+    cfg["model_type"] = "xlnet"
     json.dump(cfg, open(os.path.join(folder, "config.json"), "w"))
-    refuse(env, ["--model", folder, "--ids", ids], "model_type", "gpt2, bert, llama", "'t5'")
+    refuse(env, ["--model", folder, "--ids", ids], "model_type", "gpt2, bert, llama", "bart",
+           "t5", "'xlnet'")
     # an activation attn-viz does not run
     folder = broken_copy(env, "relu")
     cfg["model_type"] = "gpt2"

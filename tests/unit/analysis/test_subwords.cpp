@@ -45,9 +45,13 @@ TEST_CASE("pieces into words: WordPiece, SentencePiece, byte-level BPE, special 
   CHECK(words("##ing the") == std::vector<std::string>{"ing", "the"});
   CHECK(words("[CLS] ##ing") == std::vector<std::string>{"[CLS]", "ing"});
   CHECK(words("<s> ing ▁cat") == std::vector<std::string>{"<s>", "ing", "cat"});
-  // no marks at all: every token stays a word (## alone and ▁ alone are not marks)
+  // no marks at all: every token stays a word (## alone is not a mark)
   CHECK(words("the cat sat") == std::vector<std::string>{"the", "cat", "sat"});
-  CHECK(words("## ▁ x") == std::vector<std::string>{"##", "▁", "x"});
+  // ▁ alone starts a word the next pieces continue, as SentencePiece writes a piece it has no
+  // ▁-joined form of ("▁" "¶"); left alone at the end it stays "▁"
+  CHECK(words("▁ ¶ ▁The n ▁return ▁ from ▁") ==
+        std::vector<std::string>{"¶", "Then", "return", "from", "▁"});
+  CHECK(words("## ▁ x") == std::vector<std::string>{"##", "x"});
   CHECK(strip_subword_mark("##ing") == "ing");
   CHECK(strip_subword_mark("▁the") == "the");
   CHECK(strip_subword_mark("Ġthe") == "the");

@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""Scores samples/rv-kjv-marian on the held-out verses (train_translation_model.py writes them):
+how well it translates, and how well its cross attention aligns words, against the translators'
+own alignment (Strong's numbers, bible_corpus.py), beside two baselines measured the same way:
+the diagonal (target word j to source word round(j·m/n)) and a checkpoint of the same shape with
+random weights.
+
+    /usr/bin/python3 samples/translation/evaluate_translation.py [--exe build/attn-viz]
+
+Every map comes from attn-viz: one teacher-forced run per verse (--npy) gives the cross
+attention, from which every layer's and head's word alignment is scored here (argmax per target
+word, the rule attn-viz's --align uses); the all-heads, best-layer and best-head figures are then
+measured again by attn-viz itself (--align, --gold) and must agree. Translations are attn-viz's
+greedy ones (--max-new 160), scored with chrF (Popović 2015: character 1- to 6-grams, β = 2,
+spaces left out, statistics summed over the corpus). Writes samples/translation/evaluation.json
+and prints a table.
+"""
+import argparse
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+MARK = "\u2581"
+
+
+def lines(name):
+    with open(os.path.join(HERE, name), encoding="utf-8") as f:
+        return [l.rstrip("\n") for l in f]
+
+
+def gold_sets(line):
+    sure, possible = set(), set()
+    for item in line.split():
+        if "?" in item:
+            i, j = item.split("?")
+            possible.add((int(i), int(j)))
+        else:
+            i, j = item.split("-")[:2]
+            (possible if item.endswith("-P") else sure).add((int(i), int(j)))
+    return sure, possible | sure
+
+
+def word_spans(tokens):
+    """As attn-viz groups pieces (analysis/subwords.h), specials left out."""
+    spans = []
+    for k, t in enumerate(tokens):
+        if t.startswith("<") and t.endswith(">"):
+            continue
+        if t.startswith(MARK) or not spans or spans[-1][1] != k:
+            spans.append([k, k + 1])
+        else:
+            spans[-1][1] = k + 1
+    return spans
+
+
+def word_matrix(cross, rows, cols):
+    """cross: nt × ns; target rows averaged, source columns summed per word."""
+    summed = np.stack([cross[:, c0:c1].sum(1) for c0, c1 in cols], axis=1)
+    return np.stack([summed[r0:r1].mean(0) for r0, r1 in rows])
+
+
+def argmax_pairs(m):
+    return {(int(np.argmax(m[j])), j) for j in range(m.shape[0])}
+
+
+class Counts:
+    def __init__(self):
+        self.a = self.s = self.a_s = self.a_p = 0
+
+    def add(self, pairs, sure, possible):
+        self.a += len(pairs)
+        self.s += len(sure)
+        self.a_s += len(pairs & sure)
+        self.a_p += len(pairs & possible)
+
+    def aer(self):
+        return 1 - (self.a_s + self.a_p) / (self.a + self.s)
+
+    def row(self):
+        return {"aer": round(self.aer(), 4), "precision": round(self.a_p / max(1, self.a), 4),
+                "recall": round(self.a_s / max(1, self.s), 4)}
+
+
+def chrf(hypotheses, references, n_max=6, beta=2.0):
+    stats = np.zeros((n_max, 3))  # matches, hypothesis n-grams, reference n-grams
+    for h, r in zip(hypotheses, references):
+        h, r = h.replace(" ", ""), r.replace(" ", "")
+        for n in range(1, n_max + 1):
+            hc = Counter(h[i:i + n] for i in range(len(h) - n + 1))
+            rc = Counter(r[i:i + n] for i in range(len(r) - n + 1))
+            stats[n - 1] += (sum((hc & rc).values()), sum(hc.values()), sum(rc.values()))
+    p = np.mean([m / hn if hn else 0 for m, hn, _ in stats])
+    rec = np.mean([m / rn if rn else 0 for m, _, rn in stats])
+    return 100 * (1 + beta ** 2) * p * rec / (beta ** 2 * p + rec) if p + rec else 0.0
+
+
+def run(exe, *args):
+    return subprocess.run([exe, *args], capture_output=True, text=True, check=True).stdout
+
+
+def random_checkpoint(model, folder):
+    """The same folder with every tensor redrawn: N(0, 0.02) matrices, unit norms, zero biases."""
+    sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
+    from formats import read_safetensors, write_safetensors
+    shutil.copytree(model, folder)
+    rng = np.random.default_rng(0)
+    t = read_safetensors(os.path.join(model, "model.safetensors"))
+    for name, a in t.items():
+        if name.endswith("layer_norm.weight"):
+            t[name] = np.ones_like(a)
+        elif name.endswith(".bias") or name == "final_logits_bias":
+            t[name] = np.zeros_like(a)
+        else:
+            t[name] = rng.normal(0, 0.02, a.shape)
+    write_safetensors(os.path.join(folder, "model.safetensors"), t, "F16")
+
+
+def score_model(exe, model, es, en, gold, work):
+    """Per verse one teacher-forced run; every layer's and head's argmax alignment scored."""
+    cfg = json.load(open(os.path.join(model, "config.json")))
+    L, H = cfg["decoder_layers"], cfg["decoder_attention_heads"]
+    counts = {"all": Counts(), **{f"layer {l}": Counts() for l in range(L)},
+              **{f"layer {l} head {h}": Counts() for l in range(L) for h in range(H)}}
+    diagonal, skipped = Counts(), 0
+    for k, (src, tgt, g) in enumerate(zip(es, en, gold)):
+        out = os.path.join(work, f"v{k}")
+        run(exe, "model", "--model", model, "--text", src, "--target", tgt, "--npy", out, "-q")
+        cross = np.load(os.path.join(out, "cross_attention.npy")).astype(np.float64)
+        rows = word_spans(json.load(open(os.path.join(out, "target_tokens.json"), encoding="utf-8")))
+        cols = word_spans(json.load(open(os.path.join(out, "source_tokens.json"), encoding="utf-8")))
+        if len(rows) != len(tgt.split()) or len(cols) != len(src.split()):
+            skipped += 1
+            continue
+        sure, possible = gold_sets(g)
+        counts["all"].add(argmax_pairs(word_matrix(cross.mean((0, 1)), rows, cols)), sure, possible)
+        for l in range(L):
+            counts[f"layer {l}"].add(argmax_pairs(word_matrix(cross[l].mean(0), rows, cols)), sure, possible)
+            for h in range(H):
+                counts[f"layer {l} head {h}"].add(argmax_pairs(word_matrix(cross[l, h], rows, cols)),
+                                                  sure, possible)
+        m, n = len(cols), len(rows)
+        diagonal.add({(min(m - 1, int(math.floor(j * m / n + 0.5))), j) for j in range(n)}, sure, possible)
+        shutil.rmtree(out)
+    return counts, diagonal, skipped
+
+
+def attnviz_aer(exe, model, es, en, gold, work, layers=None, heads=None):
+    """The same alignment measured by attn-viz itself: --align and --gold per verse, summed."""
+    c = Counts()
+    for k, (src, tgt, g) in enumerate(zip(es, en, gold)):
+        path = os.path.join(work, "gold.txt")
+        with open(path, "w") as f:
+            f.write(g + "\n")
+        args = ["model", "--model", model, "--text", src, "--target", tgt, "--gold", path, "-q"]
+        args += (["--layers", layers] if layers else []) + (["--heads", heads] if heads else [])
+        line = [l for l in run(exe, *args).splitlines() if l.startswith("alignment (")][0]
+        # "… AER 0.412 (12 pairs predicted, 9 of them sure or possible in the gold; 6 of its 7
+        # sure pairs found)"
+        counts = line.rsplit("(", 1)[1].replace(";", " ").replace(")", " ").replace(",", " ")
+        a, a_p, a_s, s = [int(x) for x in counts.split() if x.isdigit()]
+        c.a, c.a_p, c.a_s, c.s = c.a + a, c.a_p + a_p, c.a_s + a_s, c.s + s
+    return c
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--exe", default=os.path.join(ROOT, "build", "attn-viz"))
+    ap.add_argument("--model", default=os.path.join(ROOT, "samples", "rv-kjv-marian"))
+    ap.add_argument("--limit", type=int, default=0, help="only the first N verses (a quick look; "
+                    "evaluation.json is then not written)")
+    a = ap.parse_args()
+    es, en, gold, keys = lines("heldout.es"), lines("heldout.en"), lines("heldout.gold"), lines("heldout.keys")
+    if a.limit:
+        es, en, gold, keys = es[:a.limit], en[:a.limit], gold[:a.limit], keys[:a.limit]
+    work = tempfile.mkdtemp()
+    try:
+        random_model = os.path.join(work, "random")
+        random_checkpoint(a.model, random_model)
+        trained, diagonal, skipped = score_model(a.exe, a.model, es, en, gold, work)
+        rand, _, _ = score_model(a.exe, random_model, es, en, gold, work)
+        layers = [k for k in trained if k.startswith("layer ") and "head" not in k]
+        heads = [k for k in trained if "head" in k]
+        best_layer = min(layers, key=lambda k: trained[k].aer())
+        best_head = min(heads, key=lambda k: trained[k].aer())
+        checks = {"all": attnviz_aer(a.exe, a.model, es, en, gold, work),
+                  best_layer: attnviz_aer(a.exe, a.model, es, en, gold, work, best_layer.split()[1]),
+                  best_head: attnviz_aer(a.exe, a.model, es, en, gold, work, best_head.split()[1],
+                                         best_head.split()[3])}
+        for k, c in checks.items():
+            assert abs(c.aer() - trained[k].aer()) < 1e-9, (k, c.aer(), trained[k].aer())
+        hyps = [run(a.exe, "model", "--model", a.model, "--text", s, "--max-new", "160", "-q").splitlines()[1]
+                for s in es]
+    finally:
+        shutil.rmtree(work)
+    result = {
+        "held_out_verses": len(es), "verses_scored": len(es) - skipped,
+        "chrF": round(chrf(hyps, en), 2),
+        "aer": {"all heads averaged": trained["all"].row(), f"best layer ({best_layer})": trained[best_layer].row(),
+                f"best head ({best_head})": trained[best_head].row(), "diagonal": diagonal.row(),
+                "random checkpoint, all heads": rand["all"].row(),
+                "random checkpoint, best head": min((rand[k] for k in heads), key=Counts.aer).row()},
+        "every layer and head": {k: trained[k].row() for k in layers + heads},
+        "best_layer": int(best_layer.split()[1]), "best_head": [int(best_head.split()[1]), int(best_head.split()[3])],
+        "examples": [{"verse": keys[i], "source": es[i], "reference": en[i], "attn-viz": hyps[i]}
+                     for i in (0, 100, 200) if i < len(es)],
+    }
+    if not a.limit:
+        with open(os.path.join(HERE, "evaluation.json"), "w") as f:
+            json.dump(result, f, indent=1, ensure_ascii=False)
+    print(f"held-out verses {len(es)} (scored {len(es) - skipped}); chrF {result['chrF']}")
+    for k, v in result["aer"].items():
+        print(f"  {k:<32} AER {v['aer']:.3f}  precision {v['precision']:.3f}  recall {v['recall']:.3f}")
+
+
+if __name__ == "__main__":
+    main()

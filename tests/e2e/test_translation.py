@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""The translation model in the box (samples/rv-kjv-marian, trained by
+samples/translation/train_translation_model.py on the Reina-Valera 1909 and the King James
+Version, Debian's SWORD modules): on held-out verses its cross attention aligns words better
+than the diagonal and than a random checkpoint of the same shape, scored by attn-viz's own
+--gold against the translators' Strong's-number alignment (samples/translation/heldout.gold);
+it translates the first held-out verse into English words; and its tokenizers are Marian's
+(python3-sentencepiece + vocab.json give the same ids)."""
+import json
+import math
+import os
+import shutil
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from formats import read_safetensors, write_safetensors  # noqa: E402
+from harness import import_numpy, main  # noqa: E402
+
+np = import_numpy()
+VERSES = 80  # of the 209 held out: enough for stable counts, quick enough for a test
+
+
+def folder(env):
+    return os.path.join(env.samples, "rv-kjv-marian")
+
+
+def heldout(env, name):
+    with open(os.path.join(env.samples, "translation", name), encoding="utf-8") as f:
+        return [l.rstrip("\n") for l in f][:VERSES]
+
+
+def aer_of(env, model, layers=None):
+    """attn-viz's --gold counts summed over the verses: (AER, precision, recall)."""
+    total = [0, 0, 0, 0]  # predicted, sure-or-possible hits, sure hits, sure
+    gold_path = env.path("gold.txt")
+    for es, en, gold in zip(heldout(env, "heldout.es"), heldout(env, "heldout.en"), heldout(env, "heldout.gold")):
+        with open(gold_path, "w") as f:
+            f.write(gold + "\n")
+        args = ["model", "--model", model, "--text", es, "--target", en, "--gold", gold_path, "-q"]
+        stdout, _ = env.run(*args + (["--layers", str(layers)] if layers is not None else []))
+        line = [l for l in stdout.splitlines() if l.startswith("alignment (")][0]
+        counts = line.rsplit("(", 1)[1].replace(";", " ").replace(")", " ").replace(",", " ")
+        for k, v in enumerate(int(x) for x in counts.split() if x.isdigit()):
+            total[k] += v
+    a, a_p, a_s, s = total
+    return 1 - (a_s + a_p) / (a + s), a_p / a, a_s / s
+
+
+def diagonal_aer(env):
+    """Target word j to source word round(j·m/n), scored the same way."""
+    a = a_p = a_s = s = 0
+    for es, en, gold in zip(heldout(env, "heldout.es"), heldout(env, "heldout.en"), heldout(env, "heldout.gold")):
+        m, n = len(es.split()), len(en.split())
+        pairs = {(min(m - 1, int(math.floor(j * m / n + 0.5))), j) for j in range(n)}
+        sure, possible = set(), set()
+        for item in gold.split():
+            i, j = (int(x) for x in item.replace("?", "-").split("-")[:2])
+            (possible if "?" in item or item.endswith("-P") else sure).add((i, j))
+        possible |= sure
+        a, a_p, a_s, s = a + len(pairs), a_p + len(pairs & possible), a_s + len(pairs & sure), s + len(sure)
+    return 1 - (a_s + a_p) / (a + s)
+
+
+def random_copy(env):
+    path = env.path("random-marian")
+    shutil.copytree(folder(env), path)
+    rng = np.random.default_rng(0)
+    t = read_safetensors(os.path.join(path, "model.safetensors"))
+    for name, a in t.items():
+        if name.endswith("layer_norm.weight"):
+            t[name] = np.ones_like(a)
+        elif name.endswith(".bias") or name == "final_logits_bias":
+            t[name] = np.zeros_like(a)
+        else:
+            t[name] = rng.normal(0, 0.02, a.shape)
+    write_safetensors(os.path.join(path, "model.safetensors"), t, "F16")
+    return path
+
+
+def test_the_trained_model_aligns_better_than_the_baselines(env):
+    evaluation = json.load(open(os.path.join(env.samples, "translation", "evaluation.json")))
+    best = evaluation["best_layer"]
+    trained_all = aer_of(env, folder(env))
+    trained_best = aer_of(env, folder(env), best)
+    random_all = aer_of(env, random_copy(env))
+    diagonal = diagonal_aer(env)
+    print(f"  {VERSES} held-out verses: AER trained, all heads {trained_all[0]:.3f} (precision "
+          f"{trained_all[1]:.3f}, recall {trained_all[2]:.3f}); trained, layer {best} "
+          f"{trained_best[0]:.3f}; diagonal {diagonal:.3f}; random checkpoint {random_all[0]:.3f}")
+    assert trained_best[0] < diagonal and trained_best[0] < random_all[0]
+    assert trained_all[0] < random_all[0]
+
+
+def test_it_translates_and_its_tokenizers_are_marians(env):
+    es = heldout(env, "heldout.es")[0]
+    out = env.path("generated")
+    stdout, _ = env.run("model", "--model", folder(env), "--text", es, "--max-new", "120", "--npy", out, "-q")
+    text = stdout.splitlines()[1]
+    reference = heldout(env, "heldout.en")[0]
+    shared = set(text.lower().split()) & set(reference.lower().split())
+    print(f"  {es}\n  -> {text}\n  words shared with the KJV's: {len(shared)}")
+    assert len(shared) >= 5, (text, reference)
+    try:
+        import sentencepiece as spm
+    except ImportError:
+        return
+    vocab = json.load(open(os.path.join(folder(env), "vocab.json"), encoding="utf-8"))
+    sp = spm.SentencePieceProcessor(model_file=os.path.join(folder(env), "source.spm"))
+    want = [vocab.get(p, vocab["<unk>"]) for p in sp.encode(es, out_type=str)] + [vocab["</s>"]]
+    assert np.load(os.path.join(out, "source_ids.npy")).tolist() == want
+
+
+if __name__ == "__main__":
+    sys.exit(main(globals()))
