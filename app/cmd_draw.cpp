@@ -45,12 +45,17 @@ Hugging Face returns output_attentions stacked) is read as [layers, heads, n, n]
 --tokens names the n tokens: one per line, or a JSON list (tokens.json); else a JSON file's
 "tokens"; else they are numbered. A map that is 0 above its diagonal everywhere is drawn causal
 (the upper triangle grey) unless --causal off.
+Cross attention (an encoder-decoder's cross_attention.npy, [layers, heads, n_target, n_source]):
+--key-tokens names the columns (source_tokens.json), --tokens the rows (target_tokens.json);
+--view head, mean, max or alignment (the word alignment, as attn-viz model draws it).
 
 Examples:
   attn-viz draw --weights maps/attention.npy --tokens maps/tokens.json --view model --png m.png
   attn-viz draw --weights layers.npz --tokens words.txt --view lines --layer 3 --heads 0-3 --svg l3.svg
   attn-viz draw --weights attentions.json --html explore.html
-  attn-viz draw --weights attention.npy --view rollout --npy out --png rollout.png)");
+  attn-viz draw --weights attention.npy --view rollout --npy out --png rollout.png
+  attn-viz draw --weights maps/cross_attention.npy --tokens maps/target_tokens.json \
+                --key-tokens maps/source_tokens.json --view alignment --png align.png)");
   auto& c = f->job;
   cmd->add_option("--weights,-w", c.weights, "The weights (.npy, .npz, .safetensors or .json)")
       ->required()
@@ -61,6 +66,11 @@ Examples:
       ->type_name("NAME")
       ->group("Input");
   cmd->add_option("--tokens", c.tokens, "The tokens: one per line, or a JSON list of strings")
+      ->type_name("FILE")
+      ->group("Input");
+  cmd->add_option("--key-tokens", c.key_tokens,
+                  "Cross attention: the keys' (source's) tokens, when they are not the queries'; "
+                  "the maps may then be [.., n_q, n_k]")
       ->type_name("FILE")
       ->group("Input");
   cmd->add_option("--causal", f->causal,
@@ -90,8 +100,17 @@ Examples:
     job.max_memory = parse_size(f->max_memory, "--max-memory");
     if (!job.out.any() && !f->view.term)
       throw usage_error("nothing to write: give --png, --svg, --html, --npy or --term");
+    if (!job.key_tokens.empty() && f->view.term)
+      throw usage_error("--term draws self-attention maps; cross attention (--key-tokens) is "
+                        "drawn with --png or --svg");
     const draw_report r = run_draw_job(job);
     std::FILE* out = summary_stream(r.written);
+    if (r.cross) {
+      fmt::print(out, "{} layer{} × {} head{} · {} query × {} key tokens · cross\n", r.layers,
+                 r.layers == 1 ? "" : "s", r.heads, r.heads == 1 ? "" : "s", r.n, r.n_k);
+      print_written(r.written);
+      return 0;
+    }
     fmt::print(out, "{} layer{} × {} head{} · {} tokens{}\n", r.layers, r.layers == 1 ? "" : "s",
                r.heads, r.heads == 1 ? "" : "s", r.n, r.causal ? " · causal" : "");
     if (f->view.term) print_view_term(draw_maps_source(r, job), job.choice);

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "attention/registry.h"
@@ -30,6 +32,13 @@ constexpr const char* demo_model_text =
     "And God said, Let there be light: and there was light. And God said, Let there be light: "
     "and there was light.";
 
+// The translation model in samples/ (samples/translation/train_translation_model.py), and the
+// held-out verse the demo shows its alignment of: Ruth 1:16, line 16 of samples/translation's
+// heldout.es, heldout.en and heldout.gold.
+constexpr const char* translation_model_name = "rv-kjv-marian";
+constexpr std::size_t translation_line = 15;  // from 0
+constexpr const char* translation_stem = "translation-ruth-1-16";
+
 std::vector<std::string> data_lines(const std::string& path) {
   std::vector<std::string> out;
   std::istringstream in(read_whole_file(path));
@@ -40,6 +49,50 @@ std::vector<std::string> data_lines(const std::string& path) {
     out.push_back(line);
   }
   return out;
+}
+
+// Line `k` (from 0) of a text file.
+std::string line_of(const fs::path& path, std::size_t k) {
+  std::istringstream in(read_whole_file(path.string()));
+  std::string line;
+  for (std::size_t i = 0; std::getline(in, line); ++i)
+    if (i == k) return line;
+  throw input_error(path.string(), fmt::format("has fewer than {} lines", k + 1));
+}
+
+bool has_translation_model(const fs::path& samples) {
+  std::error_code ec;
+  return fs::is_regular_file(samples / translation_model_name / "config.json", ec) &&
+         fs::is_regular_file(samples / "translation" / "heldout.gold", ec);
+}
+
+// The translation model's cross attention on the held-out verse as a word alignment (over the
+// layer samples/translation/evaluation.json found best, when it is there), scored against the
+// translators' own alignment, which is written beside it (.gold.txt), with the model's (.align.txt).
+std::vector<std::string> translation_demo(const fs::path& samples, const fs::path& out_dir,
+                                          const std::function<job_outputs(std::string)>& outputs_of) {
+  const fs::path held = samples / "translation";
+  const std::string gold_path = (out_dir / (std::string(translation_stem) + ".gold.txt")).string();
+  output_batch gold;
+  gold.add(gold_path, line_of(held / "heldout.gold", translation_line) + "\n");
+  std::vector<std::string> written = gold.commit();
+  model_job_config m;
+  m.model_dir = (samples / translation_model_name).string();
+  m.text = line_of(held / "heldout.es", translation_line);
+  m.target_text = line_of(held / "heldout.en", translation_line);
+  m.progress = progress_style::quiet;
+  m.choice.view = maps_view::alignment;
+  std::error_code ec;
+  if (fs::is_regular_file(held / "evaluation.json", ec)) {
+    const auto e = nlohmann::json::parse(read_whole_file((held / "evaluation.json").string()));
+    m.choice.layers = std::to_string(e.at("best_layer").get<int>());
+  }
+  m.gold_path = gold_path;
+  m.out = outputs_of(translation_stem);
+  m.align_path = (out_dir / (std::string(translation_stem) + ".align.txt")).string();
+  const model_report r = run_model_job(m);
+  written.insert(written.end(), r.written.begin(), r.written.end());
+  return written;
 }
 
 }  // namespace
@@ -160,8 +213,9 @@ demo_report run_demo(
 
   std::error_code ec;
   const bool has_demo_model = fs::is_regular_file(samples / demo_model_name / "config.json", ec);
+  const bool has_translation = has_translation_model(samples);
   demo_report report;
-  const std::size_t total = jobs.size() + 4 + (has_demo_model ? 2 : 0);
+  const std::size_t total = jobs.size() + 4 + (has_demo_model ? 2 : 0) + (has_translation ? 1 : 0);
   std::size_t step = 0;
   // Each job's PNG and JSON, named by its stem, after the progress line that names it.
   auto outputs_of = [&](const std::string& name) {
@@ -241,6 +295,7 @@ demo_report run_demo(
     m.out.json.clear();
     keep(run_model_job(m).written);
   }
+  if (has_translation) keep(translation_demo(samples, out_dir, outputs_of));
   if (progress) progress(total, total, "");
   return report;
 }

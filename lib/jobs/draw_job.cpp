@@ -12,6 +12,7 @@
 #include "io/npy.h"
 #include "io/attention_file.h"
 #include "io/npy_read.h"
+#include "jobs/seq2seq_views.h"
 #include "render/model_page.h"
 #include "tokenizers/token_display.h"
 
@@ -31,6 +32,54 @@ bool zero_above_diagonal(const std::vector<float>& maps, std::size_t n) {
       for (std::size_t j = i + 1; j < n; ++j)
         if (maps[at + i * n + j] != 0.0f) return false;
   return n > 1;
+}
+
+// A token file's tokens, `count` of them.
+std::vector<std::string> tokens_from(const std::string& path, std::size_t count,
+                                     const char* what) {
+  require_regular_file(path);
+  std::vector<std::string> t = parse_token_list(read_whole_file(path), path);
+  if (t.size() != count)
+    throw input_error(path, fmt::format("holds {} tokens; the maps have {} {}", t.size(), count,
+                                        what));
+  return t;
+}
+
+// Cross-attention maps [layers, heads, n_q, n_k] (queries = target, keys = source): the views of
+// jobs/seq2seq_views.h for --stack cross.
+std::vector<std::string> draw_cross(const draw_job_config& c, draw_report& r) {
+  if (!c.out.npy_dir.empty() || !c.out.html.empty())
+    throw usage_error(fmt::format("{} draws cross attention as {} head, mean, max or alignment "
+                                  "figures; {} and {} are for self-attention maps",
+                                  param("key-tokens"), param("view"), param("npy"),
+                                  param("html")));
+  if (c.tokens.empty())
+    throw usage_error(fmt::format("{} names the keys (the source); give the queries' tokens (the "
+                                  "target) with {}",
+                                  param("key-tokens"), param("tokens")));
+  r.tokens = tokens_from(c.tokens, r.n, "query rows");
+  r.key_tokens = tokens_from(c.key_tokens, r.n_k, "key columns");
+  model_config m;
+  m.decoder_layers = r.layers;
+  m.decoder_heads = r.heads;
+  check_seq2seq_view(c.choice, seq2seq_stack::cross, m, r.n_k, r.n, false);
+  seq2seq_forward f;
+  f.decoder_layers = r.layers;
+  f.decoder_heads = r.heads;
+  f.nt = r.n;
+  f.ns = r.n_k;
+  f.cross_attention = matrix(r.layers * r.heads * r.n, r.n_k, r.maps);
+  const seq2seq_maps maps{&f, r.key_tokens, r.tokens,
+                          std::filesystem::path(c.weights).filename().string(),
+                          fmt::format("{}{} · {} layer{} × {} head{} · {} × {} tokens",
+                                      r.what.empty() ? "" : r.what + " ", shape_text(r.shape),
+                                      r.layers, r.layers == 1 ? "" : "s", r.heads,
+                                      r.heads == 1 ? "" : "s", r.n, r.n_k)};
+  job_products made;
+  made.picture = [&] {
+    return draw_seq2seq_view(maps, seq2seq_stack::cross, c.choice, align_method::argmax, "");
+  };
+  return write_outputs(c.out, made);
 }
 
 }  // namespace
@@ -94,23 +143,35 @@ draw_report run_draw_job(const draw_job_config& c) {
   r.shape = file.stored;
   r.what = file.what;
   const auto& s = a.shape;
-  if (s.size() < 2 || s.size() > 4 || s[s.size() - 1] != s[s.size() - 2] || s.back() == 0)
+  r.cross = !c.key_tokens.empty();
+  if (s.size() < 2 || s.size() > 4 || (!r.cross && s[s.size() - 1] != s[s.size() - 2]) ||
+      s.back() == 0 || s[s.size() - 2] == 0)
     throw input_error(c.weights, fmt::format("holds an array of shape {}; attention maps are [n, n], "
-                                             "[heads, n, n] or [layers, heads, n, n] with n >= 1",
-                                             shape_text(s)));
-  r.n = s.back();
+                                             "[heads, n, n] or [layers, heads, n, n] with n >= 1{}",
+                                             shape_text(s),
+                                             r.cross ? " (with --key-tokens: [.., n_q, n_k])"
+                                             : s.size() >= 2 && s.back() != s[s.size() - 2]
+                                                 ? "; maps of n_q × n_k (cross attention) are "
+                                                   "drawn with --key-tokens"
+                                                 : ""));
+  r.n = s[s.size() - 2];
+  r.n_k = s.back();
   r.heads = s.size() >= 3 ? s[s.size() - 3] : 1;
   r.layers = s.size() == 4 ? s[0] : 1;
   if (r.heads == 0 || r.layers == 0)
     throw input_error(c.weights, fmt::format("holds no map (shape {})", shape_text(s)));
   for (std::size_t k = 0; k < a.values.size(); ++k)
     if (!std::isfinite(a.values[k])) {
-      const std::size_t n2 = r.n * r.n, map = k / n2, i = k % n2 / r.n, j = k % r.n;
+      const std::size_t n2 = r.n * r.n_k, map = k / n2, i = k % n2 / r.n_k, j = k % r.n_k;
       throw input_error(c.weights, fmt::format("weight [layer {}, head {}, {}, {}] is {} (expected "
                                                "finite numbers)",
                                                map / r.heads, map % r.heads, i, j, a.values[k]));
     }
   r.maps = std::move(a.values);
+  if (r.cross) {
+    r.written = draw_cross(c, r);
+    return r;
+  }
   if (!c.tokens.empty()) {
     require_regular_file(c.tokens);
     r.tokens = parse_token_list(read_whole_file(c.tokens), c.tokens);

@@ -6,6 +6,9 @@
 //   tokens   a file of n tokens, one per line (a final newline is optional), or a JSON list of
 //            n strings (as tokens.json); else a JSON weights file's "tokens"; else 0 … n − 1
 //   causal   hide j > i in the figures: automatic when every map is 0 above the diagonal
+//   key tokens  the keys' own tokens (cross attention: an encoder–decoder's source_tokens.json,
+//            with --tokens its target_tokens.json): the maps may then be [.., n_q, n_k], drawn
+//            as --view head, mean, max or alignment (jobs/seq2seq_views.h)
 // Outputs: --png/--svg (the view), --npy DIR (view.npy for mean, max, rollout and flow).
 // Bad input (another dtype or rank, maps that are not square, a token count that is not n, a
 // value that is not finite) is an input_error naming the file; nothing is written.
@@ -29,6 +32,7 @@ struct draw_job_config {
   std::string weights;
   std::string key;  // the array of an .npz or .safetensors to draw
   std::string tokens;
+  std::string key_tokens;  // cross attention: the keys' tokens (source), --tokens the queries'
   view_choice choice;
   causal_mode causal = causal_mode::automatic;
   job_outputs out;  // png, svg, npy_dir
@@ -41,9 +45,11 @@ struct draw_report {
   std::vector<std::size_t> shape;  // as the file had it
   std::string what;                // which array(s) of the file, when it has several
   std::size_t layers = 0, heads = 0, n = 0;
+  std::size_t n_k = 0;      // the keys (cross: may differ from n, the queries)
+  bool cross = false;
   bool causal = false;
-  std::vector<float> maps;  // [layers, heads, n, n]
-  std::vector<std::string> tokens;
+  std::vector<float> maps;  // [layers, heads, n, n_k]
+  std::vector<std::string> tokens, key_tokens;
   std::vector<std::string> written;
 };
 

@@ -609,6 +609,13 @@ def test_model_heads_and_draw(env):
             "--tokens": differs([], ["--tokens", os.path.join(npy, "tokens.json")]),
             "--causal": differs([], ["--causal", "off"]),
             "--max-memory": fails(["--max-memory", "1K"], ["--max-memory"])}
+    cross = env.path("draw-cross")
+    env.run("model", "--model", os.path.join(env.data, "seq2seq", "bart_f32"), "--text", "t5 t6 t7",
+            "--target", "t9 t8", "--npy", cross, "-q")
+    draw["--key-tokens"] = lambda w, b: differs(
+        ["--weights", os.path.join(cross, "cross_attention.npy"), "--tokens",
+         os.path.join(cross, "target_tokens.json"), "--key-tokens", os.path.join(cross, "source_tokens.json")],
+        ["--view", "alignment"])(w, ["draw", "--png", "{d}/o.png"])
     draw_base = ["draw", "--png", "{d}/o.png"]
     walk(env, "draw", draw_base + ["--weights", os.path.join(npy, "attention.npy")],
          {k: (v if k != "--key" else

@@ -288,6 +288,35 @@ def test_marian_reads_source_and_target_with_their_own_sentencepiece_files(env):
     print(f"  {len(texts)} pairs: source and target ids as sentencepiece + vocab.json give them")
 
 
+def test_draw_reads_the_cross_attention_file(env):
+    folder = os.path.join(env.data, "seq2seq", "bart_f32")
+    out = env.path("draw-cross")
+    env.run("model", "--model", folder, "--text", "t5 t6 t7 t8 t9", "--target", "t9 t8 t7", "--npy", out,
+            "--view", "alignment", "--svg", env.path("model-align.svg"), "--quiet")
+    args = ["draw", "--weights", os.path.join(out, "cross_attention.npy"), "--tokens",
+            os.path.join(out, "target_tokens.json"), "--key-tokens", os.path.join(out, "source_tokens.json")]
+    stdout, _ = env.run(*args, "--view", "alignment", "--svg", env.path("draw-align.svg"))
+    assert "2 layers × 2 heads · 3 query × 5 key tokens · cross" in stdout, stdout
+    strip = lambda t: "\n".join(l for l in t.splitlines() if "cross_attention.npy" not in l and "bart" not in l)
+    drawn = open(env.path("draw-align.svg"), encoding="utf-8").read()
+    made = open(env.path("model-align.svg"), encoding="utf-8").read()
+    # the same cells, marks and labels as the model's own figure (titles name their sources)
+    assert drawn.count("<rect") == made.count("<rect") and ">t9<" in drawn and ">t5<" in drawn
+    env.run(*args, "--view", "head", "--layer", "1", "--head", "1", "--png", env.path("draw-head.png"))
+    _, err = env.run(*args, "--npy", env.path("nope"), expect=2)
+    assert "--npy" in err and not os.path.exists(env.path("nope"))
+    _, err = env.run("draw", "--weights", os.path.join(out, "cross_attention.npy"), "--key-tokens",
+                     os.path.join(out, "source_tokens.json"), "--png", env.path("x.png"), expect=2)
+    assert "--tokens" in err
+    _, err = env.run("draw", "--weights", os.path.join(out, "cross_attention.npy"), "--tokens",
+                     os.path.join(out, "source_tokens.json"), "--key-tokens",
+                     os.path.join(out, "source_tokens.json"), "--png", env.path("x.png"), expect=2)
+    assert "holds 5 tokens; the maps have 3 query rows" in err, err
+    _, err = env.run("draw", "--weights", os.path.join(out, "cross_attention.npy"), "--png",
+                     env.path("x.png"), expect=2)
+    assert "--key-tokens" in err, err
+
+
 def refuse(env, args, *words):
     _, err = env.run("model", *args, "--npy", env.path("refused"), expect=2)
     lines = [l for l in err.splitlines() if l.strip()]
