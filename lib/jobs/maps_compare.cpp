@@ -178,6 +178,7 @@ maps_compare_report run_maps_compare_job(const maps_compare_config& c) {
     m.text = c.text;
     m.ids = c.ids;
     m.progress = c.progress;
+    m.refuse_encoder_decoder = "compare --model";
     const model_report run = run_model_job(m);
     r.warnings = run.warnings;
     finish(model_maps_source(run, m));

@@ -4,6 +4,7 @@
 
 #include "error.h"
 #include "jobs/bench_stats.h"
+#include "jobs/model_job.h"
 #include "kernels/kernels.h"
 #include "model/forward.h"
 #include "model/hf_model.h"
@@ -37,6 +38,7 @@ model_bench_report model_bench_job(const model_bench_config& config) {
   model_bench_report report;
   stage_clock clock;
   const hf_model m = load_model(config.model_dir);
+  refuse_encoder_decoder(m.config, config.model_dir, "bench --model");
   report.load_seconds = clock.lap();
   report.config = m.config;
   report.n = config.n;

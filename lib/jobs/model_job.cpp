@@ -85,6 +85,15 @@ maps_source model_maps_source(const model_report& r, const model_job_config& c) 
   return s;
 }
 
+void refuse_encoder_decoder(const model_config& m, const std::string& dir, std::string_view what) {
+  if (!m.encoder_decoder) return;
+  throw usage_error(fmt::format("{} reads decoder-only and encoder models; {} is an "
+                                "encoder–decoder model ({}): attn-viz model shows its three "
+                                "attentions (--stack encoder, decoder or cross, --view alignment) "
+                                "and attn-viz draw --key-tokens its cross_attention.npy",
+                                what, dir, m.model_type));
+}
+
 std::vector<std::int64_t> parse_ids(const std::string& text, const char* name) {
   std::vector<std::int64_t> ids;
   std::size_t at = 0;
@@ -141,6 +150,8 @@ model_report run_model_job(const model_job_config& c) {
   const hf_model m = load_model(c.model_dir);
   model_report r;
   r.config = m.config;
+  if (!c.refuse_encoder_decoder.empty())
+    refuse_encoder_decoder(m.config, c.model_dir, c.refuse_encoder_decoder);
   if (m.config.encoder_decoder) {
     run_seq2seq_job(m, c, r);
     return r;

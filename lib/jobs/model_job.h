@@ -44,6 +44,9 @@ struct model_job_config {
   std::size_t max_new = 64;
   seq2seq_stack stack = seq2seq_stack::cross;  // what --view draws
   bool term = false;                           // the front end draws the view in the terminal
+  // A caller that reads one self-attention stack (compare): its name, to refuse an
+  // encoder–decoder model by (refuse_encoder_decoder); empty: run every model.
+  std::string refuse_encoder_decoder;
   std::string align_path;                      // the word alignment, Pharaoh "i-j"
   std::string gold_path;                       // a gold alignment to score it against
   align_method method = align_method::argmax;
@@ -86,6 +89,10 @@ model_input read_model_input(const std::string& model_dir, const std::string& te
 
 // The report's maps as views draw them (tokens, causal, the folder's name, the model's sizes).
 maps_source model_maps_source(const model_report& report, const model_job_config& config);
+
+// usage_error for an encoder–decoder model in a command that reads one stack of self-attention
+// (`what`: "attn-viz heads" …), pointing at what shows its attentions.
+void refuse_encoder_decoder(const model_config& m, const std::string& dir, std::string_view what);
 
 // The model folder's own name ("gpt2" for "models/gpt2/"), as figures and JSON name it.
 std::string folder_name(const std::string& dir);

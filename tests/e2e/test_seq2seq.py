@@ -376,6 +376,12 @@ def test_bad_inputs_are_refused_with_one_message(env):
     write_safetensors(path, tensors)
     refuse(env, ["--model", folder, "--ids", src],
            "decoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight")
+    # the commands that read one self-attention stack say so, naming what shows these models
+    for args in (["heads", "--model", good], ["explain", "--model", good, "--text", "t5", "--query", "t5"],
+                 ["compare", "--model", good, "--ids", "5,6", "--between", "heads"],
+                 ["bench", "--model", good]):
+        _, err = env.run(*args, expect=2)
+        assert "encoder–decoder model (bart)" in err and "--stack" in err, (args, err)
     # Marian's stored sinusoids must be the formula's
     folder = broken_copy(env, "positions", "marian_f16")
     path = os.path.join(folder, "model.safetensors")
