@@ -82,6 +82,40 @@ std::vector<std::string> draw_cross(const draw_job_config& c, draw_report& r) {
   return write_outputs(c.out, made);
 }
 
+// The file's array as maps: its shape read as [layers, heads, n, n_k] (square unless cross),
+// every weight finite; moved into r.
+void take_maps(const draw_job_config& c, attention_file& file, draw_report& r) {
+  npy_array& a = file.array;
+  r.shape = file.stored;
+  r.what = file.what;
+  const auto& s = a.shape;
+  r.cross = !c.key_tokens.empty();
+  if (s.size() < 2 || s.size() > 4 || (!r.cross && s[s.size() - 1] != s[s.size() - 2]) ||
+      s.back() == 0 || s[s.size() - 2] == 0)
+    throw input_error(c.weights, fmt::format("holds an array of shape {}; attention maps are [n, n], "
+                                             "[heads, n, n] or [layers, heads, n, n] with n >= 1{}",
+                                             shape_text(s),
+                                             r.cross ? " (with --key-tokens: [.., n_q, n_k])"
+                                             : s.size() >= 2 && s.back() != s[s.size() - 2]
+                                                 ? "; maps of n_q × n_k (cross attention) are "
+                                                   "drawn with --key-tokens"
+                                                 : ""));
+  r.n = s[s.size() - 2];
+  r.n_k = s.back();
+  r.heads = s.size() >= 3 ? s[s.size() - 3] : 1;
+  r.layers = s.size() == 4 ? s[0] : 1;
+  if (r.heads == 0 || r.layers == 0)
+    throw input_error(c.weights, fmt::format("holds no map (shape {})", shape_text(s)));
+  for (std::size_t k = 0; k < a.values.size(); ++k)
+    if (!std::isfinite(a.values[k])) {
+      const std::size_t n2 = r.n * r.n_k, map = k / n2, i = k % n2 / r.n_k, j = k % r.n_k;
+      throw input_error(c.weights, fmt::format("weight [layer {}, head {}, {}, {}] is {} (expected "
+                                               "finite numbers)",
+                                               map / r.heads, map % r.heads, i, j, a.values[k]));
+    }
+  r.maps = std::move(a.values);
+}
+
 }  // namespace
 
 std::vector<std::string> parse_token_list(const std::string& text, const std::string& source) {
@@ -138,36 +172,8 @@ draw_report run_draw_job(const draw_job_config& c) {
   const std::string bytes = read_whole_file(c.weights);
   check_read_memory(c.weights, attention_file_memory(bytes, ext, c.weights), c.max_memory);
   attention_file file = parse_attention_file(bytes, ext, c.key, c.weights);
-  npy_array& a = file.array;
   draw_report r;
-  r.shape = file.stored;
-  r.what = file.what;
-  const auto& s = a.shape;
-  r.cross = !c.key_tokens.empty();
-  if (s.size() < 2 || s.size() > 4 || (!r.cross && s[s.size() - 1] != s[s.size() - 2]) ||
-      s.back() == 0 || s[s.size() - 2] == 0)
-    throw input_error(c.weights, fmt::format("holds an array of shape {}; attention maps are [n, n], "
-                                             "[heads, n, n] or [layers, heads, n, n] with n >= 1{}",
-                                             shape_text(s),
-                                             r.cross ? " (with --key-tokens: [.., n_q, n_k])"
-                                             : s.size() >= 2 && s.back() != s[s.size() - 2]
-                                                 ? "; maps of n_q × n_k (cross attention) are "
-                                                   "drawn with --key-tokens"
-                                                 : ""));
-  r.n = s[s.size() - 2];
-  r.n_k = s.back();
-  r.heads = s.size() >= 3 ? s[s.size() - 3] : 1;
-  r.layers = s.size() == 4 ? s[0] : 1;
-  if (r.heads == 0 || r.layers == 0)
-    throw input_error(c.weights, fmt::format("holds no map (shape {})", shape_text(s)));
-  for (std::size_t k = 0; k < a.values.size(); ++k)
-    if (!std::isfinite(a.values[k])) {
-      const std::size_t n2 = r.n * r.n_k, map = k / n2, i = k % n2 / r.n_k, j = k % r.n_k;
-      throw input_error(c.weights, fmt::format("weight [layer {}, head {}, {}, {}] is {} (expected "
-                                               "finite numbers)",
-                                               map / r.heads, map % r.heads, i, j, a.values[k]));
-    }
-  r.maps = std::move(a.values);
+  take_maps(c, file, r);
   if (r.cross) {
     r.written = draw_cross(c, r);
     return r;

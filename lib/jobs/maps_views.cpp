@@ -11,8 +11,6 @@
 
 namespace attnviz {
 
-namespace {
-
 std::vector<std::size_t> chosen(const std::string& list, std::size_t count, const char* parameter,
                                 const char* what) {
   if (!list.empty()) return parse_index_list(list, count, parameter, what);
@@ -21,12 +19,9 @@ std::vector<std::size_t> chosen(const std::string& list, std::size_t count, cons
   return all;
 }
 
-// "layers 0-11", "layers 0,5-7", "heads 2" for titles.
 std::string list_label(const char* what, const std::string& list, std::size_t count) {
   return list.empty() ? fmt::format("{}s 0-{}", what, count - 1) : fmt::format("{}s {}", what, list);
 }
-
-}  // namespace
 
 bool draws_heatmap(maps_view v) {
   return v != maps_view::model && v != maps_view::lines && v != maps_view::overlay;

@@ -59,6 +59,13 @@ struct maps_source {
 void check_view_choice(const view_choice& c, std::size_t layers, std::size_t heads,
                        std::size_t n);
 
+// The indices a list names ("0,5-7", checked against count, usage_error naming `parameter`),
+// or all of 0 … count − 1 when it is empty.
+std::vector<std::size_t> chosen(const std::string& list, std::size_t count, const char* parameter,
+                                const char* what);
+// "layers 0-11", "layers 0,5-7", "heads 2" for titles.
+std::string list_label(const char* what, const std::string& list, std::size_t count);
+
 // The n × n map a heatmap view draws (one head's, or the computed one).
 matrix view_values(const maps_source& s, const view_choice& c);
 // The heatmap over `values` (from view_values), titled with what it is; values must outlive it.

@@ -15,18 +15,6 @@ namespace attnviz {
 
 namespace {
 
-std::vector<std::size_t> chosen(const std::string& list, std::size_t count, const char* parameter,
-                                const char* what) {
-  if (!list.empty()) return parse_index_list(list, count, parameter, what);
-  std::vector<std::size_t> all(count);
-  for (std::size_t i = 0; i < count; ++i) all[i] = i;
-  return all;
-}
-
-std::string list_label(const char* what, const std::string& list, std::size_t count) {
-  return list.empty() ? fmt::format("{}s 0-{}", what, count - 1) : fmt::format("{}s {}", what, list);
-}
-
 void check_cross_view(const view_choice& c, const model_config& m, bool html) {
   using v = maps_view;
   const v w = c.view;

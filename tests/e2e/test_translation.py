@@ -9,11 +9,9 @@ it translates the first held-out verse into English words; and its tokenizers ar
 import json
 import math
 import os
-import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from formats import read_safetensors, write_safetensors  # noqa: E402
 from harness import import_numpy, main  # noqa: E402
 
 np = import_numpy()
@@ -62,18 +60,11 @@ def diagonal_aer(env):
 
 
 def random_copy(env):
+    """The same folder with every tensor redrawn, as the evaluation script makes its baseline."""
+    sys.path.insert(0, os.path.join(env.samples, "translation"))
+    from evaluate_translation import random_checkpoint
     path = env.path("random-marian")
-    shutil.copytree(folder(env), path)
-    rng = np.random.default_rng(0)
-    t = read_safetensors(os.path.join(path, "model.safetensors"))
-    for name, a in t.items():
-        if name.endswith("layer_norm.weight"):
-            t[name] = np.ones_like(a)
-        elif name.endswith(".bias") or name == "final_logits_bias":
-            t[name] = np.zeros_like(a)
-        else:
-            t[name] = rng.normal(0, 0.02, a.shape)
-    write_safetensors(os.path.join(path, "model.safetensors"), t, "F16")
+    random_checkpoint(folder(env), path)
     return path
 
 
