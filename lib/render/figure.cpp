@@ -6,7 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "render/base64.h"
+#include "io/base64.h"
 #include "render/font.h"
 #include "render/glyph_runs.h"
 #include "text/utf8.h"

@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 
-#include "render/base64.h"
+#include "io/base64.h"
 #include "render/font_subset.h"
 #include "text/utf8.h"
 

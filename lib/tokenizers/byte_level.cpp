@@ -115,6 +115,17 @@ std::vector<std::string> regex_splitter::matches(std::string_view text) const {
   return pieces;
 }
 
+std::string regex_splitter::replace_all(std::string_view text, std::string_view content) const {
+  std::string out;
+  for_each_piece(code_, text, [&](std::string_view p, bool match) {
+    if (match)
+      out += content;
+    else
+      out += p;
+  });
+  return out;
+}
+
 const std::string& gpt2_pattern() {
   static const std::string p =
       R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";

@@ -37,6 +37,8 @@ class regex_splitter {
   std::vector<std::string> split(std::string_view text) const;
   // Only the matches (the gaps dropped: the "Removed" behaviour of an inverted split).
   std::vector<std::string> matches(std::string_view text) const;
+  // Every match replaced by `content` (the Replace normalizer with a Regex pattern).
+  std::string replace_all(std::string_view text, std::string_view content) const;
 
  private:
   void* code_ = nullptr;  // pcre2_code_8*

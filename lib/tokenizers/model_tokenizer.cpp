@@ -16,7 +16,10 @@
 #include "tokenizers/bpe.h"
 #include "tokenizers/byte_level.h"
 #include "tokenizers/char_split.h"
+#include "io/base64.h"
 #include "tokenizers/sentencepiece_tokenizer.h"
+#include "tokenizers/sp_normalizer.h"
+#include "tokenizers/unigram.h"
 #include "text/utf8.h"
 #include "tokenizers/unicode_text.h"
 #include "tokenizers/wordpiece.h"
@@ -176,6 +179,10 @@ word_encoder bpe_encoder(std::shared_ptr<const bpe_model> m) {
   return [m](const std::string& piece, encoding& out) { m->encode(piece, out.ids, out.tokens); };
 }
 
+word_encoder unigram_encoder(std::shared_ptr<const unigram_model> m) {
+  return [m](const std::string& piece, encoding& out) { m->encode(piece, out.ids, out.tokens); };
+}
+
 word_encoder wordpiece_encoder(std::shared_ptr<const wordpiece_model> m) {
   return [m](const std::string& piece, encoding& out) { m->encode(piece, out); };
 }
@@ -233,6 +240,22 @@ std::string type_of(const json& j) {
                                                                       : std::string();
 }
 
+// Precompiled: SentencePiece's charsmap (base64 in the JSON), applied as SentencePiece applies
+// it: the longest rule at each position (tokenizers/sp_normalizer.h), no whitespace handling.
+std::function<std::string(const std::string&)> precompiled_normalizer(const json& n,
+                                                                       const std::string& path,
+                                                                       const std::string& where) {
+  const std::string encoded = string_or(n, "precompiled_charsmap", "");
+  std::string charsmap;
+  if (!decode_base64(encoded, charsmap))
+    unsupported(path, where + ".precompiled_charsmap", member(n, "precompiled_charsmap", null_value),
+                "base64 text");
+  sp_normalizer_options o;
+  o.add_dummy_prefix = o.remove_extra_whitespaces = o.escape_whitespaces = false;
+  auto normalizer = std::make_shared<const sp_normalizer>(std::move(charsmap), o, path);
+  return [normalizer](const std::string& t) { return normalizer->normalize(t); };
+}
+
 // The normalizer: BertNormalizer, NFD/NFC, Lowercase, StripAccents, or a Sequence of them.
 std::function<std::string(const std::string&)> read_normalizer(const json& n,
                                                                 const std::string& path,
@@ -265,8 +288,13 @@ std::function<std::string(const std::string&)> read_normalizer(const json& n,
         }
       };
     }
-    unsupported(path, where + ".pattern", pattern, "a String pattern");
+    if (pattern.contains("Regex") && pattern["Regex"].is_string()) {
+      auto re = std::make_shared<const regex_splitter>(pattern["Regex"].get<std::string>());
+      return [re, content](const std::string& t) { return re->replace_all(t, content); };
+    }
+    unsupported(path, where + ".pattern", pattern, "a String or Regex pattern");
   }
+  if (type == "Precompiled") return precompiled_normalizer(n, path, where);
   if (type == "Prepend") {
     const std::string prefix = string_or(n, "prepend", "");
     return [prefix](const std::string& t) { return t.empty() ? t : prefix + t; };
@@ -309,8 +337,8 @@ std::function<std::string(const std::string&)> read_normalizer(const json& n,
     };
   }
   unsupported(path, where, n,
-              "BertNormalizer, NFD, NFC, Lowercase, StripAccents, Replace, Prepend, Strip and "
-              "Sequence");
+              "BertNormalizer, NFD, NFC, Lowercase, StripAccents, Replace, Prepend, Strip, "
+              "Precompiled and Sequence");
 }
 
 // ByteLevel, Split, Metaspace, BertPreTokenizer, Whitespace, WhitespaceSplit, Punctuation,
@@ -431,6 +459,30 @@ std::unordered_map<std::string, std::int64_t> read_vocab_object(const json& v) {
 }
 
 
+// A Unigram model: vocab [[piece, score], …] (id = position), unk_id, byte_fallback.
+std::shared_ptr<const unigram_model> read_unigram(const json& model, const std::string& path) {
+  const json& vocab = member(model, "vocab", empty_array);
+  if (!model.contains("unk_id") || !model["unk_id"].is_number_unsigned())
+    unsupported(path, "model.unk_id", member(model, "unk_id", null_value),
+                "the id of the unknown piece (a Unigram model without one cannot segment every "
+                "text)");
+  const std::size_t unk = model["unk_id"].get<std::size_t>();
+  const bool byte_fallback = get_or(model, "byte_fallback", false);
+  std::vector<sp_piece> pieces;
+  for (std::size_t i = 0; i < vocab.size(); ++i) {
+    const json& e = vocab[i];
+    if (!e.is_array() || e.size() != 2 || !e[0].is_string() || !e[1].is_number())
+      unsupported(path, fmt::format("model.vocab[{}]", i), e, "[piece, score]");
+    sp_piece p{e[0].get<std::string>(), e[1].get<float>(), sp_piece_type::normal};
+    if (i == unk) p.type = sp_piece_type::unknown;
+    else if (byte_fallback && p.piece.size() == 6 && p.piece.rfind("<0x", 0) == 0) p.type = sp_piece_type::byte;
+    pieces.push_back(std::move(p));
+  }
+  if (unk >= pieces.size())
+    unsupported(path, "model.unk_id", model["unk_id"], "an id of the vocabulary");
+  return std::make_shared<const unigram_model>(pieces, byte_fallback, path);
+}
+
 std::unique_ptr<model_tokenizer> read_tokenizer_json(std::string_view text,
                                                      const std::string& path) {
   const json j = parse_json_text(text, path);
@@ -439,8 +491,8 @@ std::unique_ptr<model_tokenizer> read_tokenizer_json(std::string_view text,
   const json& model = j["model"];
   auto t = std::make_unique<pipeline_tokenizer>(path);
   const std::string type = type_of(model);
-  std::unordered_map<std::string, std::int64_t> vocab =
-      read_vocab_object(member(model, "vocab", empty_object));
+  std::unordered_map<std::string, std::int64_t> vocab;
+  if (type == "BPE" || type == "WordPiece") vocab = read_vocab_object(member(model, "vocab", empty_object));
   if (type == "BPE") {
     bpe_options o;
     o.byte_fallback = get_or(model, "byte_fallback", false);
@@ -455,8 +507,10 @@ std::unique_ptr<model_tokenizer> read_tokenizer_json(std::string_view text,
         std::move(vocab), string_or(model, "unk_token", "[UNK]"),
         string_or(model, "continuing_subword_prefix", "##"),
         get_or<std::size_t>(model, "max_input_chars_per_word", 100)));
+  } else if (type == "Unigram") {
+    t->model = unigram_encoder(read_unigram(model, path));
   } else {
-    unsupported(path, "model", model, "BPE and WordPiece");
+    unsupported(path, "model", model, "BPE, WordPiece and Unigram");
   }
   for (const auto& a : member(j, "added_tokens", empty_array))
     t->added.push_back({get_or<std::string>(a, "content", ""), get_or<std::int64_t>(a, "id", 0),

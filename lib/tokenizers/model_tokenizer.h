@@ -2,11 +2,13 @@
 // trained on (and the tokens as the tokenizer shows them):
 //   tokenizer.json        Hugging Face's format: added/special tokens split out first; then
 //                         the normalizer (BertNormalizer, NFD, NFC, Lowercase, StripAccents,
-//                         Replace of a string, Prepend, Strip, Sequence), the pre-tokenizer
+//                         Replace of a string or a regex, Prepend, Strip, Precompiled (a
+//                         SentencePiece charsmap, applied as SentencePiece does: the longest rule
+//                         at each position), Sequence), the pre-tokenizer
 //                         (ByteLevel, Split by a regex, Metaspace, BertPreTokenizer,
 //                         Whitespace, WhitespaceSplit, Punctuation, Digits, Sequence), the
 //                         model (BPE with byte fallback, ignore_merges and an unknown token;
-//                         WordPiece) and the post-processor (TemplateProcessing,
+//                         WordPiece; Unigram, tokenizers/unigram.h) and the post-processor (TemplateProcessing,
 //                         BertProcessing, ByteLevel)
 //   vocab.json+merges.txt GPT-2's files: byte-level BPE with GPT-2's regex
 //   vocab.txt             BERT's files (tokenizer_config.json's do_lower_case): WordPiece
