@@ -7,6 +7,7 @@
 #include "error.h"
 #include "jobs/compare_job.h"
 #include "jobs/maps_compare.h"
+#include "jobs/model_job.h"
 #include "options.h"
 #include "report.h"
 
@@ -17,7 +18,7 @@ namespace {
 // compare --model / --weights: the heads or layers of one model instead of variants.
 struct maps_flags {
   maps_compare_config job;
-  std::string ids, between = "heads";
+  std::string ids, target_ids, between = "heads";
   std::vector<CLI::Option*> variant_only;  // flags of the variants' comparison
   std::vector<CLI::Option*> maps_only;     // flags of the heads/layers comparison
   CLI::Option* layer = nullptr;
@@ -79,7 +80,8 @@ them, --png/--svg draw the JS matrix.
       ->check(CLI::Range(1, 64))
       ->group("Compare");
   for (CLI::Option* o : cmd->get_options())
-    if (o->get_name() != "--text" && o->get_name() != "--help") maps->variant_only.push_back(o);
+    if (o->get_name() != "--text" && o->get_name() != "--target" && o->get_name() != "--help")
+      maps->variant_only.push_back(o);
   auto& mj = maps->job;
   maps->maps_only.push_back(cmd->add_option("--model,-m", mj.model_dir,
                                             "Compare the heads or layers of this Hugging Face "
@@ -104,6 +106,24 @@ them, --png/--svg draw the JS matrix.
                                 ->check(CLI::IsMember(names_of(compare_between_names)))
                                 ->capture_default_str()
                                 ->group("Model"));
+  maps->maps_only.push_back(
+      cmd->add_option("--stack", mj.stack,
+                      "With --model, an encoder-decoder: the stack compared, encoder (default), "
+                      "decoder, or cross (its heads ranked by alignment error against --gold)")
+          ->check(CLI::IsMember(names_of(seq2seq_stack_names)))
+          ->group("Model"));
+  maps->maps_only.push_back(
+      cmd->add_option("--target-ids", maps->target_ids,
+                      "With --model, an encoder-decoder: the target's token ids, comma-separated "
+                      "(or its text with --target; default: its greedy translation)")
+          ->group("Model"));
+  maps->maps_only.push_back(
+      cmd->add_option("--gold", mj.gold_path,
+                      "With --stack cross: the gold word alignment of the text and target (one "
+                      "Pharaoh line: i-j sure, i?j possible); every cross-attention head is "
+                      "ranked by its alignment error rate against it")
+          ->type_name("FILE")
+          ->group("Model"));
   maps->layer = cmd->add_option("--layer", mj.layer, "With --between heads: the layer, from 0")
                     ->capture_default_str()
                     ->group("Model");
@@ -129,12 +149,14 @@ them, --png/--svg draw the JS matrix.
       if (!job.model_dir.empty() && !job.weights.empty())
         throw usage_error("--model and --weights: give one of them");
       job.text = flags->input.text;
+      job.target_text = flags->input.target;  // an encoder-decoder's target
       if (!job.weights.empty() && (!job.text.empty() || !maps->ids.empty()))
         throw usage_error("--weights holds the maps: --text and --ids are for --model");
       if (!job.model_dir.empty()) {
         if (!job.text.empty() && !maps->ids.empty())
           throw usage_error("--text and --ids: give one of them");
         resolve_text_or_ids(job.text, maps->ids, job.ids);
+        if (!maps->target_ids.empty()) job.target_ids = parse_ids(maps->target_ids, "target-ids");
         if (job.text.empty() && job.ids.empty())
           throw usage_error("--model: give the text to run (--text) or the token ids (--ids)");
       }

@@ -7,6 +7,7 @@
 
 #include "analysis/subwords.h"
 #include "error.h"
+#include "io/file_io.h"
 
 namespace attnviz {
 
@@ -123,6 +124,24 @@ std::string format_pharaoh(const std::vector<word_pair>& pairs) {
   std::string out;
   for (const auto& [i, j] : pairs) out += fmt::format("{}{}-{}", out.empty() ? "" : " ", i, j);
   return out;
+}
+
+gold_alignment read_gold_file(const std::string& path) {
+  std::string text = read_whole_file(path);
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  if (text.find('\n') != std::string::npos)
+    throw input_error(path, 2, "expected one line: the gold alignment of this one sentence pair "
+                               "(Pharaoh i-j sure, i?j possible)");
+  return parse_pharaoh(text, path, 1);
+}
+
+void check_gold_words(const gold_alignment& g, const word_map& w, const std::string& path) {
+  for (const auto& [i, j] : g.possible)
+    if (i >= w.source_words.size() || j >= w.target_words.size())
+      throw input_error(path, 1, fmt::format("the pair {}-{} names a word past the texts' {} "
+                                             "source and {} target words (counted from 0, "
+                                             "special tokens left out)",
+                                             i, j, w.source_words.size(), w.target_words.size()));
 }
 
 void alignment_counts::add(const std::vector<word_pair>& a, const gold_alignment& g) {

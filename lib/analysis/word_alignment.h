@@ -46,6 +46,10 @@ struct gold_alignment {
 // One Pharaoh line; usage/input errors name `source` (and the line) and the bad item.
 gold_alignment parse_pharaoh(std::string_view line, const std::string& source, std::size_t line_no);
 std::string format_pharaoh(const std::vector<word_pair>& pairs);
+// A gold file: one Pharaoh line (a final line break allowed); input_error naming the file.
+gold_alignment read_gold_file(const std::string& path);
+// input_error naming the file when a pair names a word the texts do not have.
+void check_gold_words(const gold_alignment& g, const word_map& w, const std::string& path);
 
 struct alignment_counts {
   std::size_t predicted = 0, sure = 0, hit_sure = 0, hit_possible = 0;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -159,6 +161,54 @@ figure maps_comparison_figure(const maps_comparison& c, const std::string& subti
   return heatmap_figure(spec);
 }
 
+namespace {
+
+// Which stack of an encoder–decoder model is compared (usage_error for a flag that does not
+// apply), from config.json before any work.
+seq2seq_stack compared_stack(const maps_compare_config& c) {
+  const std::filesystem::path config = std::filesystem::path(c.model_dir) / "config.json";
+  std::error_code ec;
+  const bool seq2seq = std::filesystem::is_regular_file(config, ec) &&
+                       read_model_config(config.string()).encoder_decoder;
+  if (!seq2seq) {
+    if (!c.stack.empty() || !c.gold_path.empty())
+      throw usage_error(fmt::format("{} and {} are for encoder–decoder models (bart, mbart, "
+                                    "marian, t5)",
+                                    param("stack"), param("gold")));
+    return seq2seq_stack::encoder;
+  }
+  const seq2seq_stack stack =
+      c.stack.empty() ? (c.gold_path.empty() ? seq2seq_stack::encoder : seq2seq_stack::cross)
+                      : value_of(seq2seq_stack_names, c.stack, "--stack");
+  if (stack == seq2seq_stack::cross && c.gold_path.empty())
+    throw usage_error(fmt::format("{} cross compares the heads by how well they align words: give "
+                                  "the gold alignment with {}",
+                                  param("stack"), param("gold")));
+  if (stack != seq2seq_stack::cross && !c.gold_path.empty())
+    throw usage_error(fmt::format("{} scores the cross-attention heads: leave out {} {}",
+                                  param("gold"), param("stack"), c.stack));
+  if (stack == seq2seq_stack::cross && c.between != compare_between::heads)
+    throw usage_error(fmt::format("{} cross ranks heads: use {} heads", param("stack"),
+                                  param("between")));
+  return stack;
+}
+
+void rank_cross_heads(const maps_compare_config& c, const seq2seq_maps& maps,
+                      maps_compare_report& r) {
+  const gold_alignment gold = read_gold_file(c.gold_path);
+  check_gold_words(gold, cross_words(maps.f->cross_map(0, 0), maps.target_tokens, maps.source_tokens),
+                   c.gold_path);
+  r.by_alignment = true;
+  r.ranking = rank_heads_by_alignment(maps, gold, c.method);
+  r.text = alignment_ranking_text(r.ranking);
+  job_products made;
+  made.json = [&] { return alignment_ranking_json(r.ranking, fmt::format("attn-viz {}", version)); };
+  made.picture = [&] { return alignment_ranking_figure(r.ranking, maps.subtitle); };
+  r.written = write_outputs(c.out, made);
+}
+
+}  // namespace
+
 maps_compare_report run_maps_compare_job(const maps_compare_config& c) {
   c.out.check();
   maps_compare_report r;
@@ -173,15 +223,27 @@ maps_compare_report run_maps_compare_job(const maps_compare_config& c) {
     r.written = write_outputs(c.out, made);
   };
   if (!c.model_dir.empty()) {
+    const seq2seq_stack stack = compared_stack(c);
     model_job_config m;
     m.model_dir = c.model_dir;
     m.text = c.text;
     m.ids = c.ids;
+    m.target_text = c.target_text;
+    m.target_ids = c.target_ids;
     m.progress = c.progress;
-    m.refuse_encoder_decoder = "compare --model";
     const model_report run = run_model_job(m);
     r.warnings = run.warnings;
-    finish(model_maps_source(run, m));
+    if (!run.encoder_decoder) {
+      finish(model_maps_source(run, m));
+      return r;
+    }
+    const seq2seq_maps maps{&run.seq2seq, run.tokens, run.target_tokens, folder_name(c.model_dir),
+                            model_summary(run.config)};
+    if (stack != seq2seq_stack::cross) {
+      finish(stack_source(maps, stack));
+      return r;
+    }
+    rank_cross_heads(c, maps, r);
   } else {
     draw_job_config d;
     d.weights = c.weights;

@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "analysis/compare_metrics.h"
+#include "analysis/word_alignment.h"
+#include "jobs/alignment_compare.h"
 #include "enum_names.h"
 #include "io/progress.h"
 #include "jobs/job_outputs.h"
@@ -47,11 +49,20 @@ std::string maps_comparison_text(const maps_comparison& c);
 std::string maps_comparison_json(const maps_comparison& c, const std::string& generator);
 figure maps_comparison_figure(const maps_comparison& c, const std::string& subtitle);
 
-// The job: the maps of a model run (model_dir with text or ids, as attn-viz model) or of a file
-// (weights, key, as attn-viz draw), compared, written to out (json, png, svg).
+// The job: the maps of a model run (model_dir with text or ids, as attn-viz model; for an
+// encoder–decoder one stack of it) or of a file (weights, key, as attn-viz draw), compared,
+// written to out (json, png, svg).
 struct maps_compare_config {
   std::string model_dir, text;
   std::vector<std::int64_t> ids;
+  // Encoder–decoder models: the target (teacher forcing; else generated), the stack compared
+  // (encoder or decoder: these metrics; cross: ranked by AER against gold_path,
+  // jobs/alignment_compare.h)
+  std::string target_text;
+  std::vector<std::int64_t> target_ids;
+  std::string stack;  // empty: encoder, or cross when a gold file is given
+  std::string gold_path;
+  align_method method = align_method::argmax;
   std::string weights, key;
   compare_between between = compare_between::heads;
   std::size_t layer = 0;
@@ -60,6 +71,8 @@ struct maps_compare_config {
 };
 struct maps_compare_report {
   maps_comparison comparison;
+  bool by_alignment = false;  // the cross stack ranked against a gold alignment
+  alignment_ranking ranking;
   std::string text;
   std::vector<std::string> written, warnings;
 };

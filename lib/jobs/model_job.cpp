@@ -150,8 +150,6 @@ model_report run_model_job(const model_job_config& c) {
   const hf_model m = load_model(c.model_dir);
   model_report r;
   r.config = m.config;
-  if (!c.refuse_encoder_decoder.empty())
-    refuse_encoder_decoder(m.config, c.model_dir, c.refuse_encoder_decoder);
   if (m.config.encoder_decoder) {
     run_seq2seq_job(m, c, r);
     return r;

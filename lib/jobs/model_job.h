@@ -44,9 +44,6 @@ struct model_job_config {
   std::size_t max_new = 64;
   seq2seq_stack stack = seq2seq_stack::cross;  // what --view draws
   bool term = false;                           // the front end draws the view in the terminal
-  // A caller that reads one self-attention stack (compare): its name, to refuse an
-  // encoder–decoder model by (refuse_encoder_decoder); empty: run every model.
-  std::string refuse_encoder_decoder;
   std::string align_path;                      // the word alignment, Pharaoh "i-j"
   std::string gold_path;                       // a gold alignment to score it against
   align_method method = align_method::argmax;

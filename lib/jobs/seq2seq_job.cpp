@@ -149,26 +149,6 @@ void check_choice(const model_job_config& c, const model_config& m, std::size_t 
   }
 }
 
-// The gold alignment: one Pharaoh line (the file may end with a line break).
-gold_alignment read_gold(const std::string& path) {
-  std::string text = read_whole_file(path);
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-  if (text.find('\n') != std::string::npos)
-    throw input_error(path, 2, "expected one line: the gold alignment of this one sentence pair "
-                               "(Pharaoh i-j sure, i?j possible)");
-  return parse_pharaoh(text, path, 1);
-}
-
-// Every gold pair must name words the texts have.
-void check_gold(const gold_alignment& g, const word_map& w, const std::string& path) {
-  for (const auto& [i, j] : g.possible)
-    if (i >= w.source_words.size() || j >= w.target_words.size())
-      throw input_error(path, 1, fmt::format("the pair {}-{} names a word past the texts' {} "
-                                             "source and {} target words (counted from 0, "
-                                             "special tokens left out)",
-                                             i, j, w.source_words.size(), w.target_words.size()));
-}
-
 }  // namespace
 
 void run_seq2seq_job(const hf_model& m, const model_job_config& c, model_report& r) {
@@ -194,7 +174,7 @@ void run_seq2seq_job(const hf_model& m, const model_job_config& c, model_report&
   check_seq2seq_memory(mc, r.ids.size(), nt_most, c);
   check_choice(c, mc, r.ids.size(), nt_most);
   const std::optional<gold_alignment> gold =
-      c.gold_path.empty() ? std::optional<gold_alignment>() : read_gold(c.gold_path);
+      c.gold_path.empty() ? std::optional<gold_alignment>() : read_gold_file(c.gold_path);
   r.generated = !forced;
   r.seq2seq = forced ? run_seq2seq(m, r.ids, target, c.progress)
                      : generate_seq2seq(m, r.ids, c.max_new, c.progress);
@@ -209,7 +189,7 @@ void run_seq2seq_job(const hf_model& m, const model_job_config& c, model_report&
     const word_map words = alignment_words(maps, c.choice);
     r.alignment = align_words(words.values, c.method);
     if (gold) {
-      check_gold(*gold, words, c.gold_path);
+      check_gold_words(*gold, words, c.gold_path);
       r.gold_scores.emplace();
       r.gold_scores->add(r.alignment, *gold);
       gold_note = fmt::format("AER {:.3f} against {}", r.gold_scores->aer(),

@@ -390,6 +390,15 @@ def test_compare(env):
              "--svg": differs([], ["--svg", "{d}/o.svg"]), **vector_flags(),
              "--html": differs([], ["--html", "{d}/o.html"])}
     table["--max-memory"] = fails(["--max-memory", "1"], ["--max-memory"])
+    # an encoder-decoder's stacks: the decoder's heads, or the cross heads ranked against a gold
+    t5 = ["compare", "--model", os.path.join(env.data, "seq2seq", "t5_f32_tied"), "--text",
+          " ".join(f"t{i}" for i in range(3, 13)), "--target", "t9 t8 t7 t6", "--json", "{d}/o.json", "-q"]
+    gold = env.path("compare-gold.txt")
+    with open(gold, "w") as f:
+        f.write("0-0 1-1 2-2 3?3\n")
+    table["--stack"] = lambda w, b: differs([], ["--stack", "decoder"])(w, t5)
+    table["--gold"] = lambda w, b: differs([], ["--stack", "cross", "--gold", gold])(w, t5)
+    table["--target-ids"] = lambda w, b: swap("--target", ["--target-ids", "9,8,7"])(w, t5 + ["--stack", "decoder"])
 
     def window(w, base):  # --aligns replaces --align here
         i = base.index("--aligns")

@@ -317,6 +317,47 @@ def test_draw_reads_the_cross_attention_file(env):
     assert "--key-tokens" in err, err
 
 
+def test_compare_ranks_cross_heads_by_alignment_error(env):
+    folder = os.path.join(env.data, "seq2seq", "t5_f32_tied")
+    src = " ".join(f"t{i}" for i in range(3, 13))
+    tgt = "t9 t8 t7 t6 t5"
+    gold = env.path("rank-gold.txt")
+    with open(gold, "w") as f:
+        f.write("0-0 1-1 2?2 3-3 4-4-P 9-4\n")
+    out = env.path("rank-npy")
+    env.run("model", "--model", folder, "--text", src, "--target", tgt, "--npy", out, "--quiet")
+    stdout, _ = env.run("compare", "--model", folder, "--text", src, "--target", tgt, "--stack", "cross",
+                        "--gold", gold, "--json", env.path("rank.json"), "--png", env.path("rank.png"), "-q")
+    doc = json.load(open(env.path("rank.json")))
+    cross = np.load(os.path.join(out, "cross_attention.npy"))
+    src_tokens = json.load(open(os.path.join(out, "source_tokens.json"), encoding="utf-8"))
+    tgt_tokens = json.load(open(os.path.join(out, "target_tokens.json"), encoding="utf-8"))
+    sure = {(0, 0), (1, 1), (3, 3), (9, 4)}
+    possible = sure | {(2, 2), (4, 4)}
+    aers = []
+    for row in doc["heads"]:
+        l, h = row["layer"], row["head"]
+        a = set(python_alignment(cross[l:l + 1, h:h + 1], src_tokens, tgt_tokens, "argmax"))
+        aer = 1 - (len(a & sure) + len(a & possible)) / (len(a) + len(sure))
+        assert abs(row["aer"] - aer) < 1e-12, (row, aer)
+        aers.append(aer)
+    assert aers == sorted(aers) and len(aers) == cross.shape[0] * cross.shape[1]
+    assert doc["means"][-1]["label"] == "all heads (mean)"
+    assert stdout.splitlines()[1].split()[0:2] == doc["heads"][0]["label"].split()
+    # the self-attention stacks compare as a decoder-only model's heads do
+    stdout, _ = env.run("compare", "--model", folder, "--text", src, "--target", tgt, "--stack", "decoder",
+                        "--between", "layers", "-q")
+    assert "decoder" in stdout
+    base = ["compare", "--model", folder, "--text", src, "--target", tgt]
+    _, err = env.run(*base, "--stack", "cross", expect=2)
+    assert "--gold" in err
+    _, err = env.run(*base, "--stack", "cross", "--gold", gold, "--between", "layers", expect=2)
+    assert "--between heads" in err
+    _, err = env.run("compare", "--model", os.path.join(env.data, "hf", "gpt2_f32"), "--ids", "1,2",
+                     "--gold", gold, expect=2)
+    assert "encoder–decoder" in err
+
+
 def refuse(env, args, *words):
     _, err = env.run("model", *args, "--npy", env.path("refused"), expect=2)
     lines = [l for l in err.splitlines() if l.strip()]
@@ -378,7 +419,6 @@ def test_bad_inputs_are_refused_with_one_message(env):
            "decoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight")
     # the commands that read one self-attention stack say so, naming what shows these models
     for args in (["heads", "--model", good], ["explain", "--model", good, "--text", "t5", "--query", "t5"],
-                 ["compare", "--model", good, "--ids", "5,6", "--between", "heads"],
                  ["bench", "--model", good]):
         _, err = env.run(*args, expect=2)
         assert "encoder–decoder model (bart)" in err and "--stack" in err, (args, err)
