@@ -22,7 +22,8 @@ struct heads_flags {
 };
 
 void print_report(std::FILE* out, const heads_report& r, std::size_t top) {
-  fmt::print(out, "{} · measured on {}\n", model_summary(r.config),
+  fmt::print(out, "{}{} · measured on {}\n", model_summary(r.config),
+             r.stack.empty() ? "" : fmt::format(" · the {}'s heads", r.stack),
              r.on_text ? fmt::format("the text ({} tokens); induction on {} random tokens said "
                                      "twice",
                                      r.tokens.size(), r.period)
@@ -97,6 +98,11 @@ Examples:
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str()
       ->group("Output");
+  cmd->add_option("--stack", c.stack,
+                  "Encoder-decoder models: the self-attention stack searched, encoder or decoder "
+                  "(default; teacher-forced on the same tokens)")
+      ->check(CLI::IsMember({"encoder", "decoder", "cross"}))
+      ->group("Input");
   cmd->add_option("--top", f->top, "Heads listed per pattern")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str()

@@ -8,6 +8,7 @@
 
 #include "attnviz/version.h"
 #include "error.h"
+#include "model/seq2seq.h"
 #include "jobs/model_job.h"
 #include "model/forward.h"
 #include "model/hf_model.h"
@@ -43,9 +44,10 @@ std::string heads_json(const heads_report& r, const heads_job_config& c) {
   json j;
   j["attn-viz"] = fmt::format("attn-viz {}", version);
   j["model"] = {{"model_type", r.config.model_type},
-                {"layers", r.config.layers},
-                {"heads", r.config.heads},
+                {"layers", r.stack == "decoder" ? r.config.decoder_layers : r.config.layers},
+                {"heads", r.stack == "decoder" ? r.config.decoder_heads : r.config.heads},
                 {"folder", c.model_dir}};
+  if (!r.stack.empty()) j["model"]["stack"] = r.stack;
   j["measured_on"] = r.on_text ? "text" : "random";
   j["tokens"] = r.tokens;
   j["random"] = {{"period", r.period}, {"seed", c.seed}, {"ids", r.random_ids}};
@@ -175,14 +177,51 @@ std::string finding_caption(const head_finding& f) {
   return caption;
 }
 
+namespace {
+
+// "encoder" or "decoder" for an encoder–decoder model (default the decoder), "" for the others;
+// usage_error for a stack that does not apply.
+std::string searched_stack(const model_config& m, const std::string& stack) {
+  if (!m.encoder_decoder) {
+    if (!stack.empty())
+      throw usage_error(fmt::format("{} picks a stack of an encoder–decoder model; {} has one",
+                                    param("stack"), m.model_type));
+    return "";
+  }
+  if (stack == "cross")
+    throw usage_error(fmt::format("{} cross: the head finder's patterns (previous token, "
+                                  "induction, …) are self-attention's; compare --stack cross "
+                                  "--gold ranks cross heads by alignment",
+                                  param("stack")));
+  return stack.empty() ? "decoder" : stack;
+}
+
+// The maps of the searched stack over `ids`: the model's (the encoder's), or the decoder's,
+// teacher-forced on the same ids (its rows read [start, ids[0], …]).
+model_forward stack_forward(const hf_model& m, const std::string& stack,
+                            const std::vector<std::int64_t>& ids, progress_style progress) {
+  if (stack != "decoder") return run_model(m, ids, progress);
+  seq2seq_forward s = run_seq2seq(m, ids, ids, progress);
+  model_forward f;
+  f.layers = s.decoder_layers;
+  f.heads = s.decoder_heads;
+  f.n = s.nt;
+  f.attention = std::move(s.decoder_attention);
+  f.hidden = std::move(s.decoder_hidden);
+  f.stage_seconds = std::move(s.stage_seconds);
+  return f;
+}
+
+}  // namespace
+
 heads_report run_heads_job(const heads_job_config& c) {
   if (!(c.threshold >= 0.0 && c.threshold <= 1.0))
     throw usage_error(fmt::format("{} must lie in [0, 1], got {}", param("threshold"), c.threshold));
   check_job(c.out, view_options{});
   const hf_model m = load_model(c.model_dir);
-  refuse_encoder_decoder(m.config, c.model_dir, "attn-viz heads");
   heads_report r;
   r.config = m.config;
+  r.stack = searched_stack(m.config, c.stack);
   r.period = finder_period(m.config, c.period, c.model_dir);
   r.random_ids = repeated_random_ids(r.period, m.config.vocab, c.seed);
   r.on_text = !c.text.empty() || !c.ids.empty();
@@ -190,8 +229,9 @@ heads_report run_heads_job(const heads_job_config& c) {
                                     m.config.max_positions);
   r.tokens = std::move(in.tokens);
   r.warnings = std::move(in.warnings);
-  const model_forward random = run_model(m, r.random_ids, c.progress);
-  const model_forward text = r.on_text ? run_model(m, in.ids, c.progress) : model_forward{};
+  const model_forward random = stack_forward(m, r.stack, r.random_ids, c.progress);
+  const model_forward text =
+      r.on_text ? stack_forward(m, r.stack, in.ids, c.progress) : model_forward{};
   r.heads = find_heads(random, r.period, r.on_text ? text : random, r.tokens, c.threshold);
   job_products made;
   made.json = [&] { return heads_json(r, c); };

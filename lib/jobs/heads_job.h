@@ -46,6 +46,10 @@ struct heads_job_config {
                                   // model's positions when it has fewer than 100)
   std::uint64_t seed = 0;
   double threshold = 0.4;
+  // Encoder–decoder models: the self-attention stack searched, "encoder" or "decoder" (the
+  // decoder reads the sequence after its start token, teacher-forced; the source is the same
+  // sequence); empty: the decoder's
+  std::string stack;
   job_outputs out;  // json
   progress_style progress = progress_style::automatic;
 };
@@ -63,6 +67,7 @@ struct head_finding {
 
 struct heads_report {
   model_config config;
+  std::string stack;                // an encoder–decoder's stack searched (else empty)
   std::vector<std::string> tokens;  // the statistics' tokens
   bool on_text = false;             // measured on the text (else the random sequence)
   std::size_t period = 0;           // T, as used

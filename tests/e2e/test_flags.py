@@ -603,6 +603,9 @@ def test_model_heads_and_draw(env):
              "--seed": differs([], ["--seed", "3"]),
              "--threshold": differs([], ["--threshold", "0.05"]),
              "--top": differs([], ["--top", "1"]),
+             "--stack": lambda w, b: differs([], ["--stack", "encoder"])(
+                 w, ["heads", "--model", os.path.join(env.data, "seq2seq", "bart_f32"), "--period", "12",
+                     "--json", "{d}/o.json"]),
              "--json": given("base"),
              "--quiet": quiets([])}
     walk(env, "heads", heads_base, heads)

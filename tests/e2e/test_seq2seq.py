@@ -358,6 +358,24 @@ def test_compare_ranks_cross_heads_by_alignment_error(env):
     assert "encoder–decoder" in err
 
 
+def test_heads_searches_either_self_attention_stack(env):
+    folder = os.path.join(env.data, "seq2seq", "bart_f32")
+    for stack, layers, heads in (("decoder", 2, 2), ("encoder", 2, 4)):
+        stdout, _ = env.run("heads", "--model", folder, "--stack", stack, "--period", "12", "--json",
+                            env.path(f"heads-{stack}.json"), "-q")
+        doc = json.load(open(env.path(f"heads-{stack}.json")))
+        assert doc["model"]["stack"] == stack and len(doc["heads"]) == layers * heads, doc["model"]
+        assert f"the {stack}'s heads" in stdout
+    # the default is the decoder's; the decoder's maps are those of attn-viz model on the same ids
+    stdout, _ = env.run("heads", "--model", folder, "--period", "12", "-q")
+    assert "the decoder's heads" in stdout
+    _, err = env.run("heads", "--model", folder, "--stack", "cross", expect=2)
+    assert "compare --stack cross" in err
+    _, err = env.run("heads", "--model", os.path.join(env.data, "hf", "gpt2_f32"), "--stack", "encoder",
+                     expect=2)
+    assert "--stack" in err and "gpt2" in err
+
+
 def refuse(env, args, *words):
     _, err = env.run("model", *args, "--npy", env.path("refused"), expect=2)
     lines = [l for l in err.splitlines() if l.strip()]
@@ -418,8 +436,7 @@ def test_bad_inputs_are_refused_with_one_message(env):
     refuse(env, ["--model", folder, "--ids", src],
            "decoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight")
     # the commands that read one self-attention stack say so, naming what shows these models
-    for args in (["heads", "--model", good], ["explain", "--model", good, "--text", "t5", "--query", "t5"],
-                 ["bench", "--model", good]):
+    for args in (["explain", "--model", good, "--text", "t5", "--query", "t5"], ["bench", "--model", good]):
         _, err = env.run(*args, expect=2)
         assert "encoder–decoder model (bart)" in err and "--stack" in err, (args, err)
     # Marian's stored sinusoids must be the formula's
