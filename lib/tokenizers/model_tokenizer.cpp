@@ -289,7 +289,12 @@ std::function<std::string(const std::string&)> read_normalizer(const json& n,
       };
     }
     if (pattern.contains("Regex") && pattern["Regex"].is_string()) {
-      auto re = std::make_shared<const regex_splitter>(pattern["Regex"].get<std::string>());
+      std::shared_ptr<const regex_splitter> re;
+      try {
+        re = std::make_shared<const regex_splitter>(pattern["Regex"].get<std::string>());
+      } catch (const usage_error& e) {  // the file's pattern, not the user's: name where it is
+        throw input_error(path, fmt::format("{}.pattern.Regex: {}", where, e.what()));
+      }
       return [re, content](const std::string& t) { return re->replace_all(t, content); };
     }
     unsupported(path, where + ".pattern", pattern, "a String or Regex pattern");

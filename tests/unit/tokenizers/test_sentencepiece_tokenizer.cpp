@@ -157,3 +157,35 @@ TEST_CASE("tokenizer.json's Unigram model with the Precompiled charsmap, a Regex
   MESSAGE(equal << " of " << expected["texts"].size() << " texts with the ids of "
                 << expected["producer"].get<std::string>());
 }
+
+TEST_CASE("a Unigram tokenizer.json it cannot run is refused with the JSON path") {
+  const std::string vocab = R"("vocab": [["<unk>", 0.0], ["a", -1.0]])";
+  CHECK_THROWS_WITH_AS(parse_tokenizer_json(R"({"model": {"type": "Unigram", )" + vocab + "}}",
+                                            "t.json"),
+                       doctest::Contains("model.unk_id"), input_error);
+  CHECK_THROWS_WITH_AS(
+      parse_tokenizer_json(R"({"model": {"type": "Unigram", "unk_id": 5, )" + vocab + "}}", "t.json"),
+      doctest::Contains("an id of the vocabulary"), input_error);
+  CHECK_THROWS_WITH_AS(
+      parse_tokenizer_json(R"({"model": {"type": "Unigram", "unk_id": 0, "vocab": [["a"]]}})",
+                           "t.json"),
+      doctest::Contains("model.vocab[0]"), input_error);
+  CHECK_THROWS_WITH_AS(
+      parse_tokenizer_json(R"({"model": {"type": "Unigram", "unk_id": 0, )" + vocab +
+                               R"(}, "normalizer": {"type": "Replace", "pattern": {"Regex": "(("},
+                                  "content": " "}})",
+                           "t.json"),
+      doctest::Contains("normalizer.pattern.Regex"), input_error);
+  CHECK_THROWS_WITH_AS(
+      parse_tokenizer_json(R"({"model": {"type": "Unigram", "unk_id": 0, )" + vocab +
+                               R"(}, "normalizer": {"type": "Precompiled",
+                                  "precompiled_charsmap": "not*base64"}})",
+                           "t.json"),
+      doctest::Contains("precompiled_charsmap"), input_error);
+  // a working one: the unknown run fused, the rest by the pieces
+  const auto t = parse_tokenizer_json(
+      R"({"model": {"type": "Unigram", "unk_id": 0, )" + vocab + "}}", "t.json");
+  const encoding e = t->encode("aaxya");
+  CHECK(e.ids == std::vector<std::int64_t>{1, 1, 0, 1});
+  CHECK(e.tokens == std::vector<std::string>{"a", "a", "xy", "a"});
+}
