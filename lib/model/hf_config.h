@@ -61,6 +61,7 @@ struct model_config {
   std::size_t decoder_layers = 0, decoder_heads = 0, decoder_head_dim = 0, decoder_intermediate = 0;
   std::int64_t decoder_start_id = 0;  // the decoder's first input
   std::int64_t forced_bos_id = -1;    // the first generated token, when the config forces one
+  std::vector<std::int64_t> banned_ids;  // bad_words_ids of one token: never generated
   double head_input_scale = 1.0;      // the hidden state's factor before the LM head (T5 tied:
                                       // d^−1/2)
   // T5's relative position buckets: how many, and the distance past which they stop growing

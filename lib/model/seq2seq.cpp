@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "attention/mask.h"
@@ -64,7 +65,10 @@ matrix decoder_final(const hf_model& m, matrix y) {
   return norm_of(m, y, m.decoder_final_norm_w, m.decoder_final_norm_b);
 }
 
-std::int64_t most_likely(const std::vector<float>& logits) {
+// The greedy choice: the largest logit among the tokens the config does not ban.
+std::int64_t most_likely(std::vector<float> logits, const model_config& c) {
+  for (const std::int64_t id : c.banned_ids)
+    if (id >= 0 && static_cast<std::size_t>(id) < logits.size()) logits[id] = -INFINITY;
   return static_cast<std::int64_t>(std::max_element(logits.begin(), logits.end()) -
                                    logits.begin());
 }
@@ -181,7 +185,7 @@ seq2seq_forward generate_seq2seq(const hf_model& m, const std::vector<std::int64
     hidden.push_back(decode_step(m, input, t, memory, caches, f, steps.back()));
     const std::int64_t next = t == 0 && m.config.forced_bos_id >= 0
                                   ? m.config.forced_bos_id
-                                  : most_likely(seq2seq_logits(m, hidden.back().data()));
+                                  : most_likely(seq2seq_logits(m, hidden.back().data()), m.config);
     f.decoder_inputs.push_back(input);
     f.targets.push_back(next);
     input = next;

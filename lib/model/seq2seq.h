@@ -7,7 +7,8 @@
 //                                   that produces y_i, as training does (labels shifted right)
 //   generation (generate_seq2seq)   greedy: the decoder starts from [start], each step takes the
 //                                   most likely next token (the config's forced_bos_token_id
-//                                   first, when it sets one) until eos_token_id or max_new
+//                                   first, when it sets one; never one of its bad_words_ids)
+//                                   until eos_token_id or max_new
 //                                   tokens; the self-attention keys and values of the earlier
 //                                   steps are cached, so step t attends over t + 1 rows, O(t);
 //                                   the steps' rows are assembled into the same full maps

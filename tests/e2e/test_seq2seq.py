@@ -376,6 +376,23 @@ def test_heads_searches_either_self_attention_stack(env):
     assert "--stack" in err and "gpt2" in err
 
 
+def test_banned_tokens_are_never_generated(env):
+    """bad_words_ids (Marian bans its pad token): the greedy choice skips them."""
+    folder = broken_copy(env, "banned")
+    ref = np.load(os.path.join(folder, "reference.npz"))
+    cfg = json.load(open(os.path.join(folder, "config.json")))
+    cfg["bad_words_ids"] = [[int(t)] for t in set(ref["greedy"][1:].tolist())]
+    json.dump(cfg, open(os.path.join(folder, "config.json"), "w"))
+    out = env.path("banned-npy")
+    env.run("model", "--model", folder, "--ids", ids(ref["source"]), "--max-new", str(int(ref["max_new"])),
+            "--npy", out, "--quiet")
+    generated = np.load(os.path.join(out, "target_ids.npy")).tolist()
+    assert generated[0] == ref["greedy"][0] and not set(generated[1:]) & set(ref["greedy"][1:].tolist()), generated
+    cfg["bad_words_ids"] = [[5, 6]]
+    json.dump(cfg, open(os.path.join(folder, "config.json"), "w"))
+    refuse(env, ["--model", folder, "--ids", "5,6"], "bad_words_ids", "[5,6]")
+
+
 def refuse(env, args, *words):
     _, err = env.run("model", *args, "--npy", env.path("refused"), expect=2)
     lines = [l for l in err.splitlines() if l.strip()]

@@ -44,8 +44,23 @@ std::int64_t token_id(const config_reader& r, std::string_view key, std::int64_t
   return r.has(key) ? static_cast<std::int64_t>(r.index_or(key, 0)) : fallback;
 }
 
+// bad_words_ids: [[id], …] (Marian bans its pad token); longer sequences are refused.
+void read_banned(const config_reader& r, model_config& c) {
+  if (!r.has("bad_words_ids")) return;
+  const nlohmann::json& list = r.object().at("bad_words_ids");
+  if (!list.is_array()) r.fail("bad_words_ids", "a list of token id lists");
+  for (const auto& item : list) {
+    if (!item.is_array() || item.size() != 1 || !item[0].is_number_unsigned())
+      r.fail("bad_words_ids", fmt::format("lists of one token id (attn-viz bans single tokens), "
+                                          "got {}",
+                                          item.dump()));
+    c.banned_ids.push_back(item[0].get<std::int64_t>());
+  }
+}
+
 void read_config(const config_reader& r, model_config& c) {
   c.encoder_decoder = true;
+  read_banned(r, c);
   c.d_model = r.size("d_model");
   c.layers = r.size("encoder_layers");
   c.decoder_layers = r.size("decoder_layers");
