@@ -232,7 +232,8 @@ def test_a_tokenizer_it_cannot_run_is_refused_with_the_json_path(env):
     folder = env.path("unigram")
     tiny_llama(folder, max(tok["model"]["vocab"].values()) + 1)
     for where, change, words in (
-            ("model", lambda t: t["model"].update(type="Unigram"), ["model: \"Unigram\"", "BPE and WordPiece"]),
+            ("model", lambda t: t["model"].update(type="WordLevel"), ["model: \"WordLevel\"",
+                                                                     "BPE, WordPiece and Unigram"]),
             ("normalizer", lambda t: t.update(normalizer={"type": "NFKC"}), ["normalizer: \"NFKC\""]),
             ("pre_tokenizer", lambda t: t.update(pre_tokenizer={"type": "Sequence", "pretokenizers": [
                 {"type": "UnicodeScripts"}]}), ["pre_tokenizer.pretokenizers[0]", "UnicodeScripts"]),
