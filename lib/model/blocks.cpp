@@ -73,6 +73,10 @@ void silu_ref(matrix& x) {
   }
 }
 
+void relu_ref(matrix& x) {
+  for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] = x.data()[i] > 0.0f ? x.data()[i] : 0.0f;
+}
+
 matrix layer_norm_of(const matrix& x, const std::vector<float>& gamma,
                      const std::vector<float>& beta, double eps) {
   const std::size_t d = x.cols();

@@ -30,6 +30,7 @@ void gelu_erf_ref(matrix& x);
 // gate = silu(gate) ⊙ up, element by element (same shape).
 void silu_gate_ref(matrix& gate, const matrix& up);
 void silu_ref(matrix& x);
+void relu_ref(matrix& x);
 
 // The fast versions. The norms return a new matrix, x unchanged.
 matrix layer_norm_of(const matrix& x, const std::vector<float>& gamma,

@@ -37,12 +37,6 @@ struct seq2seq_forward {
   std::vector<std::int64_t> targets;         // nt ids, the tokens the rows produce
   stage_list stage_seconds;
 
-  const float* encoder_map(std::size_t l, std::size_t h) const {
-    return encoder_attention.data() + (l * encoder_heads + h) * ns * ns;
-  }
-  const float* decoder_map(std::size_t l, std::size_t h) const {
-    return decoder_attention.data() + (l * decoder_heads + h) * nt * nt;
-  }
   const float* cross_map(std::size_t l, std::size_t h) const {
     return cross_attention.data() + (l * decoder_heads + h) * nt * ns;
   }

@@ -84,3 +84,18 @@ TEST_CASE("SiLU alone and the gated product, at known points, fast and reference
   CHECK((g(0, 0) == 3.0f && g(0, 1) == -6.0f && g(1, 0) == -1.0f && g(1, 1) == 1.0f));
   CHECK_THROWS_AS(multiply_in_place(g, mat(1, 2, {1, 1})), std::logic_error);
 }
+
+TEST_CASE("ReLU: max(x, 0), fast and reference, short and threaded rows") {
+  for (bool fast : {false, true}) {
+    INFO((fast ? "fast" : "reference"));
+    matrix r = mat(1, 4, {-2, 0, 0.5f, 3});
+    fast ? relu(r) : relu_ref(r);
+    CHECK((r(0, 0) == 0.0f && r(0, 1) == 0.0f && r(0, 2) == 0.5f && r(0, 3) == 3.0f));
+  }
+  matrix big(1, 100000), ref(1, 100000);
+  for (std::size_t j = 0; j < big.cols(); ++j)
+    big(0, j) = ref(0, j) = static_cast<float>(j % 13) - 6.0f;
+  relu(big);
+  relu_ref(ref);
+  for (std::size_t j = 0; j < big.cols(); ++j) REQUIRE(big(0, j) == ref(0, j));
+}
