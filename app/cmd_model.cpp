@@ -94,9 +94,9 @@ Examples:
       ->check(CLI::Range(1, 100000))
       ->group("Input");
   cmd->add_option("--stack", f->stack,
-                  "Encoder-decoder models: the attention --view and --html draw: encoder, "
-                  "decoder (self-attention, every view) or cross (target rows, source columns: "
-                  "head, mean, max, alignment)")
+                  "Encoder-decoder models: the attention --view draws: encoder, decoder "
+                  "(self-attention, every view) or cross (target rows, source columns: head, "
+                  "mean, max, alignment); the --html page holds all three and opens on this one")
       ->check(CLI::IsMember(names_of(seq2seq_stack_names)))
       ->capture_default_str()
       ->group("Figure");

@@ -167,18 +167,14 @@ figure draw_view(const maps_source& s, const view_choice& c, std::vector<std::st
   return heatmap_figure(view_heatmap(s, c, values));
 }
 
-std::string maps_page(const maps_source& s, const view_choice& c,
-                      std::vector<std::string> captions) {
-  model_page_spec p;
+page_stack self_stack(const maps_source& s, std::vector<std::string> captions) {
+  page_stack p;
   p.maps = s.maps;
   p.layers = s.layers;
   p.heads = s.heads;
   p.n = s.n;
   p.tokens = s.tokens;
   p.causal = s.causal;
-  p.title = fmt::format("{} · {} tokens", s.name, s.n);
-  p.subtitle = s.subtitle;
-  p.cmap = &colormap::named_or_default(c.look.cmap);
   p.captions = std::move(captions);
   const model_maps m{s.maps, s.layers, s.heads, s.n};
   std::vector<std::size_t> layers(s.layers), heads(s.heads);
@@ -191,11 +187,25 @@ std::string maps_page(const maps_source& s, const view_choice& c,
   p.aggregates.emplace_back("rollout through every layer", attention_rollout(m, layers).to_vector());
   if (s.n <= page_flow_max_tokens)  // a maximum flow per pair of tokens: only for short texts
     p.aggregates.emplace_back("flow through every layer", attention_flow(m, layers).to_vector());
+  return p;
+}
+
+void start_page_at(model_page_spec& p, const view_choice& c) {
+  p.cmap = &colormap::named_or_default(c.look.cmap);
   p.layer = c.layer;
   p.head = c.head;
   p.panel_scale = c.scale == scale_mode::panel;
   p.colours = c.look.colours;
   apply_titles(c.look, p.title, p.subtitle);
+}
+
+std::string maps_page(const maps_source& s, const view_choice& c,
+                      std::vector<std::string> captions) {
+  model_page_spec p;
+  p.stacks.push_back(self_stack(s, std::move(captions)));
+  p.title = fmt::format("{} · {} tokens", s.name, s.n);
+  p.subtitle = s.subtitle;
+  start_page_at(p, c);
   return model_page(p);
 }
 

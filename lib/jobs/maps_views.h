@@ -20,6 +20,7 @@
 #include "render/figure.h"
 #include "render/grid.h"
 #include "render/heatmap.h"
+#include "render/model_page.h"
 #include "render/views.h"
 #include "tensor.h"
 
@@ -80,5 +81,9 @@ figure draw_view(const maps_source& s, const view_choice& c,
 inline constexpr std::size_t page_flow_max_tokens = 32;
 std::string maps_page(const maps_source& s, const view_choice& c,
                       std::vector<std::string> captions = {});
+// That page's pieces, for pages of several stacks: a source's maps with those aggregates, and
+// the choice's first map, colormap, colour range and titles.
+page_stack self_stack(const maps_source& s, std::vector<std::string> captions = {});
+void start_page_at(model_page_spec& p, const view_choice& c);
 
 }  // namespace attnviz

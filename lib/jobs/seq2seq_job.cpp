@@ -200,7 +200,7 @@ void run_seq2seq_job(const hf_model& m, const model_job_config& c, model_report&
   made.json = [&] { return seq2seq_json(r, folder); };
   made.npy = [&](output_batch& batch, const std::string& dir) { add_npy(batch, dir, r); };
   made.picture = [&] { return draw_seq2seq_view(maps, c.stack, c.choice, c.method, gold_note); };
-  made.html = [&] { return maps_page(stack_source(maps, c.stack), c.choice); };
+  made.html = [&] { return seq2seq_page(maps, c.stack, c.choice); };
   output_batch batch;
   add_outputs(batch, c.out, made);
   if (!c.align_path.empty()) batch.add(c.align_path, format_pharaoh(r.alignment) + "\n");

@@ -15,7 +15,7 @@ namespace attnviz {
 
 namespace {
 
-void check_cross_view(const view_choice& c, const model_config& m, bool html) {
+void check_cross_view(const view_choice& c, const model_config& m) {
   using v = maps_view;
   const v w = c.view;
   if (w != v::head && w != v::mean && w != v::max && w != v::alignment)
@@ -24,10 +24,6 @@ void check_cross_view(const view_choice& c, const model_config& m, bool html) {
                                   "decoder draws every view",
                                   param("stack"), param("view"), param("view"),
                                   name_of(maps_view_names, w), param("stack")));
-  if (html)
-    throw usage_error(fmt::format("{} writes the page of a self-attention stack: add {} encoder "
-                                  "or {} decoder",
-                                  param("html"), param("stack"), param("stack")));
   if (w == v::head && (!c.layers.empty() || !c.heads.empty()))
     throw usage_error(fmt::format("{} head draws the one map {} and {} give; {} and {} choose "
                                   "those of mean, max and alignment",
@@ -70,7 +66,22 @@ heatmap_spec cross_heatmap(const seq2seq_maps& s, const view_choice& c, const ma
 
 void check_seq2seq_view(const view_choice& c, seq2seq_stack stack, const model_config& m,
                         std::size_t n_source, std::size_t n_target, bool html) {
-  if (stack == seq2seq_stack::cross) return check_cross_view(c, m, html);
+  if (html) {  // the three stacks' sizes, as the page will hold them
+    std::vector<page_stack> sizes(3);
+    const std::size_t l[] = {m.layers, m.decoder_layers, m.decoder_layers};
+    const std::size_t h[] = {m.heads, m.decoder_heads, m.decoder_heads};
+    const std::size_t rows[] = {n_source, n_target, n_target};
+    const std::size_t keys[] = {n_source, n_target, n_source};
+    for (std::size_t k = 0; k < 3; ++k) {
+      sizes[k].name = seq2seq_stack_names[k].name;
+      sizes[k].layers = l[k];
+      sizes[k].heads = h[k];
+      sizes[k].n = rows[k];
+      sizes[k].n_keys = keys[k];
+    }
+    check_model_page_size(sizes);
+  }
+  if (stack == seq2seq_stack::cross) return check_cross_view(c, m);
   const bool encoder = stack == seq2seq_stack::encoder;
   check_view_choice(c, encoder ? m.layers : m.decoder_layers,
                     encoder ? m.heads : m.decoder_heads, encoder ? n_source : n_target);
@@ -111,6 +122,35 @@ matrix cross_reduce(const seq2seq_forward& f, const std::string& layers, const s
 word_map alignment_words(const seq2seq_maps& s, const view_choice& c) {
   const matrix mean = cross_reduce(*s.f, c.layers, c.heads, false);
   return cross_words(mean.data(), s.target_tokens, s.source_tokens);
+}
+
+std::string seq2seq_page(const seq2seq_maps& s, seq2seq_stack open, const view_choice& c) {
+  const seq2seq_forward& f = *s.f;
+  model_page_spec p;
+  for (const seq2seq_stack self : {seq2seq_stack::encoder, seq2seq_stack::decoder}) {
+    p.stacks.push_back(self_stack(stack_source(s, self)));
+    p.stacks.back().name = self == seq2seq_stack::encoder ? "encoder self-attention"
+                                                          : "decoder self-attention (causal)";
+  }
+  page_stack cross;
+  cross.name = "cross attention (target → source)";
+  cross.maps = f.cross_attention.data();
+  cross.layers = f.decoder_layers;
+  cross.heads = f.decoder_heads;
+  cross.n = f.nt;
+  cross.n_keys = f.ns;
+  cross.tokens = display_tokens(s.target_tokens);
+  cross.key_tokens = display_tokens(s.source_tokens);
+  cross.aggregates.emplace_back("mean of every layer and head",
+                                cross_reduce(f, "", "", false).to_vector());
+  cross.aggregates.emplace_back("max of every layer and head",
+                                cross_reduce(f, "", "", true).to_vector());
+  p.stacks.push_back(std::move(cross));
+  p.stack = static_cast<std::size_t>(open);
+  p.title = fmt::format("{} · {} source and {} target tokens", s.name, f.ns, f.nt);
+  p.subtitle = s.subtitle;
+  start_page_at(p, c);
+  return model_page(p);
 }
 
 figure draw_seq2seq_view(const seq2seq_maps& s, seq2seq_stack stack, const view_choice& c,

@@ -9,6 +9,10 @@
 //                                    merged, analysis/word_alignment.h), source words as
 //                                    columns, target words as rows, each target word's argmax
 //                                    outlined: the word alignment the model's attention implies
+//   --html             one page of the three stacks behind a Stack selector (render/model_page.h),
+//                      opening on --stack; the self-attention stacks with the mean, max, rollout
+//                      (and for short texts flow) of maps_page, the cross stack with its mean
+//                      and max
 #pragma once
 
 #include <string>
@@ -33,8 +37,8 @@ struct seq2seq_maps {
   std::string name, subtitle;                             // the folder, the model's sizes
 };
 
-// usage_error naming the flag for a choice the stack cannot draw (n_target: the target's rows,
-// or the most generation may make), before any work.
+// usage_error naming the flag for a choice the stack cannot draw, or (html) a page too large
+// (n_target: the target's rows, or the most generation may make), before any work.
 void check_seq2seq_view(const view_choice& c, seq2seq_stack stack, const model_config& m,
                         std::size_t n_source, std::size_t n_target, bool html);
 
@@ -48,6 +52,9 @@ matrix cross_reduce(const seq2seq_forward& f, const std::string& layers, const s
 
 // The alignment of --layers × --heads (mean cross map, in words).
 word_map alignment_words(const seq2seq_maps& s, const view_choice& c);
+
+// The --html page: every stack, opening on `open` at the choice's layer and head.
+std::string seq2seq_page(const seq2seq_maps& s, seq2seq_stack open, const view_choice& c);
 
 // The figure --view draws from the chosen stack; `gold_note` (e.g. "AER 0.31 against gold.txt")
 // goes under an alignment's title.

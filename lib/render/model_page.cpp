@@ -34,20 +34,29 @@ constexpr const char* page_script = R"JS(
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("attnviz-data").textContent);
-  var n = data.n, L = data.layers, H = data.heads, cmap = data.colormap, tok = data.tokens;
+  // the stack on show (an encoder-decoder's page has three): n query rows x nk key columns
+  var stacks = data.stacks || [data], S = null, cmap = data.colormap;
+  var n, nk, L, H, tok, ktok;
   var grid = document.getElementById("grid"), gctx = grid.getContext("2d");
   var map = document.getElementById("map"), mctx = map.getContext("2d");
   var pick = {layer: document.getElementById("layer"), head: document.getElementById("head"),
-              scale: document.getElementById("scale"), draw: document.getElementById("draw")};
+              scale: document.getElementById("scale"), draw: document.getElementById("draw"),
+              stack: document.getElementById("stack")};
   var linesCanvas = document.getElementById("lines"), lctx = linesCanvas.getContext("2d");
   var tableau = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
                  "#7f7f7f", "#bcbd22", "#17becf"];
   var hoverBox = document.getElementById("hover"), rowBox = document.getElementById("row");
   var gridNote = document.getElementById("gridnote"), mapTitle = document.getElementById("maptitle");
-  var state = {layer: data.start.layer, head: data.start.head, scale: data.start.scale, hover: null,
-               draw: "map", focus: null};
+  var gridTitle = document.getElementById("gridtitle");
+  var state = {stack: data.start.stack || 0, layer: data.start.layer, head: data.start.head,
+               scale: data.start.scale, hover: null, draw: "map", focus: null};
   var means = {}, gl = null, ml = null, ll = null, drawn = [];
-  function aggregate() { return state.layer >= L ? data.aggregates[state.layer - L] : null; }
+  function useStack(k) {
+    S = stacks[k]; state.stack = k; means = {};
+    n = S.n; nk = S.n_keys || S.n; L = S.layers; H = S.heads; tok = S.tokens; ktok = S.key_tokens || S.tokens;
+  }
+  useStack(state.stack);
+  function aggregate() { return state.layer >= L ? S.aggregates[state.layer - L] : null; }
 
   function nice(x) {  // the least of 1, 2, 2.5, 5 x 10^k at or above x, as the PNGs round
     if (!(x > 0)) return 1;
@@ -56,15 +65,15 @@ constexpr const char* page_script = R"JS(
     for (var s = 0; s < steps.length; s++) if (steps[s] * e >= x * (1 - 1e-12)) return steps[s] * e;
     return 10 * e;
   }
-  function hidden(i, j) { return data.causal && j > i; }
+  function hidden(i, j) { return S.causal && j > i; }
   function mapOf(l, h) {
-    if (l >= L) return data.aggregates[l - L].map;
-    if (h < H) return data.maps[l * H + h];
+    if (l >= L) return S.aggregates[l - L].map;
+    if (h < H) return S.maps[l * H + h];
     if (!means[l]) {
-      var m = new Array(n * n).fill(0);
+      var m = new Array(n * nk).fill(0);
       for (var k = 0; k < H; k++) {
-        var a = data.maps[l * H + k];
-        for (var x = 0; x < n * n; x++) m[x] += a[x] / H;
+        var a = S.maps[l * H + k];
+        for (var x = 0; x < n * nk; x++) m[x] += a[x] / H;
       }
       means[l] = m;
     }
@@ -72,19 +81,19 @@ constexpr const char* page_script = R"JS(
   }
   function rawMax(a) {
     var hi = 0;
-    for (var x = data.causal && n > 1 ? n : 0; x < n * n; x++) hi = Math.max(hi, a[x]);
+    for (var x = S.causal && n > 1 ? nk : 0; x < n * nk; x++) hi = Math.max(hi, a[x]);
     return hi;
   }
   function vmaxOf(l, h) {
-    if (data.scale && data.scale.vmax !== null) return data.scale.vmax;  // --vmax
+    if (S.scale && S.scale.vmax !== null) return S.scale.vmax;  // --vmax
     if (l >= L) return nice(rawMax(mapOf(l, h)));  // an aggregate is a map of its own kind
-    if (state.scale === "shared") return data.vmax;
-    return h < H ? nice(data.map_vmax[l * H + h]) : nice(rawMax(mapOf(l, h)));
+    if (state.scale === "shared") return S.vmax;
+    return h < H ? nice(S.map_vmax[l * H + h]) : nice(rawMax(mapOf(l, h)));
   }
   // the colour scale's low end: --vmin, the log scale's decade, or 0
-  function lowOf() { var s = data.scale; return s ? (s.vmin !== null ? s.vmin : s.low) : 0; }
+  function lowOf() { var s = S.scale; return s ? (s.vmin !== null ? s.vmin : s.low) : 0; }
   function colourIndex(x, vmax) {
-    var s = data.scale, lo = lowOf(), t = vmax > lo ? (x - lo) / (vmax - lo) : 0;
+    var s = S.scale, lo = lowOf(), t = vmax > lo ? (x - lo) / (vmax - lo) : 0;
     if (s && s.mapping === "log") t = x > lo ? Math.log(x / lo) / Math.log(vmax / lo) : 0;
     else if (s && s.mapping === "power") t = Math.pow(Math.max(0, Math.min(1, t)), s.gamma);
     return t > 0 ? Math.min(cmap.length - 1, Math.floor(t * cmap.length)) : 0;
@@ -98,7 +107,7 @@ constexpr const char* page_script = R"JS(
     var t = Math.max(24, Math.min(96, Math.floor(640 / Math.max(L, H)))), gap = 6;
     // a caption has a line per pattern the head finder saw ("induction 0.83\nfirst 0.44")
     var capLines = 0;
-    data.captions.forEach(function (c) { if (c) capLines = Math.max(capLines, c.split("\n").length); });
+    S.captions.forEach(function (c) { if (c) capLines = Math.max(capLines, c.split("\n").length); });
     var capH = 12 * capLines + (capLines ? 2 : 0), left = 40, top = 20;
     var w = left + H * (t + gap), h = top + L * (t + gap + capH);
     var dpr = window.devicePixelRatio || 1;
@@ -114,17 +123,17 @@ constexpr const char* page_script = R"JS(
     for (var l = 0; l < L; l++) gctx.fillText("L" + l, left - 6, top + l * gl.rowH + t / 2);
     for (l = 0; l < L; l++)
       for (hh = 0; hh < H; hh++) {
-        var a = data.maps[l * H + hh], vmax = vmaxOf(l, hh);
+        var a = S.maps[l * H + hh], vmax = vmaxOf(l, hh);
         var img = gctx.createImageData(t, t);
         for (var y = 0; y < t; y++) {
           var i0 = Math.floor(y * n / t), i1 = Math.max(i0 + 1, Math.floor((y + 1) * n / t));
           for (var x = 0; x < t; x++) {
-            var j0 = Math.floor(x * n / t), j1 = Math.max(j0 + 1, Math.floor((x + 1) * n / t));
+            var j0 = Math.floor(x * nk / t), j1 = Math.max(j0 + 1, Math.floor((x + 1) * nk / t));
             var sum = 0, seen = 0;
             for (var i = i0; i < i1; i++)
               for (var j = j0; j < j1; j++) {
                 if (hidden(i, j)) continue;
-                sum += a[i * n + j]; seen++;
+                sum += a[i * nk + j]; seen++;
               }
             var c = seen ? cmapRgb[colourIndex(sum / seen, vmax)] : [232, 232, 232];
             var p = (y * t + x) * 4;
@@ -142,7 +151,7 @@ constexpr const char* page_script = R"JS(
         }
         if (capH) {
           gctx.fillStyle = "#555"; gctx.textAlign = "left"; gctx.font = "10px AttnVizUnifont, system-ui, sans-serif";
-          data.captions[l * H + hh].split("\n").forEach(function (line, k) {
+          S.captions[l * H + hh].split("\n").forEach(function (line, k) {
             while (line.length > 1 && gctx.measureText(line).width > t + gap - 2) line = line.substr(0, line.length - 1);
             if (line) gctx.fillText(line, gx, gy + t + 8 + 12 * k);
           });
@@ -161,13 +170,16 @@ constexpr const char* page_script = R"JS(
   function labelStep(cell) { return Math.max(1, Math.ceil(13 / cell)); }
   function drawMap() {
     var a = mapOf(state.layer, state.head), vmax = vmaxOf(state.layer, state.head);
-    var cell = Math.max(4, Math.min(28, Math.floor(720 / n))), step = labelStep(cell);
+    var cell = Math.max(4, Math.min(28, Math.floor(720 / Math.max(n, nk)))), step = labelStep(cell);
     var fontPx = Math.max(10, Math.min(13, cell - 3)), font = fontPx + "px AttnVizUnifont, system-ui, sans-serif";
     mctx.font = font;
     var wide = 0;
-    for (var k = 0; k < n; k += step) wide = Math.max(wide, mctx.measureText(label(tok[k])).width);
+    for (var k = 0; k < Math.max(n, nk); k += step) {
+      if (k < n) wide = Math.max(wide, mctx.measureText(label(tok[k])).width);
+      if (k < nk) wide = Math.max(wide, mctx.measureText(label(ktok[k])).width);
+    }
     var left = wide + 12, top = wide * 0.72 + 16;
-    var w = Math.ceil(left + n * cell + 80), h = Math.ceil(top + n * cell + 10);
+    var w = Math.ceil(left + nk * cell + 80), h = Math.ceil(top + n * cell + 10);
     var dpr = window.devicePixelRatio || 1;
     map.width = w * dpr; map.height = h * dpr;
     map.style.width = w + "px"; map.style.height = h + "px";
@@ -175,19 +187,19 @@ constexpr const char* page_script = R"JS(
     mctx.clearRect(0, 0, w, h);
     ml = {left: left, top: top, cell: cell, step: step};
     for (var i = 0; i < n; i++)
-      for (var j = 0; j < n; j++) {
-        mctx.fillStyle = hidden(i, j) ? "#e8e8e8" : cmap[colourIndex(a[i * n + j], vmax)];
+      for (var j = 0; j < nk; j++) {
+        mctx.fillStyle = hidden(i, j) ? "#e8e8e8" : cmap[colourIndex(a[i * nk + j], vmax)];
         mctx.fillRect(left + j * cell, top + i * cell, cell, cell);
       }
     mctx.fillStyle = "#222"; mctx.font = font; mctx.textBaseline = "middle";
     mctx.textAlign = "right";
     for (i = 0; i < n; i += step) mctx.fillText(label(tok[i]), left - 6, top + (i + 0.5) * cell);
     mctx.textAlign = "left";
-    for (j = 0; j < n; j += step) {
+    for (j = 0; j < nk; j += step) {
       mctx.save(); mctx.translate(left + (j + 0.5) * cell, top - 6); mctx.rotate(-Math.PI / 4);
-      mctx.fillText(label(tok[j]), 0, 0); mctx.restore();
+      mctx.fillText(label(ktok[j]), 0, 0); mctx.restore();
     }
-    var bx = left + n * cell + 14, bh = Math.min(n * cell, 240);
+    var bx = left + nk * cell + 14, bh = Math.min(n * cell, 240);
     for (k = 0; k < bh; k++) {
       mctx.fillStyle = cmap[Math.min(cmap.length - 1, Math.floor((1 - (k + 0.5) / bh) * cmap.length))];
       mctx.fillRect(bx, top + k, 14, 1);
@@ -198,17 +210,18 @@ constexpr const char* page_script = R"JS(
     if (state.hover) {
       var hi = state.hover[0], hj = state.hover[1];
       mctx.strokeStyle = "rgba(255,255,255,0.9)"; mctx.lineWidth = 1;
-      mctx.strokeRect(left + 0.5, top + hi * cell + 0.5, n * cell - 1, cell - 1);
+      mctx.strokeRect(left + 0.5, top + hi * cell + 0.5, nk * cell - 1, cell - 1);
       mctx.strokeStyle = "#000"; mctx.lineWidth = 2;
       mctx.strokeRect(left + hj * cell + 1, top + hi * cell + 1, Math.max(1, cell - 2), Math.max(1, cell - 2));
     }
     mapTitle.textContent = title();
   }
+  function stackName() { return stacks.length > 1 ? S.name + " \u00b7 " : ""; }
   function title() {
-    if (aggregate()) return aggregate().label;
+    if (aggregate()) return stackName() + aggregate().label;
     var every = state.draw === "lines" ? "every head" : "mean of " + H + " heads";
-    return "layer " + state.layer + " \u00b7 " + (state.head < H ? "head " + state.head : every) +
-        (state.head < H && data.captions.length ? " \u00b7 " + data.captions[state.layer * H + state.head] : "");
+    return stackName() + "layer " + state.layer + " \u00b7 " + (state.head < H ? "head " + state.head : every) +
+        (state.head < H && S.captions.length ? " \u00b7 " + S.captions[state.layer * H + state.head] : "");
   }
   function headName() {
     if (aggregate()) return aggregate().label;
@@ -220,9 +233,12 @@ constexpr const char* page_script = R"JS(
   function drawLines() {
     lctx.font = "13px AttnVizUnifont, system-ui, sans-serif";
     var wide = 0;
-    for (var k = 0; k < n; k++) wide = Math.max(wide, lctx.measureText(label(tok[k])).width);
+    for (var k = 0; k < Math.max(n, nk); k++) {
+      if (k < n) wide = Math.max(wide, lctx.measureText(label(tok[k])).width);
+      if (k < nk) wide = Math.max(wide, lctx.measureText(label(ktok[k])).width);
+    }
     var every = !aggregate() && state.head >= H;
-    var left = wide + 12, top = every ? 34 : 12, w = Math.ceil(2 * left + gapW + 12), h = top + n * rowH + 8;
+    var left = wide + 12, top = every ? 34 : 12, w = Math.ceil(2 * left + gapW + 12), h = top + Math.max(n, nk) * rowH + 8;
     if (every) w = Math.max(w, 12 + H * 48);
     var dpr = window.devicePixelRatio || 1;
     linesCanvas.width = w * dpr; linesCanvas.height = h * dpr;
@@ -240,8 +256,8 @@ constexpr const char* page_script = R"JS(
       lctx.strokeStyle = set.colour;
       for (var i = 0; i < n; i++) {
         if (state.focus !== null && state.focus !== i) continue;
-        for (var j = 0; j < n; j++) {
-          var a = set.map[i * n + j];
+        for (var j = 0; j < nk; j++) {
+          var a = set.map[i * nk + j];
           if (!(a >= 0.01)) continue;
           lctx.globalAlpha = Math.min(1, a);
           lctx.beginPath();
@@ -264,9 +280,9 @@ constexpr const char* page_script = R"JS(
     for (k = 0; k < n; k++) {
       lctx.font = (state.focus === k ? "bold " : "") + "13px AttnVizUnifont, system-ui, sans-serif";
       lctx.textAlign = "right"; lctx.fillText(label(tok[k]), left - 6, top + (k + 0.5) * rowH);
-      lctx.font = "13px AttnVizUnifont, system-ui, sans-serif";
-      lctx.textAlign = "left"; lctx.fillText(label(tok[k]), left + gapW + 6, top + (k + 0.5) * rowH);
     }
+    lctx.font = "13px AttnVizUnifont, system-ui, sans-serif"; lctx.textAlign = "left";
+    for (k = 0; k < nk; k++) lctx.fillText(label(ktok[k]), left + gapW + 6, top + (k + 0.5) * rowH);
     mapTitle.textContent = title();
   }
   function focusQuery(i) {
@@ -285,19 +301,19 @@ constexpr const char* page_script = R"JS(
     var a = mapOf(state.layer, state.head);
     state.hover = [i, j];
     var text = headName() + " \u00b7 query \u201c" + tok[i] + "\u201d (" + i + ") \u2192 key \u201c" +
-               tok[j] + "\u201d (" + j + ")\n";
-    text += hidden(i, j) ? "hidden by the causal mask (a = 0)" : "weight a = " + a[i * n + j].toFixed(4);
+               ktok[j] + "\u201d (" + j + ")\n";
+    text += hidden(i, j) ? "hidden by the causal mask (a = 0)" : "weight a = " + a[i * nk + j].toFixed(4);
     hoverBox.textContent = text;
     rowBox.textContent = rowText(i, a);
     drawMap();
   }
   function rowText(i, a) {
     var order = [];
-    for (var k = 0; k < n; k++) if (!hidden(i, k)) order.push(k);
-    order.sort(function (x, y) { return a[i * n + y] - a[i * n + x] || x - y; });
+    for (var k = 0; k < nk; k++) if (!hidden(i, k)) order.push(k);
+    order.sort(function (x, y) { return a[i * nk + y] - a[i * nk + x] || x - y; });
     var lines = ["row " + i + " \u201c" + tok[i] + "\u201d, largest weights:"];
     order.slice(0, 5).forEach(function (k) {
-      lines.push("  " + (a[i * n + k] * 100).toFixed(2) + "%  \u201c" + tok[k] + "\u201d (" + k + ")");
+      lines.push("  " + (a[i * nk + k] * 100).toFixed(2) + "%  \u201c" + ktok[k] + "\u201d (" + k + ")");
     });
     return lines.join("\n");
   }
@@ -313,28 +329,44 @@ constexpr const char* page_script = R"JS(
   function option(sel, value, text) {
     var o = document.createElement("option"); o.value = value; o.textContent = text; sel.appendChild(o);
   }
-  for (var l = 0; l < L; l++) option(pick.layer, l, "layer " + l);
-  data.aggregates.forEach(function (x, k) { option(pick.layer, L + k, x.label); });
-  for (var h = 0; h < H; h++) option(pick.head, h, "head " + h);
-  option(pick.head, H, "mean of heads (lines: every head)");
+  function fillChoices() {  // the layer and head selectors of the stack on show
+    pick.layer.textContent = ""; pick.head.textContent = "";
+    for (var l = 0; l < L; l++) option(pick.layer, l, "layer " + l);
+    S.aggregates.forEach(function (x, k) { option(pick.layer, L + k, x.label); });
+    for (var h = 0; h < H; h++) option(pick.head, h, "head " + h);
+    option(pick.head, H, "mean of heads (lines: every head)");
+    if (gridTitle) gridTitle.textContent = stackName() + "every layer \u00d7 head";
+  }
+  fillChoices();
+  if (pick.stack) stacks.forEach(function (x, k) { option(pick.stack, k, x.name); });
+  function openStack(k) {  // keeps the layer and head where the stack has them
+    var wasAggregate = state.layer >= L, agg = state.layer - L;
+    useStack(k);
+    var layer = wasAggregate ? (agg < S.aggregates.length ? L + agg : 0) : Math.min(state.layer, L - 1);
+    state.hover = null; state.focus = null;
+    fillChoices();
+    if (pick.stack) pick.stack.value = k;
+    select(layer, Math.min(state.head, H));
+  }
 
   map.addEventListener("mousemove", function (ev) {
     if (!ml) return;
     var b = map.getBoundingClientRect();
     var j = Math.floor((ev.clientX - b.left - ml.left) / ml.cell);
     var i = Math.floor((ev.clientY - b.top - ml.top) / ml.cell);
-    if (i >= 0 && j >= 0 && i < n && j < n && (!state.hover || state.hover[0] !== i || state.hover[1] !== j)) show(i, j);
+    if (i >= 0 && j >= 0 && i < n && j < nk && (!state.hover || state.hover[0] !== i || state.hover[1] !== j)) show(i, j);
   });
   grid.addEventListener("mousemove", function (ev) {
     var b = grid.getBoundingClientRect(), at = thumbAt(ev.clientX - b.left, ev.clientY - b.top);
     gridNote.textContent = at ? "L" + at[0] + " H" + at[1] +
-        (data.captions.length ? ": " + data.captions[at[0] * H + at[1]] : "") + " \u2014 click to open" : "";
+        (S.captions.length ? ": " + S.captions[at[0] * H + at[1]] : "") + " \u2014 click to open" : "";
   });
   grid.addEventListener("click", function (ev) {
     var b = grid.getBoundingClientRect(), at = thumbAt(ev.clientX - b.left, ev.clientY - b.top);
     if (at) select(at[0], at[1]);
   });
   pick.layer.addEventListener("change", function () { select(+pick.layer.value, state.head); });
+  if (pick.stack) pick.stack.addEventListener("change", function () { openStack(+pick.stack.value); });
   pick.head.addEventListener("change", function () { select(state.layer, +pick.head.value); });
   pick.scale.addEventListener("change", function () { state.scale = pick.scale.value; select(state.layer, state.head); });
   pick.draw.addEventListener("change", function () {
@@ -350,8 +382,11 @@ constexpr const char* page_script = R"JS(
 
   window.attnviz = {
     data: data,
-    state: function () { return {layer: state.layer, head: state.head, scale: state.scale, hover: state.hover}; },
+    state: function () {
+      return {stack: state.stack, layer: state.layer, head: state.head, scale: state.scale, hover: state.hover};
+    },
     select: select,
+    stack: openStack,
     thumbCenter: function (l, h) {
       var b = grid.getBoundingClientRect();
       return {x: b.left + gl.left + h * (gl.t + gl.gap) + gl.t / 2, y: b.top + gl.top + l * gl.rowH + gl.t / 2};
@@ -374,6 +409,7 @@ constexpr const char* page_script = R"JS(
     }
   };
   pick.layer.value = state.layer; pick.head.value = state.head; pick.scale.value = state.scale;
+  if (pick.stack) pick.stack.value = state.stack;
   drawGrid(); redraw();
 })();
 )JS";
@@ -390,68 +426,122 @@ void check_model_page_size(std::size_t layers, std::size_t heads, std::size_t n)
         param("npy")));
 }
 
-std::string model_page(const model_page_spec& s) {
-  if (!s.maps || s.tokens.size() != s.n || (!s.captions.empty() && s.captions.size() != s.layers * s.heads))
-    throw std::logic_error("model_page: maps, tokens and captions do not match");
-  check_model_page_size(s.layers, s.heads, s.n);
-  const std::size_t nn = s.n * s.n;
-  ojson data;
-  data["title"] = s.title;
-  data["subtitle"] = s.subtitle;
-  data["tokens"] = s.tokens;
-  data["layers"] = s.layers;
-  data["heads"] = s.heads;
-  data["n"] = s.n;
-  data["causal"] = s.causal;
-  data["colormap"] = colormap_json(s.cmap ? *s.cmap : colormap::viridis());
+void check_model_page_size(const std::vector<page_stack>& stacks) {
+  if (stacks.size() == 1) return check_model_page_size(stacks[0].layers, stacks[0].heads, stacks[0].n);
+  std::size_t weights = 0;
+  std::vector<std::string> parts;
+  for (const page_stack& st : stacks) {
+    weights += st.layers * st.heads * st.n * st.keys();
+    parts.push_back(fmt::format("{} {} × {} × {} × {}", st.name, st.layers, st.heads, st.n,
+                                st.keys()));
+  }
+  if (weights > model_page_max_weights)
+    throw usage_error(fmt::format(
+        "{}: the page would hold {} weights ({}; at most {} stay quick in a browser); use {} or "
+        "{}, or fewer tokens",
+        param("html"), weights, fmt::join(parts, ", "), model_page_max_weights, param("png"),
+        param("npy")));
+}
+
+namespace {
+
+ojson numbers(const float* v, std::size_t count) {
+  ojson out = ojson::array();
+  for (std::size_t x = 0; x < count; ++x) out.push_back(page_number(v[x]));
+  return out;
+}
+
+// The colour ranges of one stack: the shared top, each map's top and, with a non-default
+// scale, the scale as the PNG maps it.
+void add_ranges(ojson& data, const page_stack& s, const colour_scale& cs) {
+  const std::size_t nn = s.n * s.keys();
   double shared = 0.0;
   ojson map_vmax = ojson::array();
   for (std::size_t m = 0; m < s.layers * s.heads; ++m) {
-    const double hi = map_colour_max(s.maps + m * nn, s.n, s.causal);
+    const double hi = map_colour_max(s.maps + m * nn, s.n, s.causal, s.keys());
     shared = std::max(shared, hi);
     map_vmax.push_back(hi);
   }
   data["vmax"] = nice_at_or_above(shared);
   data["map_vmax"] = std::move(map_vmax);
-  if (!s.colours.is_default()) {  // --scale log|power, --vmin, --vmax: as the PNG maps them
-    const colour_scale& cs = s.colours;
-    double smallest = 0.0;
-    if (cs.mapping == colour_mapping::log)
-      for (std::size_t m = 0; m < s.layers * s.heads; ++m) {
-        const double v = map_min_positive(s.maps + m * nn, s.n, s.causal);
-        if (v > 0.0 && (smallest == 0.0 || v < smallest)) smallest = v;
-      }
-    const double lo = resolve_range(cs, {0.0, nice_at_or_above(shared)}, smallest).first;
-    data["scale"] = {{"mapping", cs.mapping == colour_mapping::log     ? "log"
-                                 : cs.mapping == colour_mapping::power ? "power"
-                                                                       : "linear"},
-                     {"gamma", cs.gamma},
-                     {"vmin", cs.lo ? ojson(*cs.lo) : ojson(nullptr)},
-                     {"vmax", cs.hi ? ojson(*cs.hi) : ojson(nullptr)},
-                     {"low", lo}};
+  if (cs.is_default()) return;
+  double smallest = 0.0;
+  if (cs.mapping == colour_mapping::log)
+    for (std::size_t m = 0; m < s.layers * s.heads; ++m) {
+      const double v = map_min_positive(s.maps + m * nn, s.n, s.causal, s.keys());
+      if (v > 0.0 && (smallest == 0.0 || v < smallest)) smallest = v;
+    }
+  const double lo = resolve_range(cs, {0.0, nice_at_or_above(shared)}, smallest).first;
+  data["scale"] = {{"mapping", cs.mapping == colour_mapping::log     ? "log"
+                               : cs.mapping == colour_mapping::power ? "power"
+                                                                     : "linear"},
+                   {"gamma", cs.gamma},
+                   {"vmin", cs.lo ? ojson(*cs.lo) : ojson(nullptr)},
+                   {"vmax", cs.hi ? ojson(*cs.hi) : ojson(nullptr)},
+                   {"low", lo}};
+}
+
+void add_stack(ojson& data, const page_stack& s, const colour_scale& cs) {
+  const std::size_t nn = s.n * s.keys();
+  if (!s.maps || s.tokens.size() != s.n || (s.n_keys && s.key_tokens.size() != s.n_keys) ||
+      (!s.captions.empty() && s.captions.size() != s.layers * s.heads) ||
+      (s.causal && s.keys() != s.n))
+    throw std::logic_error("model_page: maps, tokens and captions do not match");
+  data["tokens"] = s.tokens;
+  if (s.n_keys) {
+    data["key_tokens"] = s.key_tokens;
+    data["n_keys"] = s.n_keys;
   }
+  data["layers"] = s.layers;
+  data["heads"] = s.heads;
+  data["n"] = s.n;
+  data["causal"] = s.causal;
+  add_ranges(data, s, cs);
   data["captions"] = s.captions;
-  data["start"] = {{"layer", s.layer}, {"head", s.head}, {"scale", s.panel_scale ? "panel" : "shared"}};
   ojson maps = ojson::array();
-  for (std::size_t m = 0; m < s.layers * s.heads; ++m) {
-    ojson one = ojson::array();
-    for (std::size_t x = 0; x < nn; ++x) one.push_back(page_number(s.maps[m * nn + x]));
-    maps.push_back(std::move(one));
-  }
+  for (std::size_t m = 0; m < s.layers * s.heads; ++m) maps.push_back(numbers(s.maps + m * nn, nn));
   data["maps"] = std::move(maps);
   ojson aggregates = ojson::array();
   for (const auto& [label, map] : s.aggregates) {
-    if (map.size() != nn) throw std::logic_error("model_page: an aggregate is not n × n");
-    ojson one = ojson::array();
-    for (const float v : map) one.push_back(page_number(v));
-    aggregates.push_back({{"label", label}, {"map", std::move(one)}});
+    if (map.size() != nn) throw std::logic_error("model_page: an aggregate is not n × n_keys");
+    aggregates.push_back({{"label", label}, {"map", numbers(map.data(), map.size())}});
   }
   data["aggregates"] = std::move(aggregates);
+}
+
+constexpr const char* stack_control =
+    "<label>Stack <select id=\"stack\"></select></label>\n";
+
+}  // namespace
+
+std::string model_page(const model_page_spec& s) {
+  if (s.stacks.empty() || s.stack >= s.stacks.size())
+    throw std::logic_error("model_page: no such stack");
+  check_model_page_size(s.stacks);
+  ojson data;
+  data["title"] = s.title;
+  data["subtitle"] = s.subtitle;
+  data["colormap"] = colormap_json(s.cmap ? *s.cmap : colormap::viridis());
+  data["start"] = {{"layer", s.layer}, {"head", s.head}, {"scale", s.panel_scale ? "panel" : "shared"}};
+  if (s.stacks.size() == 1) {
+    add_stack(data, s.stacks[0], s.colours);
+  } else {
+    data["start"]["stack"] = s.stack;
+    ojson stacks = ojson::array();
+    for (const page_stack& st : s.stacks) {
+      ojson one;
+      one["name"] = st.name;
+      add_stack(one, st, s.colours);
+      stacks.push_back(std::move(one));
+    }
+    data["stacks"] = std::move(stacks);
+  }
 
   std::string page = html_head(s.title, page_style);
   page += html_title_block(s.title, s.subtitle);
+  page += "<div class=\"controls\">\n";
+  if (s.stacks.size() > 1) page += stack_control;
   page +=
-      "<div class=\"controls\">\n"
       "<label>Layer <select id=\"layer\"></select></label>\n"
       "<label>Head <select id=\"head\"></select></label>\n"
       "<label>Draw <select id=\"draw\"><option value=\"map\">the map</option>"
@@ -460,8 +550,8 @@ std::string model_page(const model_page_spec& s) {
       "</option><option value=\"panel\">each map its own range</option></select></label>\n"
       "</div>\n"
       "<div class=\"main\">\n"
-      "<section><h2>Every layer × head</h2><canvas id=\"grid\" width=\"10\" height=\"10\"></canvas>"
-      "<div class=\"note\" id=\"gridnote\"></div></section>\n"
+      "<section><h2 id=\"gridtitle\">Every layer × head</h2><canvas id=\"grid\" width=\"10\" "
+      "height=\"10\"></canvas><div class=\"note\" id=\"gridnote\"></div></section>\n"
       "<section><h2 id=\"maptitle\"></h2><div class=\"scroll\"><canvas id=\"map\" width=\"10\" "
       "height=\"10\"></canvas><canvas id=\"lines\" width=\"10\" height=\"10\" hidden>"
       "</canvas></div>\n"

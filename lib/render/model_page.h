@@ -20,17 +20,27 @@
 // a query keeps only its lines. The aggregates (the mean over every layer and head, rollout)
 // are chosen in the layer selector and drawn like a map.
 //
+// An encoder–decoder model's page holds its three stacks (encoder self-attention, decoder
+// self-attention, cross attention) behind a Stack selector; a cross map is rectangular: target
+// tokens as rows (queries), source tokens as columns (keys), its head view the target on the
+// left and the source on the right.
+//
 // The data, in <script type="application/json" id="attnviz-data">:
-//   {"title", "subtitle", "tokens", "layers", "heads", "n", "causal", "colormap": [256 colours],
-//    "vmax": the shared range's top, "map_vmax": [per map, layer-major], "captions": [...] | [],
-//    "start": {"layer", "head", "scale": "shared" | "panel"},
-//    "scale": {"mapping": "linear" | "log" | "power", "gamma", "vmin" | null, "vmax" | null,
-//              "low": the range's low end} (only with --scale log|power, --vmin or --vmax),
-//    "aggregates": [{"label", "map": [n·n]}],
-//    "maps": [[n·n weights, row-major] per map, layer-major]}   (weights to 6 significant digits)
-// window.attnviz: {data, state(), select(layer, head), thumbCenter(l, h), cellCenter(i, j),
-// labelStep(), reveal(i, j), lines()} for tests and scripting (lines(): the [i, j] pairs the
-// head view drew).
+//   {"title", "subtitle", "colormap": [256 colours],
+//    "start": {"layer", "head", "scale": "shared" | "panel"[, "stack"]},
+//    the stack's fields, or with several stacks "stacks": [{"name", the stack's fields}]}
+// a stack's fields:
+//   "tokens" (rows), "key_tokens" and "n_keys" (only when the keys differ), "layers", "heads",
+//   "n", "causal", "vmax": the shared range's top, "map_vmax": [per map, layer-major],
+//   "captions": [...] | [],
+//   "scale": {"mapping": "linear" | "log" | "power", "gamma", "vmin" | null, "vmax" | null,
+//             "low": the range's low end} (only with --scale log|power, --vmin or --vmax),
+//   "aggregates": [{"label", "map": [n·n_keys]}],
+//   "maps": [[n·n_keys weights, row-major] per map, layer-major]}   (6 significant digits)
+// window.attnviz: {data, state(), select(layer, head), stack(k), thumbCenter(l, h),
+// cellCenter(i, j), labelStep(), reveal(i, j), lines()} for tests and scripting (lines(): the
+// [head, i, j] triples the head view drew; stack(k): open stack k, keeping the layer and head
+// where they exist).
 #pragma once
 
 #include <string>
@@ -42,26 +52,37 @@
 
 namespace attnviz {
 
-struct model_page_spec {
-  const float* maps = nullptr;  // [layers, heads, n, n]
+// One stack of maps [layers, heads, n, n_keys] (row = query).
+struct page_stack {
+  std::string name;             // in the Stack selector ("encoder"); unused on a one-stack page
+  const float* maps = nullptr;
   std::size_t layers = 0, heads = 0, n = 0;
-  std::vector<std::string> tokens;
+  std::size_t n_keys = 0;                       // 0: n (square)
+  std::vector<std::string> tokens, key_tokens;  // n; n_keys (empty: tokens)
   bool causal = false;
+  std::vector<std::string> captions;  // layers × heads, or empty
+  // maps over the whole stack shown beside the layers (the mean of every head, rollout): label,
+  // n × n_keys weights
+  std::vector<std::pair<std::string, std::vector<float>>> aggregates;
+
+  std::size_t keys() const { return n_keys ? n_keys : n; }
+};
+
+struct model_page_spec {
+  std::vector<page_stack> stacks;  // one, or an encoder–decoder's three
+  std::size_t stack = 0;           // the stack open at first
   std::string title, subtitle;
   const colormap* cmap = nullptr;     // default: viridis
-  std::vector<std::string> captions;  // layers × heads, or empty
-  // maps over the whole model shown beside the layers (the mean of every head, rollout): label,
-  // n × n weights
-  std::vector<std::pair<std::string, std::vector<float>>> aggregates;
   std::size_t layer = 0, head = 0;    // the map open at first
   bool panel_scale = false;           // each map its own colour range at first
   colour_scale colours;               // --scale log|power, --vmin, --vmax (as the figures)
 };
 
-// The weights a model page holds at most (layers · heads · n²), so it stays quick to load;
-// past it, --html is a usage_error suggesting --png, --npy or fewer tokens.
+// The weights a model page holds at most (layers · heads · n · n_keys over its stacks), so it
+// stays quick to load; past it, --html is a usage_error suggesting --png, --npy or fewer tokens.
 inline constexpr std::size_t model_page_max_weights = 4'000'000;
 void check_model_page_size(std::size_t layers, std::size_t heads, std::size_t n);
+void check_model_page_size(const std::vector<page_stack>& stacks);
 
 std::string model_page(const model_page_spec& spec);
 

@@ -57,18 +57,20 @@ std::shared_ptr<std::vector<std::uint8_t>> thumbnail(const float* a, std::size_t
 
 }  // namespace
 
-double map_colour_max(const float* a, std::size_t n, bool causal) {
+double map_colour_max(const float* a, std::size_t n, bool causal, std::size_t cols) {
+  if (cols == 0) cols = n;
   double hi = 0.0;
-  for (std::size_t i = causal && n > 1 ? n : 0; i < n * n; ++i)
+  for (std::size_t i = causal && n > 1 ? cols : 0; i < n * cols; ++i)
     if (std::isfinite(a[i])) hi = std::max(hi, static_cast<double>(a[i]));
   return hi;
 }
 
-double map_min_positive(const float* a, std::size_t n, bool causal) {
+double map_min_positive(const float* a, std::size_t n, bool causal, std::size_t cols) {
+  if (cols == 0) cols = n;
   double lo = 0.0;
   for (std::size_t i = causal && n > 1 ? 1 : 0; i < n; ++i)
-    for (std::size_t j = 0; j < (causal ? i + 1 : n); ++j) {
-      const double v = a[i * n + j];
+    for (std::size_t j = 0; j < (causal ? i + 1 : cols); ++j) {
+      const double v = a[i * cols + j];
       if (std::isfinite(v) && v > 0.0 && (lo == 0.0 || v < lo)) lo = v;
     }
   return lo;

@@ -44,12 +44,13 @@ struct model_view_spec {
   int thumb = 0;                      // pixels per thumbnail (0: by the grid's size)
 };
 
-// The largest weight of one n × n map, row 0 left out under a causal mask (it is always
-// [1, 0, …]: counted, it would pin every range to 1); before rounding (nice_at_or_above).
-double map_colour_max(const float* a, std::size_t n, bool causal);
+// The largest weight of one n × cols map (cols 0: n × n), row 0 left out under a causal mask (it
+// is always [1, 0, …]: counted, it would pin every range to 1); before rounding
+// (nice_at_or_above). A causal map is square.
+double map_colour_max(const float* a, std::size_t n, bool causal, std::size_t cols = 0);
 // The smallest weight above 0 of one map (visible entries, row 0 of a causal map left out), or
 // 0: where an automatic log range starts.
-double map_min_positive(const float* a, std::size_t n, bool causal);
+double map_min_positive(const float* a, std::size_t n, bool causal, std::size_t cols = 0);
 
 int default_thumb(std::size_t rows, std::size_t cols);
 figure model_view_figure(const model_view_spec& spec);

@@ -17,7 +17,8 @@ import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from formats import read_safetensors  # noqa: E402
+from browser import start_browser  # noqa: E402
+from formats import colormap, read_safetensors, shown_tokens  # noqa: E402
 from harness import import_numpy, main  # noqa: E402
 
 np = import_numpy()
@@ -241,12 +242,135 @@ def test_the_stacks_draw_their_views(env):
     assert "t9" in stdout and "t7" in stdout
     refuse(env, base[1:] + ["--view", "model", "--png", env.path("x.png")], "--stack cross", "model")
     refuse(env, base[1:] + ["--term"], "--term", "--stack encoder")
-    refuse(env, base[1:] + ["--html", env.path("x.html")], "--html", "--stack encoder")
     refuse(env, base[1:] + ["--stack", "encoder", "--view", "alignment", "--png", env.path("x.png")],
            "--view alignment", "--stack encoder")
     gpt2 = os.path.join(env.data, "hf", "gpt2_f32")
     refuse(env, ["--model", gpt2, "--ids", "1,2,3", "--view", "alignment", "--png", env.path("x.png")],
            "--view alignment", "encoder–decoder")
+
+
+def page_data(path):
+    import re
+    html = open(path, encoding="utf-8").read()
+    m = re.search(r'<script type="application/json" id="attnviz-data">(.*?)</script>', html, re.S)
+    assert m, "no data block"
+    return html, json.loads(m.group(1))
+
+
+def js(browser, expression):
+    return json.loads(browser.evaluate(f"JSON.stringify({expression})"))
+
+
+def choose(browser, element, value):
+    browser.evaluate(f"(function(){{var s=document.getElementById('{element}');"
+                     f"s.value='{value}';s.dispatchEvent(new Event('change'));}})()")
+
+
+def text_of(browser, element):
+    return browser.evaluate(f"document.getElementById('{element}').textContent")
+
+
+def pixel(browser, x, y):
+    return js(browser, f"""(function(){{var c=document.getElementById('map'),
+        b=c.getBoundingClientRect(), r=c.width/b.width;
+        return Array.from(c.getContext('2d').getImageData(Math.floor(({x}-b.left)*r),
+        Math.floor(({y}-b.top)*r),1,1).data).slice(0,3);}})()""")
+
+
+def test_the_page_holds_the_three_stacks_behind_a_selector(env):
+    """--html on an encoder-decoder: one offline page of the encoder, decoder and cross stacks
+    (the cross maps target x source), opening on --stack; each stack's maps equal the .npy files;
+    in Chromium the Stack selector swaps the layers, heads, tokens and maps: hover values, cell
+    colours, the causal mask and the head view's lines checked per stack."""
+    folder = os.path.join(env.data, "seq2seq", "bart_f32")
+    page, out = env.path("three.html"), env.path("three-npy")
+    env.run("model", "--model", folder, "--text", "t5 t6 t7 t8 t9 t10", "--target", "t9 t8 t7",
+            "--html", page, "--npy", out, "--layer", "1", "--head", "1", "--quiet")
+    got = arrays(out)
+    src = shown_tokens(json.load(open(os.path.join(out, "source_tokens.json"))))
+    tgt = shown_tokens(json.load(open(os.path.join(out, "target_tokens.json"))))
+    html, data = page_data(page)
+    assert "default-src 'none'" in html and "<script src" not in html
+    stacks = data["stacks"]
+    assert [s["name"] for s in stacks] == ["encoder self-attention", "decoder self-attention (causal)",
+                                           "cross attention (target → source)"]
+    assert data["start"]["stack"] == 2 and data["start"]["layer"] == 1 and data["start"]["head"] == 1
+    for st, (npy, _) in zip(stacks, STACKS):
+        a = got[npy].astype(np.float64)
+        L, H, n, m = a.shape
+        assert (st["layers"], st["heads"], st["n"], st.get("n_keys", st["n"])) == (L, H, n, m)
+        maps = np.array(st["maps"]).reshape(L, H, n, m)
+        assert np.all(np.abs(maps - a) <= 5e-6 * a + 1e-12), npy
+        mean = np.array(st["aggregates"][0]["map"]).reshape(n, m)
+        assert np.allclose(mean, a.mean(axis=(0, 1)), rtol=1e-5, atol=1e-7), npy
+    assert stacks[2]["tokens"] == tgt and stacks[2]["key_tokens"] == src
+    assert [g["label"] for g in stacks[2]["aggregates"]] == ["mean of every layer and head",
+                                                             "max of every layer and head"]
+    assert "rollout through every layer" in [g["label"] for g in stacks[0]["aggregates"]]
+    cmap = colormap(env, "viridis")
+    browser = start_browser()
+    try:
+        url = "file://" + os.path.abspath(page)
+        browser.open(url)
+        assert js(browser, "window.attnviz.state()")["stack"] == 2
+        assert text_of(browser, "maptitle") == "cross attention (target → source) · layer 1 · head 1"
+        cross = got["cross_attention"].astype(np.float64)
+        vmax = stacks[2]["vmax"]
+        for i, j in [(0, 0), (2, 5), (1, 3), (len(tgt) - 1, len(src) - 1)]:
+            c = js(browser, f"window.attnviz.cellCenter({i}, {j})")
+            browser.move_mouse(c["x"], c["y"])
+            text = text_of(browser, "hover")
+            assert f"query “{tgt[i]}” ({i}) → key “{src[j]}” ({j})" in text, text
+            assert f"weight a = {cross[1, 1, i, j]:.4f}" in text, (text, cross[1, 1, i, j])
+            want = cmap[min(255, int(cross[1, 1, i, j] / vmax * 256))]
+            got_px = pixel(browser, c["x"] + 2, c["y"] + 2)
+            assert max(abs(g - w) for g, w in zip(got_px, want)) <= 1, (i, j, got_px, want)
+        # the head view of a cross head: target on the left, source on the right
+        choose(browser, "draw", "lines")
+        expect = [[1, i, j] for i in range(len(tgt)) for j in range(len(src)) if cross[1, 1, i, j] >= 0.01]
+        drawn = js(browser, "window.attnviz.lines()")
+        assert drawn == expect, (drawn, expect)
+        choose(browser, "draw", "map")
+        # the encoder: its own tokens, layers, heads; layer and head kept
+        choose(browser, "stack", "0")
+        assert js(browser, "window.attnviz.state()")["stack"] == 0
+        enc = got["encoder_attention"].astype(np.float64)
+        assert int(browser.evaluate("document.getElementById('layer').options.length")) == \
+            enc.shape[0] + len(stacks[0]["aggregates"])
+        assert int(browser.evaluate("document.getElementById('head').options.length")) == enc.shape[1] + 1
+        assert text_of(browser, "maptitle") == "encoder self-attention · layer 1 · head 1"
+        c = js(browser, "window.attnviz.cellCenter(4, 1)")
+        browser.move_mouse(c["x"], c["y"])
+        text = text_of(browser, "hover")
+        assert f"query “{src[4]}” (4) → key “{src[1]}” (1)" in text, text
+        assert f"weight a = {enc[1, 1, 4, 1]:.4f}" in text, text
+        # the decoder: causal
+        choose(browser, "stack", "1")
+        dec = got["decoder_attention"].astype(np.float64)
+        c = js(browser, "window.attnviz.cellCenter(0, 2)")
+        browser.move_mouse(c["x"], c["y"])
+        assert "hidden by the causal mask" in text_of(browser, "hover")
+        c = js(browser, "window.attnviz.cellCenter(2, 1)")
+        browser.move_mouse(c["x"], c["y"])
+        text = text_of(browser, "hover")
+        assert f"query “{tgt[2]}” (2) → key “{tgt[1]}” (1)" in text, text
+        assert f"weight a = {dec[1, 1, 2, 1]:.4f}" in text, text
+        # an aggregate stays chosen across stacks: the mean
+        choose(browser, "layer", str(dec.shape[0]))
+        choose(browser, "stack", "2")
+        assert text_of(browser, "maptitle") == "cross attention (target → source) · mean of every layer and head"
+        c = js(browser, "window.attnviz.cellCenter(1, 2)")
+        browser.move_mouse(c["x"], c["y"])
+        assert f"weight a = {cross[:, :, 1, 2].mean():.4f}" in text_of(browser, "hover")
+        assert browser.console_errors() == []
+        assert browser.requests() == [url], browser.requests()
+    finally:
+        browser.close()
+    # too large a page is refused before any work, naming the three stacks
+    marian = os.path.join(env.samples, "rv-kjv-marian")  # 3 + 3 layers x 4 heads: 36 n^2 weights
+    _, err = env.run("model", "--model", marian, "--ids", ",".join(["5"] * 340), "--target-ids",
+                     ",".join(["6"] * 340), "--html", env.path("big.html"), expect=2)
+    assert "--html" in err and "cross" in err and not os.path.exists(env.path("big.html")), err
 
 
 def test_marian_reads_source_and_target_with_their_own_sentencepiece_files(env):
