@@ -60,8 +60,20 @@ model translates greedily, up to --max-new tokens, and the text is printed.
               decoder_hidden.npy     float32 [nt, d]
   --json      the same, with the decoder's inputs and the generated text
 
+Causal models (gpt2, llama, mistral, qwen2): --generate N continues the text (greedy, or
+--sample with --temperature, --top-p and --seed), stopping at the config's eos_token_id, after N
+tokens or at --stop TEXT; the text is printed as it grows. The prompt runs once and each new
+token over the cached keys and values; the maps (and --npy, --json, --html) cover prompt +
+generated tokens, as `model --text` on that text would give them.
+  --npy DIR   also generation.json: prompt_tokens, generated_ids, generated_text,
+              ended_at_end_token, sampling
+  --view generation   the generated tokens as rows, the prompt and the earlier generated tokens
+              as columns (a rule at the prompt's end), each row divided by its largest weight
+
 Examples:
   attn-viz model --model gpt2 --ids 464,3797,3332,319,262,2603 --npy maps --top-k 5
+  attn-viz model --model gpt2 --text "The capital of France is" --generate 20 \
+                 --view generation --png gen.png
   attn-viz model --model bert-base-uncased --ids 101,1996,4937,2938,102 --layer 5 --head 3 \
                  --png l5h3.png)");
   auto& c = f->job;
@@ -87,6 +99,37 @@ Examples:
                   "Encoder-decoder models: the target's token ids, comma-separated, as given")
       ->excludes(target)
       ->group("Input");
+  auto* generate =
+      cmd->add_option("--generate", c.generate,
+                      "Causal models: continue the text by up to N tokens (greedy: the most "
+                      "likely token each step), printed as they come; the maps then cover the "
+                      "prompt and the generated tokens (--view generation draws them)")
+          ->type_name("N")
+          ->check(CLI::Range(1, 100000))
+          ->group("Generation");
+  cmd->add_flag("--sample", c.how.sample,
+                "Sample each token from softmax(logits / T) instead of taking the most likely")
+      ->needs(generate)
+      ->group("Generation");
+  cmd->add_option("--temperature", c.how.temperature,
+                  "With --sample: T, the logits' divisor (below 1 sharper, above 1 flatter)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber)
+      ->group("Generation");
+  cmd->add_option("--top-p", c.how.top_p,
+                  "With --sample: draw only from the most likely tokens whose probabilities "
+                  "first sum to P (nucleus sampling)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0))
+      ->group("Generation");
+  cmd->add_option("--seed", c.how.seed,
+                  "With --sample: the random seed (same seed, same text, on every machine)")
+      ->capture_default_str()
+      ->group("Generation");
+  cmd->add_option("--stop", c.stop,
+                  "Stop generating once the continuation contains this text")
+      ->needs(generate)
+      ->group("Generation");
   cmd->add_option("--max-new", c.max_new,
                   "Encoder-decoder models without a target: stop the greedy translation after "
                   "this many tokens (or at the end token)")
@@ -157,7 +200,18 @@ Examples:
     resolve_maps_view(f->view, job.choice);
     job.max_memory = parse_size(f->max_memory, "--max-memory");
     if (f->quiet) job.progress = progress_style::quiet;
+    // the continuation as it comes: on stdout, unless an output takes it
+    const job_outputs& o = job.out;
+    std::FILE* text_out = stdout;
+    for (const std::string* p : {&o.json, &o.png, &o.svg, &o.html, &o.pdf})
+      if (*p == stdout_name) text_out = stderr;
+    if (job.generate > 0)
+      job.on_text = [text_out](const std::string& piece) {
+        fmt::print(text_out, "{}", piece);
+        std::fflush(text_out);
+      };
     const model_report r = run_model_job(job);
+    if (r.prompt > 0) fmt::print(text_out, "\n");
     print_warnings(r.warnings);
     std::FILE* out = summary_stream(r.written);
     if (r.encoder_decoder) {
@@ -180,7 +234,11 @@ Examples:
       print_written(r.written);
       return 0;
     }
-    fmt::print(out, "{} · {} tokens\n", model_summary(r.config), r.ids.size());
+    if (r.prompt > 0)
+      fmt::print(out, "{} · {} prompt tokens + {} generated{}\n", model_summary(r.config), r.prompt,
+                 r.ids.size() - r.prompt, r.ended ? " (ended at the end token)" : "");
+    else
+      fmt::print(out, "{} · {} tokens\n", model_summary(r.config), r.ids.size());
     const bool byte_level = is_byte_level_sequence(r.tokens);
     for (const auto& p : r.predictions) {
       fmt::print(out, "after position {} ({}):\n", p.position,

@@ -86,14 +86,19 @@ rope_half_table make_rope_half_table(std::size_t positions, std::size_t d, doubl
 }
 
 rope_half_table make_rope_half_table(std::size_t positions, const std::vector<double>& theta) {
+  return make_rope_half_table(0, positions, theta);
+}
+
+rope_half_table make_rope_half_table(std::size_t first, std::size_t count,
+                                     const std::vector<double>& theta) {
   rope_half_table t;
-  t.positions = positions;
+  t.positions = count;
   t.half = theta.size();
-  t.cos.resize(positions * t.half);
-  t.sin.resize(positions * t.half);
+  t.cos.resize(count * t.half);
+  t.sin.resize(count * t.half);
   for (std::size_t i = 0; i < t.half; ++i) {
-    for (std::size_t p = 0; p < positions; ++p) {
-      const double angle = static_cast<double>(p) * theta[i];
+    for (std::size_t p = 0; p < count; ++p) {
+      const double angle = static_cast<double>(first + p) * theta[i];
       t.cos[p * t.half + i] = static_cast<float>(std::cos(angle));
       t.sin[p * t.half + i] = static_cast<float>(std::sin(angle));
     }

@@ -51,6 +51,9 @@ struct rope_half_table {
 rope_half_table make_rope_half_table(std::size_t positions, std::size_t d, double base);
 // The same with the frequencies θ_i given (d/2 of them: a model's scaled RoPE).
 rope_half_table make_rope_half_table(std::size_t positions, const std::vector<double>& theta);
+// Rows for positions [first, first + count) (a generation step's rows after `first` cached ones).
+rope_half_table make_rope_half_table(std::size_t first, std::size_t count,
+                                     const std::vector<double>& theta);
 // Rotates columns [first, first + 2·table.half) of every row p of x (p < table.positions).
 void apply_rope_half(matrix& x, std::size_t first, const rope_half_table& table);
 

@@ -34,9 +34,9 @@ void check_view_choice(const view_choice& c, std::size_t layers, std::size_t hea
   using v = maps_view;
   const v w = c.view;
   const bool takes_layers = w == v::model || w == v::mean || w == v::max || w == v::rollout ||
-                            w == v::flow;
+                            w == v::flow || w == v::generation;
   const bool takes_heads = w == v::model || w == v::mean || w == v::max || w == v::lines ||
-                           w == v::overlay;
+                           w == v::overlay || w == v::generation;
   const std::string name(name_of(maps_view_names, w));
   if (w == v::alignment)
     throw usage_error(fmt::format("{} alignment draws the cross attention of an encoder–decoder "
@@ -74,7 +74,56 @@ void check_view_choice(const view_choice& c, std::size_t layers, std::size_t hea
   if (w == v::flow) check_flow_size(n);
 }
 
+namespace {
+
+// The generated rows of one head's map, or of the mean over the chosen layers × heads, each
+// divided by its largest weight.
+matrix generation_values(const maps_source& s, const view_choice& c) {
+  if (s.prompt == 0 || s.prompt >= s.n)
+    throw usage_error(fmt::format("{} generation draws what {} generated: add {} N",
+                                  param("view"), param("model"), param("generate")));
+  const model_maps maps{s.maps, s.layers, s.heads, s.n};
+  matrix full;
+  if (c.layers.empty() && c.heads.empty()) {
+    const float* map = maps.map(c.layer, c.head);
+    full = matrix(s.n, s.n, std::vector<float>(map, map + s.n * s.n));
+  } else {
+    full = reduce_maps(maps, chosen(c.layers, s.layers, "layers", "layer"),
+                       chosen(c.heads, s.heads, "heads", "head"), map_reduce::mean);
+  }
+  matrix out(s.n - s.prompt, s.n);
+  for (std::size_t r = 0; r < out.rows(); ++r) {
+    const float* row = full.row(s.prompt + r);
+    float most = 0.0f;
+    for (std::size_t j = 0; j < s.n; ++j) most = std::max(most, row[j]);
+    for (std::size_t j = 0; j < s.n; ++j) out(r, j) = most > 0.0f ? row[j] / most : 0.0f;
+  }
+  return out;
+}
+
+void generation_heatmap(const maps_source& s, const view_choice& c, heatmap_spec& spec) {
+  const std::size_t rows = s.n - s.prompt;
+  spec.row_labels.assign(s.tokens.begin() + static_cast<std::ptrdiff_t>(s.prompt), s.tokens.end());
+  spec.row_axis = "generated tokens";
+  spec.col_axis = "prompt | generated tokens";
+  spec.boundary_col = s.prompt;
+  spec.hidden.assign(rows * s.n, false);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t j = s.prompt + r + 1; j < s.n; ++j) spec.hidden[r * s.n + j] = true;
+  const std::string what =
+      c.layers.empty() && c.heads.empty()
+          ? fmt::format("layer {} · head {}", c.layer, c.head)
+          : fmt::format("mean over {} × {}", list_label("layer", c.layers, s.layers),
+                        list_label("head", c.heads, s.heads));
+  spec.title = fmt::format("generation · {} · {}", what, s.name);
+  spec.subtitle = fmt::format("{} · {} prompt tokens, {} generated · each row ÷ its largest weight",
+                              s.subtitle, s.prompt, rows);
+}
+
+}  // namespace
+
 matrix view_values(const maps_source& s, const view_choice& c) {
+  if (c.view == maps_view::generation) return generation_values(s, c);
   const model_maps maps{s.maps, s.layers, s.heads, s.n};
   const auto layers = chosen(c.layers, s.layers, "layers", "layer");
   switch (c.view) {
@@ -88,7 +137,8 @@ matrix view_values(const maps_source& s, const view_choice& c) {
     case maps_view::model:
     case maps_view::lines:
     case maps_view::overlay:
-    case maps_view::alignment: break;
+    case maps_view::alignment:
+    case maps_view::generation: break;
   }
   const float* map = maps.map(c.layer, c.head);
   return matrix(s.n, s.n, std::vector<float>(map, map + s.n * s.n));
@@ -119,7 +169,9 @@ heatmap_spec view_heatmap(const maps_source& s, const view_choice& c, const matr
   spec.annotate = c.look.annotate;
   spec.scale = c.look.colours;
   spec.cmap = &colormap::named_or_default(c.look.cmap);
-  if (s.causal) {
+  if (c.view == maps_view::generation) {
+    generation_heatmap(s, c, spec);
+  } else if (s.causal) {
     spec.hidden.assign(n * n, false);
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t j = i + 1; j < n; ++j) spec.hidden[i * n + j] = true;

@@ -8,6 +8,10 @@
 //   lines, overlay  the head view of one layer, the chosen heads      render/head_view.h
 //   alignment       an encoder–decoder model's cross attention over the chosen layers × heads
 //                   as a word alignment (jobs/seq2seq_views.h); refused for other stacks
+//   generation      after `model --generate`: the generated tokens as rows, the prompt and the
+//                   earlier generated tokens as columns, a rule at the prompt's end; one head's
+//                   map (--layer, --head) or the mean over --layers × --heads, each row divided
+//                   by its largest weight so every step spans the colours
 //
 // `layers` and `heads` are lists as users write them ("0,5-7"; empty: all); which views read
 // them is checked once (check_view_choice), before any work.
@@ -26,16 +30,16 @@
 
 namespace attnviz {
 
-enum class maps_view { head, model, mean, max, rollout, flow, lines, overlay, alignment };
+enum class maps_view { head, model, mean, max, rollout, flow, lines, overlay, alignment, generation };
 inline constexpr named<maps_view> maps_view_names[] = {
     {"head", maps_view::head},       {"model", maps_view::model},
     {"mean", maps_view::mean},       {"max", maps_view::max},
     {"rollout", maps_view::rollout}, {"flow", maps_view::flow},
     {"lines", maps_view::lines},     {"overlay", maps_view::overlay},
-    {"alignment", maps_view::alignment}};
+    {"alignment", maps_view::alignment}, {"generation", maps_view::generation}};
 // The views that draw one n × n heatmap (--term can show them).
 bool draws_heatmap(maps_view v);
-// The views that compute a map of their own (view.npy): mean, max, rollout, flow.
+// The views that compute a map of their own (view.npy): mean, max, rollout, flow, generation.
 bool computes_map(maps_view v);
 
 struct view_choice {
@@ -53,6 +57,7 @@ struct maps_source {
   bool causal = false;              // hide j > i in the figures
   std::string name;                 // the model folder's or the file's name, for titles
   std::string subtitle;
+  std::size_t prompt = 0;           // a generation's prompt rows (0: not a generation)
 };
 
 // usage_errors naming the parameter: a list given to a view that does not read it, an index
@@ -67,7 +72,8 @@ std::vector<std::size_t> chosen(const std::string& list, std::size_t count, cons
 // "layers 0-11", "layers 0,5-7", "heads 2" for titles.
 std::string list_label(const char* what, const std::string& list, std::size_t count);
 
-// The n × n map a heatmap view draws (one head's, or the computed one).
+// The map a heatmap view draws (one head's, or the computed one): n × n, or for generation the
+// generated rows (n − prompt) × n.
 matrix view_values(const maps_source& s, const view_choice& c);
 // The heatmap over `values` (from view_values), titled with what it is; values must outlive it.
 heatmap_spec view_heatmap(const maps_source& s, const view_choice& c, const matrix& values);

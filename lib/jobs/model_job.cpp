@@ -10,6 +10,7 @@
 #include "attnviz/version.h"
 #include "error.h"
 #include "io/npy.h"
+#include "jobs/generation_job.h"
 #include "jobs/heads_job.h"
 #include "jobs/seq2seq_job.h"
 #include "model/hf_model.h"
@@ -35,8 +36,11 @@ void add_npy(output_batch& batch, const std::string& dir, const model_report& r,
   const model_forward& f = r.forward;
   if (computes_map(c.choice.view)) {
     const matrix view = view_values(model_maps_source(r, c), c.choice);
-    batch.add((fs::path(dir) / "view.npy").string(), npy_float32({f.n, f.n}, view.data()));
+    batch.add((fs::path(dir) / "view.npy").string(),
+              npy_float32({view.rows(), view.cols()}, view.data()));
   }
+  if (r.prompt > 0)
+    batch.add((fs::path(dir) / "generation.json").string(), generation_json(r, c, 1) + "\n");
   batch.add((fs::path(dir) / "attention.npy").string(),
             npy_float32({f.layers, f.heads, f.n, f.n}, f.attention.data()));
   batch.add((fs::path(dir) / "token_ids.npy").string(), npy_int64({r.ids.size()}, r.ids.data()));
@@ -54,6 +58,41 @@ std::vector<std::size_t> prediction_rows(const model_report& r) {
   for (std::size_t i = 0; i < r.tokens.size(); ++i)
     if (r.tokens[i] == "[MASK]") rows.push_back(i);
   return rows;
+}
+
+// The flags that only a generation reads, refused without --generate; --generate refused where
+// it cannot run. n: the most rows the run may have.
+void check_generation_flags(const model_job_config& c, const model_config& m) {
+  const bool flags = c.how.sample || !c.stop.empty() || c.how.temperature != 1.0 ||
+                     c.how.top_p != 1.0 || c.how.seed != 0;
+  if (c.generate == 0) {
+    if (flags)
+      throw usage_error(fmt::format("{}, {}, {}, {} and {} shape a generation: add {} N",
+                                    param("sample"), param("temperature"), param("top-p"),
+                                    param("seed"), param("stop"), param("generate")));
+    if (c.choice.view == maps_view::generation)
+      throw usage_error(fmt::format("{} generation draws what {} N generated: add it",
+                                    param("view"), param("generate")));
+    return;
+  }
+  if (m.encoder_decoder)
+    throw usage_error(fmt::format("{} continues a decoder-only model's text; {} is an "
+                                  "encoder–decoder model: it generates without {}, up to {} "
+                                  "tokens",
+                                  param("generate"), c.model_dir, param("target"),
+                                  param("max-new")));
+  if (!m.causal)
+    throw usage_error(fmt::format("{} continues a causal model's text; {} ({}) is not causal",
+                                  param("generate"), c.model_dir, m.model_type));
+  if (!c.how.sample && (c.how.temperature != 1.0 || c.how.top_p != 1.0 || c.how.seed != 0))
+    throw usage_error(fmt::format("{}, {} and {} shape sampling: add {} (without it the most "
+                                  "likely token is taken)",
+                                  param("temperature"), param("top-p"), param("seed"),
+                                  param("sample")));
+  if (c.top_k > 0 || c.name_heads)
+    throw usage_error(fmt::format("{} and {} read a fixed text; run them on the generated text "
+                                  "with {}",
+                                  param("top-k"), param("name-heads"), param("text")));
 }
 
 void check_length(std::size_t tokens, std::size_t max_positions, const char* from, bool text) {
@@ -82,6 +121,7 @@ maps_source model_maps_source(const model_report& r, const model_job_config& c) 
   s.causal = r.config.causal;
   s.name = folder_name(c.model_dir);
   s.subtitle = model_summary(r.config);
+  s.prompt = r.prompt;
   return s;
 }
 
@@ -150,6 +190,7 @@ model_report run_model_job(const model_job_config& c) {
   const hf_model m = load_model(c.model_dir);
   model_report r;
   r.config = m.config;
+  check_generation_flags(c, m.config);
   if (m.config.encoder_decoder) {
     run_seq2seq_job(m, c, r);
     return r;
@@ -163,18 +204,23 @@ model_report run_model_job(const model_job_config& c) {
   r.ids = std::move(in.ids);
   r.tokens = std::move(in.tokens);
   r.warnings = std::move(in.warnings);
-  check_view_choice(c.choice, m.config.layers, m.config.heads, r.ids.size());
+  // the most rows the run may have
+  const std::size_t n = std::min(r.ids.size() + c.generate, m.config.max_positions);
+  check_view_choice(c.choice, m.config.layers, m.config.heads, n);
   if (c.name_heads) {
     if (c.choice.view != maps_view::model && c.out.html.empty())
       throw usage_error(fmt::format("{} captions the model view: add {} model or {}",
                                     param("name_heads"), param("view"), param("html")));
     finder_period(m.config, 0, c.model_dir);
   }
-  if (!c.out.html.empty()) check_model_page_size(m.config.layers, m.config.heads, r.ids.size());
-  check_model_memory(m.config, r.ids.size(), c);
+  if (!c.out.html.empty()) check_model_page_size(m.config.layers, m.config.heads, n);
+  check_model_memory(m.config, n, c);
   const std::optional<vocabulary> vocab =
       c.top_k > 0 ? read_vocabulary(c.model_dir) : std::optional<vocabulary>();
-  r.forward = run_model(m, r.ids, c.progress);
+  if (c.generate > 0)
+    run_generation(m, c, r);
+  else
+    r.forward = run_model(m, r.ids, c.progress);
   if (c.top_k > 0)
     for (const std::size_t row : prediction_rows(r)) {
       model_prediction p;
@@ -188,8 +234,9 @@ model_report run_model_job(const model_job_config& c) {
   const std::string folder = folder_name(c.model_dir);
   job_products made;
   made.json = [&] {
-    return model_to_json({fmt::format("attn-viz {}", version), folder}, r.config, r.tokens, r.ids,
-                         r.forward, r.predictions);
+    model_json_meta meta{fmt::format("attn-viz {}", version), folder, ""};
+    if (r.prompt > 0) meta.generation = generation_json(r, c, -1);
+    return model_to_json(meta, r.config, r.tokens, r.ids, r.forward, r.predictions);
   };
   // the head finder's names, once, for the model view and the page
   std::optional<std::vector<std::string>> captions;

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "jobs/job_outputs.h"
 #include "jobs/memory_guard.h"
 #include "model/forward.h"
+#include "model/generate.h"
 #include "model/hf_config.h"
 #include "model/seq2seq.h"
 #include "jobs/seq2seq_views.h"
@@ -42,6 +44,13 @@ struct model_job_config {
   std::string target_text;
   std::vector<std::int64_t> target_ids;
   std::size_t max_new = 64;
+  // Causal models (jobs/generation_job.h): continue the prompt by this many tokens (0: no
+  // generation), as `how` says, stopping early once the continuation holds `stop`; on_text
+  // receives the continuation as it grows (the front end prints it)
+  std::size_t generate = 0;
+  sampling how;
+  std::string stop;
+  std::function<void(const std::string&)> on_text;
   seq2seq_stack stack = seq2seq_stack::cross;  // what --view draws
   bool term = false;                           // the front end draws the view in the terminal
   std::string align_path;                      // the word alignment, Pharaoh "i-j"
@@ -63,7 +72,9 @@ struct model_report {
   bool encoder_decoder = false, generated = false;
   seq2seq_forward seq2seq;
   std::vector<std::string> target_tokens;
-  std::string generated_text;  // the target's text, when generated
+  std::string generated_text;  // the target's text, or a causal model's continuation
+  std::size_t prompt = 0;      // causal generation: the prompt's tokens (ids after it generated)
+  bool ended = false;          // causal generation stopped at an end token
   std::vector<word_pair> alignment;   // with --align or --gold
   std::optional<alignment_counts> gold_scores;
 };

@@ -29,6 +29,7 @@ struct layer_weights;
 struct layer_context;
 struct layer_probe;
 struct decoder_io;
+struct kv_cache;
 
 struct family_spec {
   std::string_view name;
@@ -38,12 +39,15 @@ struct family_spec {
   void (*read_config)(const config_reader& r, model_config& c);
   // Finds and shape-checks every tensor (model/hf_model.h's binder), filling m's slots.
   void (*bind)(hf_model& m);
-  // The embedding rows of `ids` (n × d), positions and embedding norm included.
-  matrix (*embed)(const hf_model& m, const std::vector<std::int64_t>& ids);
+  // The embedding rows of `ids` at positions first, first + 1, … (n × d), positions and
+  // embedding norm included (first > 0: a generation step after `first` cached rows).
+  matrix (*embed)(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_t first);
   // One layer on x (n × d, updated in place), its heads' maps written to `maps`
-  // ([H, n, n]); q, k, v kept in `probe` when it is not null.
+  // ([H, n, n], or [H, n, lc.past + n] over `cache`, which the new keys and values are appended
+  // to: generation); q, k, v kept in `probe` when it is not null. Encoder-only and the
+  // encoder–decoders' encoder blocks are never given a cache.
   void (*block)(layer_context& lc, const layer_weights& w, matrix& x, float* maps,
-                layer_probe* probe);
+                layer_probe* probe, kv_cache* cache);
   // The last hidden row(s) → what the output embeddings multiply (BERT: its masked-LM
   // transform); null: the hidden state as it is.
   matrix (*prediction_input)(const hf_model& m, matrix h) = nullptr;

@@ -30,7 +30,49 @@ void check_ids(const hf_model& m, const std::vector<std::int64_t>& ids) {
                                     ids[i], i, m.config.vocab));
 }
 
+// The masks of n rows at positions [past, past + n): causal and the sliding window over the
+// whole sequence (past 0), or for one row over the caches, the keys the window has left behind.
+void set_masks(const model_config& c, std::size_t past, std::size_t n, mask_set& masks) {
+  if (past == 0) {
+    if (c.causal) masks.rules = parse_masks("causal");
+    if (c.sliding_window > 0 && n > c.sliding_window)
+      masks.rules.push_back(parse_masks(fmt::format("window:{}", c.sliding_window - 1)).front());
+    return;
+  }
+  if (n != 1) throw std::logic_error("run_stack: rows over a cache come one at a time");
+  if (c.sliding_window > 0 && past + 1 > c.sliding_window)
+    for (std::size_t j = 0; j + c.sliding_window < past + 1; ++j) masks.pad_keys.push_back(j);
+}
+
 }  // namespace
+
+void check_model_ids(const hf_model& m, const std::vector<std::int64_t>& ids) {
+  check_ids(m, ids);
+}
+
+matrix run_stack(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_t past,
+                 std::vector<kv_cache>* caches, float* maps, stage_list& times, progress* bar,
+                 layer_probe* probe) {
+  const model_config& c = m.config;
+  const family_spec& family = *c.family;
+  const std::size_t n = ids.size(), H = c.heads, width = past + n;
+  if (caches && caches->size() != c.layers) throw std::logic_error("run_stack: a cache a layer");
+  layer_context lc(m, n, &times);
+  lc.past = past;
+  set_masks(c, past, n, lc.spec.masks);
+  if (c.positions == position_kind::rotary)
+    lc.rope = make_rope_half_table(past, n, rope_frequencies(c));
+  matrix x = family.embed(m, ids, past);
+  lc.lap("embed");
+  for (std::size_t l = 0; l < c.layers; ++l) {
+    family.block(lc, m.layers[l], x, maps + l * H * n * width,
+                 probe && probe->layer == l ? probe : nullptr, caches ? &(*caches)[l] : nullptr);
+    if (bar) bar->update(l + 1);
+  }
+  matrix h = m.final_norm_w ? norm_of(m, x, m.final_norm_w, m.final_norm_b) : std::move(x);
+  lc.lap("norm");
+  return h;
+}
 
 model_forward run_model(const hf_model& m, const std::vector<std::int64_t>& ids,
                         progress_style style, layer_probe* probe) {
@@ -38,46 +80,37 @@ model_forward run_model(const hf_model& m, const std::vector<std::int64_t>& ids,
   if (probe && probe->layer >= m.config.layers)
     throw std::logic_error("run_model: the probe's layer is not in the model");
   const model_config& c = m.config;
-  const family_spec& family = *c.family;
-  const std::size_t n = ids.size(), H = c.heads;
   model_forward f;
   f.layers = c.layers;
-  f.heads = H;
-  f.n = n;
-  f.attention = matrix::uninitialized(c.layers * H * n, n);
-  layer_context lc(m, n, &f.stage_seconds);
-  if (c.causal) lc.spec.masks.rules = parse_masks("causal");
-  if (c.sliding_window > 0 && n > c.sliding_window)
-    lc.spec.masks.rules.push_back(
-        parse_masks(fmt::format("window:{}", c.sliding_window - 1)).front());
-  if (c.positions == position_kind::rotary)
-    lc.rope = make_rope_half_table(n, rope_frequencies(c));
-
-  matrix x = family.embed(m, ids);
-  lc.lap("embed");
+  f.heads = c.heads;
+  f.n = ids.size();
+  f.attention = matrix::uninitialized(c.layers * c.heads * f.n, f.n);
   progress bar("running", "layers", c.layers, style);
-  for (std::size_t l = 0; l < c.layers; ++l) {
-    float* maps = f.attention.data() + l * H * n * n;
-    family.block(lc, m.layers[l], x, maps, probe && probe->layer == l ? probe : nullptr);
-    bar.update(l + 1);
-  }
+  f.hidden = run_stack(m, ids, 0, nullptr, f.attention.data(), f.stage_seconds, &bar, probe);
   bar.finish();
-  f.hidden = m.final_norm_w ? norm_of(m, x, m.final_norm_w, m.final_norm_b) : std::move(x);
-  lc.lap("norm");
   return f;
+}
+
+std::vector<float> output_logits(const hf_model& m, const float* hidden_row) {
+  const model_config& c = m.config;
+  matrix h(1, c.d_model);
+  std::copy(hidden_row, hidden_row + c.d_model, h.row(0));
+  if (c.head_input_scale != 1.0) {
+    const auto scale = static_cast<float>(c.head_input_scale);
+    for (std::size_t j = 0; j < c.d_model; ++j) h(0, j) *= scale;
+  }
+  weight_converter conv;
+  if (c.family->prediction_input) h = c.family->prediction_input(m, std::move(h));
+  const matrix logits = linear(h, *m.lm_head, linear_layout::out_in, m.logits_bias, conv);
+  return std::vector<float>(logits.row(0), logits.row(0) + logits.cols());
 }
 
 std::vector<std::pair<std::int64_t, double>> top_predictions(const hf_model& m,
                                                              const model_forward& f,
                                                              std::size_t row, std::size_t k) {
-  const model_config& c = m.config;
-  matrix h(1, c.d_model);
-  std::copy(f.hidden.row(row), f.hidden.row(row) + c.d_model, h.row(0));
-  weight_converter conv;
-  if (c.family->prediction_input) h = c.family->prediction_input(m, std::move(h));
-  matrix logits = linear(h, *m.lm_head, linear_layout::out_in, m.logits_bias, conv);
-  const float* z = logits.row(0);
-  const std::size_t V = logits.cols();
+  const std::vector<float> logits = output_logits(m, f.hidden.row(row));
+  const float* z = logits.data();
+  const std::size_t V = logits.size();
   double most = -INFINITY;
   for (std::size_t j = 0; j < V; ++j) most = std::max<double>(most, z[j]);
   double sum = 0.0;

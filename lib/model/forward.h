@@ -15,6 +15,8 @@
 
 namespace attnviz {
 
+struct kv_cache;
+
 struct model_forward {
   std::size_t layers = 0, heads = 0, n = 0;
   // [layers, heads, n, n], row i = query i: (layers·heads·n) × n, written whole by the kernel
@@ -45,6 +47,21 @@ struct layer_probe {
 model_forward run_model(const hf_model& m, const std::vector<std::int64_t>& ids,
                         progress_style progress = progress_style::quiet,
                         layer_probe* probe = nullptr);
+
+// The stack on rows at positions [past, past + n) (run_model is this with past 0 and no caches;
+// generation feeds one row at a time over `caches`, a key/value cache per layer): the family's
+// embedding, every block, the final norm; returns the hidden state (n × d) and writes the maps
+// [layers, heads, n, past + n] at `maps`. The ids are not checked (check_model_ids).
+matrix run_stack(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_t past,
+                 std::vector<kv_cache>* caches, float* maps, stage_list& times,
+                 progress* bar = nullptr, layer_probe* probe = nullptr);
+// run_model's checks of the ids: in the vocabulary, within the positions.
+void check_model_ids(const hf_model& m, const std::vector<std::int64_t>& ids);
+
+// The logits over the vocabulary of one hidden row: × head_input_scale (T5 tied: d^−1/2), the
+// family's prediction input (BERT's masked-LM transform), the output embeddings and their bias
+// (BERT's, BART's final_logits_bias).
+std::vector<float> output_logits(const hf_model& m, const float* hidden_row);
 
 // The k most likely tokens (id, probability) from row `row` of the hidden state through the
 // output embeddings: the next token after it for causal models; for BERT the filler of that

@@ -14,6 +14,25 @@
 
 namespace attnviz {
 
+namespace {
+
+// eos_token_id: an id, a list of ids, null or absent (no end token).
+void read_end_ids(const config_reader& r, model_config& c) {
+  if (!r.has("eos_token_id")) return;
+  const nlohmann::json& v = r.object().at("eos_token_id");
+  if (v.is_null()) return;
+  const nlohmann::json list = v.is_array() ? v : nlohmann::json::array({v});
+  for (const auto& id : list) {
+    if (!id.is_number_unsigned() || id.get<std::uint64_t>() >= c.vocab)
+      r.fail("eos_token_id", fmt::format("a token id below the vocabulary's {} (or a list of "
+                                         "them), got {}",
+                                         c.vocab, v.dump()));
+    c.end_ids.push_back(id.get<std::int64_t>());
+  }
+}
+
+}  // namespace
+
 model_config parse_model_config(const std::string& json_text, const std::string& path) {
   const nlohmann::json j = parse_json_text(json_text, path, "the model's config object");
   if (!j.is_object()) throw input_error(path, "must hold a JSON object (the model's config)");
@@ -38,6 +57,7 @@ model_config parse_model_config(const std::string& json_text, const std::string&
   if (c.heads % c.kv_heads != 0)
     throw input_error(path, fmt::format("{} query heads cannot share {} key/value heads evenly",
                                         c.heads, c.kv_heads));
+  if (c.causal && !c.encoder_decoder) read_end_ids(r, c);
   return c;
 }
 

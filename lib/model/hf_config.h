@@ -54,6 +54,9 @@ struct model_config {
   std::size_t position_offset = 0;  // learned positions read at position + offset (BART: 2)
   bool scale_embedding = false;     // token embeddings × √d_model
   std::int64_t eos_id = -1;         // end of sequence (generation stops there), −1: none
+  // Causal models: every end token config.json's eos_token_id names (one id or a list, as
+  // Llama 3's); generation stops at any of them.
+  std::vector<std::int64_t> end_ids;
 
   // Encoder–decoder models: the fields above describe the encoder (layers, heads, intermediate),
   // these the decoder.

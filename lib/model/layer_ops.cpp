@@ -213,7 +213,7 @@ std::vector<float> sinusoid_table(std::size_t rows, std::size_t d) {
   return t;
 }
 
-matrix token_rows(const hf_model& m, const std::vector<std::int64_t>& ids) {
+matrix token_rows(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_t) {
   const std::size_t d = m.config.d_model;
   matrix x(ids.size(), d);
   for (std::size_t r = 0; r < ids.size(); ++r) {
@@ -225,10 +225,10 @@ matrix token_rows(const hf_model& m, const std::vector<std::int64_t>& ids) {
 }
 
 void pre_norm_block(layer_context& lc, const layer_weights& w, matrix& x, float* maps,
-                    layer_probe* probe) {
+                    layer_probe* probe, kv_cache* cache) {
   matrix in = norm_of(lc.m, x, w.norm1_w, w.norm1_b);
   lc.lap("norm");
-  add_in_place(x, attention_block(lc, w.self, in, maps, probe));
+  add_in_place(x, attention_block(lc, w.self, in, maps, probe, cache));
   in = norm_of(lc.m, x, w.norm2_w, w.norm2_b);
   lc.lap("norm");
   add_in_place(x, mlp_block(lc, w, in));

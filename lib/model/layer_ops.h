@@ -90,8 +90,8 @@ void activate(const hf_model& m, matrix& x);
 // same_row (BERT's token type 0). Non-finite weights are refused naming the tensor.
 void add_table_rows(matrix& x, const weight_view& table, std::size_t first, bool same_row = false);
 
-// Rows ids[r] of the token embeddings.
-matrix token_rows(const hf_model& m, const std::vector<std::int64_t>& ids);
+// Rows ids[r] of the token embeddings (first: unused, the families' embed signature).
+matrix token_rows(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_t first = 0);
 
 // The sinusoidal position table of Marian (and the Transformer): for position p, the first
 // ⌈d/2⌉ columns j = sin(p / 10000^(2j/d)), the next ⌊d/2⌋ columns ⌈d/2⌉ + j = cos(p /
@@ -101,6 +101,6 @@ std::vector<float> sinusoid_table(std::size_t rows, std::size_t d);
 // The pre-norm residual block of GPT-2 and the Llama family:
 //   x += attention(norm1(x));  x += mlp(norm2(x))
 void pre_norm_block(layer_context& lc, const layer_weights& w, matrix& x, float* maps,
-                    layer_probe* probe);
+                    layer_probe* probe, kv_cache* cache);
 
 }  // namespace attnviz

@@ -10,6 +10,7 @@
 #include "error.h"
 #include "model/family.h"
 #include "model/forward.h"
+#include "model/generate.h"
 #include "model/layer_ops.h"
 
 namespace attnviz {
@@ -65,30 +66,7 @@ matrix decoder_final(const hf_model& m, matrix y) {
   return norm_of(m, y, m.decoder_final_norm_w, m.decoder_final_norm_b);
 }
 
-// The greedy choice: the largest logit among the tokens the config does not ban.
-std::int64_t most_likely(std::vector<float> logits, const model_config& c) {
-  for (const std::int64_t id : c.banned_ids)
-    if (id >= 0 && static_cast<std::size_t>(id) < logits.size()) logits[id] = -INFINITY;
-  return static_cast<std::int64_t>(std::max_element(logits.begin(), logits.end()) -
-                                   logits.begin());
-}
-
 }  // namespace
-
-std::vector<float> seq2seq_logits(const hf_model& m, const float* hidden_row) {
-  matrix h(1, m.config.d_model);
-  const auto scale = static_cast<float>(m.config.head_input_scale);
-  for (std::size_t j = 0; j < m.config.d_model; ++j) h(0, j) = hidden_row[j] * scale;
-  weight_converter conv;
-  std::vector<float> z(m.config.vocab);
-  const matrix logits = linear(h, *m.lm_head, linear_layout::out_in, nullptr, conv);
-  std::copy(logits.row(0), logits.row(0) + m.config.vocab, z.begin());
-  if (m.logits_bias) {
-    const std::vector<float> b = vector_of(*m.logits_bias);
-    for (std::size_t j = 0; j < z.size(); ++j) z[j] += b[j];
-  }
-  return z;
-}
 
 seq2seq_forward run_seq2seq(const hf_model& m, const std::vector<std::int64_t>& source,
                             const std::vector<std::int64_t>& target, progress_style style) {
@@ -179,13 +157,15 @@ seq2seq_forward generate_seq2seq(const hf_model& m, const std::vector<std::int64
   std::vector<step_rows> steps;
   std::vector<std::vector<float>> hidden;
   std::int64_t input = m.config.decoder_start_id;
+  std::mt19937_64 unused_rng;
   progress bar("generating", "tokens", max_new, style);
   for (std::size_t t = 0; t < max_new; ++t) {
     steps.emplace_back();
     hidden.push_back(decode_step(m, input, t, memory, caches, f, steps.back()));
     const std::int64_t next = t == 0 && m.config.forced_bos_id >= 0
                                   ? m.config.forced_bos_id
-                                  : most_likely(seq2seq_logits(m, hidden.back().data()), m.config);
+                                  : choose_token(output_logits(m, hidden.back().data()), m.config,
+                                                 sampling{}, unused_rng);
     f.decoder_inputs.push_back(input);
     f.targets.push_back(next);
     input = next;

@@ -51,8 +51,4 @@ seq2seq_forward generate_seq2seq(const hf_model& m, const std::vector<std::int64
                                  std::size_t max_new,
                                  progress_style progress = progress_style::quiet);
 
-// The logits over the vocabulary of one decoder hidden row: lm_head · (s h) +
-// final_logits_bias (s = head_input_scale: T5 with tied embeddings d^−1/2, else 1).
-std::vector<float> seq2seq_logits(const hf_model& m, const float* hidden_row);
-
 }  // namespace attnviz

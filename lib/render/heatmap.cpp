@@ -208,6 +208,11 @@ void crop_heatmap(heatmap_spec& spec, const std::vector<std::size_t>& rows,
       marked.push_back(j >= 0 && at != c.end() ? static_cast<int>(at - c.begin()) : -1);
     }
   spec.marked_col_per_row = std::move(marked);
+  if (spec.boundary_col > 0) {  // before the first shown column at or past it, if one is shown
+    const auto at = std::find_if(c.begin(), c.end(),
+                                 [&](std::size_t j) { return j >= spec.boundary_col; });
+    spec.boundary_col = at == c.begin() || at == c.end() ? 0 : static_cast<std::size_t>(at - c.begin());
+  }
   spec.hidden = std::move(hidden);
   spec.owned = values;
   spec.values = values.get();
@@ -309,6 +314,9 @@ figure heatmap_figure(const heatmap_spec& spec) {
     fig.frame(L.grid_x + j * L.cell + 1, L.grid_y + static_cast<int>(i) * L.cell + 1, L.cell - 2,
               L.cell - 2, 2, outline);
   }
+  if (spec.boundary_col > 0 && spec.boundary_col < static_cast<std::size_t>(n_cols))
+    fig.rect(L.grid_x + static_cast<int>(spec.boundary_col) * L.cell - 1, L.grid_y - 4, 2,
+             n_rows * L.cell + 8, rgb{214, 39, 40});
   fig.frame(L.grid_x - 1, L.grid_y - 1, n_cols * L.cell + 2, n_rows * L.cell + 2, 1, muted);
 
   // row labels: right-aligned, vertically centred

@@ -47,6 +47,7 @@ struct heatmap_spec {
   int cell = 0;                         // pixels per cell; 0: automatic (20-48 by token count)
   const colormap* cmap = nullptr;       // nullptr: viridis
   std::vector<int> marked_col_per_row;  // outline cell (i, marked[i]) (hard context's j*)
+  std::size_t boundary_col = 0;  // a rule before this column, 0: none (a generation's prompt end)
   std::vector<bool> hidden;  // n_rows·n_cols row-major: masked cells, drawn light grey, no value
   annotate_mode annotate = annotate_mode::automatic;  // see cell_numbers.h
   bool colorbar = true;

@@ -19,6 +19,7 @@ std::string model_to_json(const model_json_meta& meta, const model_config& confi
                    {"head_dim", config.head_dim},     {"vocab", config.vocab}};
   head["tokens"] = tokens;
   head["ids"] = ids;
+  if (!meta.generation.empty()) head["generation"] = ojson::parse(meta.generation);
   if (!predictions.empty()) {
     ojson preds = ojson::array();
     for (const auto& p : predictions) {

@@ -26,6 +26,7 @@ struct model_prediction {
 struct model_json_meta {
   std::string generator;  // "attn-viz 0.1.0"
   std::string folder;     // the model folder's name
+  std::string generation;  // `model --generate`: the "generation" object's JSON, else empty
 };
 
 std::string model_to_json(const model_json_meta& meta, const model_config& config,

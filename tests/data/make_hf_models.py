@@ -14,6 +14,11 @@ model.safetensors.index.json + shards, a vocabulary file) and reference.npz with
   hidden     float64 [n, d]     the last hidden state (after the final norm for GPT-2 / Llama)
   top_row    int64 []           the row the predictions read (last token; BERT: the [MASK])
   top_probs  float64 [V]        the predicted distribution from that row
+  causal models also:
+  greedy            int64 [10]   the greedy continuation of ids (no cache: the whole sequence
+                                 rerun per token, the last row's argmax appended)
+  greedy_attention  float64 [L, H, n + 10, n + 10]  the maps over ids + greedy
+  greedy_gap        float64 []   the smallest gap between a step's two largest logits
 
 The checked-in set (tests/data/hf/, seed 0) is what tests/e2e/test_model.py checks always; where
 torch can be imported the test also makes a fresh set with another seed and checks that.
@@ -178,6 +183,13 @@ def make_gpt2(c, g, folder):
     with open(os.path.join(folder, "vocab.json"), "w") as f:
         json.dump({f"t{i}": i for i in range(V)}, f)
     ids = torch.randint(0, V, (n,), generator=g)
+    return cfg, ids, lambda ids: gpt2_forward(c, R, ids)
+
+
+def gpt2_forward(c, R, ids):
+    """maps [L, H, n, n], hidden [n, d] and the logits of every row, float64."""
+    d, H, L, n = c["d"], c["H"], c["L"], len(ids)
+    dh, eps = d // H, 1e-5
     x = R["wte.weight"][ids] + R["wpe.weight"][:n]
     causal = torch.ones(n, n, dtype=torch.bool).triu(1)
     maps = []
@@ -193,8 +205,7 @@ def make_gpt2(c, g, folder):
         x = x + gelu_new(h @ R[p + "mlp.c_fc.weight"] + R[p + "mlp.c_fc.bias"]) @ R[p + "mlp.c_proj.weight"] \
             + R[p + "mlp.c_proj.bias"]
     hidden = layer_norm(x, R["ln_f.weight"], R["ln_f.bias"], eps)
-    probs = torch.softmax(hidden[-1] @ R["wte.weight"].T, -1)
-    return cfg, ids, torch.stack(maps), hidden, n - 1, probs
+    return torch.stack(maps), hidden, hidden @ R["wte.weight"].T
 
 
 def make_bert(c, g, folder):
@@ -347,6 +358,13 @@ def make_llama(c, g, folder):
         json.dump(tok, f, ensure_ascii=False)
     ids = torch.randint(1, V, (n,), generator=g)
     ids[0] = 0
+    return cfg, ids, lambda ids: llama_forward(c, R, ids)
+
+
+def llama_forward(c, R, ids):
+    """maps [L, H, n, n], hidden [n, d] and the logits of every row, float64."""
+    d, H, KV, L, n = c["d"], c["H"], c["KV"], c["L"], len(ids)
+    dh, eps = c["dh"] or d // H, 1e-6
     pos = torch.arange(n)
     i, j = torch.arange(n)[:, None], torch.arange(n)[None, :]
     mask = j > i
@@ -375,8 +393,7 @@ def make_llama(c, g, folder):
         x = x + (gate * torch.sigmoid(gate) * (m @ R[p + "mlp.up_proj.weight"].T)) @ R[p + "mlp.down_proj.weight"].T
     hidden = rms_norm(x, R["model.norm.weight"], eps)
     head = R["model.embed_tokens.weight"] if c["tie"] else R["lm_head.weight"]
-    probs = torch.softmax(hidden[-1] @ head.T, -1)
-    return cfg, ids, torch.stack(maps), hidden, n - 1, probs
+    return torch.stack(maps), hidden, hidden @ head.T
 
 
 MAKERS = {"gpt2": make_gpt2, "bert": make_bert, "llama": make_llama}
@@ -388,12 +405,40 @@ def make(out_dir, seed, names=None):
             continue
         g = torch.Generator().manual_seed(seed * 1000 + i)
         folder = os.path.join(out_dir, name)
-        cfg, ids, maps, hidden, row, probs = MAKERS[c["family"]](c, g, folder)
+        made = MAKERS[c["family"]](c, g, folder)
+        extra = {}
+        if len(made) == 3:  # a causal model: its forward, and a greedy continuation
+            cfg, ids, forward = made
+            maps, hidden, logits = forward(ids)
+            row, probs = len(ids) - 1, torch.softmax(logits[-1], -1)
+            extra = greedy(forward, ids)
+        else:
+            cfg, ids, maps, hidden, row, probs = made
         with open(os.path.join(folder, "config.json"), "w") as f:
             json.dump(cfg, f, indent=2)
         np.savez(os.path.join(folder, "reference.npz"), ids=ids.numpy().astype(np.int64),
                  attention=maps.numpy(), hidden=hidden.numpy(), top_row=np.int64(row),
-                 top_probs=probs.numpy())
+                 top_probs=probs.numpy(), **extra)
+
+
+GREEDY_NEW = 10
+
+
+def greedy(forward, ids):
+    """The greedy loop with no cache: the whole sequence rerun for every new token, the argmax
+    of the last row's logits appended. Returns the new ids, the maps over prompt + new, and the
+    smallest gap between the two largest logits of any step (a near tie would make the test
+    depend on rounding)."""
+    seq, gap = ids.clone(), math.inf
+    for _ in range(GREEDY_NEW):
+        z = forward(seq)[2][-1]
+        top = torch.topk(z, 2).values
+        gap = min(gap, float(top[0] - top[1]))
+        seq = torch.cat([seq, z.argmax().view(1)])
+    maps = forward(seq)[0]
+    assert gap > 1e-4, f"a near tie in the greedy loop ({gap})"
+    return {"greedy": seq[len(ids):].numpy().astype(np.int64), "greedy_attention": maps.numpy(),
+            "greedy_gap": np.float64(gap)}
 
 
 if __name__ == "__main__":

@@ -216,8 +216,8 @@ matrix embed_stack(const hf_model& m, const std::vector<std::int64_t>& ids, std:
   return x;
 }
 
-matrix embed(const hf_model& m, const std::vector<std::int64_t>& ids) {
-  return embed_stack(m, ids, 0, false);
+matrix embed(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_t first) {
+  return embed_stack(m, ids, first, false);
 }
 
 matrix decoder_embed(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_t first) {
@@ -239,7 +239,8 @@ void residual(layer_context& lc, matrix& x, const weight_view* nw, const weight_
   lc.lap("norm");
 }
 
-void block(layer_context& lc, const layer_weights& w, matrix& x, float* maps, layer_probe* probe) {
+void block(layer_context& lc, const layer_weights& w, matrix& x, float* maps, layer_probe* probe,
+           kv_cache*) {
   residual(lc, x, w.norm1_w, w.norm1_b,
            [&](const matrix& in) { return attention_block(lc, w.self, in, maps, probe); });
   residual(lc, x, w.norm2_w, w.norm2_b, [&](const matrix& in) { return mlp_block(lc, w, in); });

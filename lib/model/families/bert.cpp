@@ -85,7 +85,7 @@ void bind(hf_model& m) {
   m.lm_head = m.tokens;  // the MLM decoder is tied to the word embeddings
 }
 
-matrix embed(const hf_model& m, const std::vector<std::int64_t>& ids) {
+matrix embed(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_t) {
   matrix x = token_rows(m, ids);
   add_table_rows(x, *m.positions, 0);
   add_table_rows(x, *m.token_types, 0, true);
@@ -93,7 +93,8 @@ matrix embed(const hf_model& m, const std::vector<std::int64_t>& ids) {
 }
 
 // Post-norm: x = LN(x + attention(x)); x = LN(x + mlp(x)).
-void block(layer_context& lc, const layer_weights& w, matrix& x, float* maps, layer_probe* probe) {
+void block(layer_context& lc, const layer_weights& w, matrix& x, float* maps, layer_probe* probe,
+           kv_cache*) {
   matrix a = attention_block(lc, w.self, x, maps, probe);
   add_in_place(a, x);
   x = norm_of(lc.m, a, w.norm2_w, w.norm2_b);

@@ -64,9 +64,9 @@ void bind(hf_model& m) {
   if (!m.lm_head) m.lm_head = m.tokens;
 }
 
-matrix embed(const hf_model& m, const std::vector<std::int64_t>& ids) {
+matrix embed(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_t first) {
   matrix x = token_rows(m, ids);
-  add_table_rows(x, *m.positions, 0);
+  add_table_rows(x, *m.positions, first);
   return x;
 }
 

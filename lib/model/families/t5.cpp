@@ -173,7 +173,8 @@ void residual(layer_context& lc, matrix& x, const weight_view* norm, F f) {
   add_in_place(x, f(in));
 }
 
-void block(layer_context& lc, const layer_weights& w, matrix& x, float* maps, layer_probe* probe) {
+void block(layer_context& lc, const layer_weights& w, matrix& x, float* maps, layer_probe* probe,
+           kv_cache*) {
   if (lc.score_bias.empty()) set_position_bias(lc, *lc.m.layers[0].position_bias, true);
   residual(lc, x, w.norm1_w,
            [&](const matrix& in) { return attention_block(lc, w.self, in, maps, probe); });
