@@ -593,6 +593,14 @@ def test_model_heads_and_draw(env):
     table["--align-method"] = lambda w, b: differs(["--align", "{d}/a.txt"],
                                                    ["--align-method", "intersect"])(w, t5)
     table["--gold"] = lambda w, b: differs([], ["--gold", gold])(w, t5)
+    # generation, on the causal checkpoint
+    sampled = ["--generate", "5", "--sample"]
+    table["--generate"] = differs([], ["--generate", "3"])
+    table["--sample"] = differs(["--generate", "5"], ["--sample"])
+    table["--temperature"] = pair(sampled + ["--temperature", "0.5"], sampled + ["--temperature", "3"])
+    table["--top-p"] = pair(sampled + ["--top-p", "0.05"], sampled + ["--top-p", "1"])
+    table["--seed"] = pair(sampled + ["--seed", "1"], sampled + ["--seed", "2"])
+    table["--stop"] = differs(["--generate", "5"], ["--stop", "t"])  # every token is "tN"
     walk(env, "model", base, table)
 
     heads_base = ["heads", "--model", folder, "--json", "{d}/o.json"]
