@@ -227,6 +227,7 @@ page_stack self_stack(const maps_source& s, std::vector<std::string> captions) {
   p.n = s.n;
   p.tokens = s.tokens;
   p.causal = s.causal;
+  p.prompt = s.prompt;
   p.captions = std::move(captions);
   const model_maps m{s.maps, s.layers, s.heads, s.n};
   std::vector<std::size_t> layers(s.layers), heads(s.heads);

@@ -199,6 +199,11 @@ constexpr const char* page_script = R"JS(
       mctx.save(); mctx.translate(left + (j + 0.5) * cell, top - 6); mctx.rotate(-Math.PI / 4);
       mctx.fillText(label(ktok[j]), 0, 0); mctx.restore();
     }
+    if (S.prompt) {  // a generation: the prompt's rows and columns ruled off
+      mctx.fillStyle = "#d62728";
+      mctx.fillRect(left + S.prompt * cell - 1, top - 4, 2, n * cell + 8);
+      mctx.fillRect(left - 4, top + S.prompt * cell - 1, nk * cell + 8, 2);
+    }
     var bx = left + nk * cell + 14, bh = Math.min(n * cell, 240);
     for (k = 0; k < bh; k++) {
       mctx.fillStyle = cmap[Math.min(cmap.length - 1, Math.floor((1 - (k + 0.5) / bh) * cmap.length))];
@@ -496,6 +501,7 @@ void add_stack(ojson& data, const page_stack& s, const colour_scale& cs) {
   data["heads"] = s.heads;
   data["n"] = s.n;
   data["causal"] = s.causal;
+  if (s.prompt > 0) data["prompt"] = s.prompt;
   add_ranges(data, s, cs);
   data["captions"] = s.captions;
   ojson maps = ojson::array();

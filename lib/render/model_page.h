@@ -31,7 +31,8 @@
 //    the stack's fields, or with several stacks "stacks": [{"name", the stack's fields}]}
 // a stack's fields:
 //   "tokens" (rows), "key_tokens" and "n_keys" (only when the keys differ), "layers", "heads",
-//   "n", "causal", "vmax": the shared range's top, "map_vmax": [per map, layer-major],
+//   "n", "causal", "prompt" (only after `model --generate`: the prompt's tokens, ruled off in
+//   the map), "vmax": the shared range's top, "map_vmax": [per map, layer-major],
 //   "captions": [...] | [],
 //   "scale": {"mapping": "linear" | "log" | "power", "gamma", "vmin" | null, "vmax" | null,
 //             "low": the range's low end} (only with --scale log|power, --vmin or --vmax),
@@ -60,6 +61,7 @@ struct page_stack {
   std::size_t n_keys = 0;                       // 0: n (square)
   std::vector<std::string> tokens, key_tokens;  // n; n_keys (empty: tokens)
   bool causal = false;
+  std::size_t prompt = 0;             // a generation's prompt tokens (a rule after them), or 0
   std::vector<std::string> captions;  // layers × heads, or empty
   // maps over the whole stack shown beside the layers (the mean of every head, rollout): label,
   // n × n_keys weights

@@ -196,6 +196,38 @@ def test_generation_view(env):
     assert np.allclose(np.load(os.path.join(out2, "view.npy")), mean / mean.max(1, keepdims=True), atol=1e-6)
 
 
+def test_the_page_rules_off_the_prompt(env):
+    """--html after --generate: the page's data says where the prompt ends and its map draws a
+    red rule there (checked in Chromium at the boundary between two cells)."""
+    import re
+    from browser import start_browser
+    folder = hf(env, "gpt2_f32")
+    ref = np.load(os.path.join(folder, "reference.npz"))
+    np_ = len(ref["ids"])
+    page, out = env.path("gen.html"), env.path("gen-npy")
+    env.run("model", "--model", folder, "--ids", ids_text(ref["ids"]), "--generate", "5", "--html",
+            page, "--npy", out, "-q")
+    html = open(page, encoding="utf-8").read()
+    data = json.loads(re.search(r'id="attnviz-data">(.*?)</script>', html, re.S).group(1))
+    maps = np.load(os.path.join(out, "attention.npy"))
+    assert data["prompt"] == np_ and data["n"] == np_ + 5
+    assert np.allclose(np.array(data["maps"][0]).reshape(np_ + 5, np_ + 5), maps[0, 0], rtol=1e-5, atol=1e-7)
+    browser = start_browser()
+    try:
+        browser.open("file://" + os.path.abspath(page))
+        a = json.loads(browser.evaluate(f"JSON.stringify(window.attnviz.cellCenter({np_ + 2}, {np_ - 1}))"))
+        b = json.loads(browser.evaluate(f"JSON.stringify(window.attnviz.cellCenter({np_ + 2}, {np_}))"))
+        x, y = (a["x"] + b["x"]) / 2, a["y"]
+        px = json.loads(browser.evaluate(f"""JSON.stringify((function(){{var c=document.getElementById('map'),
+            r=c.getBoundingClientRect(), k=c.width/r.width;
+            return Array.from(c.getContext('2d').getImageData(Math.floor(({x}-r.left)*k),
+            Math.floor(({y}-r.top)*k),1,1).data).slice(0,3);}})())"""))
+        assert px == [214, 39, 40], px
+        assert browser.console_errors() == []
+    finally:
+        browser.close()
+
+
 def refuse(env, args, *words):
     _, err = env.run("model", *args, expect=2)
     assert len(err.strip().splitlines()) == 1, err
