@@ -32,8 +32,9 @@ action setup_model(CLI::App& app) {
   auto f = std::make_shared<model_flags>();
   auto* cmd = app.add_subcommand(
       "model",
-      "Run a Hugging Face model folder (GPT-2, BERT, Llama, Mistral, Qwen2; BART, mBART, "
-      "Marian) natively and keep every layer's every head's attention");
+      "Run a Hugging Face model folder (GPT-2, BERT, Llama, Mistral, Qwen2, Pythia/GPT-NeoX, "
+      "OPT, Phi, GPT-J; BART, mBART, Marian, T5) natively and keep every layer's every head's "
+      "attention");
   cmd->footer(R"(
 DIR is a model folder as Hugging Face stores it: config.json, model.safetensors (or
 model.safetensors.index.json and its shards) in F32, F16 or BF16, memory-mapped, and the
@@ -60,11 +61,11 @@ model translates greedily, up to --max-new tokens, and the text is printed.
               decoder_hidden.npy     float32 [nt, d]
   --json      the same, with the decoder's inputs and the generated text
 
-Causal models (gpt2, llama, mistral, qwen2): --generate N continues the text (greedy, or
---sample with --temperature, --top-p and --seed), stopping at the config's eos_token_id, after N
-tokens or at --stop TEXT; the text is printed as it grows. The prompt runs once and each new
-token over the cached keys and values; the maps (and --npy, --json, --html) cover prompt +
-generated tokens, as `model --text` on that text would give them.
+Causal models (every family but bert and the encoder-decoders): --generate N continues the
+text (greedy, or --sample with --temperature, --top-p and --seed), stopping at the config's
+eos_token_id, after N tokens or at --stop TEXT; the text is printed as it grows. The prompt runs
+once and each new token over the cached keys and values; the maps (and --npy, --json, --html)
+cover prompt + generated tokens, as `model --text` on that text would give them.
   --npy DIR   also generation.json: prompt_tokens, generated_ids, generated_text,
               ended_at_end_token, sampling
   --view generation   the generated tokens as rows, the prompt and the earlier generated tokens

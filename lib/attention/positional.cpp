@@ -121,6 +121,20 @@ void apply_rope_half(matrix& x, std::size_t first, const rope_half_table& table)
   }
 }
 
+void apply_rope_interleaved(matrix& x, std::size_t first, const rope_half_table& table) {
+  const std::size_t h = table.half;
+  for (std::size_t p = 0; p < x.rows(); ++p) {
+    float* a = x.row(p) + first;
+    const float* cs = table.cos.data() + p * h;
+    const float* sn = table.sin.data() + p * h;
+    for (std::size_t i = 0; i < h; ++i) {
+      const float x1 = a[2 * i], x2 = a[2 * i + 1];
+      a[2 * i] = x1 * cs[i] - x2 * sn[i];
+      a[2 * i + 1] = x2 * cs[i] + x1 * sn[i];
+    }
+  }
+}
+
 std::vector<double> alibi_slopes(std::size_t heads, double first) {
   const double m = first > 0.0 ? first : std::pow(2.0, -8.0 / static_cast<double>(heads));
   std::vector<double> out(heads);

@@ -56,6 +56,9 @@ rope_half_table make_rope_half_table(std::size_t first, std::size_t count,
                                      const std::vector<double>& theta);
 // Rotates columns [first, first + 2·table.half) of every row p of x (p < table.positions).
 void apply_rope_half(matrix& x, std::size_t first, const rope_half_table& table);
+// The interleaved layout (GPT-J; Meta's original): dimension 2i pairs with 2i + 1, turned by the
+// table's angle i: columns [first, first + 2·table.half) of every row p.
+void apply_rope_interleaved(matrix& x, std::size_t first, const rope_half_table& table);
 
 // ALiBi slopes m_1..m_H: m^h with m = first (first <= 0: 2^(−8/H)).
 std::vector<double> alibi_slopes(std::size_t heads, double first);

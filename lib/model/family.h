@@ -12,6 +12,10 @@
 //   bart    bart, mbart, marian         learned+2   post-LN    encoder–decoder  families/bart.cpp
 //                                       (Marian: sinusoidal; mBART: pre-LN)
 //   t5      t5, mt5                     relative    pre-RMS    encoder–decoder  families/t5.cpp
+//   gpt_neox gpt_neox (Pythia)          partial rotary  pre-LN, parallel  causal  families/gpt_neox.cpp
+//   opt     opt                         learned+2   pre-LN (350m: post-LN)  causal  families/opt.cpp
+//   phi     phi (phi-1, 1.5, 2)         partial rotary  one LN, parallel  causal  families/phi.cpp
+//   gptj    gptj                        interleaved rotary  one LN, parallel  causal  families/gptj.cpp
 #pragma once
 
 #include <cstdint>

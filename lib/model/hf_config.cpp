@@ -79,10 +79,10 @@ std::string model_summary(const model_config& c) {
 std::vector<double> rope_frequencies(const model_config& c) {
   const double pi = 3.14159265358979323846;
   const rope_scaling_config& s = c.rope_scaling;
-  std::vector<double> theta(c.head_dim / 2);
+  const std::size_t r = c.rotary_dims ? c.rotary_dims : c.head_dim;
+  std::vector<double> theta(r / 2);
   for (std::size_t i = 0; i < theta.size(); ++i) {
-    const double t =
-        std::pow(c.rope_theta, -2.0 * static_cast<double>(i) / static_cast<double>(c.head_dim));
+    const double t = std::pow(c.rope_theta, -2.0 * static_cast<double>(i) / static_cast<double>(r));
     double scaled = t;
     if (s.kind == rope_scaling_kind::linear) {
       scaled = t / s.factor;

@@ -28,6 +28,12 @@ enum class position_kind { learned, sinusoidal, rotary, relative };
 //            (1 − s) θ_i/factor + s θ_i with s = (L0/λ_i − low_freq_factor) /
 //            (high_freq_factor − low_freq_factor)
 enum class rope_scaling_kind { none, linear, llama3 };
+// Which pairs of a head's rotary dimensions turn together: i with i + r/2 (rotate-half: GPT-NeoX,
+// Llama, Hugging Face's layout) or 2i with 2i + 1 (interleaved: GPT-J, Meta's original).
+enum class rope_pairs { half, interleaved };
+// How a fused q/k/v projection lays out its output columns: q | k | v (GPT-2, Phi-3), or per
+// head [q_h | k_h | v_h] (GPT-NeoX).
+enum class qkv_order { blocks, per_head };
 struct rope_scaling_config {
   rope_scaling_kind kind = rope_scaling_kind::none;
   double factor = 1.0;
@@ -44,6 +50,13 @@ struct model_config {
   double rope_theta = 10000.0;
   rope_scaling_config rope_scaling;
   std::size_t sliding_window = 0;  // 0: none
+  std::size_t rotary_dims = 0;     // the rotated dimensions of each head (0: all of head_dim)
+  rope_pairs rope_layout = rope_pairs::half;
+  qkv_order fused_qkv = qkv_order::blocks;
+  bool parallel_residual = false;  // attention and MLP side by side on the same input
+  bool post_norm = false;          // OPT-350m: the norms after each residual add
+  bool final_norm = true;          // OPT: a final norm (pre-norm models only)
+  std::size_t embed_width = 0;     // OPT: word_embed_proj_dim (0: d_model)
   norm_kind norm = norm_kind::layer_norm;
   mlp_activation activation = mlp_activation::gelu_tanh;
   bool gated_mlp = false;  // down(act(gate(x)) ⊙ up(x)) (Llama's SwiGLU), else down(act(up(x)))
@@ -80,7 +93,8 @@ model_config read_model_config(const std::string& path);
 // "gpt2 · 12 layers · d 768 · 12 heads (64 each)" and the like, for titles.
 std::string model_summary(const model_config& c);
 
-// The rotary frequencies θ_i, i < head_dim / 2, of the llama family: rope_theta and rope_scaling
+// The rotary frequencies θ_i, i < r / 2 (r = rotary_dims, or head_dim), with
+// θ_i = rope_theta^(−2i/r): rope_theta and rope_scaling
 // as above.
 std::vector<double> rope_frequencies(const model_config& c);
 

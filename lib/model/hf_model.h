@@ -48,6 +48,8 @@ struct hf_model {
   const weight_view *embed_norm_w = nullptr, *embed_norm_b = nullptr;  // bert
   const weight_view *final_norm_w = nullptr, *final_norm_b = nullptr;  // gpt2, llama
   const weight_view* lm_head = nullptr;  // [V, d]: the output embeddings (tied: tokens)
+  // OPT with narrower embeddings (e < d): e → d after the embedding, d → e before the head
+  const weight_view *project_in = nullptr, *project_out = nullptr;
   // A head between the hidden state and the output embeddings (BERT's masked-LM transform), and
   // a bias on the logits, when the checkpoint has them
   const weight_view *head_dense = nullptr, *head_dense_b = nullptr, *head_norm_w = nullptr,

@@ -17,13 +17,46 @@ matrix columns_of(const float* at, std::size_t ld, std::size_t n, std::size_t co
   return out;
 }
 
-// The projections of `in` through w (q, k, v; GPT-2's fused one), RoPE applied when the
+// A fused projection's output split into q, k and v (n × H·d_h, n × KV·d_h twice), from the
+// column order the config names: q | k | v, or per head [q_h | k_h | v_h] (KV = H).
+void split_qkv(const matrix& fused, const layer_context& lc, matrix (&held)[3]) {
+  const std::size_t n = fused.rows(), H = lc.heads, KV = lc.kv_heads, dh = lc.head_dim;
+  const bool per_head = lc.m.config.fused_qkv == qkv_order::per_head;
+  const std::size_t widths[3] = {H * dh, KV * dh, KV * dh};
+  for (std::size_t part = 0; part < 3; ++part) held[part] = matrix::uninitialized(n, widths[part]);
+  for (std::size_t r = 0; r < n; ++r) {
+    const float* row = fused.row(r);
+    if (per_head) {
+      for (std::size_t h = 0; h < H; ++h)
+        for (std::size_t part = 0; part < 3; ++part)
+          std::copy(row + (3 * h + part) * dh, row + (3 * h + part + 1) * dh,
+                    held[part].row(r) + h * dh);
+    } else {
+      std::copy(row, row + widths[0], held[0].row(r));
+      std::copy(row + widths[0], row + widths[0] + widths[1], held[1].row(r));
+      std::copy(row + widths[0] + widths[1], row + widths[0] + 2 * widths[1], held[2].row(r));
+    }
+  }
+}
+
+// RoPE on every query and key head (its first rotary_dims dimensions), in the config's pairing.
+void rotate(layer_context& lc, matrix& q, matrix& k) {
+  const std::size_t dh = lc.head_dim;
+  auto turn = lc.m.config.rope_layout == rope_pairs::interleaved ? apply_rope_interleaved
+                                                                  : apply_rope_half;
+  for (std::size_t h = 0; h < lc.heads; ++h) turn(q, h * dh, lc.rope);
+  for (std::size_t g = 0; g < lc.kv_heads; ++g) turn(k, g * dh, lc.rope);
+}
+
+// The projections of `in` through w (q, k, v; or one fused product), RoPE applied when the
 // config's positions are rotary (rows at positions past, past + 1, …): the products in held[],
 // pointers and strides in a.
 void project(layer_context& lc, const attention_weights& w, const matrix& in,
              projected_attention& a, matrix (&held)[3]) {
   const std::size_t H = lc.heads, dh = lc.head_dim;
-  if (w.qkv) {  // GPT-2: one product, q | k | v side by side
+  const bool rotary = lc.m.config.positions == position_kind::rotary;
+  if (w.qkv && !rotary && lc.m.config.fused_qkv == qkv_order::blocks) {
+    // GPT-2: one product, q | k | v side by side, read in place
     held[0] = linear(in, *w.qkv, lc.layout, w.qkv_b, lc.conv);
     a.q = held[0].data();
     a.k = held[0].data() + H * dh;
@@ -31,13 +64,15 @@ void project(layer_context& lc, const attention_weights& w, const matrix& in,
     a.ldq = a.ldk = a.ldv = held[0].cols();
     return;
   }
-  matrix& q = held[0] = linear(in, *w.q, lc.layout, w.q_b, lc.conv);
-  matrix& k = held[1] = linear(in, *w.k, lc.layout, w.k_b, lc.conv);
-  matrix& v = held[2] = linear(in, *w.v, lc.layout, w.v_b, lc.conv);
-  if (lc.m.config.positions == position_kind::rotary) {
-    for (std::size_t h = 0; h < H; ++h) apply_rope_half(q, h * dh, lc.rope);
-    for (std::size_t g = 0; g < lc.kv_heads; ++g) apply_rope_half(k, g * dh, lc.rope);
+  if (w.qkv) {
+    split_qkv(linear(in, *w.qkv, lc.layout, w.qkv_b, lc.conv), lc, held);
+  } else {
+    held[0] = linear(in, *w.q, lc.layout, w.q_b, lc.conv);
+    held[1] = linear(in, *w.k, lc.layout, w.k_b, lc.conv);
+    held[2] = linear(in, *w.v, lc.layout, w.v_b, lc.conv);
   }
+  matrix &q = held[0], &k = held[1], &v = held[2];
+  if (rotary) rotate(lc, q, k);
   a.q = q.data();
   a.k = k.data();
   a.v = v.data();
@@ -214,7 +249,7 @@ std::vector<float> sinusoid_table(std::size_t rows, std::size_t d) {
 }
 
 matrix token_rows(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_t) {
-  const std::size_t d = m.config.d_model;
+  const auto d = static_cast<std::size_t>(m.tokens->shape[1]);
   matrix x(ids.size(), d);
   for (std::size_t r = 0; r < ids.size(); ++r) {
     const std::size_t at = static_cast<std::size_t>(ids[r]) * d;
@@ -222,6 +257,29 @@ matrix token_rows(const hf_model& m, const std::vector<std::int64_t>& ids, std::
     m.tokens->check_finite(x.row(r), at, d);
   }
   return x;
+}
+
+void post_norm_block(layer_context& lc, const layer_weights& w, matrix& x, float* maps,
+                     layer_probe* probe, kv_cache* cache) {
+  matrix a = attention_block(lc, w.self, x, maps, probe, cache);
+  add_in_place(a, x);
+  x = norm_of(lc.m, a, w.norm2_w, w.norm2_b);
+  lc.lap("norm");
+  matrix f = mlp_block(lc, w, x);
+  add_in_place(f, x);
+  x = norm_of(lc.m, f, w.norm3_w, w.norm3_b);
+  lc.lap("norm");
+}
+
+void parallel_block(layer_context& lc, const layer_weights& w, matrix& x, float* maps,
+                    layer_probe* probe, kv_cache* cache) {
+  const matrix in = norm_of(lc.m, x, w.norm1_w, w.norm1_b);
+  lc.lap("norm");
+  matrix attention = attention_block(lc, w.self, in, maps, probe, cache);
+  matrix mlp = mlp_block(lc, w, w.norm2_w ? norm_of(lc.m, x, w.norm2_w, w.norm2_b) : in);
+  add_in_place(attention, mlp);
+  add_in_place(x, attention);
+  lc.lap("norm");
 }
 
 void pre_norm_block(layer_context& lc, const layer_weights& w, matrix& x, float* maps,

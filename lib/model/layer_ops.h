@@ -90,7 +90,8 @@ void activate(const hf_model& m, matrix& x);
 // same_row (BERT's token type 0). Non-finite weights are refused naming the tensor.
 void add_table_rows(matrix& x, const weight_view& table, std::size_t first, bool same_row = false);
 
-// Rows ids[r] of the token embeddings (first: unused, the families' embed signature).
+// Rows ids[r] of the token embeddings, as wide as the table (OPT's may be narrower than d;
+// first: unused, the families' embed signature).
 matrix token_rows(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_t first = 0);
 
 // The sinusoidal position table of Marian (and the Transformer): for position p, the first
@@ -101,6 +102,16 @@ std::vector<float> sinusoid_table(std::size_t rows, std::size_t d);
 // The pre-norm residual block of GPT-2 and the Llama family:
 //   x += attention(norm1(x));  x += mlp(norm2(x))
 void pre_norm_block(layer_context& lc, const layer_weights& w, matrix& x, float* maps,
+                    layer_probe* probe, kv_cache* cache);
+
+// The post-norm block of BERT and OPT-350m (norm2 after attention, norm3 after the MLP):
+//   x = norm2(x + attention(x));  x = norm3(x + mlp(x))
+void post_norm_block(layer_context& lc, const layer_weights& w, matrix& x, float* maps,
+                     layer_probe* probe, kv_cache* cache);
+
+// The parallel block of GPT-NeoX, GPT-J, Phi and Falcon: attention and MLP read the same x,
+//   x += attention(norm1(x)) + mlp(norm2(x))     (norm2 = norm1 when the layer has one norm)
+void parallel_block(layer_context& lc, const layer_weights& w, matrix& x, float* maps,
                     layer_probe* probe, kv_cache* cache);
 
 }  // namespace attnviz

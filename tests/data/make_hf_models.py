@@ -69,6 +69,30 @@ CASES = {
                                         "original_max_position_embeddings": 160}),
 }
 
+CASES.update({
+    # Pythia (GPT-NeoX): parallel residual, a quarter of each head rotated, untied embed_out,
+    # BF16 in two shards (rotary_emb.inv_freq buffers beside the weights)
+    "pythia_bf16_sharded": dict(family="gpt_neox", dtype="BF16", shards=2, n=10, d=64, H=4, L=2,
+                                V=80, P=64, I=96, pct=0.25, theta=10000.0, parallel=True, tie=False),
+    # GPT-NeoX with the sequential residual, half of each head rotated, tied, F32
+    "gpt_neox_f32_sequential": dict(family="gpt_neox", dtype="F32", shards=1, n=9, d=48, H=3, L=2,
+                                    V=70, P=48, I=64, pct=0.5, theta=1000.0, parallel=False, tie=True),
+    # OPT-125m's layout: pre-norm, tied, F32
+    "opt_f32_prenorm": dict(family="opt", dtype="F32", shards=1, n=9, d=32, H=4, L=2, V=60, P=40,
+                            I=64, e=32, pre=True, tie=True),
+    # OPT-350m's: post-norm, embeddings narrower than the model (project_in / project_out), an
+    # untied lm_head, F16
+    "opt_f16_postnorm_projected": dict(family="opt", dtype="F16", shards=1, n=11, d=48, H=4, L=2,
+                                       V=64, P=40, I=80, e=32, pre=False, tie=False),
+    # Phi-2's layout with grouped K/V (4 query heads, 2 KV), 0.4 of each head rotated (6 of 16
+    # dimensions: int() truncates), lm_head with a bias, F32
+    "phi_f32_gqa": dict(family="phi", dtype="F32", shards=1, n=10, d=64, H=4, KV=2, L=2, V=72,
+                        P=48, I=96, factor=0.4, theta=10000.0),
+    # GPT-J: interleaved RoPE on 4 of each head's 8 dimensions, no attention biases, F16
+    "gptj_f16": dict(family="gptj", dtype="F16", shards=1, n=9, d=32, H=4, L=2, V=64, P=40, I=80,
+                     rotary=4),
+})
+
 DTYPES = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
 
 
@@ -396,7 +420,289 @@ def llama_forward(c, R, ids):
     return torch.stack(maps), hidden, hidden @ head.T
 
 
-MAKERS = {"gpt2": make_gpt2, "bert": make_bert, "llama": make_llama}
+def make_gpt_neox(c, g, folder):
+    d, H, L, V, P, I, n = c["d"], c["H"], c["L"], c["V"], c["P"], c["I"], c["n"]
+    dt, pre = c["dtype"], "gpt_neox."
+    W = {pre + "embed_in.weight": rand(g, V, d, scale=1.0)}
+    for l in range(L):
+        p = f"{pre}layers.{l}."
+        for norm in ("input_layernorm", "post_attention_layernorm"):
+            W[p + norm + ".weight"] = 1 + rand(g, d, scale=0.1)
+            W[p + norm + ".bias"] = rand(g, d, scale=0.1)
+        W[p + "attention.query_key_value.weight"] = rand(g, 3 * d, d, scale=2 / math.sqrt(d))
+        W[p + "attention.query_key_value.bias"] = rand(g, 3 * d, scale=0.2)
+        W[p + "attention.dense.weight"] = rand(g, d, d)
+        W[p + "attention.dense.bias"] = rand(g, d, scale=0.1)
+        W[p + "mlp.dense_h_to_4h.weight"] = rand(g, I, d)
+        W[p + "mlp.dense_h_to_4h.bias"] = rand(g, I, scale=0.1)
+        W[p + "mlp.dense_4h_to_h.weight"] = rand(g, d, I)
+        W[p + "mlp.dense_4h_to_h.bias"] = rand(g, d, scale=0.1)
+    W[pre + "final_layer_norm.weight"] = 1 + rand(g, d, scale=0.1)
+    W[pre + "final_layer_norm.bias"] = rand(g, d, scale=0.1)
+    if not c["tie"]:
+        W["embed_out.weight"] = rand(g, V, d)
+    tensors = list(W.items())
+    # buffers Pythia files carry, which a reader must ignore
+    tensors += [(f"{pre}layers.{l}.attention.rotary_emb.inv_freq", torch.ones(d // H // 2)) for l in range(L)]
+    save(folder, tensors, dt, c["shards"])
+    R = {k: rounded(v, dt) for k, v in W.items()}
+    cfg = {"model_type": "gpt_neox", "architectures": ["GPTNeoXForCausalLM"], "hidden_size": d,
+           "num_attention_heads": H, "num_hidden_layers": L, "intermediate_size": I,
+           "max_position_embeddings": P, "vocab_size": V, "rotary_pct": c["pct"],
+           "rotary_emb_base": c["theta"], "use_parallel_residual": c["parallel"],
+           "hidden_act": "gelu", "layer_norm_eps": 1e-5, "tie_word_embeddings": c["tie"]}
+    with open(os.path.join(folder, "vocab.json"), "w") as f:
+        json.dump({f"t{i}": i for i in range(V)}, f)
+    ids = torch.randint(1, V, (n,), generator=g)
+    return cfg, ids, lambda ids: gpt_neox_forward(c, R, ids)
+
+
+def gpt_neox_forward(c, R, ids):
+    """GPTNeoXForCausalLM: per-head [q|k|v] in the fused product, rotate-half RoPE on the first
+    ⌊dh · rotary_pct⌋ dimensions of each head, parallel (or sequential) residual, exact GELU."""
+    d, H, L, n = c["d"], c["H"], c["L"], len(ids)
+    dh, eps, pre = d // H, 1e-5, "gpt_neox."
+    r = int(dh * c["pct"])
+    pos = torch.arange(n)
+    causal = torch.ones(n, n, dtype=torch.bool).triu(1)
+    x = R[pre + "embed_in.weight"][ids]
+    maps = []
+    for l in range(L):
+        p = f"{pre}layers.{l}."
+        h = layer_norm(x, R[p + "input_layernorm.weight"], R[p + "input_layernorm.bias"], eps)
+        qkv = (h @ R[p + "attention.query_key_value.weight"].T + R[p + "attention.query_key_value.bias"])
+        qkv = qkv.view(n, H, 3 * dh).transpose(0, 1)
+        q, k, v = qkv[..., :dh], qkv[..., dh:2 * dh], qkv[..., 2 * dh:]
+        q = torch.cat([rope_half(q[..., :r], c["theta"], pos), q[..., r:]], -1)
+        k = torch.cat([rope_half(k[..., :r], c["theta"], pos), k[..., r:]], -1)
+        a, ctx = softmax_attention(q, k, v, causal)
+        maps.append(a)
+        attn = ctx.transpose(0, 1).reshape(n, d) @ R[p + "attention.dense.weight"].T + R[p + "attention.dense.bias"]
+        mid = x if c["parallel"] else x + attn
+        m = layer_norm(mid, R[p + "post_attention_layernorm.weight"], R[p + "post_attention_layernorm.bias"], eps)
+        mlp = gelu_erf(m @ R[p + "mlp.dense_h_to_4h.weight"].T + R[p + "mlp.dense_h_to_4h.bias"]) \
+            @ R[p + "mlp.dense_4h_to_h.weight"].T + R[p + "mlp.dense_4h_to_h.bias"]
+        x = x + attn + mlp
+    hidden = layer_norm(x, R[pre + "final_layer_norm.weight"], R[pre + "final_layer_norm.bias"], eps)
+    head = R[pre + "embed_in.weight"] if c["tie"] else R["embed_out.weight"]
+    return torch.stack(maps), hidden, hidden @ head.T
+
+
+def make_opt(c, g, folder):
+    d, H, L, V, P, I, n, e = c["d"], c["H"], c["L"], c["V"], c["P"], c["I"], c["n"], c["e"]
+    dt, pre = c["dtype"], "model.decoder."
+    W = {pre + "embed_tokens.weight": rand(g, V, e, scale=1.0),
+         pre + "embed_positions.weight": rand(g, P + 2, d, scale=0.3)}
+    if e != d:
+        W[pre + "project_in.weight"] = rand(g, d, e)
+        W[pre + "project_out.weight"] = rand(g, e, d)
+    for l in range(L):
+        p = f"{pre}layers.{l}."
+        for proj in ("q_proj", "k_proj", "v_proj", "out_proj"):
+            W[p + f"self_attn.{proj}.weight"] = rand(g, d, d, scale=(2 if proj in ("q_proj", "k_proj") else 1) / math.sqrt(d))
+            W[p + f"self_attn.{proj}.bias"] = rand(g, d, scale=0.1)
+        for norm in ("self_attn_layer_norm", "final_layer_norm"):
+            W[p + norm + ".weight"] = 1 + rand(g, d, scale=0.1)
+            W[p + norm + ".bias"] = rand(g, d, scale=0.1)
+        W[p + "fc1.weight"] = rand(g, I, d)
+        W[p + "fc1.bias"] = rand(g, I, scale=0.1)
+        W[p + "fc2.weight"] = rand(g, d, I)
+        W[p + "fc2.bias"] = rand(g, d, scale=0.1)
+    if c["pre"]:
+        W[pre + "final_layer_norm.weight"] = 1 + rand(g, d, scale=0.1)
+        W[pre + "final_layer_norm.bias"] = rand(g, d, scale=0.1)
+    if not c["tie"]:
+        W["lm_head.weight"] = rand(g, V, e)
+    save(folder, list(W.items()), dt, c["shards"])
+    R = {k: rounded(v, dt) for k, v in W.items()}
+    cfg = {"model_type": "opt", "architectures": ["OPTForCausalLM"], "hidden_size": d,
+           "num_attention_heads": H, "num_hidden_layers": L, "ffn_dim": I,
+           "max_position_embeddings": P, "vocab_size": V, "word_embed_proj_dim": e,
+           "do_layer_norm_before": c["pre"], "activation_function": "relu", "enable_bias": True,
+           "layer_norm_elementwise_affine": True, "tie_word_embeddings": c["tie"]}
+    with open(os.path.join(folder, "vocab.json"), "w") as f:
+        json.dump({f"t{i}": i for i in range(V)}, f)
+    ids = torch.randint(3, V, (n,), generator=g)
+    return cfg, ids, lambda ids: opt_forward(c, R, ids)
+
+
+def opt_forward(c, R, ids):
+    """OPTForCausalLM: positions at p + 2, pre- or post-norm residuals, ReLU, project_in/out when
+    the embeddings are narrower; the hidden state returned is before project_out."""
+    d, H, L, n, e = c["d"], c["H"], c["L"], len(ids), c["e"]
+    dh, eps, pre = d // H, 1e-5, "model.decoder."
+    causal = torch.ones(n, n, dtype=torch.bool).triu(1)
+    x = R[pre + "embed_tokens.weight"][ids]
+    if e != d:
+        x = x @ R[pre + "project_in.weight"].T
+    x = x + R[pre + "embed_positions.weight"][torch.arange(n) + 2]
+    maps = []
+    for l in range(L):
+        p = f"{pre}layers.{l}."
+
+        def ln(t, name):
+            return layer_norm(t, R[p + name + ".weight"], R[p + name + ".bias"], eps)
+
+        def lin(t, name):
+            return t @ R[p + name + ".weight"].T + R[p + name + ".bias"]
+
+        h = ln(x, "self_attn_layer_norm") if c["pre"] else x
+        q, k, v = (lin(h, f"self_attn.{t}_proj").view(n, H, dh).transpose(0, 1) for t in "qkv")
+        a, ctx = softmax_attention(q, k, v, causal)
+        maps.append(a)
+        x = x + lin(ctx.transpose(0, 1).reshape(n, d), "self_attn.out_proj")
+        if not c["pre"]:
+            x = ln(x, "self_attn_layer_norm")
+        h = ln(x, "final_layer_norm") if c["pre"] else x
+        x = x + lin(torch.relu(lin(h, "fc1")), "fc2")
+        if not c["pre"]:
+            x = ln(x, "final_layer_norm")
+    hidden = layer_norm(x, R[pre + "final_layer_norm.weight"], R[pre + "final_layer_norm.bias"], eps) \
+        if c["pre"] else x
+    out = hidden @ R[pre + "project_out.weight"].T if e != d else hidden
+    head = R[pre + "embed_tokens.weight"] if c["tie"] else R["lm_head.weight"]
+    return torch.stack(maps), hidden, out @ head.T
+
+
+def make_phi(c, g, folder):
+    d, H, KV, L, V, P, I, n = c["d"], c["H"], c["KV"], c["L"], c["V"], c["P"], c["I"], c["n"]
+    dh, dt = d // H, c["dtype"]
+    W = {"model.embed_tokens.weight": rand(g, V, d, scale=1.0)}
+    for l in range(L):
+        p = f"model.layers.{l}."
+        W[p + "input_layernorm.weight"] = 1 + rand(g, d, scale=0.1)
+        W[p + "input_layernorm.bias"] = rand(g, d, scale=0.1)
+        for proj, out in (("q_proj", H * dh), ("k_proj", KV * dh), ("v_proj", KV * dh)):
+            W[p + f"self_attn.{proj}.weight"] = rand(g, out, d, scale=2 / math.sqrt(d))
+            W[p + f"self_attn.{proj}.bias"] = rand(g, out, scale=0.2)
+        W[p + "self_attn.dense.weight"] = rand(g, d, H * dh)
+        W[p + "self_attn.dense.bias"] = rand(g, d, scale=0.1)
+        W[p + "mlp.fc1.weight"] = rand(g, I, d)
+        W[p + "mlp.fc1.bias"] = rand(g, I, scale=0.1)
+        W[p + "mlp.fc2.weight"] = rand(g, d, I)
+        W[p + "mlp.fc2.bias"] = rand(g, d, scale=0.1)
+    W["model.final_layernorm.weight"] = 1 + rand(g, d, scale=0.1)
+    W["model.final_layernorm.bias"] = rand(g, d, scale=0.1)
+    W["lm_head.weight"] = rand(g, V, d)
+    W["lm_head.bias"] = rand(g, V, scale=0.1)
+    save(folder, list(W.items()), dt, c["shards"])
+    R = {k: rounded(v, dt) for k, v in W.items()}
+    cfg = {"model_type": "phi", "architectures": ["PhiForCausalLM"], "hidden_size": d,
+           "num_attention_heads": H, "num_key_value_heads": KV, "num_hidden_layers": L,
+           "intermediate_size": I, "max_position_embeddings": P, "vocab_size": V,
+           "partial_rotary_factor": c["factor"], "rope_theta": c["theta"], "layer_norm_eps": 1e-5,
+           "hidden_act": "gelu_new", "qk_layernorm": False, "tie_word_embeddings": False}
+    with open(os.path.join(folder, "vocab.json"), "w") as f:
+        json.dump({f"t{i}": i for i in range(V)}, f)
+    ids = torch.randint(0, V, (n,), generator=g)
+    return cfg, ids, lambda ids: phi_forward(c, R, ids)
+
+
+def phi_forward(c, R, ids):
+    """PhiForCausalLM: one LayerNorm feeding attention and MLP in parallel, rotate-half RoPE on
+    the first int(dh · partial_rotary_factor) dimensions, gelu_new, lm_head with a bias."""
+    d, H, KV, L, n = c["d"], c["H"], c["KV"], c["L"], len(ids)
+    dh, eps = d // H, 1e-5
+    r = int(dh * c["factor"])
+    pos = torch.arange(n)
+    causal = torch.ones(n, n, dtype=torch.bool).triu(1)
+    x = R["model.embed_tokens.weight"][ids]
+    maps = []
+    for l in range(L):
+        p = f"model.layers.{l}."
+        h = layer_norm(x, R[p + "input_layernorm.weight"], R[p + "input_layernorm.bias"], eps)
+
+        def proj(name, heads):
+            y = h @ R[p + f"self_attn.{name}.weight"].T + R[p + f"self_attn.{name}.bias"]
+            return y.view(n, heads, dh).transpose(0, 1)
+
+        q, k, v = proj("q_proj", H), proj("k_proj", KV), proj("v_proj", KV)
+        q = torch.cat([rope_half(q[..., :r], c["theta"], pos), q[..., r:]], -1)
+        k = torch.cat([rope_half(k[..., :r], c["theta"], pos), k[..., r:]], -1)
+        k, v = k.repeat_interleave(H // KV, 0), v.repeat_interleave(H // KV, 0)
+        a, ctx = softmax_attention(q, k, v, causal)
+        maps.append(a)
+        attn = ctx.transpose(0, 1).reshape(n, H * dh) @ R[p + "self_attn.dense.weight"].T + R[p + "self_attn.dense.bias"]
+        mlp = gelu_new(h @ R[p + "mlp.fc1.weight"].T + R[p + "mlp.fc1.bias"]) @ R[p + "mlp.fc2.weight"].T \
+            + R[p + "mlp.fc2.bias"]
+        x = x + attn + mlp
+    hidden = layer_norm(x, R["model.final_layernorm.weight"], R["model.final_layernorm.bias"], eps)
+    return torch.stack(maps), hidden, hidden @ R["lm_head.weight"].T + R["lm_head.bias"]
+
+
+def rope_interleaved(x, theta, positions):
+    """x [heads, n, r] rotated in the interleaved layout: dimension 2i with 2i + 1."""
+    r = x.shape[-1]
+    inv = 1.0 / (theta ** (torch.arange(0, r, 2, dtype=torch.float64) / r))
+    ang = positions[:, None].to(torch.float64) * inv[None]
+    x0, x1 = x[..., 0::2], x[..., 1::2]
+    out = torch.empty_like(x)
+    out[..., 0::2] = x0 * ang.cos() - x1 * ang.sin()
+    out[..., 1::2] = x1 * ang.cos() + x0 * ang.sin()
+    return out
+
+
+def make_gptj(c, g, folder):
+    d, H, L, V, P, I, n = c["d"], c["H"], c["L"], c["V"], c["P"], c["I"], c["n"]
+    dt, pre = c["dtype"], "transformer."
+    W = {pre + "wte.weight": rand(g, V, d, scale=1.0)}
+    for l in range(L):
+        p = f"{pre}h.{l}."
+        W[p + "ln_1.weight"] = 1 + rand(g, d, scale=0.1)
+        W[p + "ln_1.bias"] = rand(g, d, scale=0.1)
+        for proj in ("q_proj", "k_proj", "v_proj"):
+            W[p + f"attn.{proj}.weight"] = rand(g, d, d, scale=2 / math.sqrt(d))
+        W[p + "attn.out_proj.weight"] = rand(g, d, d)
+        W[p + "mlp.fc_in.weight"] = rand(g, I, d)
+        W[p + "mlp.fc_in.bias"] = rand(g, I, scale=0.1)
+        W[p + "mlp.fc_out.weight"] = rand(g, d, I)
+        W[p + "mlp.fc_out.bias"] = rand(g, d, scale=0.1)
+    W[pre + "ln_f.weight"] = 1 + rand(g, d, scale=0.1)
+    W[pre + "ln_f.bias"] = rand(g, d, scale=0.1)
+    W["lm_head.weight"] = rand(g, V, d)
+    W["lm_head.bias"] = rand(g, V, scale=0.1)
+    tensors = list(W.items())
+    # buffers GPT-J files carry, which a reader must ignore
+    tensors += [(f"{pre}h.{l}.attn.bias", torch.ones(1, 1, P, P).tril()) for l in range(L)]
+    tensors += [(f"{pre}h.{l}.attn.masked_bias", torch.tensor(-1e9)) for l in range(L)]
+    save(folder, tensors, dt, c["shards"])
+    R = {k: rounded(v, dt) for k, v in W.items()}
+    cfg = {"model_type": "gptj", "architectures": ["GPTJForCausalLM"], "n_embd": d, "n_head": H,
+           "n_layer": L, "n_positions": P, "vocab_size": V, "rotary_dim": c["rotary"], "n_inner": I,
+           "activation_function": "gelu_new", "layer_norm_epsilon": 1e-5, "tie_word_embeddings": False}
+    with open(os.path.join(folder, "vocab.json"), "w") as f:
+        json.dump({f"t{i}": i for i in range(V)}, f)
+    ids = torch.randint(0, V, (n,), generator=g)
+    return cfg, ids, lambda ids: gptj_forward(c, R, ids)
+
+
+def gptj_forward(c, R, ids):
+    """GPTJForCausalLM: ln_1 feeding attention and MLP in parallel, interleaved RoPE on the
+    first rotary_dim dimensions of each head, no q/k/v/out biases, lm_head with a bias."""
+    d, H, L, n = c["d"], c["H"], c["L"], len(ids)
+    dh, eps, pre, r = d // H, 1e-5, "transformer.", c["rotary"]
+    pos = torch.arange(n)
+    causal = torch.ones(n, n, dtype=torch.bool).triu(1)
+    x = R[pre + "wte.weight"][ids]
+    maps = []
+    for l in range(L):
+        p = f"{pre}h.{l}."
+        h = layer_norm(x, R[p + "ln_1.weight"], R[p + "ln_1.bias"], eps)
+        q, k, v = ((h @ R[p + f"attn.{t}_proj.weight"].T).view(n, H, dh).transpose(0, 1) for t in "qkv")
+        q = torch.cat([rope_interleaved(q[..., :r], 10000.0, pos), q[..., r:]], -1)
+        k = torch.cat([rope_interleaved(k[..., :r], 10000.0, pos), k[..., r:]], -1)
+        a, ctx = softmax_attention(q, k, v, causal)
+        maps.append(a)
+        attn = ctx.transpose(0, 1).reshape(n, d) @ R[p + "attn.out_proj.weight"].T
+        mlp = gelu_new(h @ R[p + "mlp.fc_in.weight"].T + R[p + "mlp.fc_in.bias"]) @ R[p + "mlp.fc_out.weight"].T \
+            + R[p + "mlp.fc_out.bias"]
+        x = x + attn + mlp
+    hidden = layer_norm(x, R[pre + "ln_f.weight"], R[pre + "ln_f.bias"], eps)
+    return torch.stack(maps), hidden, hidden @ R["lm_head.weight"].T + R["lm_head.bias"]
+
+
+MAKERS = {"gpt2": make_gpt2, "bert": make_bert, "llama": make_llama, "gpt_neox": make_gpt_neox,
+          "opt": make_opt, "phi": make_phi, "gptj": make_gptj}
 
 
 def make(out_dir, seed, names=None):

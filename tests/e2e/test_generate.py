@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""attn-viz model --generate on the causal checkpoints of tests/data/hf (GPT-2 F32 and F16
+"""attn-viz model --generate on every causal checkpoint of tests/data/hf (GPT-2 F32 and F16
 sharded, Llama BF16 grouped-query, Qwen2 with biases, Mistral with a sliding window that the
-generation runs past, Llama 3 scaled RoPE): greedy ids equal the reference's cache-free greedy
+generation runs past, Llama 3 scaled RoPE, and every family added since): greedy ids equal the reference's cache-free greedy
 loop (tests/data/make_hf_models.py, float64 PyTorch from the model definitions) and every map
 over prompt + generated is within 1e-4 of it; `model --ids prompt+generated` gives the same
 maps and hidden state. Sampling is reproduced in NumPy from the hidden state and a Mersenne
@@ -36,8 +36,17 @@ def generate(env, folder, prompt, out, *extra):
     return g, np.load(os.path.join(out, "attention.npy")), stdout
 
 
+def causal_checkpoints(env):
+    """Every checkpoint of tests/data/hf whose reference has a greedy loop (the causal ones)."""
+    root = os.path.join(env.data, "hf")
+    return [name for name in sorted(os.listdir(root))
+            if "greedy" in np.load(os.path.join(root, name, "reference.npz"))]
+
+
 def test_greedy_generation_equals_the_reference_loop(env):
-    for name in CAUSAL:
+    names = causal_checkpoints(env)
+    assert set(CAUSAL) <= set(names), names
+    for name in names:
         ref = np.load(os.path.join(hf(env, name), "reference.npz"))
         out = env.path("g-" + name)
         g, maps, _ = generate(env, hf(env, name), ref["ids"], out, "--generate", "10")

@@ -185,6 +185,41 @@ def test_bad_models_and_ids_are_refused_with_one_message(env):
     refuse(env, ["--model", folder, "--ids", ids_of(folder)], "rope_scaling", "linear and llama3")
 
 
+def test_the_newer_families_refuse_what_they_do_not_run(env):
+    """Each switch a family reads and runs one way only is refused naming the key and value;
+    a missing tensor of a new family is named with its file."""
+    def with_config(source, name, **changes):
+        folder = broken_copy(env, name, source)
+        cfg = json.load(open(os.path.join(folder, "config.json")))
+        cfg.update(changes)
+        json.dump(cfg, open(os.path.join(folder, "config.json"), "w"))
+        return folder
+
+    cases = [("pythia_bf16_sharded", {"attention_bias": False}, ["attention_bias"]),
+             ("pythia_bf16_sharded", {"rotary_pct": 0.05}, ["rotary_pct", "even"]),
+             ("pythia_bf16_sharded", {"hidden_act": "quick_gelu"}, ["hidden_act", "quick_gelu"]),
+             ("opt_f32_prenorm", {"enable_bias": False}, ["enable_bias"]),
+             ("opt_f32_prenorm", {"layer_norm_elementwise_affine": False}, ["layer_norm_elementwise_affine"]),
+             ("phi_f32_gqa", {"qk_layernorm": True}, ["qk_layernorm"]),
+             ("phi_f32_gqa", {"partial_rotary_factor": 1.5}, ["partial_rotary_factor"]),
+             ("gptj_f16", {"rotary_dim": 3}, ["rotary_dim", "even"]),
+             ("gptj_f16", {"rotary_dim": 16}, ["rotary_dim", "8"])]
+    for k, (source, change, words) in enumerate(cases):
+        folder = with_config(source, f"refused-{k}", **change)
+        refuse(env, ["--model", folder, "--ids", ids_of(folder)], "config.json", *words)
+    # OPT-350m's layout without its project_in: named with the file
+    folder = broken_copy(env, "noproject", "opt_f16_postnorm_projected")
+    path = os.path.join(folder, "model.safetensors")
+    data = open(path, "rb").read()
+    (n,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8:8 + n])
+    del header["model.decoder.project_in.weight"]
+    text = json.dumps(header).encode()
+    text += b" " * ((8 - len(text) % 8) % 8)
+    open(path, "wb").write(struct.pack("<Q", len(text)) + text + data[8 + n:])
+    refuse(env, ["--model", folder, "--ids", ids_of(folder)], "model.safetensors", "project_in")
+
+
 def plant(folder, tensor, index, value):
     """Writes `value` (a float: nan, inf) into element `index` (a tuple) of `tensor` in the
     folder's model.safetensors, in the tensor's own dtype."""

@@ -92,19 +92,6 @@ matrix embed(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_
   return norm_of(m, x, m.embed_norm_w, m.embed_norm_b);
 }
 
-// Post-norm: x = LN(x + attention(x)); x = LN(x + mlp(x)).
-void block(layer_context& lc, const layer_weights& w, matrix& x, float* maps, layer_probe* probe,
-           kv_cache*) {
-  matrix a = attention_block(lc, w.self, x, maps, probe);
-  add_in_place(a, x);
-  x = norm_of(lc.m, a, w.norm2_w, w.norm2_b);
-  lc.lap("norm");
-  matrix f = mlp_block(lc, w, x);
-  add_in_place(f, x);
-  x = norm_of(lc.m, f, w.norm3_w, w.norm3_b);
-  lc.lap("norm");
-}
-
 // The masked-LM transform: LN(gelu(dense(h))).
 matrix prediction_input(const hf_model& m, matrix h) {
   if (!m.head_dense)
@@ -119,6 +106,7 @@ matrix prediction_input(const hf_model& m, matrix h) {
 
 }  // namespace
 
-const family_spec bert_family{"bert", {"bert"}, read_config, bind, embed, block, prediction_input};
+const family_spec bert_family{"bert", {"bert"}, read_config, bind, embed, post_norm_block,
+                              prediction_input};
 
 }  // namespace attnviz

@@ -10,5 +10,9 @@ extern const family_spec bert_family;   // families/bert.cpp
 extern const family_spec llama_family;  // families/llama.cpp
 extern const family_spec bart_family;   // families/bart.cpp
 extern const family_spec t5_family;     // families/t5.cpp
+extern const family_spec gpt_neox_family;  // families/gpt_neox.cpp
+extern const family_spec opt_family;       // families/opt.cpp
+extern const family_spec phi_family;       // families/phi.cpp
+extern const family_spec gptj_family;      // families/gptj.cpp
 
 }  // namespace attnviz
