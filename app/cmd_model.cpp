@@ -32,9 +32,9 @@ action setup_model(CLI::App& app) {
   auto f = std::make_shared<model_flags>();
   auto* cmd = app.add_subcommand(
       "model",
-      "Run a Hugging Face model folder (GPT-2, BERT, Llama, Mistral, Qwen2, Pythia/GPT-NeoX, "
-      "OPT, Phi, GPT-J; BART, mBART, Marian, T5) natively and keep every layer's every head's "
-      "attention");
+      "Run a Hugging Face model folder (GPT-2, Llama, Mistral, Qwen2, Pythia/GPT-NeoX, OPT, Phi, "
+      "GPT-J; BERT, RoBERTa, XLM-R, DistilBERT; BART, mBART, Marian, T5) natively and keep "
+      "every layer's every head's attention");
   cmd->footer(R"(
 DIR is a model folder as Hugging Face stores it: config.json, model.safetensors (or
 model.safetensors.index.json and its shards) in F32, F16 or BF16, memory-mapped, and the

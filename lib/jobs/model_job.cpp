@@ -56,7 +56,7 @@ std::vector<std::size_t> prediction_rows(const model_report& r) {
   if (r.config.causal) return {r.ids.size() - 1};
   std::vector<std::size_t> rows;
   for (std::size_t i = 0; i < r.tokens.size(); ++i)
-    if (r.tokens[i] == "[MASK]") rows.push_back(i);
+    if (r.tokens[i] == "[MASK]" || r.tokens[i] == "<mask>") rows.push_back(i);
   return rows;
 }
 

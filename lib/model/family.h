@@ -7,7 +7,8 @@
 //
 //   family  model_type values           positions   norm       mask     block
 //   gpt2    gpt2                        learned     pre-LN     causal   families/gpt2.cpp
-//   bert    bert                        learned     post-LN    none     families/bert.cpp
+//   bert    bert, roberta, xlm-roberta  learned (RoBERTa: after the pad id)  post-LN  none
+//                                                                            families/bert.cpp
 //   llama   llama, mistral, qwen2       rotary      pre-RMS    causal   families/llama.cpp
 //   bart    bart, mbart, marian         learned+2   post-LN    encoder–decoder  families/bart.cpp
 //                                       (Marian: sinusoidal; mBART: pre-LN)
@@ -16,6 +17,7 @@
 //   opt     opt                         learned+2   pre-LN (350m: post-LN)  causal  families/opt.cpp
 //   phi     phi (phi-1, 1.5, 2)         partial rotary  one LN, parallel  causal  families/phi.cpp
 //   gptj    gptj                        interleaved rotary  one LN, parallel  causal  families/gptj.cpp
+//   distilbert distilbert               learned     post-LN    none     families/distilbert.cpp
 #pragma once
 
 #include <cstdint>

@@ -153,6 +153,13 @@ matrix norm_of(const hf_model& m, const matrix& x, const weight_view* w, const w
                        m.config.norm_eps);
 }
 
+matrix mlm_transform(const hf_model& m, matrix h) {
+  weight_converter conv;
+  h = linear(h, *m.head_dense, linear_layout::out_in, m.head_dense_b, conv);
+  activate(m, h);
+  return norm_of(m, h, m.head_norm_w, m.head_norm_b);
+}
+
 void activate(const hf_model& m, matrix& x) {
   switch (m.config.activation) {
     case mlp_activation::gelu_erf: gelu_erf(x); return;
@@ -225,10 +232,16 @@ matrix mlp_block(layer_context& lc, const layer_weights& w, const matrix& in) {
 }
 
 void add_table_rows(matrix& x, const weight_view& table, std::size_t first, bool same_row) {
+  std::vector<std::size_t> rows(x.rows());
+  for (std::size_t r = 0; r < rows.size(); ++r) rows[r] = same_row ? first : first + r;
+  add_table_rows(x, table, rows);
+}
+
+void add_table_rows(matrix& x, const weight_view& table, const std::vector<std::size_t>& rows) {
   const std::size_t d = x.cols();
   std::vector<float> row(d);
   for (std::size_t r = 0; r < x.rows(); ++r) {
-    const std::size_t at = (same_row ? first : first + r) * d;
+    const std::size_t at = rows[r] * d;
     table.to_float(at, d, row.data());
     table.check_finite(row.data(), at, d);
     for (std::size_t j = 0; j < d; ++j) x(r, j) += row[j];

@@ -83,12 +83,17 @@ kv_cache project_memory(layer_context& lc, const attention_weights& w, const mat
 // The feed-forward sub-layer on its (normalised) input.
 matrix mlp_block(layer_context& lc, const layer_weights& w, const matrix& in);
 
+// A masked-LM head's transform (BERT, RoBERTa, DistilBERT): norm(act(dense(h))).
+matrix mlm_transform(const hf_model& m, matrix h);
+
 // The config's activation, in place.
 void activate(const hf_model& m, matrix& x);
 
 // Row r of x += row `first + r` of `table` (learned positions), or row `first` for every r when
 // same_row (BERT's token type 0). Non-finite weights are refused naming the tensor.
 void add_table_rows(matrix& x, const weight_view& table, std::size_t first, bool same_row = false);
+// Row r of x += row rows[r] of `table`.
+void add_table_rows(matrix& x, const weight_view& table, const std::vector<std::size_t>& rows);
 
 // Rows ids[r] of the token embeddings, as wide as the table (OPT's may be narrower than d;
 // first: unused, the families' embed signature).

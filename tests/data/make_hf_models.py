@@ -91,6 +91,17 @@ CASES.update({
     # GPT-J: interleaved RoPE on 4 of each head's 8 dimensions, no attention biases, F16
     "gptj_f16": dict(family="gptj", dtype="F16", shards=1, n=9, d=32, H=4, L=2, V=64, P=40, I=80,
                      rotary=4),
+    # RoBERTa for masked LM: the roberta. prefix and the lm_head, F32
+    "roberta_f32_mlm": dict(family="roberta", model_type="roberta", dtype="F32", shards=1,
+                            prefix="roberta.", head=True, pad_inside=False, n=9, d=32, H=4, L=2,
+                            V=60, P=24, I=64),
+    # XLM-R as XLMRobertaModel saves it: no prefix, no head, BF16, a padding token in the ids
+    "xlmr_bf16_padded": dict(family="roberta", model_type="xlm-roberta", dtype="BF16", shards=1,
+                             prefix="", head=False, pad_inside=True, n=8, d=24, H=3, L=2, V=50,
+                             P=16, I=40),
+    # DistilBERT for masked LM, F16
+    "distilbert_f16_mlm": dict(family="distilbert", dtype="F16", shards=1, n=9, d=32, H=4, L=2,
+                               V=60, P=24, I=64),
 })
 
 DTYPES = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
@@ -701,7 +712,137 @@ def gptj_forward(c, R, ids):
     return torch.stack(maps), hidden, hidden @ R["lm_head.weight"].T + R["lm_head.bias"]
 
 
-MAKERS = {"gpt2": make_gpt2, "bert": make_bert, "llama": make_llama, "gpt_neox": make_gpt_neox,
+def make_roberta(c, g, folder):
+    """RoBERTa / XLM-R: BERT's layers; positions counted after the padding id (1); the
+    masked-LM head under lm_head.*; one token type."""
+    d, H, L, V, P, I, n = c["d"], c["H"], c["L"], c["V"], c["P"], c["I"], c["n"]
+    dt, pre, eps = c["dtype"], c["prefix"], 1e-5
+    W = {"embeddings.word_embeddings.weight": rand(g, V, d, scale=0.5),
+         "embeddings.position_embeddings.weight": rand(g, P, d, scale=0.3),
+         "embeddings.token_type_embeddings.weight": rand(g, 1, d, scale=0.3),
+         "embeddings.LayerNorm.weight": 1 + rand(g, d, scale=0.1),
+         "embeddings.LayerNorm.bias": rand(g, d, scale=0.1)}
+    for l in range(L):
+        e = f"encoder.layer.{l}."
+        for part in ("query", "key", "value"):
+            W[e + f"attention.self.{part}.weight"] = rand(g, d, d, scale=2 / math.sqrt(d))
+            W[e + f"attention.self.{part}.bias"] = rand(g, d, scale=0.1)
+        for name, shape in (("attention.output.dense", (d, d)), ("intermediate.dense", (I, d)),
+                            ("output.dense", (d, I))):
+            W[e + name + ".weight"] = rand(g, *shape)
+            W[e + name + ".bias"] = rand(g, shape[0], scale=0.1)
+        for name in ("attention.output.LayerNorm", "output.LayerNorm"):
+            W[e + name + ".weight"] = 1 + rand(g, d, scale=0.1)
+            W[e + name + ".bias"] = rand(g, d, scale=0.1)
+    head = {"lm_head.dense.weight": rand(g, d, d), "lm_head.dense.bias": rand(g, d, scale=0.1),
+            "lm_head.layer_norm.weight": 1 + rand(g, d, scale=0.1),
+            "lm_head.layer_norm.bias": rand(g, d, scale=0.1), "lm_head.bias": rand(g, V, scale=0.1)}
+    tensors = [(pre + k, v) for k, v in W.items()]
+    if c["head"]:  # RobertaForMaskedLM: the head, its decoder tied to the word embeddings
+        tensors += list(head.items())
+        tensors += [("lm_head.decoder.weight", W["embeddings.word_embeddings.weight"]),
+                    ("lm_head.decoder.bias", head["lm_head.bias"])]
+    save(folder, tensors, dt, c["shards"])
+    R = {k: rounded(v, dt) for k, v in {**W, **head}.items()}
+    cfg = {"model_type": c["model_type"], "architectures": ["RobertaForMaskedLM"], "hidden_size": d,
+           "num_attention_heads": H, "num_hidden_layers": L, "intermediate_size": I,
+           "max_position_embeddings": P, "type_vocab_size": 1, "vocab_size": V, "pad_token_id": 1,
+           "bos_token_id": 0, "eos_token_id": 2, "layer_norm_eps": eps, "hidden_act": "gelu",
+           "position_embedding_type": "absolute"}
+    special = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
+    with open(os.path.join(folder, "vocab.json"), "w") as f:
+        json.dump({t: i for i, t in enumerate(special + [f"t{i}" for i in range(5, V)])}, f)
+    ids = torch.randint(5, V, (n,), generator=g)
+    ids[0], ids[n // 2] = 0, 4  # <s> … <mask> …
+    ids[-2 if c["pad_inside"] else -1] = 2  # … </s>
+    if c["pad_inside"]:
+        ids[-1] = 1  # a padding token after the text: position pad, not pad + n
+    mask = (ids != 1).long()
+    pos = torch.cumsum(mask, 0) * mask + 1  # Hugging Face's create_position_ids_from_input_ids
+    x = R["embeddings.word_embeddings.weight"][ids] + R["embeddings.position_embeddings.weight"][pos] \
+        + R["embeddings.token_type_embeddings.weight"][0]
+    x = layer_norm(x, R["embeddings.LayerNorm.weight"], R["embeddings.LayerNorm.bias"], eps)
+    maps = []
+    for l in range(L):
+        e = f"encoder.layer.{l}."
+
+        def lin(t, name):
+            return t @ R[e + name + ".weight"].T + R[e + name + ".bias"]
+
+        q, k, v = (lin(x, f"attention.self.{p}").view(n, H, d // H).transpose(0, 1)
+                   for p in ("query", "key", "value"))
+        a, ctx = softmax_attention(q, k, v, None)
+        maps.append(a)
+        x = layer_norm(x + lin(ctx.transpose(0, 1).reshape(n, d), "attention.output.dense"),
+                       R[e + "attention.output.LayerNorm.weight"], R[e + "attention.output.LayerNorm.bias"], eps)
+        x = layer_norm(x + lin(gelu_erf(lin(x, "intermediate.dense")), "output.dense"),
+                       R[e + "output.LayerNorm.weight"], R[e + "output.LayerNorm.bias"], eps)
+    row = n // 2
+    probs = torch.zeros(V, dtype=torch.float64)
+    if c["head"]:
+        t = gelu_erf(x[row] @ R["lm_head.dense.weight"].T + R["lm_head.dense.bias"])
+        t = layer_norm(t, R["lm_head.layer_norm.weight"], R["lm_head.layer_norm.bias"], eps)
+        probs = torch.softmax(t @ R["embeddings.word_embeddings.weight"].T + R["lm_head.bias"], -1)
+    return cfg, ids, torch.stack(maps), x, row, probs
+
+
+def make_distilbert(c, g, folder):
+    """DistilBERT: no token types, q_lin/k_lin/v_lin/out_lin, sa_layer_norm and
+    output_layer_norm; the masked-LM head vocab_transform / vocab_layer_norm / vocab_projector."""
+    d, H, L, V, P, I, n = c["d"], c["H"], c["L"], c["V"], c["P"], c["I"], c["n"]
+    dt, pre, eps = c["dtype"], "distilbert.", 1e-12
+    W = {"embeddings.word_embeddings.weight": rand(g, V, d, scale=0.5),
+         "embeddings.position_embeddings.weight": rand(g, P, d, scale=0.3),
+         "embeddings.LayerNorm.weight": 1 + rand(g, d, scale=0.1),
+         "embeddings.LayerNorm.bias": rand(g, d, scale=0.1)}
+    for l in range(L):
+        e = f"transformer.layer.{l}."
+        for part in ("q_lin", "k_lin", "v_lin", "out_lin"):
+            W[e + f"attention.{part}.weight"] = rand(g, d, d, scale=(2 if part in ("q_lin", "k_lin") else 1) / math.sqrt(d))
+            W[e + f"attention.{part}.bias"] = rand(g, d, scale=0.1)
+        W[e + "ffn.lin1.weight"], W[e + "ffn.lin1.bias"] = rand(g, I, d), rand(g, I, scale=0.1)
+        W[e + "ffn.lin2.weight"], W[e + "ffn.lin2.bias"] = rand(g, d, I), rand(g, d, scale=0.1)
+        for name in ("sa_layer_norm", "output_layer_norm"):
+            W[e + name + ".weight"] = 1 + rand(g, d, scale=0.1)
+            W[e + name + ".bias"] = rand(g, d, scale=0.1)
+    head = {"vocab_transform.weight": rand(g, d, d), "vocab_transform.bias": rand(g, d, scale=0.1),
+            "vocab_layer_norm.weight": 1 + rand(g, d, scale=0.1),
+            "vocab_layer_norm.bias": rand(g, d, scale=0.1), "vocab_projector.bias": rand(g, V, scale=0.1)}
+    tensors = [(pre + k, v) for k, v in W.items()] + list(head.items())
+    tensors.append(("vocab_projector.weight", W["embeddings.word_embeddings.weight"]))
+    save(folder, tensors, dt, c["shards"])
+    R = {k: rounded(v, dt) for k, v in {**W, **head}.items()}
+    cfg = {"model_type": "distilbert", "architectures": ["DistilBertForMaskedLM"], "dim": d,
+           "n_heads": H, "n_layers": L, "hidden_dim": I, "max_position_embeddings": P,
+           "vocab_size": V, "activation": "gelu", "sinusoidal_pos_embds": False}
+    with open(os.path.join(folder, "vocab.txt"), "w") as f:
+        f.write("\n".join(vocab_lines(V)) + "\n")
+    ids = torch.randint(5, V, (n,), generator=g)
+    ids[0], ids[-1], ids[n // 2] = 2, 3, 4  # [CLS] … [MASK] … [SEP]
+    x = layer_norm(R["embeddings.word_embeddings.weight"][ids] + R["embeddings.position_embeddings.weight"][:n],
+                   R["embeddings.LayerNorm.weight"], R["embeddings.LayerNorm.bias"], eps)
+    maps = []
+    for l in range(L):
+        e = f"transformer.layer.{l}."
+
+        def lin(t, name):
+            return t @ R[e + name + ".weight"].T + R[e + name + ".bias"]
+
+        q, k, v = (lin(x, f"attention.{p}").view(n, H, d // H).transpose(0, 1) for p in ("q_lin", "k_lin", "v_lin"))
+        a, ctx = softmax_attention(q, k, v, None)
+        maps.append(a)
+        x = layer_norm(x + lin(ctx.transpose(0, 1).reshape(n, d), "attention.out_lin"),
+                       R[e + "sa_layer_norm.weight"], R[e + "sa_layer_norm.bias"], eps)
+        x = layer_norm(x + lin(gelu_erf(lin(x, "ffn.lin1")), "ffn.lin2"),
+                       R[e + "output_layer_norm.weight"], R[e + "output_layer_norm.bias"], eps)
+    row = n // 2
+    t = gelu_erf(x[row] @ R["vocab_transform.weight"].T + R["vocab_transform.bias"])
+    t = layer_norm(t, R["vocab_layer_norm.weight"], R["vocab_layer_norm.bias"], eps)
+    probs = torch.softmax(t @ R["embeddings.word_embeddings.weight"].T + R["vocab_projector.bias"], -1)
+    return cfg, ids, torch.stack(maps), x, row, probs
+
+
+MAKERS = {"gpt2": make_gpt2, "roberta": make_roberta, "distilbert": make_distilbert, "bert": make_bert, "llama": make_llama, "gpt_neox": make_gpt_neox,
           "opt": make_opt, "phi": make_phi, "gptj": make_gptj}
 
 

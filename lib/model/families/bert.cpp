@@ -1,14 +1,19 @@
-// BERT (model_type bert).
+// BERT (model_type bert) and RoBERTa (roberta, xlm-roberta: BERT's network with positions
+// counted after the padding id and its own masked-LM head's names).
 //
 // config.json   hidden_size, num_attention_heads, num_hidden_layers, intermediate_size,
 //               max_position_embeddings, vocab_size, type_vocab_size (2), layer_norm_eps
-//               (1e-12), hidden_act (gelu), position_embedding_type (absolute only)
+//               (1e-12), hidden_act (gelu), position_embedding_type (absolute only);
+//               RoBERTa: pad_token_id (1)
 // tensors       embeddings.{word, position, token_type}_embeddings, embeddings.LayerNorm,
 //               encoder.layer.{l}.{attention.self.{query,key,value}, attention.output.{dense,
 //               LayerNorm}, intermediate.dense, output.{dense, LayerNorm}}; the optional prefix
 //               bert.; LayerNorm gamma/beta accepted for weight/bias; Linear weights [out, in];
-//               the masked-LM head cls.predictions.* when present (decoder tied to the words)
+//               the masked-LM head cls.predictions.* when present (decoder tied to the words);
+//               RoBERTa: the prefix roberta., the head lm_head.{dense, layer_norm, bias}
 // block         x = LN(word[ids] + position[0..n) + token_type[0])
+//               (RoBERTa: the i-th token that is not padding at position pad + 1 + i, padding
+//               at position pad, so a text has max_position_embeddings − pad − 1 positions)
 //               per layer: x = LN(x + dense(attn(x)));  x = LN(x + output(gelu(intermediate(x))))
 //               h = x                                                no mask
 #include <fmt/format.h>
@@ -35,10 +40,29 @@ void read_config(const config_reader& r, model_config& c) {
   c.activation = activation_of(r, "hidden_act", r.text_or("hidden_act", "gelu"));
   r.require_text("position_embedding_type", "absolute", "absolute",
                  "attn-viz runs learned absolute positions");
+  if (c.model_type != "bert") {  // RoBERTa: positions start after the padding id
+    c.pad_id = static_cast<std::int64_t>(r.index_or("pad_token_id", 1));
+    if (static_cast<std::size_t>(c.pad_id) + 1 >= c.max_positions)
+      r.fail("pad_token_id", fmt::format("an id below max_position_embeddings − 1 ({})",
+                                         c.max_positions - 1));
+    c.position_table = c.max_positions;
+    c.max_positions -= static_cast<std::size_t>(c.pad_id) + 1;
+  }
   c.norm = norm_kind::layer_norm;
   c.positions = position_kind::learned;
   c.causal = false;
   c.tie_embeddings = true;
+}
+
+// RoBERTa's head: lm_head.dense, lm_head.layer_norm, lm_head.bias (the decoder tied to the words).
+void bind_roberta_head(hf_model& m) {
+  const auto d = dim(m.config.d_model);
+  const binder top(m.weights, "lm_head.");
+  m.head_dense = top.need("dense.weight", {d, d});
+  m.head_dense_b = top.need("dense.bias", {d});
+  m.head_norm_w = top.need("layer_norm.weight", {d});
+  m.head_norm_b = top.need("layer_norm.bias", {d});
+  m.logits_bias = top.need("bias", {dim(m.config.vocab)});
 }
 
 void bind_mlm_head(hf_model& m) {
@@ -54,9 +78,12 @@ void bind_mlm_head(hf_model& m) {
 void bind(hf_model& m) {
   const model_config& c = m.config;
   const auto d = dim(c.d_model), I = dim(c.intermediate);
-  const binder b(m.weights, m.weights.has_prefix("bert.embeddings.") ? "bert." : "");
+  const bool roberta = c.pad_id >= 0;
+  const std::string prefix = roberta ? "roberta." : "bert.";
+  const binder b(m.weights, m.weights.has_prefix(prefix + "embeddings.") ? prefix : "");
   m.tokens = b.need("embeddings.word_embeddings.weight", {dim(c.vocab), d});
-  m.positions = b.need("embeddings.position_embeddings.weight", {dim(c.max_positions), d});
+  m.positions = b.need("embeddings.position_embeddings.weight",
+                       {dim(roberta ? c.position_table : c.max_positions), d});
   m.token_types = b.need("embeddings.token_type_embeddings.weight", {dim(c.type_vocab), d});
   m.embed_norm_w = b.need_ln("embeddings.LayerNorm", "weight", {d});
   m.embed_norm_b = b.need_ln("embeddings.LayerNorm", "bias", {d});
@@ -82,12 +109,21 @@ void bind(hf_model& m) {
     m.layers.push_back(w);
   }
   if (m.weights.find("cls.predictions.transform.dense.weight")) bind_mlm_head(m);
+  if (roberta && m.weights.find("lm_head.dense.weight")) bind_roberta_head(m);
   m.lm_head = m.tokens;  // the MLM decoder is tied to the word embeddings
 }
 
 matrix embed(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_t) {
   matrix x = token_rows(m, ids);
-  add_table_rows(x, *m.positions, 0);
+  if (m.config.pad_id < 0) {
+    add_table_rows(x, *m.positions, 0);
+  } else {  // RoBERTa: row r at pad + (tokens before it that are not padding) + 1, padding at pad
+    const auto pad = static_cast<std::size_t>(m.config.pad_id);
+    std::vector<std::size_t> rows;
+    std::size_t seen = 0;
+    for (const std::int64_t id : ids) rows.push_back(id == m.config.pad_id ? pad : pad + ++seen);
+    add_table_rows(x, *m.positions, rows);
+  }
   add_table_rows(x, *m.token_types, 0, true);
   return norm_of(m, x, m.embed_norm_w, m.embed_norm_b);
 }
@@ -96,17 +132,18 @@ matrix embed(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_
 matrix prediction_input(const hf_model& m, matrix h) {
   if (!m.head_dense)
     throw input_error(m.weights.source(),
-                      "has no masked-LM head (cls.predictions.*): this BERT checkpoint cannot "
-                      "fill in [MASK]");
-  weight_converter conv;
-  h = linear(h, *m.head_dense, linear_layout::out_in, m.head_dense_b, conv);
-  activate(m, h);
-  return norm_of(m, h, m.head_norm_w, m.head_norm_b);
+                      m.config.pad_id < 0 ? "has no masked-LM head (cls.predictions.*): this "
+                                            "BERT checkpoint cannot fill in [MASK]"
+                                          : "has no masked-LM head (lm_head.*): this RoBERTa "
+                                            "checkpoint cannot fill in <mask>");
+  return mlm_transform(m, std::move(h));
 }
 
 }  // namespace
 
-const family_spec bert_family{"bert", {"bert"}, read_config, bind, embed, post_norm_block,
+const family_spec bert_family{"bert",         {"bert", "roberta", "xlm-roberta"},
+                              read_config,    bind,
+                              embed,          post_norm_block,
                               prediction_input};
 
 }  // namespace attnviz

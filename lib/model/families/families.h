@@ -14,5 +14,6 @@ extern const family_spec gpt_neox_family;  // families/gpt_neox.cpp
 extern const family_spec opt_family;       // families/opt.cpp
 extern const family_spec phi_family;       // families/phi.cpp
 extern const family_spec gptj_family;      // families/gptj.cpp
+extern const family_spec distilbert_family;  // families/distilbert.cpp
 
 }  // namespace attnviz

@@ -49,9 +49,10 @@ TEST_CASE("GPT-2, BERT and Llama configs read their own keys") {
 TEST_CASE("a bad config names the file and the key") {
   CHECK_THROWS_WITH_AS(parse_model_config(R"({"model_type": "xlnet"})", "m/config.json"),
                        doctest::Contains("m/config.json: key 'model_type': expected one of gpt2, "
-                                         "bert, llama, mistral, qwen2, bart, mbart, marian, "
-                                         "t5, mt5, gpt_neox, opt, phi, gptj (the families "
-                                         "attn-viz runs), got 'xlnet'"),
+                                         "bert, roberta, xlm-roberta, llama, mistral, qwen2, "
+                                         "bart, mbart, marian, t5, mt5, gpt_neox, opt, phi, "
+                                         "gptj, distilbert (the families attn-viz runs), got "
+                                         "'xlnet'"),
                        input_error);
   CHECK_THROWS_WITH_AS(
       parse_model_config(R"({"model_type": "gpt2", "n_embd": -3})", "c.json"),
