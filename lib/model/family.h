@@ -16,6 +16,8 @@
 //   gpt_neox gpt_neox (Pythia)          partial rotary  pre-LN, parallel  causal  families/gpt_neox.cpp
 //   opt     opt                         learned+2   pre-LN (350m: post-LN)  causal  families/opt.cpp
 //   phi     phi (phi-1, 1.5, 2)         partial rotary  one LN, parallel  causal  families/phi.cpp
+//   phi3    phi3                        partial rotary  pre-RMS, fused qkv and gate_up  causal
+//                                                                            families/phi3.cpp
 //   gptj    gptj                        interleaved rotary  one LN, parallel  causal  families/gptj.cpp
 //   distilbert distilbert               learned     post-LN    none     families/distilbert.cpp
 #pragma once

@@ -33,6 +33,7 @@ struct layer_weights {
                                                             // post_attention_layernorm
   const weight_view *up = nullptr, *up_b = nullptr;          // c_fc / intermediate / up_proj / fc1
   const weight_view *gate = nullptr;                         // gate_proj
+  const weight_view* gate_up = nullptr;                      // Phi-3's fused [gate | up]
   const weight_view *down = nullptr, *down_b = nullptr;      // mlp.c_proj / output / down_proj
   const weight_view *norm3_w = nullptr, *norm3_b = nullptr;  // BERT's output LayerNorm
   const weight_view* position_bias = nullptr;  // T5: [buckets, H], in each stack's layer 0

@@ -212,21 +212,37 @@ matrix cross_attention_block(layer_context& lc, const attention_weights& w, cons
   return attend_and_output(lc, w, a, maps, attention_spec{}, false);
 }
 
+// Phi-3's fused product [gate | up] split into its two halves.
+void split_gate_up(const matrix& fused, matrix& gate, matrix& up) {
+  const std::size_t half = fused.cols() / 2;
+  gate = matrix::uninitialized(fused.rows(), half);
+  up = matrix::uninitialized(fused.rows(), half);
+  for (std::size_t r = 0; r < fused.rows(); ++r) {
+    std::copy(fused.row(r), fused.row(r) + half, gate.row(r));
+    std::copy(fused.row(r) + half, fused.row(r) + 2 * half, up.row(r));
+  }
+}
+
 matrix mlp_block(layer_context& lc, const layer_weights& w, const matrix& in) {
-  matrix up = linear(in, *w.up, lc.layout, w.up_b, lc.conv);
-  matrix gate;
-  if (w.gate) gate = linear(in, *w.gate, lc.layout, nullptr, lc.conv);
+  matrix up, gate;
+  if (w.gate_up) {
+    split_gate_up(linear(in, *w.gate_up, lc.layout, nullptr, lc.conv), gate, up);
+  } else {
+    up = linear(in, *w.up, lc.layout, w.up_b, lc.conv);
+    if (w.gate) gate = linear(in, *w.gate, lc.layout, nullptr, lc.conv);
+  }
+  const bool gated = w.gate || w.gate_up;
   lc.lap("mlp_up");
-  if (w.gate && lc.m.config.activation == mlp_activation::silu) {
+  if (gated && lc.m.config.activation == mlp_activation::silu) {
     silu_gate(gate, up);
-  } else if (w.gate) {
+  } else if (gated) {
     activate(lc.m, gate);
     multiply_in_place(gate, up);
   } else {
     activate(lc.m, up);
   }
   lc.lap("activation");
-  matrix down = linear(w.gate ? gate : up, *w.down, lc.layout, w.down_b, lc.conv);
+  matrix down = linear(gated ? gate : up, *w.down, lc.layout, w.down_b, lc.conv);
   lc.lap("mlp_down");
   return down;
 }

@@ -102,6 +102,10 @@ CASES.update({
     # DistilBERT for masked LM, F16
     "distilbert_f16_mlm": dict(family="distilbert", dtype="F16", shards=1, n=9, d=32, H=4, L=2,
                                V=60, P=24, I=64),
+    # Phi-3: fused qkv_proj and gate_up_proj, grouped K/V, three quarters of each head rotated,
+    # a sliding window of 6 keys that generation runs past, BF16
+    "phi3_bf16_window": dict(family="phi3", dtype="BF16", shards=1, n=9, d=64, H=4, KV=2, L=2,
+                             V=70, P=64, I=80, theta=10000.0, factor=0.75, window=6),
 })
 
 DTYPES = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
@@ -842,7 +846,71 @@ def make_distilbert(c, g, folder):
     return cfg, ids, torch.stack(maps), x, row, probs
 
 
-MAKERS = {"gpt2": make_gpt2, "roberta": make_roberta, "distilbert": make_distilbert, "bert": make_bert, "llama": make_llama, "gpt_neox": make_gpt_neox,
+def make_phi3(c, g, folder):
+    d, H, KV, L, V, P, I, n = c["d"], c["H"], c["KV"], c["L"], c["V"], c["P"], c["I"], c["n"]
+    dh, dt = d // H, c["dtype"]
+    W = {"model.embed_tokens.weight": rand(g, V, d, scale=1.0)}
+    for l in range(L):
+        p = f"model.layers.{l}."
+        W[p + "input_layernorm.weight"] = 1 + rand(g, d, scale=0.1)
+        W[p + "self_attn.qkv_proj.weight"] = rand(g, (H + 2 * KV) * dh, d, scale=2 / math.sqrt(d))
+        W[p + "self_attn.o_proj.weight"] = rand(g, d, H * dh)
+        W[p + "post_attention_layernorm.weight"] = 1 + rand(g, d, scale=0.1)
+        W[p + "mlp.gate_up_proj.weight"] = rand(g, 2 * I, d)
+        W[p + "mlp.down_proj.weight"] = rand(g, d, I)
+    W["model.norm.weight"] = 1 + rand(g, d, scale=0.1)
+    W["lm_head.weight"] = rand(g, V, d)
+    save(folder, list(W.items()), dt, c["shards"])
+    R = {k: rounded(v, dt) for k, v in W.items()}
+    cfg = {"model_type": "phi3", "architectures": ["Phi3ForCausalLM"], "hidden_size": d,
+           "num_attention_heads": H, "num_key_value_heads": KV, "num_hidden_layers": L,
+           "intermediate_size": I, "max_position_embeddings": P, "vocab_size": V,
+           "rms_norm_eps": 1e-5, "rope_theta": c["theta"], "rope_scaling": None,
+           "partial_rotary_factor": c["factor"], "sliding_window": c["window"], "hidden_act": "silu",
+           "tie_word_embeddings": False}
+    tok = {"version": "1.0", "added_tokens": [{"id": 1, "content": "<s>", "special": True}],
+           "model": {"type": "BPE", "vocab": {("<s>" if i == 1 else f"▁t{i}"): i for i in range(V)},
+                     "merges": []}}
+    with open(os.path.join(folder, "tokenizer.json"), "w") as f:
+        json.dump(tok, f, ensure_ascii=False)
+    ids = torch.randint(2, V, (n,), generator=g)
+    ids[0] = 1
+    return cfg, ids, lambda ids: phi3_forward(c, R, ids)
+
+
+def phi3_forward(c, R, ids):
+    """Phi3ForCausalLM: qkv_proj sliced q | k | v, gate_up_proj chunked gate | up, rotate-half
+    RoPE on the first int(dh · partial_rotary_factor) dimensions, RMSNorm, SwiGLU, causal with
+    the sliding window (keys i - W < j <= i)."""
+    d, H, KV, L, n, I = c["d"], c["H"], c["KV"], c["L"], len(ids), c["I"]
+    dh, eps = d // H, 1e-5
+    r = int(dh * c["factor"])
+    pos = torch.arange(n)
+    i, j = torch.arange(n)[:, None], torch.arange(n)[None, :]
+    mask = (j > i) | (i - j >= c["window"])
+    x = R["model.embed_tokens.weight"][ids]
+    maps = []
+    for l in range(L):
+        p = f"model.layers.{l}."
+        h = rms_norm(x, R[p + "input_layernorm.weight"], eps)
+        qkv = h @ R[p + "self_attn.qkv_proj.weight"].T
+        q = qkv[:, :H * dh].view(n, H, dh).transpose(0, 1)
+        k = qkv[:, H * dh:(H + KV) * dh].view(n, KV, dh).transpose(0, 1)
+        v = qkv[:, (H + KV) * dh:].view(n, KV, dh).transpose(0, 1)
+        q = torch.cat([rope_half(q[..., :r], c["theta"], pos), q[..., r:]], -1)
+        k = torch.cat([rope_half(k[..., :r], c["theta"], pos), k[..., r:]], -1)
+        k, v = k.repeat_interleave(H // KV, 0), v.repeat_interleave(H // KV, 0)
+        a, ctx = softmax_attention(q, k, v, mask)
+        maps.append(a)
+        x = x + ctx.transpose(0, 1).reshape(n, H * dh) @ R[p + "self_attn.o_proj.weight"].T
+        m = rms_norm(x, R[p + "post_attention_layernorm.weight"], eps)
+        gate, up = (m @ R[p + "mlp.gate_up_proj.weight"].T).chunk(2, -1)
+        x = x + (gate * torch.sigmoid(gate) * up) @ R[p + "mlp.down_proj.weight"].T
+    hidden = rms_norm(x, R["model.norm.weight"], eps)
+    return torch.stack(maps), hidden, hidden @ R["lm_head.weight"].T
+
+
+MAKERS = {"gpt2": make_gpt2, "roberta": make_roberta, "distilbert": make_distilbert, "phi3": make_phi3, "bert": make_bert, "llama": make_llama, "gpt_neox": make_gpt_neox,
           "opt": make_opt, "phi": make_phi, "gptj": make_gptj}
 
 
