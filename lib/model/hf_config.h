@@ -59,6 +59,8 @@ struct model_config {
   std::size_t embed_width = 0;     // OPT: word_embed_proj_dim (0: d_model)
   std::int64_t pad_id = -1;        // RoBERTa: positions count from pad_token_id + 1 (−1: BERT)
   std::size_t position_table = 0;  // the learned positions' rows, when not max_positions
+  float norm_weight_offset = 0.0f;  // Gemma: RMSNorm scales by (offset + w)
+  double embed_scale = 0.0;         // Gemma: the embeddings' factor (0: none)
   norm_kind norm = norm_kind::layer_norm;
   mlp_activation activation = mlp_activation::gelu_tanh;
   bool gated_mlp = false;  // down(act(gate(x)) ⊙ up(x)) (Llama's SwiGLU), else down(act(up(x)))

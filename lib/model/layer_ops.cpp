@@ -148,7 +148,12 @@ void kv_cache::append(const float* k_rows, std::size_t ldk, const float* v_rows,
 
 
 matrix norm_of(const hf_model& m, const matrix& x, const weight_view* w, const weight_view* b) {
-  if (m.config.norm == norm_kind::rms_norm) return rms_norm_of(x, vector_of(*w), m.config.norm_eps);
+  if (m.config.norm == norm_kind::rms_norm) {
+    std::vector<float> scale = vector_of(*w);
+    if (m.config.norm_weight_offset != 0.0f)  // Gemma: x / rms · (1 + w), in float
+      for (float& s : scale) s += m.config.norm_weight_offset;
+    return rms_norm_of(x, scale, m.config.norm_eps);
+  }
   return layer_norm_of(x, vector_of(*w), b ? vector_of(*b) : std::vector<float>{},
                        m.config.norm_eps);
 }

@@ -106,6 +106,10 @@ CASES.update({
     # a sliding window of 6 keys that generation runs past, BF16
     "phi3_bf16_window": dict(family="phi3", dtype="BF16", shards=1, n=9, d=64, H=4, KV=2, L=2,
                              V=70, P=64, I=80, theta=10000.0, factor=0.75, window=6),
+    # Gemma: head_dim 16 with 48-wide hidden states and 6 query heads (6 x 16 != 48), one KV
+    # head, √48 rounded to BF16 (6.9375), tied, BF16
+    "gemma_bf16_mqa": dict(family="gemma", dtype="BF16", shards=1, n=10, d=48, H=6, KV=1, dh=16,
+                           L=2, V=64, P=64, I=96),
 })
 
 DTYPES = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
@@ -910,7 +914,72 @@ def phi3_forward(c, R, ids):
     return torch.stack(maps), hidden, hidden @ R["lm_head.weight"].T
 
 
-MAKERS = {"gpt2": make_gpt2, "roberta": make_roberta, "distilbert": make_distilbert, "phi3": make_phi3, "bert": make_bert, "llama": make_llama, "gpt_neox": make_gpt_neox,
+def make_gemma(c, g, folder):
+    d, H, KV, L, V, P, I, n, dh = c["d"], c["H"], c["KV"], c["L"], c["V"], c["P"], c["I"], c["n"], c["dh"]
+    dt = c["dtype"]
+    W = {"model.embed_tokens.weight": rand(g, V, d, scale=1.0 / math.sqrt(d))}
+    for l in range(L):
+        p = f"model.layers.{l}."
+        W[p + "input_layernorm.weight"] = rand(g, d, scale=0.2)  # Gemma's norms hold w of (1 + w)
+        W[p + "self_attn.q_proj.weight"] = rand(g, H * dh, d, scale=2 / math.sqrt(d))
+        W[p + "self_attn.k_proj.weight"] = rand(g, KV * dh, d, scale=2 / math.sqrt(d))
+        W[p + "self_attn.v_proj.weight"] = rand(g, KV * dh, d)
+        W[p + "self_attn.o_proj.weight"] = rand(g, d, H * dh)
+        W[p + "post_attention_layernorm.weight"] = rand(g, d, scale=0.2)
+        W[p + "mlp.gate_proj.weight"] = rand(g, I, d)
+        W[p + "mlp.up_proj.weight"] = rand(g, I, d)
+        W[p + "mlp.down_proj.weight"] = rand(g, d, I)
+    W["model.norm.weight"] = rand(g, d, scale=0.2)
+    save(folder, list(W.items()), dt, c["shards"])
+    R = {k: rounded(v, dt) for k, v in W.items()}
+    cfg = {"model_type": "gemma", "architectures": ["GemmaForCausalLM"], "hidden_size": d,
+           "num_attention_heads": H, "num_key_value_heads": KV, "head_dim": dh,
+           "num_hidden_layers": L, "intermediate_size": I, "max_position_embeddings": P,
+           "vocab_size": V, "rms_norm_eps": 1e-6, "rope_theta": 10000.0, "hidden_act": "gelu",
+           "hidden_activation": None, "tie_word_embeddings": True}
+    tok = {"version": "1.0", "added_tokens": [{"id": 2, "content": "<bos>", "special": True}],
+           "model": {"type": "BPE", "vocab": {("<bos>" if i == 2 else f"▁t{i}"): i for i in range(V)},
+                     "merges": []}}
+    with open(os.path.join(folder, "tokenizer.json"), "w") as f:
+        json.dump(tok, f, ensure_ascii=False)
+    ids = torch.randint(3, V, (n,), generator=g)
+    ids[0] = 2
+    return cfg, ids, lambda ids: gemma_forward(c, R, ids)
+
+
+def gemma_forward(c, R, ids):
+    """GemmaForCausalLM: embeddings x sqrt(d) (the factor rounded to the weights' dtype, as the
+    model holds it), RMSNorm x (1 + w), GeGLU with the tanh GELU, head_dim 2 d / H here, tied."""
+    d, H, KV, L, n, dh = c["d"], c["H"], c["KV"], c["L"], len(ids), c["dh"]
+    eps = 1e-6
+    normalizer = torch.tensor(d ** 0.5, dtype=DTYPES[c["dtype"]]).to(torch.float64)
+    pos = torch.arange(n)
+    causal = torch.ones(n, n, dtype=torch.bool).triu(1)
+
+    def norm(t, name):
+        return t / torch.sqrt(t.pow(2).mean(-1, keepdim=True) + eps) * (1 + R[name])
+
+    x = R["model.embed_tokens.weight"][ids] * normalizer
+    maps = []
+    for l in range(L):
+        p = f"model.layers.{l}."
+        h = norm(x, p + "input_layernorm.weight")
+        q = (h @ R[p + "self_attn.q_proj.weight"].T).view(n, H, dh).transpose(0, 1)
+        k = (h @ R[p + "self_attn.k_proj.weight"].T).view(n, KV, dh).transpose(0, 1)
+        v = (h @ R[p + "self_attn.v_proj.weight"].T).view(n, KV, dh).transpose(0, 1)
+        q, k = rope_half(q, 10000.0, pos), rope_half(k, 10000.0, pos)
+        k, v = k.repeat_interleave(H // KV, 0), v.repeat_interleave(H // KV, 0)
+        a, ctx = softmax_attention(q, k, v, causal)
+        maps.append(a)
+        x = x + ctx.transpose(0, 1).reshape(n, H * dh) @ R[p + "self_attn.o_proj.weight"].T
+        m = norm(x, p + "post_attention_layernorm.weight")
+        x = x + (gelu_new(m @ R[p + "mlp.gate_proj.weight"].T) * (m @ R[p + "mlp.up_proj.weight"].T)) \
+            @ R[p + "mlp.down_proj.weight"].T
+    hidden = norm(x, "model.norm.weight")
+    return torch.stack(maps), hidden, hidden @ R["model.embed_tokens.weight"].T
+
+
+MAKERS = {"gpt2": make_gpt2, "gemma": make_gemma, "roberta": make_roberta, "distilbert": make_distilbert, "phi3": make_phi3, "bert": make_bert, "llama": make_llama, "gpt_neox": make_gpt_neox,
           "opt": make_opt, "phi": make_phi, "gptj": make_gptj}
 
 

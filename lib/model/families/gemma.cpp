@@ -1,0 +1,108 @@
+// Gemma (model_type gemma: Gemma 2B and 7B, CodeGemma).
+//
+// config.json   hidden_size, num_attention_heads, num_key_value_heads, head_dim (may differ
+//               from hidden/heads), num_hidden_layers, intermediate_size,
+//               max_position_embeddings, vocab_size, rms_norm_eps (1e-6), rope_theta (10000),
+//               rope_scaling, hidden_activation (gelu_pytorch_tanh or gelu; when absent the
+//               tanh form, whatever hidden_act says), tie_word_embeddings (true),
+//               eos_token_id
+// tensors       Llama's: model.embed_tokens, model.layers.{l}.{input_layernorm,
+//               self_attn.{q,k,v,o}_proj, post_attention_layernorm, mlp.{gate,up,down}_proj},
+//               model.norm, lm_head (or the embeddings when tied)
+// block         x = embed[ids] · s, s = √hidden_size rounded to the embeddings' dtype (as the
+//               model multiplies in its own dtype)
+//               per layer: m = RMS₁(x); x += o(attn(rope(q(m)), rope(k(m)), v(m)))
+//                          m = RMS₂(x); x += down(gelu_tanh(gate(m)) ⊙ up(m))     (GeGLU)
+//               RMS(x) = x / √(mean(x²) + ε) · (1 + w)
+//               h = RMS_final(x)                     causal, grouped-query, rotate-half RoPE
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "model/config_reader.h"
+#include "model/families/families.h"
+#include "model/layer_ops.h"
+
+namespace attnviz {
+
+namespace {
+
+void read_config(const config_reader& r, model_config& c) {
+  c.d_model = r.size("hidden_size");
+  c.heads = r.size("num_attention_heads");
+  c.kv_heads = r.size_or("num_key_value_heads", c.heads);
+  c.head_dim = r.size_or("head_dim", 0);
+  c.layers = r.size("num_hidden_layers");
+  c.intermediate = r.size("intermediate_size");
+  c.max_positions = r.size("max_position_embeddings");
+  c.vocab = r.size("vocab_size");
+  c.norm_eps = r.number_or("rms_norm_eps", 1e-6);
+  c.rope_theta = r.number_or("rope_theta", 10000.0);
+  if (r.has("rope_scaling")) c.rope_scaling = read_rope_scaling(r);
+  // hidden_activation as named (exact "gelu" included); without it Gemma's MLP runs the tanh
+  // form whatever hidden_act says
+  c.activation = mlp_activation::gelu_tanh;
+  if (r.has("hidden_activation") && !r.object().at("hidden_activation").is_null()) {
+    const std::string act = r.text_or("hidden_activation", "gelu_pytorch_tanh");
+    c.activation = activation_of(r, "hidden_activation", act);
+    if (c.activation != mlp_activation::gelu_tanh && c.activation != mlp_activation::gelu_erf)
+      r.fail("hidden_activation", fmt::format("a GELU (Gemma's GeGLU), got '{}'", act));
+  }
+  c.tie_embeddings = r.flag_or("tie_word_embeddings", true);
+  c.norm = norm_kind::rms_norm;
+  c.norm_weight_offset = 1.0f;
+  c.gated_mlp = true;
+  c.positions = position_kind::rotary;
+  c.causal = true;
+}
+
+// √d as the model holds it: rounded to the embeddings' 16-bit type (8 or 11 significant bits,
+// to nearest, ties to even), or a float.
+double embed_scale_of(const model_config& c, weight_dtype dtype) {
+  const double s = std::sqrt(static_cast<double>(c.d_model));
+  if (dtype == weight_dtype::f32) return static_cast<float>(s);
+  const int bits = dtype == weight_dtype::bf16 ? 8 : 11;
+  int e = 0;
+  const double m = std::frexp(s, &e);  // s = m · 2^e, m in [0.5, 1)
+  return std::ldexp(std::nearbyint(std::ldexp(m, bits)), e - bits);
+}
+
+void bind(hf_model& m) {
+  model_config& c = m.config;
+  const auto d = dim(c.d_model), I = dim(c.intermediate), V = dim(c.vocab);
+  const auto q_out = dim(c.heads * c.head_dim), kv_out = dim(c.kv_heads * c.head_dim);
+  const binder b(m.weights, "model.");
+  m.tokens = b.need("embed_tokens.weight", {V, d});
+  c.embed_scale = embed_scale_of(c, m.tokens->dtype);
+  for (std::size_t l = 0; l < c.layers; ++l) {
+    const std::string p = fmt::format("layers.{}.", l);
+    layer_weights w;
+    w.norm1_w = b.need(p + "input_layernorm.weight", {d});
+    w.self.q = b.need(p + "self_attn.q_proj.weight", {q_out, d});
+    w.self.k = b.need(p + "self_attn.k_proj.weight", {kv_out, d});
+    w.self.v = b.need(p + "self_attn.v_proj.weight", {kv_out, d});
+    w.self.o = b.need(p + "self_attn.o_proj.weight", {d, q_out});
+    w.norm2_w = b.need(p + "post_attention_layernorm.weight", {d});
+    w.gate = b.need(p + "mlp.gate_proj.weight", {I, d});
+    w.up = b.need(p + "mlp.up_proj.weight", {I, d});
+    w.down = b.need(p + "mlp.down_proj.weight", {d, I});
+    m.layers.push_back(w);
+  }
+  m.final_norm_w = b.need("norm.weight", {d});
+  m.lm_head = c.tie_embeddings && !m.weights.find("lm_head.weight")
+                  ? m.tokens
+                  : &m.weights.require({"lm_head.weight"}, {V, d});
+}
+
+matrix embed(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_t) {
+  matrix x = token_rows(m, ids);
+  const auto s = static_cast<float>(m.config.embed_scale);
+  for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] *= s;
+  return x;
+}
+
+}  // namespace
+
+const family_spec gemma_family{"gemma", {"gemma"}, read_config, bind, embed, pre_norm_block};
+
+}  // namespace attnviz
