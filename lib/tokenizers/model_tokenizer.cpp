@@ -404,18 +404,21 @@ void add_special(encoding& side, const std::string& token, std::int64_t id) {
   side.tokens.push_back(token);
 }
 
-// TemplateProcessing's "single" or BertProcessing: the special tokens before and after the text.
+// TemplateProcessing's "single", BertProcessing or RobertaProcessing (the same tokens for one
+// text; its trim_offsets and add_prefix_space move only offsets): the special tokens before and
+// after the text.
 void read_template(const json& p, const std::string& path, pipeline_tokenizer& t) {
   const std::string type = type_of(p);
   if (p.is_null() || type == "ByteLevel") return;
-  if (type == "BertProcessing") {
+  if (type == "BertProcessing" || type == "RobertaProcessing") {
     // at(): a missing entry is a json::out_of_range, reported as the file's error
     add_special(t.prefix, p.at("cls").at(0).get<std::string>(), integer_of(p.at("cls").at(1)));
     add_special(t.suffix, p.at("sep").at(0).get<std::string>(), integer_of(p.at("sep").at(1)));
     return;
   }
   if (type != "TemplateProcessing")
-    unsupported(path, "post_processor", p, "TemplateProcessing, BertProcessing and ByteLevel");
+    unsupported(path, "post_processor", p,
+                "TemplateProcessing, BertProcessing, RobertaProcessing and ByteLevel");
   bool after = false;
   for (const auto& piece : member(p, "single", empty_array)) {
     if (piece.contains("Sequence")) {

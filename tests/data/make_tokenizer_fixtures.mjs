@@ -207,3 +207,16 @@ writeCase("llama3_bytelevel", {
            end_of_word_suffix: null, fuse_unk: false, byte_fallback: false, ignore_merges: true,
            vocab: gpt2Vocab, merges: gpt2Merges } }, HARD_TEXTS.filter((t) => !t.includes("\u0000")),
   {}, true);
+// RoBERTa's layout: GPT-2's byte-level BPE and RobertaProcessing's <s> … </s> (here at ids past
+// GPT-2's vocabulary, as added tokens)
+writeCase("roberta_bytelevel", {
+  version: "1.0", truncation: null, padding: null,
+  added_tokens: [special(50257, "<s>"), special(50258, "</s>")], normalizer: null,
+  pre_tokenizer: { type: "ByteLevel", add_prefix_space: false, trim_offsets: true, use_regex: true },
+  post_processor: { type: "RobertaProcessing", sep: ["</s>", 50258], cls: ["<s>", 50257],
+                    trim_offsets: true, add_prefix_space: false },
+  decoder: null,
+  model: { type: "BPE", dropout: null, unk_token: null, continuing_subword_prefix: "",
+           end_of_word_suffix: "", fuse_unk: false, byte_fallback: false,
+           vocab: gpt2Vocab, merges: gpt2Merges } }, HARD_TEXTS.filter((t) => !t.includes("\u0000")),
+  {}, true);

@@ -138,7 +138,7 @@ def test_bad_models_and_ids_are_refused_with_one_message(env):
     cfg = json.load(open(os.path.join(folder, "config.json")))
     cfg["model_type"] = "xlnet"
     json.dump(cfg, open(os.path.join(folder, "config.json"), "w"))
-    refuse(env, ["--model", folder, "--ids", ids], "model_type", "gpt2, bert, llama", "bart",
+    refuse(env, ["--model", folder, "--ids", ids], "model_type", "gpt2, bert, roberta", "llama", "bart",
            "t5", "'xlnet'")
     # an activation attn-viz does not run
     folder = broken_copy(env, "relu")

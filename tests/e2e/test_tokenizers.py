@@ -202,7 +202,7 @@ def check_tokenizer_json(env, case):
         tok["model"]["merges"] = [l for l in gzip.open(os.path.join(gz, "merges.txt.gz")).read()
                                   .decode("utf-8").split("\n")[1:] if l]
     folder = env.path(case)
-    tiny_llama(folder, max(tok["model"]["vocab"].values()) + 1)
+    tiny_llama(folder, max([*tok["model"]["vocab"].values(), *(t["id"] for t in tok["added_tokens"])]) + 1)
     json.dump(tok, open(os.path.join(folder, "tokenizer.json"), "w", encoding="utf-8"), ensure_ascii=False)
     compare_texts(env, folder, expected)
 
@@ -214,6 +214,10 @@ def test_sentencepiece_bpe_with_byte_fallback_matches_huggingface_tokenizers(env
 
 def test_llama3_split_regex_and_ignore_merges_match_huggingface_tokenizers(env):
     check_tokenizer_json(env, "llama3_bytelevel")
+
+
+def test_roberta_processing_matches_huggingface_tokenizers(env):
+    check_tokenizer_json(env, "roberta_bytelevel")
 
 
 def test_special_token_is_split_out_and_tokens_are_shown(env):
@@ -230,7 +234,7 @@ def test_a_tokenizer_it_cannot_run_is_refused_with_the_json_path(env):
     src = os.path.join(env.data, "tokenizers", "sentencepiece_metaspace")
     tok = json.load(open(os.path.join(src, "tokenizer.json"), encoding="utf-8"))
     folder = env.path("unigram")
-    tiny_llama(folder, max(tok["model"]["vocab"].values()) + 1)
+    tiny_llama(folder, max([*tok["model"]["vocab"].values(), *(t["id"] for t in tok["added_tokens"])]) + 1)
     for where, change, words in (
             ("model", lambda t: t["model"].update(type="WordLevel"), ["model: \"WordLevel\"",
                                                                      "BPE, WordPiece and Unigram"]),
