@@ -6,6 +6,8 @@ shapes, with random weights (numpy only; speed does not depend on the values):
               (GPT-2's Conv1D layout, tied LM head), ~475 MiB
   llama-1b    16 layers, d 2048, 32 query / 8 KV heads of 64, MLP 8192 (SwiGLU), vocab 128256,
               rope_theta 500000, tied embeddings, BF16 (the shape of Llama 3.2 1B), ~2.3 GiB
+  pythia-410m 24 layers, d 1024, 16 heads, MLP 4096, vocab 50304, 2048 positions, a quarter of
+              each head rotated, parallel residual, untied embed_out, F16 (Pythia-410M), ~0.8 GiB
 
 These are the shapes of ../shared/bench/bench_model.py. Weights are N(0, 1/fan_in), norms 1,
 biases 0; BF16 keeps the high 16 bits of each float32, as bench_model.py's BF16 weights do.
@@ -24,6 +26,8 @@ SHAPES = {
                        dtype="F32"),
     "llama-1b": dict(model_type="llama", L=16, d=2048, H=32, KV=8, I=8192, V=128256, P=131072,
                      dtype="BF16"),
+    "pythia-410m": dict(model_type="gpt_neox", L=24, d=1024, H=16, KV=16, I=4096, V=50304, P=2048,
+                        dtype="F16"),
 }
 
 
@@ -55,6 +59,25 @@ def tensors_of(shape, rng):
             yield p + "mlp.c_proj.bias", np.zeros(d, np.float32)
         yield "ln_f.weight", np.ones(d, np.float32)
         yield "ln_f.bias", np.zeros(d, np.float32)
+    elif s["model_type"] == "gpt_neox":
+        g = "gpt_neox."
+        yield g + "embed_in.weight", w(V, d, fan_in=d)
+        for l in range(L):
+            p = f"{g}layers.{l}."
+            for norm in ("input_layernorm", "post_attention_layernorm"):
+                yield p + norm + ".weight", np.ones(d, np.float32)
+                yield p + norm + ".bias", np.zeros(d, np.float32)
+            yield p + "attention.query_key_value.weight", w(3 * d, d, fan_in=d)
+            yield p + "attention.query_key_value.bias", np.zeros(3 * d, np.float32)
+            yield p + "attention.dense.weight", w(d, d, fan_in=d)
+            yield p + "attention.dense.bias", np.zeros(d, np.float32)
+            yield p + "mlp.dense_h_to_4h.weight", w(I, d, fan_in=d)
+            yield p + "mlp.dense_h_to_4h.bias", np.zeros(I, np.float32)
+            yield p + "mlp.dense_4h_to_h.weight", w(d, I, fan_in=I)
+            yield p + "mlp.dense_4h_to_h.bias", np.zeros(d, np.float32)
+        yield g + "final_layer_norm.weight", np.ones(d, np.float32)
+        yield g + "final_layer_norm.bias", np.zeros(d, np.float32)
+        yield "embed_out.weight", w(V, d, fan_in=d)
     else:
         yield "model.embed_tokens.weight", w(V, d, fan_in=d)
         for l in range(L):
@@ -74,6 +97,8 @@ def tensors_of(shape, rng):
 def stored(a, dtype):
     if dtype == "F32":
         return a.astype("<f4").tobytes()
+    if dtype == "F16":
+        return a.astype("<f2").tobytes()
     return (a.astype("<f4").view("<u4") >> 16).astype("<u2").tobytes()  # BF16: the high half
 
 
@@ -102,6 +127,12 @@ def write_model(out, name, seed):
         config = dict(model_type="gpt2", n_layer=s["L"], n_embd=s["d"], n_head=s["H"], n_inner=s["I"],
                       vocab_size=s["V"], n_positions=s["P"], activation_function="gelu_new",
                       layer_norm_epsilon=1e-5, torch_dtype="float32")
+    elif s["model_type"] == "gpt_neox":
+        config = dict(model_type="gpt_neox", num_hidden_layers=s["L"], hidden_size=s["d"],
+                      num_attention_heads=s["H"], intermediate_size=s["I"], vocab_size=s["V"],
+                      max_position_embeddings=s["P"], rotary_pct=0.25, rotary_emb_base=10000,
+                      use_parallel_residual=True, hidden_act="gelu", layer_norm_eps=1e-5,
+                      tie_word_embeddings=False, torch_dtype="float16")
     else:
         config = dict(model_type="llama", num_hidden_layers=s["L"], hidden_size=s["d"],
                       num_attention_heads=s["H"], num_key_value_heads=s["KV"], head_dim=s["d"] // s["H"],

@@ -7,6 +7,8 @@ Shapes (../shared/bench/bench_model.py's, random weights; bench/make_bench_model
 model folders attn-viz reads, in Hugging Face's names and shapes):
   gpt2-small  n = 1024, F32 weights
   llama-1b    n = 512, BF16 weights (32 query / 8 KV heads, SwiGLU, RoPE)
+  pythia-410m n = 1024, F16 weights (GPT-NeoX: partial RoPE, parallel residual); attn-viz only
+              (bench_model.py has no GPT-NeoX shape): GFLOP/s against the FMA peak
 Implementations, each in its own process, --threads T (default 2):
   attn-viz      `attn-viz --threads T bench --model DIR --n N` (the model memory-mapped and
                 loaded once, one untimed forward, then --reps timed ones; median), and the
@@ -39,7 +41,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from run_benchmarks import fma_peak, run_json, steal_seconds  # noqa: E402
 
-SHAPES = [("gpt2-small", 1024), ("llama-1b", 512)]
+SHAPES = [("gpt2-small", 1024), ("llama-1b", 512), ("pythia-410m", 1024)]
+ANCHORED = {"gpt2-small", "llama-1b"}  # the shapes ../shared/bench/bench_model.py has
 
 
 def attnviz_bench(exe, folder, n, threads, reps):
@@ -101,16 +104,17 @@ def main():
         for r in range(a.rounds):
             s0 = steal_seconds()
             x = attnviz_bench(a.exe, folder, n, T, a.reps)
-            d = anchor(a.shared, shape, n, "dnnl", T)
             av.append(x)
-            dn.append(d)
-            ratios.append(d["median_s"] / x["total_s"])
+            d = anchor(a.shared, shape, n, "dnnl", T) if shape in ANCHORED else None
+            if d:
+                dn.append(d)
+                ratios.append(d["median_s"] / x["total_s"])
             record(kind="round", shape=shape, n=n, round=r, attnviz=x, dnnl=d,
                    stolen_s=steal_seconds() - s0)
         wall, rss = attnviz_process(a.exe, folder, n, T)
         record(kind="process", shape=shape, n=n, wall_s=wall, peak_rss_mib=rss)
         torch = None
-        if not a.skip_torch:
+        if not a.skip_torch and shape in ANCHORED:
             torch = anchor(a.shared, shape, n, "torch", T)
             record(kind="torch", shape=shape, n=n, result=torch)
         rows.append((shape, n, av, dn, ratios, wall, rss, torch))
@@ -125,6 +129,8 @@ def main():
               f"| {n / t:.0f} | {max(x['peak_rss_mib'] for x in av):.0f} | |")
         print(f"| {shape} | {n} | {g:.1f} | attn-viz (whole process) | {wall:.3f} | {g / wall:.0f} | "
               f"{100 * g / wall / peak:.0f} % | {n / wall:.0f} | {rss:.0f} | |")
+        if not dn:
+            continue
         td = statistics.median(d["median_s"] for d in dn)
         print(f"| {shape} | {n} | {g:.1f} | oneDNN sgemm + torch | {td:.3f} | {g / td:.0f} | {100 * g / td / peak:.0f} % "
               f"| {n / td:.0f} | {max(d['maxrss_mib'] for d in dn):.0f} | **{statistics.median(ratios):.2f}×** "
