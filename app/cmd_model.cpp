@@ -33,7 +33,7 @@ action setup_model(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "model",
       "Run a Hugging Face model folder (GPT-2, Llama, Mistral, Qwen2, Pythia/GPT-NeoX, OPT, Phi, "
-      "Phi-3, Gemma, GPT-J; BERT, RoBERTa, XLM-R, DistilBERT; BART, mBART, Marian, T5) natively and keep "
+      "Phi-3, Gemma, GPT-J, Falcon; BERT, RoBERTa, XLM-R, DistilBERT; BART, mBART, Marian, T5) natively and keep "
       "every layer's every head's attention");
   cmd->footer(R"(
 DIR is a model folder as Hugging Face stores it: config.json, model.safetensors (or

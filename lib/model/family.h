@@ -21,6 +21,8 @@
 //   gemma   gemma                       rotary      pre-RMS (1 + w), GeGLU, embeddings × √d
 //                                                              causal   families/gemma.cpp
 //   gptj    gptj                        interleaved rotary  one LN, parallel  causal  families/gptj.cpp
+//   falcon  falcon                      rotary      LN, parallel (or sequential)  causal
+//                                                                            families/falcon.cpp
 //   distilbert distilbert               learned     post-LN    none     families/distilbert.cpp
 #pragma once
 

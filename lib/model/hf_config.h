@@ -32,8 +32,9 @@ enum class rope_scaling_kind { none, linear, llama3 };
 // Llama, Hugging Face's layout) or 2i with 2i + 1 (interleaved: GPT-J, Meta's original).
 enum class rope_pairs { half, interleaved };
 // How a fused q/k/v projection lays out its output columns: q | k | v (GPT-2, Phi-3), or per
-// head [q_h | k_h | v_h] (GPT-NeoX).
-enum class qkv_order { blocks, per_head };
+// key/value group g [q heads of g | k_g | v_g] (Falcon's new architecture; GPT-NeoX, where each
+// head is its own group: [q_h | k_h | v_h]).
+enum class qkv_order { blocks, grouped };
 struct rope_scaling_config {
   rope_scaling_kind kind = rope_scaling_kind::none;
   double factor = 1.0;
@@ -61,6 +62,8 @@ struct model_config {
   std::size_t position_table = 0;  // the learned positions' rows, when not max_positions
   float norm_weight_offset = 0.0f;  // Gemma: RMSNorm scales by (offset + w)
   double embed_scale = 0.0;         // Gemma: the embeddings' factor (0: none)
+  bool new_architecture = false;    // Falcon's new_decoder_architecture
+  std::size_t norms_in_parallel = 1;  // Falcon: LayerNorms before a parallel block (1 or 2)
   norm_kind norm = norm_kind::layer_norm;
   mlp_activation activation = mlp_activation::gelu_tanh;
   bool gated_mlp = false;  // down(act(gate(x)) ⊙ up(x)) (Llama's SwiGLU), else down(act(up(x)))

@@ -18,19 +18,22 @@ matrix columns_of(const float* at, std::size_t ld, std::size_t n, std::size_t co
 }
 
 // A fused projection's output split into q, k and v (n × H·d_h, n × KV·d_h twice), from the
-// column order the config names: q | k | v, or per head [q_h | k_h | v_h] (KV = H).
+// column order the config names: q | k | v, or per key/value group g of H/KV query heads
+// [q_{g·H/KV} … | k_g | v_g].
 void split_qkv(const matrix& fused, const layer_context& lc, matrix (&held)[3]) {
   const std::size_t n = fused.rows(), H = lc.heads, KV = lc.kv_heads, dh = lc.head_dim;
-  const bool per_head = lc.m.config.fused_qkv == qkv_order::per_head;
-  const std::size_t widths[3] = {H * dh, KV * dh, KV * dh};
+  const bool grouped = lc.m.config.fused_qkv == qkv_order::grouped;
+  const std::size_t widths[3] = {H * dh, KV * dh, KV * dh}, per = H / KV;
   for (std::size_t part = 0; part < 3; ++part) held[part] = matrix::uninitialized(n, widths[part]);
   for (std::size_t r = 0; r < n; ++r) {
     const float* row = fused.row(r);
-    if (per_head) {
-      for (std::size_t h = 0; h < H; ++h)
-        for (std::size_t part = 0; part < 3; ++part)
-          std::copy(row + (3 * h + part) * dh, row + (3 * h + part + 1) * dh,
-                    held[part].row(r) + h * dh);
+    if (grouped) {
+      for (std::size_t g = 0; g < KV; ++g) {
+        const float* group = row + g * (per + 2) * dh;
+        std::copy(group, group + per * dh, held[0].row(r) + g * per * dh);
+        std::copy(group + per * dh, group + (per + 1) * dh, held[1].row(r) + g * dh);
+        std::copy(group + (per + 1) * dh, group + (per + 2) * dh, held[2].row(r) + g * dh);
+      }
     } else {
       std::copy(row, row + widths[0], held[0].row(r));
       std::copy(row + widths[0], row + widths[0] + widths[1], held[1].row(r));

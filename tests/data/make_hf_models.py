@@ -110,6 +110,13 @@ CASES.update({
     # head, √48 rounded to BF16 (6.9375), tied, BF16
     "gemma_bf16_mqa": dict(family="gemma", dtype="BF16", shards=1, n=10, d=48, H=6, KV=1, dh=16,
                            L=2, V=64, P=64, I=96),
+    # Falcon's new decoder architecture (Falcon-40B/180B/11B): 4 query heads in 2 K/V groups,
+    # ln_attn and ln_mlp, tied, BF16
+    "falcon_new_bf16_grouped": dict(family="falcon", dtype="BF16", shards=1, n=10, d=32, H=4, KV=2,
+                                    L=2, V=64, P=64, I=96, new=True, theta=10000.0, tie=True),
+    # Falcon-7B's: multi-query (one K/V head), one input_layernorm, an untied lm_head, F32
+    "falcon_f32_multiquery": dict(family="falcon", dtype="F32", shards=1, n=9, d=48, H=4, KV=1,
+                                  L=2, V=60, P=64, I=96, new=False, theta=1000.0, tie=False),
 })
 
 DTYPES = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
@@ -979,7 +986,81 @@ def gemma_forward(c, R, ids):
     return torch.stack(maps), hidden, hidden @ R["model.embed_tokens.weight"].T
 
 
-MAKERS = {"gpt2": make_gpt2, "gemma": make_gemma, "roberta": make_roberta, "distilbert": make_distilbert, "phi3": make_phi3, "bert": make_bert, "llama": make_llama, "gpt_neox": make_gpt_neox,
+def make_falcon(c, g, folder):
+    d, H, KV, L, V, P, I, n = c["d"], c["H"], c["KV"], c["L"], c["V"], c["P"], c["I"], c["n"]
+    dh, dt, pre = d // H, c["dtype"], "transformer."
+    W = {pre + "word_embeddings.weight": rand(g, V, d, scale=1.0)}
+    norms = ["ln_attn", "ln_mlp"] if c["new"] else ["input_layernorm"]
+    for l in range(L):
+        p = f"{pre}h.{l}."
+        for norm in norms:
+            W[p + norm + ".weight"] = 1 + rand(g, d, scale=0.1)
+            W[p + norm + ".bias"] = rand(g, d, scale=0.1)
+        W[p + "self_attention.query_key_value.weight"] = rand(g, (H + 2 * KV) * dh, d, scale=2 / math.sqrt(d))
+        W[p + "self_attention.dense.weight"] = rand(g, d, d)
+        W[p + "mlp.dense_h_to_4h.weight"] = rand(g, I, d)
+        W[p + "mlp.dense_4h_to_h.weight"] = rand(g, d, I)
+    W[pre + "ln_f.weight"] = 1 + rand(g, d, scale=0.1)
+    W[pre + "ln_f.bias"] = rand(g, d, scale=0.1)
+    if not c["tie"]:
+        W["lm_head.weight"] = rand(g, V, d)
+    save(folder, list(W.items()), dt, c["shards"])
+    R = {k: rounded(v, dt) for k, v in W.items()}
+    cfg = {"model_type": "falcon", "architectures": ["FalconForCausalLM"], "hidden_size": d,
+           "num_attention_heads": H, "num_hidden_layers": L, "vocab_size": V,
+           "max_position_embeddings": P, "layer_norm_epsilon": 1e-5, "alibi": False, "bias": False,
+           "new_decoder_architecture": c["new"], "parallel_attn": True, "ffn_hidden_size": I,
+           "rope_theta": c["theta"], "tie_word_embeddings": c["tie"]}
+    if c["new"]:
+        cfg.update(num_kv_heads=KV, num_ln_in_parallel_attn=2)
+    else:
+        cfg["multi_query"] = KV == 1
+    with open(os.path.join(folder, "vocab.json"), "w") as f:
+        json.dump({f"t{i}": i for i in range(V)}, f)
+    ids = torch.randint(0, V, (n,), generator=g)
+    return cfg, ids, lambda ids: falcon_forward(c, R, ids)
+
+
+def falcon_forward(c, R, ids):
+    """FalconForCausalLM: the fused query_key_value split as Falcon's _split_heads does (per K/V
+    group [queries | k | v] in the new architecture, [q heads | k | v] with one K/V head in the
+    old), rotate-half RoPE on whole heads, attention and MLP in parallel, exact GELU."""
+    d, H, KV, L, n = c["d"], c["H"], c["KV"], c["L"], len(ids)
+    dh, eps, pre = d // H, 1e-5, "transformer."
+    pos = torch.arange(n)
+    causal = torch.ones(n, n, dtype=torch.bool).triu(1)
+    x = R[pre + "word_embeddings.weight"][ids]
+    maps = []
+    for l in range(L):
+        p = f"{pre}h.{l}."
+
+        def ln(name):
+            return layer_norm(x, R[p + name + ".weight"], R[p + name + ".bias"], eps)
+
+        a_in = ln("ln_attn") if c["new"] else ln("input_layernorm")
+        m_in = ln("ln_mlp") if c["new"] else a_in
+        fused = a_in @ R[p + "self_attention.query_key_value.weight"].T
+        if c["new"]:
+            fused = fused.view(n, KV, H // KV + 2, dh)
+            q = fused[:, :, :-2].reshape(n, H, dh)
+            k, v = fused[:, :, -2], fused[:, :, -1]
+        else:
+            fused = fused.view(n, H + 2, dh)
+            q, k, v = fused[:, :-2], fused[:, -2:-1], fused[:, -1:]
+        q, k, v = q.transpose(0, 1), k.transpose(0, 1), v.transpose(0, 1)
+        q, k = rope_half(q, c["theta"], pos), rope_half(k, c["theta"], pos)
+        k, v = k.repeat_interleave(H // KV, 0), v.repeat_interleave(H // KV, 0)
+        a, ctx = softmax_attention(q, k, v, causal)
+        maps.append(a)
+        attn = ctx.transpose(0, 1).reshape(n, d) @ R[p + "self_attention.dense.weight"].T
+        mlp = gelu_erf(m_in @ R[p + "mlp.dense_h_to_4h.weight"].T) @ R[p + "mlp.dense_4h_to_h.weight"].T
+        x = x + attn + mlp
+    hidden = layer_norm(x, R[pre + "ln_f.weight"], R[pre + "ln_f.bias"], eps)
+    head = R[pre + "word_embeddings.weight"] if c["tie"] else R["lm_head.weight"]
+    return torch.stack(maps), hidden, hidden @ head.T
+
+
+MAKERS = {"gpt2": make_gpt2, "gemma": make_gemma, "falcon": make_falcon, "roberta": make_roberta, "distilbert": make_distilbert, "phi3": make_phi3, "bert": make_bert, "llama": make_llama, "gpt_neox": make_gpt_neox,
           "opt": make_opt, "phi": make_phi, "gptj": make_gptj}
 
 

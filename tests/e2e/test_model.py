@@ -203,7 +203,12 @@ def test_the_newer_families_refuse_what_they_do_not_run(env):
              ("phi_f32_gqa", {"qk_layernorm": True}, ["qk_layernorm"]),
              ("phi_f32_gqa", {"partial_rotary_factor": 1.5}, ["partial_rotary_factor"]),
              ("gptj_f16", {"rotary_dim": 3}, ["rotary_dim", "even"]),
-             ("gptj_f16", {"rotary_dim": 16}, ["rotary_dim", "8"])]
+             ("gptj_f16", {"rotary_dim": 16}, ["rotary_dim", "8"]),
+             ("falcon_f32_multiquery", {"alibi": True}, ["alibi"]),
+             ("falcon_new_bf16_grouped", {"num_ln_in_parallel_attn": 3}, ["num_ln_in_parallel_attn"]),
+             ("gemma_bf16_mqa", {"hidden_activation": "silu"}, ["hidden_activation", "silu"]),
+             ("phi3_bf16_window", {"rope_scaling": {"type": "longrope", "short_factor": [1.0],
+                                                    "long_factor": [1.0]}}, ["rope_scaling", "longrope"])]
     for k, (source, change, words) in enumerate(cases):
         folder = with_config(source, f"refused-{k}", **change)
         refuse(env, ["--model", folder, "--ids", ids_of(folder)], "config.json", *words)

@@ -15,6 +15,7 @@ extern const family_spec opt_family;       // families/opt.cpp
 extern const family_spec phi_family;       // families/phi.cpp
 extern const family_spec phi3_family;      // families/phi3.cpp
 extern const family_spec gemma_family;     // families/gemma.cpp
+extern const family_spec falcon_family;    // families/falcon.cpp
 extern const family_spec gptj_family;      // families/gptj.cpp
 extern const family_spec distilbert_family;  // families/distilbert.cpp
 

@@ -52,7 +52,7 @@ void read_config(const config_reader& r, model_config& c) {
     r.fail("rotary_pct", fmt::format("a share giving an even number of rotated dimensions of "
                                      "the {}-dimension heads, got {}",
                                      c.head_dim, pct));
-  c.fused_qkv = qkv_order::per_head;
+  c.fused_qkv = qkv_order::grouped;
   c.norm = norm_kind::layer_norm;
   c.positions = position_kind::rotary;
   c.causal = true;
