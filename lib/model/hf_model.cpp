@@ -42,4 +42,10 @@ hf_model load_model(const std::string& dir) {
   return m;
 }
 
+const weight_view* output_embeddings(const hf_model& m, const std::string& name,
+                                     const binder::shape& s) {
+  if (m.config.tie_embeddings && !m.weights.find(name)) return m.tokens;
+  return &m.weights.require({name}, s);
+}
+
 }  // namespace attnviz

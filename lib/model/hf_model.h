@@ -91,6 +91,11 @@ class binder {
   std::string prefix_;
 };
 
+// The output embeddings: the top-level tensor `name` (shape s), or the token embeddings when
+// the config ties them and the file has no such tensor.
+const weight_view* output_embeddings(const hf_model& m, const std::string& name,
+                                     const binder::shape& s);
+
 // Sizes as tensor dimensions.
 inline std::int64_t dim(std::size_t v) { return static_cast<std::int64_t>(v); }
 

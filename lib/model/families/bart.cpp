@@ -197,9 +197,7 @@ void bind(hf_model& m) {
   m.logits_bias = m.weights.find("final_logits_bias")
                       ? &m.weights.require({"final_logits_bias"}, {1, V})
                       : nullptr;
-  m.lm_head = c.tie_embeddings && !m.weights.find("lm_head.weight")
-                  ? m.tokens
-                  : &m.weights.require({"lm_head.weight"}, {V, d});
+  m.lm_head = output_embeddings(m, "lm_head.weight", {V, d});
 }
 
 matrix embed_stack(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_t first,

@@ -89,9 +89,7 @@ void bind(hf_model& m) {
     m.layers.push_back(w);
   }
   m.final_norm_w = b.need("norm.weight", {d});
-  m.lm_head = c.tie_embeddings && !m.weights.find("lm_head.weight")
-                  ? m.tokens
-                  : &m.weights.require({"lm_head.weight"}, {V, d});
+  m.lm_head = output_embeddings(m, "lm_head.weight", {V, d});
 }
 
 matrix embed(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_t) {

@@ -82,9 +82,7 @@ void bind(hf_model& m) {
   }
   m.final_norm_w = b.need("final_layer_norm.weight", {d});
   m.final_norm_b = b.need("final_layer_norm.bias", {d});
-  m.lm_head = c.tie_embeddings && !m.weights.find("embed_out.weight")
-                  ? m.tokens
-                  : &m.weights.require({"embed_out.weight"}, {V, d});
+  m.lm_head = output_embeddings(m, "embed_out.weight", {V, d});
 }
 
 void block(layer_context& lc, const layer_weights& w, matrix& x, float* maps, layer_probe* probe,

@@ -71,9 +71,7 @@ void bind(hf_model& m) {
   }
   m.final_norm_w = b.need("ln_f.weight", {d});
   m.final_norm_b = b.need("ln_f.bias", {d});
-  m.lm_head = c.tie_embeddings && !m.weights.find("lm_head.weight")
-                  ? m.tokens
-                  : &m.weights.require({"lm_head.weight"}, {V, d});
+  m.lm_head = output_embeddings(m, "lm_head.weight", {V, d});
   m.logits_bias = b.maybe_top("lm_head.bias", {V});
 }
 

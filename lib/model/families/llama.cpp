@@ -83,9 +83,7 @@ void bind(hf_model& m) {
   }
   m.final_norm_w = b.need("norm.weight", {d});
   // tie_word_embeddings: no lm_head in the file, the embeddings serve; otherwise it must be there
-  m.lm_head = c.tie_embeddings && !m.weights.find("lm_head.weight")
-                  ? m.tokens
-                  : &m.weights.require({"lm_head.weight"}, {dim(c.vocab), d});
+  m.lm_head = output_embeddings(m, "lm_head.weight", {dim(c.vocab), d});
 }
 
 }  // namespace

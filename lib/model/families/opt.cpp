@@ -94,9 +94,7 @@ void bind(hf_model& m) {
     m.final_norm_w = b.need("final_layer_norm.weight", {d});
     m.final_norm_b = b.need("final_layer_norm.bias", {d});
   }
-  m.lm_head = c.tie_embeddings && !m.weights.find("lm_head.weight")
-                  ? m.tokens
-                  : &m.weights.require({"lm_head.weight"}, {V, e});
+  m.lm_head = output_embeddings(m, "lm_head.weight", {V, e});
 }
 
 matrix embed(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_t first) {

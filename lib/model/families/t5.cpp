@@ -121,9 +121,7 @@ void bind(hf_model& m) {
     m.decoder_layers.push_back(bind_layer(m, b, fmt::format("decoder.block.{}.", l), true, l));
   m.final_norm_w = b.need("encoder.final_layer_norm.weight", {d});
   m.decoder_final_norm_w = b.need("decoder.final_layer_norm.weight", {d});
-  m.lm_head = c.tie_embeddings && !m.weights.find("lm_head.weight")
-                  ? m.tokens
-                  : &m.weights.require({"lm_head.weight"}, {V, d});
+  m.lm_head = output_embeddings(m, "lm_head.weight", {V, d});
 }
 
 // bucket(r) as above; Hugging Face's float arithmetic for the logarithmic part.
