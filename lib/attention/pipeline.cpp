@@ -365,6 +365,7 @@ void attend_projected(const projected_attention& a, const attention_spec& spec,
   args.scale = static_cast<float>(a.scale > 0.0 ? a.scale
                                                 : 1.0 / std::sqrt(static_cast<double>(a.d)));
   args.score_bias = a.bias;
+  args.soft_cap = static_cast<float>(a.soft_cap);
   args.inv_temperature = static_cast<float>(1.0 / spec.temperature);
   if (!spec.masks.empty()) {
     args.mask_row = mask_hook;

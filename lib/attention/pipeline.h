@@ -146,6 +146,7 @@ struct projected_attention {
   std::size_t heads = 1, kv_heads = 1, n_q = 0, n_k = 0, d = 0;
   double scale = 0.0;
   const float* const* bias = nullptr;
+  double soft_cap = 0.0;  // > 0: scores capped as cap · tanh(s / cap) (Gemma 2)
   const float* q = nullptr;
   const float* k = nullptr;
   const float* v = nullptr;

@@ -89,6 +89,9 @@ struct attention_args {
   // Optional: an additive bias on the scaled scores, per head an n_q × n_k matrix with row
   // stride n_k (T5's relative position buckets), added before masking.
   const float* const* score_bias = nullptr;
+  // Optional (> 0): each scaled score s becomes cap · tanh(s / cap) before the bias and the
+  // masks (Gemma 2's attention-logit soft-capping).
+  float soft_cap = 0.0f;
   mask_row_fn mask_row = nullptr;
   const void* mask_context = nullptr;
   // Optional, with mask_row: where each row's visible keys lie. Without scores kept, a block of

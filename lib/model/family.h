@@ -18,7 +18,8 @@
 //   phi     phi (phi-1, 1.5, 2)         partial rotary  one LN, parallel  causal  families/phi.cpp
 //   phi3    phi3                        partial rotary  pre-RMS, fused qkv and gate_up  causal
 //                                                                            families/phi3.cpp
-//   gemma   gemma                       rotary      pre-RMS (1 + w), GeGLU, embeddings × √d
+//   gemma   gemma, gemma2               rotary      pre-RMS (1 + w), GeGLU, embeddings × √d
+//                                       (gemma2: soft caps, local/global layers, four norms)
 //                                                              causal   families/gemma.cpp
 //   gptj    gptj                        interleaved rotary  one LN, parallel  causal  families/gptj.cpp
 //   falcon  falcon                      rotary      LN, parallel (or sequential)  causal

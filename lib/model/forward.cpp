@@ -33,15 +33,9 @@ void check_ids(const hf_model& m, const std::vector<std::int64_t>& ids) {
 // The masks of n rows at positions [past, past + n): causal and the sliding window over the
 // whole sequence (past 0), or for one row over the caches, the keys the window has left behind.
 void set_masks(const model_config& c, std::size_t past, std::size_t n, mask_set& masks) {
-  if (past == 0) {
-    if (c.causal) masks.rules = parse_masks("causal");
-    if (c.sliding_window > 0 && n > c.sliding_window)
-      masks.rules.push_back(parse_masks(fmt::format("window:{}", c.sliding_window - 1)).front());
-    return;
-  }
-  if (n != 1) throw std::logic_error("run_stack: rows over a cache come one at a time");
-  if (c.sliding_window > 0 && past + 1 > c.sliding_window)
-    for (std::size_t j = 0; j + c.sliding_window < past + 1; ++j) masks.pad_keys.push_back(j);
+  if (past == 0 && c.causal) masks.rules = parse_masks("causal");
+  if (past > 0 && n != 1) throw std::logic_error("run_stack: rows over a cache come one at a time");
+  add_sliding_window(masks, c.sliding_window, past, n);
 }
 
 }  // namespace
@@ -102,7 +96,10 @@ std::vector<float> output_logits(const hf_model& m, const float* hidden_row) {
   weight_converter conv;
   if (c.family->prediction_input) h = c.family->prediction_input(m, std::move(h));
   const matrix logits = linear(h, *m.lm_head, linear_layout::out_in, m.logits_bias, conv);
-  return std::vector<float>(logits.row(0), logits.row(0) + logits.cols());
+  std::vector<float> z(logits.row(0), logits.row(0) + logits.cols());
+  if (c.final_soft_cap > 0.0)  // Gemma 2: cap · tanh(z / cap)
+    for (float& x : z) x = static_cast<float>(c.final_soft_cap * std::tanh(x / c.final_soft_cap));
+  return z;
 }
 
 std::vector<std::pair<std::int64_t, double>> top_predictions(const hf_model& m,

@@ -60,7 +60,7 @@ void check_model_ids(const hf_model& m, const std::vector<std::int64_t>& ids);
 
 // The logits over the vocabulary of one hidden row: × head_input_scale (T5 tied: d^−1/2), the
 // family's prediction input (BERT's masked-LM transform), the output embeddings and their bias
-// (BERT's, BART's final_logits_bias).
+// (BERT's, BART's final_logits_bias), and Gemma 2's soft cap (cap · tanh(z / cap)).
 std::vector<float> output_logits(const hf_model& m, const float* hidden_row);
 
 // The k most likely tokens (id, probability) from row `row` of the hidden state through the

@@ -63,6 +63,10 @@ struct model_config {
   float norm_weight_offset = 0.0f;  // Gemma: RMSNorm scales by (offset + w)
   double embed_scale = 0.0;         // Gemma: the embeddings' factor (0: none)
   bool new_architecture = false;    // Falcon's new_decoder_architecture
+  // Gemma 2: scores and logits soft-capped (cap · tanh(x / cap); 0: not), scores scaled by
+  // query_pre_attn_scalar^−1/2, and every even layer attending within local_window keys
+  double attn_soft_cap = 0.0, final_soft_cap = 0.0, query_scale = 0.0;
+  std::size_t local_window = 0;
   std::size_t norms_in_parallel = 1;  // Falcon: LayerNorms before a parallel block (1 or 2)
   norm_kind norm = norm_kind::layer_norm;
   mlp_activation activation = mlp_activation::gelu_tanh;

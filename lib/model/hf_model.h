@@ -35,7 +35,10 @@ struct layer_weights {
   const weight_view *gate = nullptr;                         // gate_proj
   const weight_view* gate_up = nullptr;                      // Phi-3's fused [gate | up]
   const weight_view *down = nullptr, *down_b = nullptr;      // mlp.c_proj / output / down_proj
-  const weight_view *norm3_w = nullptr, *norm3_b = nullptr;  // BERT's output LayerNorm
+  const weight_view *norm3_w = nullptr, *norm3_b = nullptr;  // BERT's output LayerNorm;
+                                                            // Gemma 2's pre_feedforward
+  const weight_view* norm4_w = nullptr;                      // Gemma 2's post_feedforward
+  bool local = false;  // Gemma 2: this layer attends within the config's local_window
   const weight_view* position_bias = nullptr;  // T5: [buckets, H], in each stack's layer 0
 };
 

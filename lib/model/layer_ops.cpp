@@ -1,9 +1,12 @@
 #include "model/layer_ops.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
+#include "attention/mask.h"
 #include "model/blocks.h"
 
 namespace attnviz {
@@ -99,6 +102,7 @@ matrix attend_and_output(layer_context& lc, const attention_weights& w, projecte
     a.bias = bias.data();
   }
   a.scale = lc.score_scale;
+  if (biased) a.soft_cap = lc.soft_cap;
   matrix context = matrix::uninitialized(a.n_q, H * dh);
   a.weights = weights.data();
   a.context = context.data();
@@ -294,6 +298,15 @@ matrix token_rows(const hf_model& m, const std::vector<std::int64_t>& ids, std::
     m.tokens->check_finite(x.row(r), at, d);
   }
   return x;
+}
+
+void add_sliding_window(mask_set& masks, std::size_t window, std::size_t past, std::size_t n) {
+  if (window == 0) return;
+  if (past == 0) {
+    if (n > window) masks.rules.push_back(parse_masks(fmt::format("window:{}", window - 1)).front());
+    return;
+  }
+  for (std::size_t j = 0; j + window < past + 1; ++j) masks.pad_keys.push_back(j);
 }
 
 void post_norm_block(layer_context& lc, const layer_weights& w, matrix& x, float* maps,

@@ -35,6 +35,7 @@ struct layer_context {
   std::size_t past = 0;                     // rows already in the self-attention caches
   attention_spec spec;                      // self-attention masks
   double score_scale = 0.0;                 // the scores' factor, 0: 1/√d_h (T5: 1)
+  double soft_cap = 0.0;                    // self-attention scores capped (Gemma 2), 0: none
   std::vector<float> score_bias;            // self-attention: [H, n, past + n] added to the
                                             // scores (T5's relative positions), or empty
   rope_half_table rope;                     // rows for positions [past, past + n)
@@ -103,6 +104,11 @@ matrix token_rows(const hf_model& m, const std::vector<std::int64_t>& ids, std::
 // ⌈d/2⌉ columns j = sin(p / 10000^(2j/d)), the next ⌊d/2⌋ columns ⌈d/2⌉ + j = cos(p /
 // 10000^(2j/d)) — halves, not interleaved. rows × d, computed in double.
 std::vector<float> sinusoid_table(std::size_t rows, std::size_t d);
+
+// A sliding window of `window` keys (keys i − window < j ≤ i; 0: none) added to the masks of n
+// rows at positions [past, past + n): a window rule over the whole sequence (past 0), or for
+// one row over the caches (n = 1), the keys the window has left behind as hidden keys.
+void add_sliding_window(mask_set& masks, std::size_t window, std::size_t past, std::size_t n);
 
 // The pre-norm residual block of GPT-2 and the Llama family:
 //   x += attention(norm1(x));  x += mlp(norm2(x))

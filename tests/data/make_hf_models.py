@@ -117,6 +117,12 @@ CASES.update({
     # Falcon-7B's: multi-query (one K/V head), one input_layernorm, an untied lm_head, F32
     "falcon_f32_multiquery": dict(family="falcon", dtype="F32", shards=1, n=9, d=48, H=4, KV=1,
                                   L=2, V=60, P=64, I=96, new=False, theta=1000.0, tie=False),
+    # Gemma 2: scores scaled by query_pre_attn_scalar (24 ≠ head_dim 16) and soft-capped at 2,
+    # logits at 3, even layers within a window of 4 keys (generation runs past it), four norms a
+    # layer, 2 K/V heads, F32
+    "gemma2_f32_capped": dict(family="gemma", dtype="F32", shards=1, n=10, d=32, H=4, KV=2, dh=16,
+                              L=2, V=64, P=64, I=64, v2=True, qscalar=24.0, attn_cap=2.0,
+                              final_cap=3.0, window=4),
 })
 
 DTYPES = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
@@ -933,17 +939,25 @@ def make_gemma(c, g, folder):
         W[p + "self_attn.v_proj.weight"] = rand(g, KV * dh, d)
         W[p + "self_attn.o_proj.weight"] = rand(g, d, H * dh)
         W[p + "post_attention_layernorm.weight"] = rand(g, d, scale=0.2)
+        if c.get("v2"):
+            W[p + "pre_feedforward_layernorm.weight"] = rand(g, d, scale=0.2)
+            W[p + "post_feedforward_layernorm.weight"] = rand(g, d, scale=0.2)
         W[p + "mlp.gate_proj.weight"] = rand(g, I, d)
         W[p + "mlp.up_proj.weight"] = rand(g, I, d)
         W[p + "mlp.down_proj.weight"] = rand(g, d, I)
     W["model.norm.weight"] = rand(g, d, scale=0.2)
     save(folder, list(W.items()), dt, c["shards"])
     R = {k: rounded(v, dt) for k, v in W.items()}
-    cfg = {"model_type": "gemma", "architectures": ["GemmaForCausalLM"], "hidden_size": d,
+    cfg = {"model_type": "gemma2" if c.get("v2") else "gemma",
+           "architectures": ["Gemma2ForCausalLM" if c.get("v2") else "GemmaForCausalLM"], "hidden_size": d,
            "num_attention_heads": H, "num_key_value_heads": KV, "head_dim": dh,
            "num_hidden_layers": L, "intermediate_size": I, "max_position_embeddings": P,
            "vocab_size": V, "rms_norm_eps": 1e-6, "rope_theta": 10000.0, "hidden_act": "gelu",
            "hidden_activation": None, "tie_word_embeddings": True}
+    if c.get("v2"):
+        cfg.update(hidden_activation="gelu_pytorch_tanh", query_pre_attn_scalar=c["qscalar"],
+                   attn_logit_softcapping=c["attn_cap"], final_logit_softcapping=c["final_cap"],
+                   sliding_window=c["window"])
     tok = {"version": "1.0", "added_tokens": [{"id": 2, "content": "<bos>", "special": True}],
            "model": {"type": "BPE", "vocab": {("<bos>" if i == 2 else f"▁t{i}"): i for i in range(V)},
                      "merges": []}}
@@ -956,7 +970,10 @@ def make_gemma(c, g, folder):
 
 def gemma_forward(c, R, ids):
     """GemmaForCausalLM: embeddings x sqrt(d) (the factor rounded to the weights' dtype, as the
-    model holds it), RMSNorm x (1 + w), GeGLU with the tanh GELU, head_dim 2 d / H here, tied."""
+    model holds it), RMSNorm x (1 + w), GeGLU with the tanh GELU, head_dim 2 d / H here, tied.
+    Gemma2ForCausalLM (v2): scores x query_pre_attn_scalar^-1/2 and soft-capped before the mask,
+    even layers within the sliding window (keys i - W < j <= i), post-attention and pre/post
+    feed-forward norms, the logits soft-capped."""
     d, H, KV, L, n, dh = c["d"], c["H"], c["KV"], c["L"], len(ids), c["dh"]
     eps = 1e-6
     normalizer = torch.tensor(d ** 0.5, dtype=DTYPES[c["dtype"]]).to(torch.float64)
@@ -966,6 +983,8 @@ def gemma_forward(c, R, ids):
     def norm(t, name):
         return t / torch.sqrt(t.pow(2).mean(-1, keepdim=True) + eps) * (1 + R[name])
 
+    v2 = c.get("v2", False)
+    i_, j_ = torch.arange(n)[:, None], torch.arange(n)[None, :]
     x = R["model.embed_tokens.weight"][ids] * normalizer
     maps = []
     for l in range(L):
@@ -976,14 +995,30 @@ def gemma_forward(c, R, ids):
         v = (h @ R[p + "self_attn.v_proj.weight"].T).view(n, KV, dh).transpose(0, 1)
         q, k = rope_half(q, 10000.0, pos), rope_half(k, 10000.0, pos)
         k, v = k.repeat_interleave(H // KV, 0), v.repeat_interleave(H // KV, 0)
-        a, ctx = softmax_attention(q, k, v, causal)
+        if v2:
+            s = (q @ k.transpose(1, 2)) * c["qscalar"] ** -0.5
+            s = torch.tanh(s / c["attn_cap"]) * c["attn_cap"]
+            mask = causal | ((i_ - j_ >= c["window"]) if l % 2 == 0 else False)
+            a = torch.softmax(s.masked_fill(mask, float("-inf")), -1)
+            ctx = a @ v
+        else:
+            a, ctx = softmax_attention(q, k, v, causal)
         maps.append(a)
-        x = x + ctx.transpose(0, 1).reshape(n, H * dh) @ R[p + "self_attn.o_proj.weight"].T
-        m = norm(x, p + "post_attention_layernorm.weight")
-        x = x + (gelu_new(m @ R[p + "mlp.gate_proj.weight"].T) * (m @ R[p + "mlp.up_proj.weight"].T)) \
+        attn = ctx.transpose(0, 1).reshape(n, H * dh) @ R[p + "self_attn.o_proj.weight"].T
+        if v2:
+            x = x + norm(attn, p + "post_attention_layernorm.weight")
+            m = norm(x, p + "pre_feedforward_layernorm.weight")
+        else:
+            x = x + attn
+            m = norm(x, p + "post_attention_layernorm.weight")
+        mlp = (gelu_new(m @ R[p + "mlp.gate_proj.weight"].T) * (m @ R[p + "mlp.up_proj.weight"].T)) \
             @ R[p + "mlp.down_proj.weight"].T
+        x = x + (norm(mlp, p + "post_feedforward_layernorm.weight") if v2 else mlp)
     hidden = norm(x, "model.norm.weight")
-    return torch.stack(maps), hidden, hidden @ R["model.embed_tokens.weight"].T
+    logits = hidden @ R["model.embed_tokens.weight"].T
+    if v2:
+        logits = torch.tanh(logits / c["final_cap"]) * c["final_cap"]
+    return torch.stack(maps), hidden, logits
 
 
 def make_falcon(c, g, folder):

@@ -1,4 +1,4 @@
-// Gemma (model_type gemma: Gemma 2B and 7B, CodeGemma).
+// Gemma (model_type gemma: Gemma 2B and 7B, CodeGemma; gemma2: Gemma 2).
 //
 // config.json   hidden_size, num_attention_heads, num_key_value_heads, head_dim (may differ
 //               from hidden/heads), num_hidden_layers, intermediate_size,
@@ -15,10 +15,17 @@
 //                          m = RMS₂(x); x += down(gelu_tanh(gate(m)) ⊙ up(m))     (GeGLU)
 //               RMS(x) = x / √(mean(x²) + ε) · (1 + w)
 //               h = RMS_final(x)                     causal, grouped-query, rotate-half RoPE
+// Gemma 2       also query_pre_attn_scalar (scores × its^−1/2), attn_logit_softcapping and
+//               final_logit_softcapping (x → cap · tanh(x / cap) on the scores, before the
+//               mask, and on the logits; null: none), sliding_window: even layers see only the
+//               last sliding_window keys; four norms a layer (post_attention_layernorm on the
+//               attention's output, pre_ and post_feedforward_layernorm around the MLP):
+//                 x += RMS₂(attn(RMS₁(x)));  x += RMS₄(mlp(RMS₃(x)))
 #include <fmt/format.h>
 
 #include <cmath>
 
+#include "model/blocks.h"
 #include "model/config_reader.h"
 #include "model/families/families.h"
 #include "model/layer_ops.h"
@@ -26,6 +33,20 @@
 namespace attnviz {
 
 namespace {
+
+double number_or_null(const config_reader& r, std::string_view key, double fallback) {
+  if (!r.has(key)) return fallback;
+  return r.object().at(std::string(key)).is_null() ? 0.0 : r.number_or(key, fallback);
+}
+
+void read_gemma2(const config_reader& r, model_config& c) {
+  c.query_scale = 1.0 / std::sqrt(r.number_or("query_pre_attn_scalar", 256.0));
+  c.attn_soft_cap = number_or_null(r, "attn_logit_softcapping", 50.0);
+  c.final_soft_cap = number_or_null(r, "final_logit_softcapping", 30.0);
+  c.local_window = r.has("sliding_window") && !r.object().at("sliding_window").is_null()
+                       ? r.size("sliding_window")
+                       : 4096;
+}
 
 void read_config(const config_reader& r, model_config& c) {
   c.d_model = r.size("hidden_size");
@@ -49,6 +70,7 @@ void read_config(const config_reader& r, model_config& c) {
       r.fail("hidden_activation", fmt::format("a GELU (Gemma's GeGLU), got '{}'", act));
   }
   c.tie_embeddings = r.flag_or("tie_word_embeddings", true);
+  if (c.model_type == "gemma2") read_gemma2(r, c);
   c.norm = norm_kind::rms_norm;
   c.norm_weight_offset = 1.0f;
   c.gated_mlp = true;
@@ -83,6 +105,11 @@ void bind(hf_model& m) {
     w.self.v = b.need(p + "self_attn.v_proj.weight", {kv_out, d});
     w.self.o = b.need(p + "self_attn.o_proj.weight", {d, q_out});
     w.norm2_w = b.need(p + "post_attention_layernorm.weight", {d});
+    if (c.model_type == "gemma2") {
+      w.norm3_w = b.need(p + "pre_feedforward_layernorm.weight", {d});
+      w.norm4_w = b.need(p + "post_feedforward_layernorm.weight", {d});
+      w.local = l % 2 == 0;
+    }
     w.gate = b.need(p + "mlp.gate_proj.weight", {I, d});
     w.up = b.need(p + "mlp.up_proj.weight", {I, d});
     w.down = b.need(p + "mlp.down_proj.weight", {d, I});
@@ -99,8 +126,26 @@ matrix embed(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_
   return x;
 }
 
+// Gemma 2's layer (above); Gemma's is the pre-norm block.
+void block(layer_context& lc, const layer_weights& w, matrix& x, float* maps, layer_probe* probe,
+           kv_cache* cache) {
+  const model_config& c = lc.m.config;
+  if (!w.norm4_w) return pre_norm_block(lc, w, x, maps, probe, cache);
+  lc.score_scale = c.query_scale;
+  lc.soft_cap = c.attn_soft_cap;
+  const mask_set global = lc.spec.masks;
+  if (w.local) add_sliding_window(lc.spec.masks, c.local_window, lc.past, lc.n);
+  const matrix attention = attention_block(lc, w.self, norm_of(lc.m, x, w.norm1_w, nullptr), maps,
+                                           probe, cache);
+  lc.spec.masks = global;
+  add_in_place(x, norm_of(lc.m, attention, w.norm2_w, nullptr));
+  const matrix mlp = mlp_block(lc, w, norm_of(lc.m, x, w.norm3_w, nullptr));
+  add_in_place(x, norm_of(lc.m, mlp, w.norm4_w, nullptr));
+  lc.lap("norm");
+}
+
 }  // namespace
 
-const family_spec gemma_family{"gemma", {"gemma"}, read_config, bind, embed, pre_norm_block};
+const family_spec gemma_family{"gemma", {"gemma", "gemma2"}, read_config, bind, embed, block};
 
 }  // namespace attnviz

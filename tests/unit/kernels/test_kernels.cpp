@@ -240,7 +240,7 @@ TEST_CASE("the fused multi-head kernel equals scores, masks, softmax and context
                           shape{4, 13, 300, 64, 64}, shape{1, 300, 5, 4, 3},
                           shape{1, 40, 200, 8, 150}, shape{1, 50, 3000, 4, 3},
                           shape{2, 45, 256, 16, 20}, shape{1, 30, 1024, 8, 70}})
-      for (int mode = 0; mode < 9; ++mode) {
+      for (int mode = 0; mode < 10; ++mode) {
         // 0: plain with ALiBi (the finiteness check inside the softmax pass); 1: causal mask
         // and scores kept (the check apart, before masking); 2: scores kept, no mask; 3: plain
         // without ALiBi (the scores straight from the product); 4: causal mask with its span
@@ -249,10 +249,12 @@ TEST_CASE("the fused multi-head kernel equals scores, masks, softmax and context
         // mask applied by its exact span (the bounded shift, cut tiles on the diagonal); 7: a
         // window mask applied by its exact span (tiles cut on both sides, rows that see no key);
         // 8: an additive score bias per head (T5's relative positions) under the causal mask
-        // and its exact span (the bias must still be added: the general pass).
+        // and its exact span (the bias must still be added: the general pass); 9: scores
+        // soft-capped (Gemma 2: 0.4 · tanh(s / 0.4)) under the causal mask and its exact span.
         const bool keep_scores = mode == 1 || mode == 2, alibi = mode != 3 && mode < 5;
         const bool biased = mode == 8;
-        const kernels::mask_row_fn mask = mode == 1 || mode == 4 || mode == 6 || mode == 8
+        const float cap = mode == 9 ? 0.4f : 0.0f;
+        const kernels::mask_row_fn mask = mode == 1 || mode == 4 || mode == 6 || mode >= 8
                                               ? causal
                                           : mode == 5                         ? window3
                                           : mode == 7                         ? window3_only
@@ -278,7 +280,8 @@ TEST_CASE("the fused multi-head kernel equals scores, masks, softmax and context
         args.inv_temperature = 1.0f / 0.7f;
         if (alibi) args.alibi_slopes = slopes.data();
         args.mask_row = mask;
-        if (mode == 4 || mode == 6 || mode == 8) args.mask_span = causal_span;
+        if (mode == 4 || mode == 6 || mode >= 8) args.mask_span = causal_span;
+        args.soft_cap = cap;
         if (mode == 5 || mode == 7) args.mask_span = window3_span;
         args.mask_is_span = mode >= 6;
         std::vector<matrix> bias;
@@ -295,9 +298,11 @@ TEST_CASE("the fused multi-head kernel equals scores, masks, softmax and context
           matrix e = matmul_nt_ref(q.columns(h * s.d_k, s.d_k), k.columns(h * s.d_k, s.d_k));
           for (std::size_t i = 0; i < s.n_q; ++i)
             for (std::size_t j = 0; j < s.n_k; ++j)
-              e(i, j) = static_cast<float>(0.3 * e(i, j) - (alibi ? slopes[h] : 0.0) *
-                                                               std::fabs(double(i) - double(j)) +
-                                           (biased ? bias[h](i, j) : 0.0f));
+            {
+              double x = 0.3 * e(i, j) - (alibi ? slopes[h] : 0.0) * std::fabs(double(i) - double(j));
+              if (cap > 0.0f) x = cap * std::tanh(x / cap);
+              e(i, j) = static_cast<float>(x + (biased ? bias[h](i, j) : 0.0f));
+            }
           matrix vis = e;
           if (mask)
             for (std::size_t i = 0; i < s.n_q; ++i) mask(nullptr, i, vis.row(i), s.n_k);
