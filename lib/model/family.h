@@ -19,7 +19,8 @@
 //   phi3    phi3                        partial rotary  pre-RMS, fused qkv and gate_up  causal
 //                                                                            families/phi3.cpp
 //   gemma   gemma, gemma2               rotary      pre-RMS (1 + w), GeGLU, embeddings × √d
-//                                       (gemma2: soft caps, local/global layers, four norms)
+//   gemma3_text                         (gemma2: soft caps, local/global layers, four norms;
+//                                        gemma3: q/k norms, a RoPE base per kind of layer)
 //                                                              causal   families/gemma.cpp
 //   gptj    gptj                        interleaved rotary  one LN, parallel  causal  families/gptj.cpp
 //   falcon  falcon                      rotary      LN, parallel (or sequential)  causal

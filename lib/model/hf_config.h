@@ -67,6 +67,8 @@ struct model_config {
   // query_pre_attn_scalar^−1/2, and every even layer attending within local_window keys
   double attn_soft_cap = 0.0, final_soft_cap = 0.0, query_scale = 0.0;
   std::size_t local_window = 0;
+  double local_rope_theta = 0.0;  // Gemma 3: the local layers' RoPE base (0: rope_theta)
+  std::vector<bool> local_layers;  // Gemma 3: which layers are local
   std::size_t norms_in_parallel = 1;  // Falcon: LayerNorms before a parallel block (1 or 2)
   norm_kind norm = norm_kind::layer_norm;
   mlp_activation activation = mlp_activation::gelu_tanh;

@@ -20,6 +20,8 @@ struct attention_weights {
   const weight_view *q = nullptr, *k = nullptr, *v = nullptr;
   const weight_view *q_b = nullptr, *k_b = nullptr, *v_b = nullptr;
   const weight_view *o = nullptr, *o_b = nullptr;
+  // Gemma 3: RMS norms over each query and key head (d_h wide), before RoPE
+  const weight_view *q_norm = nullptr, *k_norm = nullptr;
 };
 
 // One layer's tensors (null: not in this family, or an optional bias absent).

@@ -45,6 +45,21 @@ void split_qkv(const matrix& fused, const layer_context& lc, matrix (&held)[3]) 
   }
 }
 
+// Each of `heads` heads of x (d_h columns each) through the config's RMS norm with weights w.
+void norm_heads(const layer_context& lc, matrix& x, const weight_view& w, std::size_t heads) {
+  const std::size_t n = x.rows(), dh = lc.head_dim;
+  std::vector<float> scale = vector_of(w);
+  for (float& s : scale) s += lc.m.config.norm_weight_offset;
+  matrix head(n * heads, dh);  // every (row, head) as a row of its own
+  for (std::size_t r = 0; r < n; ++r)
+    for (std::size_t h = 0; h < heads; ++h)
+      std::copy(x.row(r) + h * dh, x.row(r) + (h + 1) * dh, head.row(r * heads + h));
+  const matrix normed = rms_norm_of(head, scale, lc.m.config.norm_eps);
+  for (std::size_t r = 0; r < n; ++r)
+    for (std::size_t h = 0; h < heads; ++h)
+      std::copy(normed.row(r * heads + h), normed.row(r * heads + h) + dh, x.row(r) + h * dh);
+}
+
 // RoPE on every query and key head (its first rotary_dims dimensions), in the config's pairing.
 void rotate(layer_context& lc, matrix& q, matrix& k) {
   const std::size_t dh = lc.head_dim;
@@ -78,6 +93,10 @@ void project(layer_context& lc, const attention_weights& w, const matrix& in,
     held[2] = linear(in, *w.v, lc.layout, w.v_b, lc.conv);
   }
   matrix &q = held[0], &k = held[1], &v = held[2];
+  if (w.q_norm) {
+    norm_heads(lc, q, *w.q_norm, lc.heads);
+    norm_heads(lc, k, *w.k_norm, lc.kv_heads);
+  }
   if (rotary) rotate(lc, q, k);
   a.q = q.data();
   a.k = k.data();

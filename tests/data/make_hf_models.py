@@ -123,6 +123,12 @@ CASES.update({
     "gemma2_f32_capped": dict(family="gemma", dtype="F32", shards=1, n=10, d=32, H=4, KV=2, dh=16,
                               L=2, V=64, P=64, I=64, v2=True, qscalar=24.0, attn_cap=2.0,
                               final_cap=3.0, window=4),
+    # Gemma 3's language model: q/k norms, local layers by layer_types (window 4) with RoPE base
+    # 10000 and a global one with 1e6, no soft caps, BF16
+    "gemma3_bf16_local_global": dict(family="gemma", dtype="BF16", shards=1, n=10, d=32, H=4, KV=2,
+                                     dh=16, L=3, V=64, P=64, I=64, v3=True, qscalar=16.0, window=4,
+                                     theta=1e6, local_theta=10000.0,
+                                     layer_types=["sliding_attention", "full_attention", "sliding_attention"]),
 })
 
 DTYPES = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
@@ -939,17 +945,21 @@ def make_gemma(c, g, folder):
         W[p + "self_attn.v_proj.weight"] = rand(g, KV * dh, d)
         W[p + "self_attn.o_proj.weight"] = rand(g, d, H * dh)
         W[p + "post_attention_layernorm.weight"] = rand(g, d, scale=0.2)
-        if c.get("v2"):
+        if c.get("v2") or c.get("v3"):
             W[p + "pre_feedforward_layernorm.weight"] = rand(g, d, scale=0.2)
             W[p + "post_feedforward_layernorm.weight"] = rand(g, d, scale=0.2)
+        if c.get("v3"):
+            W[p + "self_attn.q_norm.weight"] = rand(g, dh, scale=0.2)
+            W[p + "self_attn.k_norm.weight"] = rand(g, dh, scale=0.2)
         W[p + "mlp.gate_proj.weight"] = rand(g, I, d)
         W[p + "mlp.up_proj.weight"] = rand(g, I, d)
         W[p + "mlp.down_proj.weight"] = rand(g, d, I)
     W["model.norm.weight"] = rand(g, d, scale=0.2)
     save(folder, list(W.items()), dt, c["shards"])
     R = {k: rounded(v, dt) for k, v in W.items()}
-    cfg = {"model_type": "gemma2" if c.get("v2") else "gemma",
-           "architectures": ["Gemma2ForCausalLM" if c.get("v2") else "GemmaForCausalLM"], "hidden_size": d,
+    kind = "gemma3_text" if c.get("v3") else "gemma2" if c.get("v2") else "gemma"
+    cfg = {"model_type": kind, "architectures": [{"gemma": "GemmaForCausalLM", "gemma2": "Gemma2ForCausalLM",
+                                                  "gemma3_text": "Gemma3ForCausalLM"}[kind]], "hidden_size": d,
            "num_attention_heads": H, "num_key_value_heads": KV, "head_dim": dh,
            "num_hidden_layers": L, "intermediate_size": I, "max_position_embeddings": P,
            "vocab_size": V, "rms_norm_eps": 1e-6, "rope_theta": 10000.0, "hidden_act": "gelu",
@@ -958,6 +968,11 @@ def make_gemma(c, g, folder):
         cfg.update(hidden_activation="gelu_pytorch_tanh", query_pre_attn_scalar=c["qscalar"],
                    attn_logit_softcapping=c["attn_cap"], final_logit_softcapping=c["final_cap"],
                    sliding_window=c["window"])
+    if c.get("v3"):
+        cfg.update(hidden_activation="gelu_pytorch_tanh", query_pre_attn_scalar=c["qscalar"],
+                   attn_logit_softcapping=None, final_logit_softcapping=None,
+                   sliding_window=c["window"], rope_theta=c["theta"], rope_local_base_freq=c["local_theta"],
+                   layer_types=c["layer_types"])
     tok = {"version": "1.0", "added_tokens": [{"id": 2, "content": "<bos>", "special": True}],
            "model": {"type": "BPE", "vocab": {("<bos>" if i == 2 else f"▁t{i}"): i for i in range(V)},
                      "merges": []}}
@@ -983,7 +998,7 @@ def gemma_forward(c, R, ids):
     def norm(t, name):
         return t / torch.sqrt(t.pow(2).mean(-1, keepdim=True) + eps) * (1 + R[name])
 
-    v2 = c.get("v2", False)
+    v2, v3 = c.get("v2", False), c.get("v3", False)
     i_, j_ = torch.arange(n)[:, None], torch.arange(n)[None, :]
     x = R["model.embed_tokens.weight"][ids] * normalizer
     maps = []
@@ -993,19 +1008,25 @@ def gemma_forward(c, R, ids):
         q = (h @ R[p + "self_attn.q_proj.weight"].T).view(n, H, dh).transpose(0, 1)
         k = (h @ R[p + "self_attn.k_proj.weight"].T).view(n, KV, dh).transpose(0, 1)
         v = (h @ R[p + "self_attn.v_proj.weight"].T).view(n, KV, dh).transpose(0, 1)
-        q, k = rope_half(q, 10000.0, pos), rope_half(k, 10000.0, pos)
+        local = (l % 2 == 0) if v2 else v3 and c["layer_types"][l] == "sliding_attention"
+        theta = 10000.0
+        if v3:  # per-head norms, then the local or global RoPE base
+            q, k = norm(q, p + "self_attn.q_norm.weight"), norm(k, p + "self_attn.k_norm.weight")
+            theta = c["local_theta"] if local else c["theta"]
+        q, k = rope_half(q, theta, pos), rope_half(k, theta, pos)
         k, v = k.repeat_interleave(H // KV, 0), v.repeat_interleave(H // KV, 0)
-        if v2:
+        if v2 or v3:
             s = (q @ k.transpose(1, 2)) * c["qscalar"] ** -0.5
-            s = torch.tanh(s / c["attn_cap"]) * c["attn_cap"]
-            mask = causal | ((i_ - j_ >= c["window"]) if l % 2 == 0 else False)
+            if v2:
+                s = torch.tanh(s / c["attn_cap"]) * c["attn_cap"]
+            mask = causal | ((i_ - j_ >= c["window"]) if local else False)
             a = torch.softmax(s.masked_fill(mask, float("-inf")), -1)
             ctx = a @ v
         else:
             a, ctx = softmax_attention(q, k, v, causal)
         maps.append(a)
         attn = ctx.transpose(0, 1).reshape(n, H * dh) @ R[p + "self_attn.o_proj.weight"].T
-        if v2:
+        if v2 or v3:
             x = x + norm(attn, p + "post_attention_layernorm.weight")
             m = norm(x, p + "pre_feedforward_layernorm.weight")
         else:
@@ -1013,7 +1034,7 @@ def gemma_forward(c, R, ids):
             m = norm(x, p + "post_attention_layernorm.weight")
         mlp = (gelu_new(m @ R[p + "mlp.gate_proj.weight"].T) * (m @ R[p + "mlp.up_proj.weight"].T)) \
             @ R[p + "mlp.down_proj.weight"].T
-        x = x + (norm(mlp, p + "post_feedforward_layernorm.weight") if v2 else mlp)
+        x = x + (norm(mlp, p + "post_feedforward_layernorm.weight") if v2 or v3 else mlp)
     hidden = norm(x, "model.norm.weight")
     logits = hidden @ R["model.embed_tokens.weight"].T
     if v2:

@@ -1,4 +1,5 @@
-// Gemma (model_type gemma: Gemma 2B and 7B, CodeGemma; gemma2: Gemma 2).
+// Gemma (model_type gemma: Gemma 2B and 7B, CodeGemma; gemma2: Gemma 2; gemma3_text: Gemma 3's
+// language model).
 //
 // config.json   hidden_size, num_attention_heads, num_key_value_heads, head_dim (may differ
 //               from hidden/heads), num_hidden_layers, intermediate_size,
@@ -21,9 +22,15 @@
 //               last sliding_window keys; four norms a layer (post_attention_layernorm on the
 //               attention's output, pre_ and post_feedforward_layernorm around the MLP):
 //                 x += RMS₂(attn(RMS₁(x)));  x += RMS₄(mlp(RMS₃(x)))
+// Gemma 3       Gemma 2's layer without soft caps (unless the config sets them), RMS norms on
+//               each query and key head (self_attn.q_norm / k_norm, before RoPE), local layers
+//               by layer_types ("sliding_attention") or else all but every
+//               sliding_window_pattern-th (6), their RoPE base rope_local_base_freq (10000)
+//               without rope_scaling, the global layers' rope_theta (1e6) with it
 #include <fmt/format.h>
 
 #include <cmath>
+#include <utility>
 
 #include "model/blocks.h"
 #include "model/config_reader.h"
@@ -46,6 +53,31 @@ void read_gemma2(const config_reader& r, model_config& c) {
   c.local_window = r.has("sliding_window") && !r.object().at("sliding_window").is_null()
                        ? r.size("sliding_window")
                        : 4096;
+}
+
+void read_gemma3(const config_reader& r, model_config& c) {
+  c.query_scale = 1.0 / std::sqrt(r.number_or("query_pre_attn_scalar", 256.0));
+  c.attn_soft_cap = number_or_null(r, "attn_logit_softcapping", 0.0);
+  c.final_soft_cap = number_or_null(r, "final_logit_softcapping", 0.0);
+  c.local_window = r.has("sliding_window") && !r.object().at("sliding_window").is_null()
+                       ? r.size("sliding_window")
+                       : 4096;
+  c.local_rope_theta = r.number_or("rope_local_base_freq", 10000.0);
+  if (!r.has("rope_theta")) c.rope_theta = 1e6;
+}
+
+// Gemma 3's local layers: layer_types, or all but every sliding_window_pattern-th.
+bool gemma3_local(const config_reader& r, std::size_t l) {
+  if (r.has("layer_types")) {
+    const nlohmann::json& types = r.object().at("layer_types");
+    if (!types.is_array() || l >= types.size() || !types[l].is_string())
+      r.fail("layer_types", "one \"sliding_attention\" or \"full_attention\" per layer");
+    const std::string t = types[l].get<std::string>();
+    if (t != "sliding_attention" && t != "full_attention")
+      r.fail("layer_types", fmt::format("sliding_attention or full_attention, got '{}'", t));
+    return t == "sliding_attention";
+  }
+  return (l + 1) % r.size_or("sliding_window_pattern", 6) != 0;
 }
 
 void read_config(const config_reader& r, model_config& c) {
@@ -71,6 +103,10 @@ void read_config(const config_reader& r, model_config& c) {
   }
   c.tie_embeddings = r.flag_or("tie_word_embeddings", true);
   if (c.model_type == "gemma2") read_gemma2(r, c);
+  if (c.model_type == "gemma3_text") {
+    read_gemma3(r, c);
+    for (std::size_t l = 0; l < c.layers; ++l) c.local_layers.push_back(gemma3_local(r, l));
+  }
   c.norm = norm_kind::rms_norm;
   c.norm_weight_offset = 1.0f;
   c.gated_mlp = true;
@@ -105,10 +141,14 @@ void bind(hf_model& m) {
     w.self.v = b.need(p + "self_attn.v_proj.weight", {kv_out, d});
     w.self.o = b.need(p + "self_attn.o_proj.weight", {d, q_out});
     w.norm2_w = b.need(p + "post_attention_layernorm.weight", {d});
-    if (c.model_type == "gemma2") {
+    if (c.model_type != "gemma") {
       w.norm3_w = b.need(p + "pre_feedforward_layernorm.weight", {d});
       w.norm4_w = b.need(p + "post_feedforward_layernorm.weight", {d});
-      w.local = l % 2 == 0;
+      w.local = c.model_type == "gemma2" ? l % 2 == 0 : c.local_layers[l];
+    }
+    if (c.model_type == "gemma3_text") {
+      w.self.q_norm = b.need(p + "self_attn.q_norm.weight", {dim(c.head_dim)});
+      w.self.k_norm = b.need(p + "self_attn.k_norm.weight", {dim(c.head_dim)});
     }
     w.gate = b.need(p + "mlp.gate_proj.weight", {I, d});
     w.up = b.need(p + "mlp.up_proj.weight", {I, d});
@@ -134,10 +174,21 @@ void block(layer_context& lc, const layer_weights& w, matrix& x, float* maps, la
   lc.score_scale = c.query_scale;
   lc.soft_cap = c.attn_soft_cap;
   const mask_set global = lc.spec.masks;
-  if (w.local) add_sliding_window(lc.spec.masks, c.local_window, lc.past, lc.n);
+  rope_half_table global_rope;
+  if (w.local) {
+    add_sliding_window(lc.spec.masks, c.local_window, lc.past, lc.n);
+    if (c.local_rope_theta > 0.0) {  // Gemma 3: the local base, no scaling
+      std::vector<double> theta(c.head_dim / 2);
+      for (std::size_t i = 0; i < theta.size(); ++i)
+        theta[i] = std::pow(c.local_rope_theta, -2.0 * static_cast<double>(i) /
+                                                    static_cast<double>(c.head_dim));
+      global_rope = std::exchange(lc.rope, make_rope_half_table(lc.past, lc.n, theta));
+    }
+  }
   const matrix attention = attention_block(lc, w.self, norm_of(lc.m, x, w.norm1_w, nullptr), maps,
                                            probe, cache);
   lc.spec.masks = global;
+  if (global_rope.half) lc.rope = std::move(global_rope);
   add_in_place(x, norm_of(lc.m, attention, w.norm2_w, nullptr));
   const matrix mlp = mlp_block(lc, w, norm_of(lc.m, x, w.norm3_w, nullptr));
   add_in_place(x, norm_of(lc.m, mlp, w.norm4_w, nullptr));
@@ -146,6 +197,7 @@ void block(layer_context& lc, const layer_weights& w, matrix& x, float* maps, la
 
 }  // namespace
 
-const family_spec gemma_family{"gemma", {"gemma", "gemma2"}, read_config, bind, embed, block};
+const family_spec gemma_family{"gemma", {"gemma", "gemma2", "gemma3_text"}, read_config, bind,
+                               embed,   block};
 
 }  // namespace attnviz

@@ -51,7 +51,8 @@ TEST_CASE("a bad config names the file and the key") {
                        doctest::Contains("m/config.json: key 'model_type': expected one of gpt2, "
                                          "bert, roberta, xlm-roberta, llama, mistral, qwen2, "
                                          "bart, mbart, marian, t5, mt5, gpt_neox, opt, phi, "
-                                         "phi3, gemma, gemma2, gptj, falcon, distilbert (the families attn-viz runs), got "
+                                         "phi3, gemma, gemma2, gemma3_text, gptj, falcon, "
+                                         "distilbert (the families attn-viz runs), got "
                                          "'xlnet'"),
                        input_error);
   CHECK_THROWS_WITH_AS(
