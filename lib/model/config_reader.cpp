@@ -72,6 +72,17 @@ void config_reader::require_flag(std::string_view key, bool fallback, bool wante
     fail(key, fmt::format("{} ({}), got {}", wanted, meaning, !wanted));
 }
 
+std::size_t rotary_dims_of(const config_reader& r, std::string_view key, double fallback,
+                           std::size_t head_dim) {
+  const double share = r.number_or(key, fallback);
+  const auto dims = static_cast<std::size_t>(static_cast<double>(head_dim) * share);
+  if (share > 1.0 || dims == 0 || dims % 2 != 0)
+    r.fail(key, fmt::format("a share of the {}-dimension heads giving an even number of rotated "
+                            "dimensions, got {}",
+                            head_dim, share));
+  return dims;
+}
+
 mlp_activation activation_of(const config_reader& r, std::string_view key, const std::string& name) {
   if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast")
     return mlp_activation::gelu_tanh;

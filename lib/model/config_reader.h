@@ -45,6 +45,11 @@ class config_reader {
 // runs.
 mlp_activation activation_of(const config_reader& r, std::string_view key, const std::string& name);
 
+// The rotated dimensions of a head of head_dim: ⌊head_dim · share⌋ for the share `key` gives
+// (`fallback` when absent), refused naming the key unless it is even and above 0.
+std::size_t rotary_dims_of(const config_reader& r, std::string_view key, double fallback,
+                           std::size_t head_dim);
+
 // rope_scaling: {"rope_type" (or "type"): "default" | "linear" | "llama3", "factor", …}.
 rope_scaling_config read_rope_scaling(const config_reader& r);
 

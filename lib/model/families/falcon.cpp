@@ -28,16 +28,12 @@ namespace attnviz {
 
 namespace {
 
-std::size_t size_or_null(const config_reader& r, std::string_view key, std::size_t fallback) {
-  return r.has(key) && !r.object().at(std::string(key)).is_null() ? r.size(key) : fallback;
-}
-
 void read_attention_layout(const config_reader& r, model_config& c) {
   c.new_architecture = r.flag_or("new_decoder_architecture", false);
   if (c.new_architecture) {
-    c.kv_heads = size_or_null(r, "num_kv_heads", c.heads);
+    c.kv_heads = r.size_or("num_kv_heads", c.heads);
     c.fused_qkv = qkv_order::grouped;  // [q heads of the group | k | v] per K/V group
-    c.norms_in_parallel = size_or_null(r, "num_ln_in_parallel_attn", 2);
+    c.norms_in_parallel = r.size_or("num_ln_in_parallel_attn", 2);
     if (c.norms_in_parallel > 2) r.fail("num_ln_in_parallel_attn", "1 or 2");
     c.parallel_residual = true;
     return;
@@ -56,7 +52,7 @@ void read_config(const config_reader& r, model_config& c) {
   c.vocab = r.size("vocab_size");
   c.max_positions = r.size_or("max_position_embeddings", 2048);
   c.norm_eps = r.number_or("layer_norm_epsilon", 1e-5);
-  c.intermediate = size_or_null(r, "ffn_hidden_size", 4 * c.d_model);
+  c.intermediate = r.size_or("ffn_hidden_size", 4 * c.d_model);
   c.activation = activation_of(r, "activation", r.text_or("activation", "gelu"));
   c.rope_theta = r.number_or("rope_theta", 10000.0);
   if (r.has("rope_scaling")) c.rope_scaling = read_rope_scaling(r);

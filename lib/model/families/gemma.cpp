@@ -41,27 +41,24 @@ namespace attnviz {
 
 namespace {
 
-double number_or_null(const config_reader& r, std::string_view key, double fallback) {
-  if (!r.has(key)) return fallback;
-  return r.object().at(std::string(key)).is_null() ? 0.0 : r.number_or(key, fallback);
+// A soft cap: the number, 0 (none) when the key is null, `fallback` when it is absent.
+double cap_or(const config_reader& r, std::string_view key, double fallback) {
+  if (r.object().contains(std::string(key)) && r.object().at(std::string(key)).is_null()) return 0.0;
+  return r.number_or(key, fallback);
 }
 
 void read_gemma2(const config_reader& r, model_config& c) {
   c.query_scale = 1.0 / std::sqrt(r.number_or("query_pre_attn_scalar", 256.0));
-  c.attn_soft_cap = number_or_null(r, "attn_logit_softcapping", 50.0);
-  c.final_soft_cap = number_or_null(r, "final_logit_softcapping", 30.0);
-  c.local_window = r.has("sliding_window") && !r.object().at("sliding_window").is_null()
-                       ? r.size("sliding_window")
-                       : 4096;
+  c.attn_soft_cap = cap_or(r, "attn_logit_softcapping", 50.0);
+  c.final_soft_cap = cap_or(r, "final_logit_softcapping", 30.0);
+  c.local_window = r.size_or("sliding_window", 4096);
 }
 
 void read_gemma3(const config_reader& r, model_config& c) {
   c.query_scale = 1.0 / std::sqrt(r.number_or("query_pre_attn_scalar", 256.0));
-  c.attn_soft_cap = number_or_null(r, "attn_logit_softcapping", 0.0);
-  c.final_soft_cap = number_or_null(r, "final_logit_softcapping", 0.0);
-  c.local_window = r.has("sliding_window") && !r.object().at("sliding_window").is_null()
-                       ? r.size("sliding_window")
-                       : 4096;
+  c.attn_soft_cap = cap_or(r, "attn_logit_softcapping", 0.0);
+  c.final_soft_cap = cap_or(r, "final_logit_softcapping", 0.0);
+  c.local_window = r.size_or("sliding_window", 4096);
   c.local_rope_theta = r.number_or("rope_local_base_freq", 10000.0);
   if (!r.has("rope_theta")) c.rope_theta = 1e6;
 }
@@ -95,7 +92,7 @@ void read_config(const config_reader& r, model_config& c) {
   // hidden_activation as named (exact "gelu" included); without it Gemma's MLP runs the tanh
   // form whatever hidden_act says
   c.activation = mlp_activation::gelu_tanh;
-  if (r.has("hidden_activation") && !r.object().at("hidden_activation").is_null()) {
+  if (r.has("hidden_activation")) {
     const std::string act = r.text_or("hidden_activation", "gelu_pytorch_tanh");
     c.activation = activation_of(r, "hidden_activation", act);
     if (c.activation != mlp_activation::gelu_tanh && c.activation != mlp_activation::gelu_erf)

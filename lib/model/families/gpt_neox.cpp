@@ -35,9 +35,6 @@ void read_config(const config_reader& r, model_config& c) {
   c.max_positions = r.size("max_position_embeddings");
   c.vocab = r.size("vocab_size");
   c.norm_eps = r.number_or("layer_norm_eps", 1e-5);
-  const double pct = r.has("partial_rotary_factor") ? r.number_or("partial_rotary_factor", 0.25)
-                                                    : r.number_or("rotary_pct", 0.25);
-  if (pct > 1.0) r.fail("rotary_pct", fmt::format("a share of the head in (0, 1], got {}", pct));
   c.rope_theta = r.has("rope_theta") ? r.number_or("rope_theta", 10000.0)
                                      : r.number_or("rotary_emb_base", 10000.0);
   if (r.has("rope_scaling")) c.rope_scaling = read_rope_scaling(r);
@@ -47,11 +44,8 @@ void read_config(const config_reader& r, model_config& c) {
   r.require_flag("attention_bias", true, true, "q/k/v and output projections with biases");
   if (c.d_model % c.heads != 0) r.fail("num_attention_heads", "a divisor of hidden_size");
   c.head_dim = c.d_model / c.heads;
-  c.rotary_dims = static_cast<std::size_t>(static_cast<double>(c.head_dim) * pct);
-  if (c.rotary_dims % 2 != 0 || c.rotary_dims == 0)
-    r.fail("rotary_pct", fmt::format("a share giving an even number of rotated dimensions of "
-                                     "the {}-dimension heads, got {}",
-                                     c.head_dim, pct));
+  c.rotary_dims = rotary_dims_of(
+      r, r.has("partial_rotary_factor") ? "partial_rotary_factor" : "rotary_pct", 0.25, c.head_dim);
   c.fused_qkv = qkv_order::grouped;
   c.norm = norm_kind::layer_norm;
   c.positions = position_kind::rotary;

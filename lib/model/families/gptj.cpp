@@ -27,17 +27,14 @@ void read_config(const config_reader& r, model_config& c) {
   c.layers = r.size("n_layer");
   c.max_positions = r.size("n_positions");
   c.vocab = r.size("vocab_size");
-  c.intermediate = r.has("n_inner") && !r.object().at("n_inner").is_null() ? r.size("n_inner")
-                                                                           : 4 * c.d_model;
+  c.intermediate = r.size_or("n_inner", 4 * c.d_model);  // null: 4 · n_embd
   c.norm_eps = r.number_or("layer_norm_epsilon", 1e-5);
   c.activation =
       activation_of(r, "activation_function", r.text_or("activation_function", "gelu_new"));
   c.tie_embeddings = r.flag_or("tie_word_embeddings", false);
   if (c.d_model % c.heads != 0) r.fail("n_head", "a divisor of n_embd");
   c.head_dim = c.d_model / c.heads;
-  c.rotary_dims = r.has("rotary_dim") && !r.object().at("rotary_dim").is_null()
-                      ? r.size("rotary_dim")
-                      : c.head_dim;
+  c.rotary_dims = r.size_or("rotary_dim", c.head_dim);
   if (c.rotary_dims > c.head_dim || c.rotary_dims % 2 != 0)
     r.fail("rotary_dim", fmt::format("an even number of dimensions up to the head's {}",
                                      c.head_dim));

@@ -25,9 +25,7 @@ namespace {
 void read_config(const config_reader& r, model_config& c) {
   c.d_model = r.size("hidden_size");
   c.heads = r.size("num_attention_heads");
-  c.kv_heads = r.has("num_key_value_heads") && !r.object().at("num_key_value_heads").is_null()
-                   ? r.size("num_key_value_heads")
-                   : c.heads;
+  c.kv_heads = r.size_or("num_key_value_heads", c.heads);
   c.layers = r.size("num_hidden_layers");
   c.intermediate = r.size("intermediate_size");
   c.max_positions = r.size("max_position_embeddings");
@@ -40,13 +38,7 @@ void read_config(const config_reader& r, model_config& c) {
   c.tie_embeddings = r.flag_or("tie_word_embeddings", false);
   if (c.d_model % c.heads != 0) r.fail("num_attention_heads", "a divisor of hidden_size");
   c.head_dim = c.d_model / c.heads;
-  const double factor = r.number_or("partial_rotary_factor", 0.5);
-  c.rotary_dims = static_cast<std::size_t>(static_cast<double>(c.head_dim) * factor);
-  if (factor > 1.0 || c.rotary_dims == 0 || c.rotary_dims % 2 != 0)
-    r.fail("partial_rotary_factor",
-           fmt::format("a share of the {}-dimension heads giving an even number of rotated "
-                       "dimensions, got {}",
-                       c.head_dim, factor));
+  c.rotary_dims = rotary_dims_of(r, "partial_rotary_factor", 0.5, c.head_dim);
   c.parallel_residual = true;
   c.norm = norm_kind::layer_norm;
   c.positions = position_kind::rotary;

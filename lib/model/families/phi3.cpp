@@ -23,14 +23,10 @@ namespace attnviz {
 
 namespace {
 
-std::size_t size_or_null(const config_reader& r, std::string_view key, std::size_t fallback) {
-  return r.has(key) && !r.object().at(std::string(key)).is_null() ? r.size(key) : fallback;
-}
-
 void read_config(const config_reader& r, model_config& c) {
   c.d_model = r.size("hidden_size");
   c.heads = r.size("num_attention_heads");
-  c.kv_heads = size_or_null(r, "num_key_value_heads", c.heads);
+  c.kv_heads = r.size_or("num_key_value_heads", c.heads);
   c.layers = r.size("num_hidden_layers");
   c.intermediate = r.size("intermediate_size");
   c.max_positions = r.size("max_position_embeddings");
@@ -38,19 +34,13 @@ void read_config(const config_reader& r, model_config& c) {
   c.norm_eps = r.number_or("rms_norm_eps", 1e-5);
   c.rope_theta = r.number_or("rope_theta", 10000.0);
   if (r.has("rope_scaling")) c.rope_scaling = read_rope_scaling(r);
-  c.sliding_window = size_or_null(r, "sliding_window", 0);
+  c.sliding_window = r.has("sliding_window") ? r.size("sliding_window") : 0;
   const std::string act = r.text_or("hidden_act", "silu");
   if (act != "silu") r.fail("hidden_act", fmt::format("silu (SwiGLU), got '{}'", act));
   c.tie_embeddings = r.flag_or("tie_word_embeddings", false);
   if (c.d_model % c.heads != 0) r.fail("num_attention_heads", "a divisor of hidden_size");
   c.head_dim = c.d_model / c.heads;
-  const double factor = r.number_or("partial_rotary_factor", 1.0);
-  c.rotary_dims = static_cast<std::size_t>(static_cast<double>(c.head_dim) * factor);
-  if (factor > 1.0 || c.rotary_dims == 0 || c.rotary_dims % 2 != 0)
-    r.fail("partial_rotary_factor",
-           fmt::format("a share of the {}-dimension heads giving an even number of rotated "
-                       "dimensions, got {}",
-                       c.head_dim, factor));
+  c.rotary_dims = rotary_dims_of(r, "partial_rotary_factor", 1.0, c.head_dim);
   c.norm = norm_kind::rms_norm;
   c.activation = mlp_activation::silu;
   c.gated_mlp = true;
