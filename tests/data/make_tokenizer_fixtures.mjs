@@ -207,6 +207,44 @@ writeCase("llama3_bytelevel", {
            end_of_word_suffix: null, fuse_unk: false, byte_fallback: false, ignore_merges: true,
            vocab: gpt2Vocab, merges: gpt2Merges } }, HARD_TEXTS.filter((t) => !t.includes("\u0000")),
   {}, true);
+// The families' own layouts, over the same vocabularies:
+//   gemma_bpe       Gemma: Replace(" " → ▁) alone (no prefix space), byte fallback, <bos> first,
+//                   the chat specials split out
+//   phi3_sp         Phi-3: Llama's Prepend + Replace with <|user|>, <|assistant|>, <|end|> as
+//                   special tokens that strip the spaces after them (rstrip)
+//   neox_bytelevel  GPT-NeoX: NFC, byte-level BPE, the ByteLevel post-processor (nothing
+//                   added), <|endoftext|> split out
+const spSize = Object.keys(spModel.vocab).length;
+const CHAT_TEXTS = SP_TEXTS.concat(["<start_of_turn>user\nhello<end_of_turn>\n<start_of_turn>model",
+  "<|user|>  How are you?<|end|>\n<|assistant|> fine <|end|>", "a<|end|>b <|user|>c"]);
+writeCase("gemma_bpe", {
+  version: "1.0", truncation: null, padding: null,
+  added_tokens: [special(0, "<unk>"), special(1, "<s>"), special(2, "</s>"),
+                 special(spSize, "<bos>"), special(spSize + 1, "<start_of_turn>"),
+                 special(spSize + 2, "<end_of_turn>")],
+  normalizer: { type: "Replace", pattern: { String: " " }, content: SP },
+  pre_tokenizer: null, post_processor: bosTemplate(spSize, "<bos>"), decoder: null,
+  model: spModel }, CHAT_TEXTS);
+const stripped = (id, content) => ({ ...special(id, content), rstrip: true });
+writeCase("phi3_sp", {
+  version: "1.0", truncation: null, padding: null,
+  added_tokens: [special(0, "<unk>"), special(1, "<s>"), special(2, "</s>"),
+                 stripped(spSize, "<|user|>"), stripped(spSize + 1, "<|assistant|>"),
+                 stripped(spSize + 2, "<|end|>")],
+  normalizer: { type: "Sequence", normalizers: [{ type: "Prepend", prepend: SP },
+                                                { type: "Replace", pattern: { String: " " }, content: SP }] },
+  pre_tokenizer: null, post_processor: bosTemplate(1, "<s>"), decoder: null, model: spModel },
+  CHAT_TEXTS);
+writeCase("neox_bytelevel", {
+  version: "1.0", truncation: null, padding: null,
+  added_tokens: [special(50256, "<|endoftext|>")], normalizer: { type: "NFC" },
+  pre_tokenizer: { type: "ByteLevel", add_prefix_space: false, trim_offsets: true, use_regex: true },
+  post_processor: { type: "ByteLevel", add_prefix_space: false, trim_offsets: true, use_regex: true },
+  decoder: null,
+  model: { type: "BPE", dropout: null, unk_token: null, continuing_subword_prefix: null,
+           end_of_word_suffix: null, fuse_unk: false, byte_fallback: false,
+           vocab: gpt2Vocab, merges: gpt2Merges } }, HARD_TEXTS.filter((t) => !t.includes("\u0000")),
+  {}, true);
 // RoBERTa's layout: GPT-2's byte-level BPE and RobertaProcessing's <s> … </s> (here at ids past
 // GPT-2's vocabulary, as added tokens)
 writeCase("roberta_bytelevel", {

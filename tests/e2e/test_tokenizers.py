@@ -220,6 +220,12 @@ def test_roberta_processing_matches_huggingface_tokenizers(env):
     check_tokenizer_json(env, "roberta_bytelevel")
 
 
+def test_gemma_phi3_and_neox_layouts_match_huggingface_tokenizers(env):
+    check_tokenizer_json(env, "gemma_bpe")       # Replace alone, <bos>, chat specials
+    check_tokenizer_json(env, "phi3_sp")         # specials that strip the spaces after them
+    check_tokenizer_json(env, "neox_bytelevel")  # NFC, the ByteLevel post-processor
+
+
 def test_special_token_is_split_out_and_tokens_are_shown(env):
     folder = gpt2_folder(env, "gpt2-special", as_tokenizer_json=True)
     out = env.path("special")
