@@ -95,6 +95,35 @@ void check_generation_flags(const model_job_config& c, const model_config& m) {
                                   param("top-k"), param("name-heads"), param("text")));
 }
 
+// The view, --name-heads, the page's size and the memory the maps take, before any work, for
+// the most rows the run may have (the prompt and what --generate may add).
+void check_outputs_before_work(const model_config& m, const model_job_config& c,
+                               std::size_t prompt) {
+  const std::size_t n = std::min(prompt + c.generate, m.max_positions);
+  check_view_choice(c.choice, m.layers, m.heads, n);
+  if (c.name_heads) {
+    if (c.choice.view != maps_view::model && c.out.html.empty())
+      throw usage_error(fmt::format("{} captions the model view: add {} model or {}",
+                                    param("name_heads"), param("view"), param("html")));
+    finder_period(m, 0, c.model_dir);
+  }
+  if (!c.out.html.empty()) check_model_page_size(m.layers, m.heads, n);
+  check_model_memory(m, n, c);
+}
+
+// --top-k: the most likely tokens at each prediction row.
+void add_predictions(const hf_model& m, const model_job_config& c,
+                     const std::optional<vocabulary>& vocab, model_report& r) {
+  for (const std::size_t row : prediction_rows(r)) {
+    model_prediction p;
+    p.position = row;
+    p.top = top_predictions(m, r.forward, row, c.top_k);
+    for (const auto& [id, prob] : p.top)
+      p.top_tokens.push_back(vocab ? vocab->token(id) : fmt::format("{}", id));
+    r.predictions.push_back(std::move(p));
+  }
+}
+
 void check_length(std::size_t tokens, std::size_t max_positions, const char* from, bool text) {
   if (tokens > max_positions)
     throw input_error(param(from),
@@ -204,32 +233,14 @@ model_report run_model_job(const model_job_config& c) {
   r.ids = std::move(in.ids);
   r.tokens = std::move(in.tokens);
   r.warnings = std::move(in.warnings);
-  // the most rows the run may have
-  const std::size_t n = std::min(r.ids.size() + c.generate, m.config.max_positions);
-  check_view_choice(c.choice, m.config.layers, m.config.heads, n);
-  if (c.name_heads) {
-    if (c.choice.view != maps_view::model && c.out.html.empty())
-      throw usage_error(fmt::format("{} captions the model view: add {} model or {}",
-                                    param("name_heads"), param("view"), param("html")));
-    finder_period(m.config, 0, c.model_dir);
-  }
-  if (!c.out.html.empty()) check_model_page_size(m.config.layers, m.config.heads, n);
-  check_model_memory(m.config, n, c);
+  check_outputs_before_work(m.config, c, r.ids.size());
   const std::optional<vocabulary> vocab =
       c.top_k > 0 ? read_vocabulary(c.model_dir) : std::optional<vocabulary>();
   if (c.generate > 0)
     run_generation(m, c, r);
   else
     r.forward = run_model(m, r.ids, c.progress);
-  if (c.top_k > 0)
-    for (const std::size_t row : prediction_rows(r)) {
-      model_prediction p;
-      p.position = row;
-      p.top = top_predictions(m, r.forward, row, c.top_k);
-      for (const auto& [id, prob] : p.top)
-        p.top_tokens.push_back(vocab ? vocab->token(id) : fmt::format("{}", id));
-      r.predictions.push_back(std::move(p));
-    }
+  if (c.top_k > 0) add_predictions(m, c, vocab, r);
 
   const std::string folder = folder_name(c.model_dir);
   job_products made;
