@@ -16,16 +16,15 @@ namespace attnviz {
 namespace {
 
 // The text the tokens after the prompt spell: the whole sequence's text (end tokens left out)
-// past the prompt's, so a leading space survives; a trailing U+FFFD (a character whose bytes
-// are not all generated yet) is held back while `partial`.
+// past the prompt's (`head`, its text alone), so a leading space survives; a trailing U+FFFD (a
+// character whose bytes are not all generated yet) is held back while `partial`.
 std::string continuation(const model_config& c, const std::vector<std::int64_t>& ids,
                          const std::vector<std::string>& tokens, std::size_t prompt,
-                         bool partial) {
+                         const std::string& head, bool partial) {
   std::vector<std::string> kept;
   for (std::size_t i = 0; i < tokens.size(); ++i)
     if (i < prompt || std::find(c.end_ids.begin(), c.end_ids.end(), ids[i]) == c.end_ids.end())
       kept.push_back(tokens[i]);
-  const std::string head = tokens_to_text({tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(prompt)});
   std::string text = tokens_to_text(kept);
   text = text.compare(0, head.size(), head) == 0 ? text.substr(head.size()) : text;
   const std::string replacement = "\xEF\xBF\xBD";
@@ -42,6 +41,7 @@ void run_generation(const hf_model& m, const model_job_config& c, model_report& 
   const std::size_t prompt = r.ids.size();
   std::vector<std::int64_t> ids = r.ids;
   std::vector<std::string> tokens = r.tokens;
+  const std::string head = tokens_to_text(r.tokens);  // the prompt's text, once
   std::size_t shown = 0;
   generation_request request;
   request.max_new = c.generate;
@@ -49,7 +49,7 @@ void run_generation(const hf_model& m, const model_job_config& c, model_report& 
   request.on_token = [&](std::int64_t id) {
     ids.push_back(id);
     tokens.push_back(name(id));
-    const std::string text = continuation(m.config, ids, tokens, prompt, true);
+    const std::string text = continuation(m.config, ids, tokens, prompt, head, true);
     if (c.on_text && text.size() > shown) c.on_text(text.substr(shown));
     shown = std::max(shown, text.size());
     return !c.stop.empty() && text.find(c.stop) != std::string::npos;
@@ -61,7 +61,7 @@ void run_generation(const hf_model& m, const model_job_config& c, model_report& 
   r.prompt = prompt;
   r.generated = true;
   r.ended = g.ended;
-  r.generated_text = continuation(m.config, r.ids, r.tokens, prompt, false);
+  r.generated_text = continuation(m.config, r.ids, r.tokens, prompt, head, false);
   if (c.on_text && r.generated_text.size() > shown) c.on_text(r.generated_text.substr(shown));
 }
 

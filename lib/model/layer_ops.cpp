@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "attention/mask.h"
+#include "kernels/kernels.h"
 #include "model/blocks.h"
 
 namespace attnviz {
@@ -45,19 +46,22 @@ void split_qkv(const matrix& fused, const layer_context& lc, matrix (&held)[3]) 
   }
 }
 
-// Each of `heads` heads of x (d_h columns each) through the config's RMS norm with weights w.
-void norm_heads(const layer_context& lc, matrix& x, const weight_view& w, std::size_t heads) {
-  const std::size_t n = x.rows(), dh = lc.head_dim;
+// An RMS norm's scale: its weights, plus the config's offset (Gemma: 1 + w, in float).
+std::vector<float> rms_scale(const hf_model& m, const weight_view& w) {
   std::vector<float> scale = vector_of(w);
-  for (float& s : scale) s += lc.m.config.norm_weight_offset;
-  matrix head(n * heads, dh);  // every (row, head) as a row of its own
-  for (std::size_t r = 0; r < n; ++r)
-    for (std::size_t h = 0; h < heads; ++h)
-      std::copy(x.row(r) + h * dh, x.row(r) + (h + 1) * dh, head.row(r * heads + h));
-  const matrix normed = rms_norm_of(head, scale, lc.m.config.norm_eps);
-  for (std::size_t r = 0; r < n; ++r)
-    for (std::size_t h = 0; h < heads; ++h)
-      std::copy(normed.row(r * heads + h), normed.row(r * heads + h) + dh, x.row(r) + h * dh);
+  if (m.config.norm_weight_offset != 0.0f)
+    for (float& s : scale) s += m.config.norm_weight_offset;
+  return scale;
+}
+
+// Each of `heads` heads of x (d_h columns each, x exactly heads · d_h wide) through the config's
+// RMS norm with weights w, in place: every (row, head) is a row of d_h floats.
+void norm_heads(const layer_context& lc, matrix& x, const weight_view& w, std::size_t heads) {
+  const std::size_t dh = lc.head_dim;
+  if (x.cols() != heads * dh) throw std::logic_error("norm_heads: x is not heads · d_h wide");
+  const std::vector<float> scale = rms_scale(lc.m, w);
+  kernels::rms_norm_rows(x.data(), dh, x.data(), dh, x.rows() * heads, dh, scale.data(),
+                         static_cast<float>(lc.m.config.norm_eps));
 }
 
 // RoPE on every query and key head (its first rotary_dims dimensions), in the config's pairing.
@@ -174,12 +178,8 @@ void kv_cache::append(const float* k_rows, std::size_t ldk, const float* v_rows,
 
 
 matrix norm_of(const hf_model& m, const matrix& x, const weight_view* w, const weight_view* b) {
-  if (m.config.norm == norm_kind::rms_norm) {
-    std::vector<float> scale = vector_of(*w);
-    if (m.config.norm_weight_offset != 0.0f)  // Gemma: x / rms · (1 + w), in float
-      for (float& s : scale) s += m.config.norm_weight_offset;
-    return rms_norm_of(x, scale, m.config.norm_eps);
-  }
+  if (m.config.norm == norm_kind::rms_norm)
+    return rms_norm_of(x, rms_scale(m, *w), m.config.norm_eps);
   return layer_norm_of(x, vector_of(*w), b ? vector_of(*b) : std::vector<float>{},
                        m.config.norm_eps);
 }
