@@ -95,6 +95,31 @@ TEST_CASE("rotate-half RoPE pairs dimension i with i + d/2, angles p·base^(−2
   }
 }
 
+// The interleaved layout (GPT-J) equals the plain pairwise RoPE (apply_rope_columns, base
+// 10000, written separately in double), and a table started at position `first` turns row p
+// as row first + p of a table from 0 (a generation step over cached rows).
+TEST_CASE("interleaved RoPE equals the plain pairwise rotation, from any first position") {
+  const std::size_t n = 7, d = 8;
+  matrix x(n, d), plain(n, d);
+  for (std::size_t p = 0; p < n; ++p)
+    for (std::size_t j = 0; j < d; ++j)
+      x(p, j) = plain(p, j) = static_cast<float>(0.3 * double(j) - 0.1 * double(p) + 0.5);
+  apply_rope_interleaved(x, 0, make_rope_half_table(n, d, 10000.0));
+  apply_rope_columns(plain, 0, d);
+  for (std::size_t i = 0; i < x.size(); ++i)
+    CHECK(x.data()[i] == doctest::Approx(plain.data()[i]).epsilon(1e-6));
+  std::vector<double> theta(d / 2);
+  for (std::size_t i = 0; i < theta.size(); ++i)
+    theta[i] = std::pow(10000.0, -2.0 * double(i) / double(d));
+  const rope_half_table whole = make_rope_half_table(0, n, theta);
+  const rope_half_table tail = make_rope_half_table(4, 3, theta);
+  for (std::size_t p = 0; p < 3; ++p)
+    for (std::size_t i = 0; i < d / 2; ++i) {
+      CHECK(tail.cos[p * 4 + i] == whole.cos[(4 + p) * 4 + i]);
+      CHECK(tail.sin[p * 4 + i] == whole.sin[(4 + p) * 4 + i]);
+    }
+}
+
 TEST_CASE("rotate-half RoPE keeps q·k a function of the offset, on a column block") {
   const std::size_t n = 9, d = 8;
   const rope_half_table t = make_rope_half_table(n, d, 10000.0);
