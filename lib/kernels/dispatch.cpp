@@ -114,6 +114,11 @@ void gemm(std::size_t m, std::size_t n, std::size_t k, float alpha, const float*
                     type == element_type::f16 ? 1 : 2, ldb, b_trans, beta, c, ldc);
 }
 
+void gemm(std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a, std::size_t lda,
+          const row_decoder& b, float beta, float* c, std::size_t ldc) {
+  table().gemm_decoded(m, n, k, alpha, a, lda, b, beta, c, ldc);
+}
+
 namespace {
 
 // C = A Bᵀ (b_trans) or A B through gemm.

@@ -36,6 +36,8 @@ struct isa_table {
                const float*, std::size_t, bool, float, float*, std::size_t);
   void (*gemm_16)(std::size_t, std::size_t, std::size_t, float, const float*, std::size_t,
                   const std::uint16_t*, int, std::size_t, bool, float, float*, std::size_t);
+  void (*gemm_decoded)(std::size_t, std::size_t, std::size_t, float, const float*, std::size_t,
+                       const row_decoder&, float, float*, std::size_t);
   bool (*softmax_rows)(float*, std::size_t, std::size_t, std::size_t, float);
   void (*exp2_nonpositive)(const float*, float*, std::size_t);
   bool (*attention_softmax)(const attention_args&);

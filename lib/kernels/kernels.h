@@ -50,6 +50,21 @@ enum class element_type { f32, f16, bf16 };
 void gemm(std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a, std::size_t lda,
           const void* b, element_type type, std::size_t ldb, bool b_trans, float beta, float* c,
           std::size_t ldc);
+// C = alpha · A Bᵀ + beta · C with B (n×k) given by rows that a decoder turns into floats on
+// demand: quantized weights, dequantized a chunk of a few panels' rows at a time while they are
+// packed, so B is never converted whole. decode(context, row, first, count, out) writes B's
+// elements [first, first + count) of `row`; first is a multiple of the block whenever count is
+// not the rest of the row. bytes, row_bytes, block and block_bytes say where a row's blocks lie
+// (for prefetching only).
+struct row_decoder {
+  const void* context = nullptr;
+  void (*decode)(const void* context, std::size_t row, std::size_t first, std::size_t count,
+                 float* out) = nullptr;
+  const unsigned char* bytes = nullptr;
+  std::size_t row_bytes = 0, block = 1, block_bytes = 4;
+};
+void gemm(std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a, std::size_t lda,
+          const row_decoder& b, float beta, float* c, std::size_t ldc);
 // The matrix forms: A Bᵀ and A B.
 matrix matmul_nt(const matrix& a, const matrix& b);
 matrix matmul_nn(const matrix& a, const matrix& b);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "error.h"
 #include "model/weight_format.h"
@@ -17,9 +18,7 @@ namespace attnviz {
 namespace fs = std::filesystem;
 
 
-std::string_view dtype_name(weight_dtype d) {
-  return d == weight_dtype::f32 ? "F32" : d == weight_dtype::f16 ? "F16" : "BF16";
-}
+std::string_view dtype_name(weight_dtype d) { return ggml_info(d).name; }
 
 std::size_t weight_view::count() const noexcept {
   std::size_t n = 1;
@@ -28,23 +27,7 @@ std::size_t weight_view::count() const noexcept {
 }
 
 void weight_view::to_float(std::size_t first, std::size_t n, float* out) const {
-  switch (dtype) {
-    case weight_dtype::f32:
-      std::memcpy(out, data + first * 4, n * 4);  // little-endian hosts only (x86-64, arm64)
-      return;
-    case weight_dtype::bf16:
-      for (std::size_t i = 0; i < n; ++i) {
-        const unsigned char* p = data + (first + i) * 2;
-        out[i] = bf16_to_float(static_cast<std::uint16_t>(p[0] | (p[1] << 8)));
-      }
-      return;
-    case weight_dtype::f16:
-      for (std::size_t i = 0; i < n; ++i) {
-        const unsigned char* p = data + (first + i) * 2;
-        out[i] = half_to_float(static_cast<std::uint16_t>(p[0] | (p[1] << 8)));
-      }
-      return;
-  }
+  ggml_to_float(dtype, data, first, n, out);
 }
 
 std::size_t weight_view::first_non_finite(std::size_t first) const {
@@ -94,6 +77,19 @@ checkpoint checkpoint::open(const std::string& dir_name) {
   throw input_error(dir_name, fmt::format("has no {}", weight_format_files()));
 }
 
+void checkpoint::set_embedded_config(nlohmann::json config, storage_notes notes) {
+  embedded_config_ = std::make_shared<const nlohmann::json>(std::move(config));
+  notes_ = std::move(notes);
+}
+
+void checkpoint::set_stored_names(std::function<std::string(const std::string&)> name_in_file) {
+  stored_names_ = std::move(name_in_file);
+}
+
+std::string checkpoint::stored_name(const std::string& name) const {
+  return stored_names_ ? stored_names_(name) : name;
+}
+
 const mapped_file& checkpoint::add_file(mapped_file file) {
   files_.push_back(std::move(file));
   return files_.back();
@@ -101,6 +97,10 @@ const mapped_file& checkpoint::add_file(mapped_file file) {
 
 void checkpoint::add(weight_view view) {
   const std::string name = view.name;
+  add_as(name, std::move(view));
+}
+
+void checkpoint::add_as(const std::string& name, weight_view view) {
   const std::string file = view.file ? *view.file : source_;
   if (!tensors_.emplace(name, std::move(view)).second)
     throw input_error(file, fmt::format("tensor '{}' is also in another shard", name));
@@ -116,13 +116,15 @@ const weight_view& checkpoint::require(std::initializer_list<std::string> names,
   for (const auto& name : names)
     if (const weight_view* v = find(name)) {
       if (v->shape != shape)
-        throw input_error(*v->file, fmt::format("tensor '{}' has shape {}, expected {}", name,
-                                                shape_string(v->shape), shape_string(shape)));
+        throw input_error(*v->file, fmt::format("tensor '{}' has shape {}, expected {}",
+                                                v->name, shape_string(v->shape),
+                                                shape_string(shape)));
       return *v;
     }
-  throw input_error(source_, fmt::format("has no tensor '{}' {} (the model's config.json says "
-                                         "it needs one)",
-                                         *names.begin(), shape_string(shape)));
+  throw input_error(source_, fmt::format("has no tensor '{}' {} (the model's {} says it needs "
+                                         "one)",
+                                         stored_name(*names.begin()), shape_string(shape),
+                                         embedded_config_ ? "metadata" : "config.json"));
 }
 
 bool checkpoint::has_prefix(const std::string& prefix) const {

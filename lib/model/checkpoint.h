@@ -1,28 +1,34 @@
 // A model's weights, memory-mapped and never copied whole: each tensor is a view into its file
-// (F32, F16 or BF16, little-endian); the forward pass converts a layer's matrices to float as it
-// uses them. The files are read by a weight format (model/weight_format.h: one file per format,
+// (F32, F16, BF16 or one of ggml's quantized block types, little-endian: params/ggml_types.h);
+// the forward pass converts a layer's matrices to float as it uses them. The files are read by a weight format (model/weight_format.h: one file per format,
 // lib/model/formats/), which fills the checkpoint through add_file and add.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <initializer_list>
 #include <map>
+#include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
 #include "io/mapped_file.h"
+#include "params/ggml_types.h"
 
 namespace attnviz {
 
-enum class weight_dtype { f32, f16, bf16 };
+// A tensor's element type: ggml's list, which holds safetensors' F32, F16 and BF16 too.
+using weight_dtype = ggml_type;
 
 struct weight_view {
   std::string name;
   weight_dtype dtype = weight_dtype::f32;
   std::vector<std::int64_t> shape;
-  const unsigned char* data = nullptr;  // shape's product elements, little-endian
+  const unsigned char* data = nullptr;  // shape's product elements, little-endian (quantized:
+                                        // whole blocks along the last dimension)
   const std::string* file = nullptr;    // the shard it lives in
   std::size_t count() const noexcept;
   // Elements [first, first + n) as float.
@@ -39,6 +45,21 @@ struct weight_view {
 
 std::string_view dtype_name(weight_dtype d);
 
+// How a self-contained weights file (GGUF) stores what Hugging Face's files store otherwise; the
+// model's loader turns these into its config.
+struct storage_notes {
+  // Each query and key head's rows reordered so that rotary pairs are (2i, 2i + 1) (llama.cpp's
+  // converter for Llama-family RoPE): RoPE is applied interleaved, which gives the same scores.
+  bool rope_rows_interleaved = false;
+  // RMSNorm weights stored with Gemma's + 1 already added.
+  bool norm_offset_folded = false;
+  // Dense weights stored [out, in] where the family's own files store [in, out] (GPT-2).
+  bool dense_out_in = false;
+  // Per-frequency divisors of the rotary frequencies (llama.cpp's rope_freqs: Llama 3.1's
+  // scaling as numbers), empty when none.
+  std::vector<double> rope_divisors;
+};
+
 class checkpoint {
  public:
   // The weights of the model folder `dir`, read by the first weight format that claims it
@@ -51,7 +72,15 @@ class checkpoint {
   // and adds a tensor viewing it; a name already present is an input_error naming `file`.
   const mapped_file& add_file(mapped_file file);
   void add(weight_view view);
+  // The same under `key` (the family's name for it; the view keeps the file's name).
+  void add_as(const std::string& key, weight_view view);
   void set_source(std::string source) { source_ = std::move(source); }
+  // A self-contained file's description of the model in config.json's terms, and how it stores
+  // the weights (GGUF): the loader reads these instead of config.json.
+  void set_embedded_config(nlohmann::json config, storage_notes notes);
+  // For messages: the name a tensor has (or would have) in its file, when the format renames
+  // tensors to the family's names.
+  void set_stored_names(std::function<std::string(const std::string&)> name_in_file);
 
   const weight_view* find(const std::string& name) const;
   // The first of `names` the checkpoint holds, with exactly `shape`. Missing: an input_error
@@ -66,11 +95,17 @@ class checkpoint {
   std::uint64_t mapped_bytes() const noexcept;
   // The weights file(s), for messages: "model.safetensors" or the index's name.
   const std::string& source() const noexcept { return source_; }
+  const nlohmann::json* embedded_config() const noexcept { return embedded_config_.get(); }
+  const storage_notes& notes() const noexcept { return notes_; }
+  std::string stored_name(const std::string& name) const;
 
  private:
   std::deque<mapped_file> files_;  // a deque: adding never moves the mappings' paths
   std::map<std::string, weight_view> tensors_;
   std::string source_;
+  std::shared_ptr<const nlohmann::json> embedded_config_;
+  storage_notes notes_;
+  std::function<std::string(const std::string&)> stored_names_;
 };
 
 }  // namespace attnviz

@@ -36,6 +36,10 @@ void read_end_ids(const config_reader& r, model_config& c) {
 model_config parse_model_config(const std::string& json_text, const std::string& path) {
   const nlohmann::json j = parse_json_text(json_text, path, "the model's config object");
   if (!j.is_object()) throw input_error(path, "must hold a JSON object (the model's config)");
+  return model_config_of(j, path);
+}
+
+model_config model_config_of(const nlohmann::json& j, const std::string& path) {
   const config_reader r(j, path);
   model_config c;
   c.model_type = r.text_or("model_type", "");
@@ -84,7 +88,9 @@ std::vector<double> rope_frequencies(const model_config& c) {
   for (std::size_t i = 0; i < theta.size(); ++i) {
     const double t = std::pow(c.rope_theta, -2.0 * static_cast<double>(i) / static_cast<double>(r));
     double scaled = t;
-    if (s.kind == rope_scaling_kind::linear) {
+    if (s.kind == rope_scaling_kind::divisors) {
+      scaled = t / s.divisors.at(i);
+    } else if (s.kind == rope_scaling_kind::linear) {
       scaled = t / s.factor;
     } else if (s.kind == rope_scaling_kind::llama3) {
       const double wavelength = 2.0 * pi / t;

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <nlohmann/json_fwd.hpp>
 #include <vector>
 
 namespace attnviz {
@@ -27,7 +28,8 @@ enum class position_kind { learned, sinusoidal, rotary, relative };
 //            λ_i > L0/low_freq_factor takes θ_i/factor, and between them
 //            (1 − s) θ_i/factor + s θ_i with s = (L0/λ_i − low_freq_factor) /
 //            (high_freq_factor − low_freq_factor)
-enum class rope_scaling_kind { none, linear, llama3 };
+//   divisors θ_i / divisors[i] (a GGUF file's rope_freqs: llama3's rule as numbers)
+enum class rope_scaling_kind { none, linear, llama3, divisors };
 // Which pairs of a head's rotary dimensions turn together: i with i + r/2 (rotate-half: GPT-NeoX,
 // Llama, Hugging Face's layout) or 2i with 2i + 1 (interleaved: GPT-J, Meta's original).
 enum class rope_pairs { half, interleaved };
@@ -40,6 +42,7 @@ struct rope_scaling_config {
   double factor = 1.0;
   double low_freq_factor = 1.0, high_freq_factor = 4.0;
   double original_max_positions = 8192.0;
+  std::vector<double> divisors;  // r / 2 of them
 };
 
 struct model_config {
@@ -102,6 +105,8 @@ struct model_config {
 // not divide): model_type picks the family, which reads the rest. Throws input_error.
 model_config parse_model_config(const std::string& json_text, const std::string& path);
 model_config read_model_config(const std::string& path);
+// The same from a parsed object (a GGUF file's metadata in config.json's terms).
+model_config model_config_of(const nlohmann::json& j, const std::string& path);
 
 // "gpt2 · 12 layers · d 768 · 12 heads (64 each)" and the like, for titles.
 std::string model_summary(const model_config& c);

@@ -1,9 +1,13 @@
 #include "model/hf_model.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "error.h"
 #include "model/family.h"
+#include "params/gguf.h"
 
 namespace attnviz {
 
@@ -26,7 +30,38 @@ const weight_view* binder::maybe_top(const std::string& name, const shape& s) co
   return c_.find(name) ? &c_.require({name}, s) : nullptr;
 }
 
+namespace {
+
+// What a GGUF file's storage means for the forward (checkpoint.h's storage_notes).
+void apply_notes(const storage_notes& n, const std::string& file, model_config& c) {
+  if (n.rope_rows_interleaved) c.rope_layout = rope_pairs::interleaved;
+  if (n.norm_offset_folded) c.norm_weight_offset = 0.0f;
+  if (!n.rope_divisors.empty()) {
+    const std::size_t r = c.rotary_dims ? c.rotary_dims : c.head_dim;
+    if (n.rope_divisors.size() != r / 2)
+      throw input_error(file, fmt::format("tensor 'rope_freqs.weight' has {} divisors, expected "
+                                          "{} (one per rotary frequency)",
+                                          n.rope_divisors.size(), r / 2));
+    c.rope_scaling = rope_scaling_config{};
+    c.rope_scaling.kind = rope_scaling_kind::divisors;
+    c.rope_scaling.divisors = n.rope_divisors;
+  }
+}
+
+hf_model load_single_file(const std::string& path, const std::string& file) {
+  hf_model m;
+  m.dir = path;
+  m.weights = checkpoint::open(path);
+  m.config = model_config_of(*m.weights.embedded_config(), file);
+  apply_notes(m.weights.notes(), file, m.config);
+  m.config.family->bind(m);
+  return m;
+}
+
+}  // namespace
+
 hf_model load_model(const std::string& dir) {
+  if (const std::string file = find_gguf(dir); !file.empty()) return load_single_file(dir, file);
   hf_model m;
   m.dir = dir;
   const std::string config = (std::filesystem::path(dir) / "config.json").string();

@@ -16,6 +16,33 @@ const float* weight_converter::floats(const weight_view& w) {
   return buffer_.data();
 }
 
+namespace {
+
+// A quantized [out, in] matrix's rows, dequantized for the product (kernels::row_decoder).
+void decode_rows(const void* context, std::size_t row, std::size_t first, std::size_t count,
+                 float* out) {
+  const auto& w = *static_cast<const weight_view*>(context);
+  w.to_float(row * static_cast<std::size_t>(w.shape[1]) + first, count, out);
+}
+
+kernels::row_decoder decoder_of(const weight_view& w) {
+  const ggml_type_info& info = ggml_info(w.dtype);
+  kernels::row_decoder d;
+  d.context = &w;
+  d.decode = decode_rows;
+  d.bytes = w.data;
+  d.block = info.block;
+  d.block_bytes = info.block_bytes;
+  d.row_bytes = static_cast<std::size_t>(w.shape[1]) / info.block * info.block_bytes;
+  return d;
+}
+
+bool stored_as_floats(weight_dtype t) {
+  return t == weight_dtype::f32 || t == weight_dtype::f16 || t == weight_dtype::bf16;
+}
+
+}  // namespace
+
 matrix linear(const matrix& x, const weight_view& w, linear_layout layout, const weight_view* bias,
               weight_converter& conv) {
   if (w.shape.size() != 2) throw std::logic_error("linear: the weights are not a matrix");
@@ -24,14 +51,18 @@ matrix linear(const matrix& x, const weight_view& w, linear_layout layout, const
   const std::size_t in = out_in ? cols : rows, out = out_in ? rows : cols;
   if (x.cols() != in) throw std::logic_error("linear: input size differs from the weights'");
   matrix y = matrix::uninitialized(x.rows(), out);
-  if (w.dtype == weight_dtype::f32)
+  if (!stored_as_floats(w.dtype)) {
+    if (!out_in) throw std::logic_error("linear: quantized weights stored [in, out]");
+    kernels::gemm(x.rows(), out, in, 1.0f, x.data(), in, decoder_of(w), 0.0f, y.data(), out);
+  } else if (w.dtype == weight_dtype::f32) {
     kernels::gemm(x.rows(), out, in, 1.0f, x.data(), in, conv.floats(w), cols, out_in, 0.0f,
                   y.data(), out);
-  else
+  } else {
     kernels::gemm(x.rows(), out, in, 1.0f, x.data(), in, w.data,
                   w.dtype == weight_dtype::f16 ? kernels::element_type::f16
                                                : kernels::element_type::bf16,
                   cols, out_in, 0.0f, y.data(), out);
+  }
   if (bias) {
     const std::vector<float> b = vector_of(*bias);
     if (b.size() != out) throw std::logic_error("linear: bias size differs from the output");

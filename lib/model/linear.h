@@ -3,8 +3,9 @@
 //   in_out  (GPT-2's Conv1D)                W [in, out]:  y = x W + b
 // through the fast matrix product (kernels::gemm), reading the mapping in place: F16 and BF16
 // weights are converted panel by panel while the product packs them (never a whole matrix, never
-// the model); only F32 weights at an address that is not a multiple of 4 are copied first, into
-// a buffer that is reused.
+// the model); quantized weights (GGUF's blocks, [out, in] only) are dequantized a chunk of rows
+// at a time the same way (kernels::row_decoder); only F32 weights at an address that is not a
+// multiple of 4 are copied first, into a buffer that is reused.
 #pragma once
 
 #include <vector>

@@ -5,7 +5,7 @@
 namespace attnviz {
 
 const std::vector<const weight_format*>& weight_formats() {
-  static const std::vector<const weight_format*> all{&safetensors_format};
+  static const std::vector<const weight_format*> all{&safetensors_format, &gguf_format};
   return all;
 }
 

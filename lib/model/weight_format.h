@@ -6,6 +6,9 @@
 //   format        files                                                  file
 //   safetensors   model.safetensors, or model.safetensors.index.json     formats/safetensors.cpp
 //                 and the shards its weight_map names
+//   gguf          a GGUF file (the path itself, or a folder's one *.gguf   formats/gguf.cpp
+//                 without config.json): weights, hyper-parameters and
+//                 tokenizer in one file
 #pragma once
 
 #include <filesystem>
@@ -20,7 +23,7 @@ class checkpoint;
 struct weight_format {
   std::string_view name;
   std::string_view files;  // what it reads, for messages ("model.safetensors nor …")
-  // Whether `dir` holds this format's files.
+  // Whether `dir` holds this format's files (or is its file, for single-file formats).
   bool (*claims)(const std::filesystem::path& dir);
   // Maps the files and adds every tensor to `into`; input_error naming the file for anything
   // unreadable or inconsistent.

@@ -6,5 +6,6 @@
 namespace attnviz {
 
 extern const weight_format safetensors_format;  // formats/safetensors.cpp
+extern const weight_format gguf_format;         // formats/gguf.cpp
 
 }  // namespace attnviz
