@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""Models for the GGUF tests, NumPy only: Hugging Face checkpoints with random weights (config.json
++ model.safetensors, Hugging Face's names and layout) and the same models as GGUF files the way
+llama.cpp's converter writes them, from facts of its published format (tests/data/gguf_writer.py
+writes the bytes from the specification):
+
+  * metadata: general.architecture, general.name, general.file_type, {arch}.context_length,
+    embedding_length, block_count, feed_forward_length, attention.head_count,
+    attention.head_count_kv, attention.key_length, attention.value_length,
+    attention.layer_norm_rms_epsilon, rope.freq_base, rope.dimension_count, and
+    tokenizer.ggml.* when a tokenizer is given
+  * tensors: token_embd, blk.N.{attn_norm, attn_q, attn_k, attn_v, attn_output, ffn_norm,
+    ffn_gate, ffn_up, ffn_down}, output_norm, output (absent when tied), rope_freqs (Llama 3.1's
+    scaling as per-frequency divisors); matrices in the file's type, 1-D tensors F32
+  * llama: the rows of attn_q and attn_k permuted per head for interleaved RoPE
+    (reshape(heads, 2, d_h / 2, in), swap the middle axes)
+
+  /usr/bin/python3 tests/data/make_gguf_models.py OUT_DIR
+
+writes OUT_DIR/<case>/ (the Hugging Face folder), OUT_DIR/<case>.<TYPE>.gguf and, for the
+quantized types, OUT_DIR/<case>.<TYPE>.dequantized/ (a Hugging Face folder holding the weights
+the GGUF file decodes to, by gguf_writer.dequantize: the float model the quantized one must
+equal)."""
+import json
+import math
+import os
+import shutil
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
+import gguf_writer as g  # noqa: E402
+from formats import read_safetensors, write_safetensors  # noqa: E402
+
+FILE_TYPES = {"F32": 0, "F16": 1, "Q4_0": 2, "Q4_1": 3, "Q8_0": 7, "Q5_0": 8, "Q5_1": 9,
+              "Q2_K": 10, "Q3_K": 12, "Q4_K": 15, "Q5_K": 17, "Q6_K": 18, "BF16": 32}
+
+# Rows (the input dimension) of 256 so that every K-quant's super-blocks fit.
+CASES = {
+    "llama_gqa": dict(arch="llama", V=320, d=256, H=4, KV=2, hd=64, I=512, L=2, P=128,
+                      tie=False),
+    "qwen2_bias": dict(arch="qwen2", V=300, d=256, H=4, KV=4, hd=64, I=256, L=2, P=96,
+                       tie=True, bias=True),
+    "llama3_scaled": dict(arch="llama", V=280, d=256, H=2, KV=1, hd=128, I=256, L=1, P=160,
+                          tie=True, llama3=dict(factor=8.0, low_freq_factor=1.0,
+                                                high_freq_factor=4.0,
+                                                original_max_position_embeddings=32)),
+}
+
+
+def f16_exact(a):
+    """Values an F16 file holds exactly, so that F32, F16 and safetensors files agree."""
+    return a.astype(np.float16).astype(np.float32)
+
+
+def make_checkpoint(folder, c, seed):
+    rng = np.random.default_rng(seed)
+    d, hd, H, KV, I, V = c["d"], c["hd"], c["H"], c["KV"], c["I"], c["V"]
+
+    def w(*shape, scale=1.0):
+        return f16_exact(rng.standard_normal(shape).astype(np.float32) * scale / math.sqrt(shape[-1]))
+
+    t = {"model.embed_tokens.weight": w(V, d, scale=math.sqrt(d) * 0.5),
+         "model.norm.weight": f16_exact(1 + 0.1 * rng.standard_normal(d).astype(np.float32))}
+    for l in range(c["L"]):
+        p = f"model.layers.{l}."
+        t[p + "input_layernorm.weight"] = f16_exact(1 + 0.1 * rng.standard_normal(d).astype(np.float32))
+        t[p + "post_attention_layernorm.weight"] = f16_exact(1 + 0.1 * rng.standard_normal(d).astype(np.float32))
+        t[p + "self_attn.q_proj.weight"] = w(H * hd, d, scale=1.0)
+        t[p + "self_attn.k_proj.weight"] = w(KV * hd, d, scale=1.0)
+        t[p + "self_attn.v_proj.weight"] = w(KV * hd, d)
+        t[p + "self_attn.o_proj.weight"] = w(d, H * hd)
+        if c.get("bias"):
+            for n, rows in (("q", H * hd), ("k", KV * hd), ("v", KV * hd)):
+                t[p + f"self_attn.{n}_proj.bias"] = f16_exact(0.2 * rng.standard_normal(rows).astype(np.float32))
+        t[p + "mlp.gate_proj.weight"] = w(I, d)
+        t[p + "mlp.up_proj.weight"] = w(I, d)
+        t[p + "mlp.down_proj.weight"] = w(d, I)
+    if not c["tie"]:
+        t["lm_head.weight"] = w(V, d)
+    config = {"model_type": c["arch"], "architectures": ["LlamaForCausalLM"], "hidden_size": d,
+              "num_attention_heads": H, "num_key_value_heads": KV, "num_hidden_layers": c["L"],
+              "intermediate_size": I, "max_position_embeddings": c["P"], "vocab_size": V,
+              "rms_norm_eps": 1e-6, "rope_theta": 10000.0, "hidden_act": "silu",
+              "tie_word_embeddings": c["tie"], "head_dim": hd, "eos_token_id": 2}
+    if "llama3" in c:
+        config["rope_scaling"] = dict(rope_type="llama3", **c["llama3"])
+    save(folder, t, config)
+    return t, config
+
+
+def save(folder, tensors, config):
+    os.makedirs(folder, exist_ok=True)
+    write_safetensors(os.path.join(folder, "model.safetensors"), tensors)
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump(config, f, indent=1)
+
+
+def permute(w, heads):
+    """llama.cpp's row order for interleaved RoPE: per head, row i of the first half and row i of
+    the second half side by side."""
+    return w.reshape(heads, 2, w.shape[0] // heads // 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
+
+
+def unpermute(w, heads):
+    return w.reshape(heads, w.shape[0] // heads // 2, 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
+
+
+def rope_divisors(config):
+    """Llama 3.1's scaling as llama.cpp stores it: θ_i / divisor_i."""
+    s, hd = config["rope_scaling"], config["head_dim"]
+    low_wavelen = s["original_max_position_embeddings"] / s["low_freq_factor"]
+    high_wavelen = s["original_max_position_embeddings"] / s["high_freq_factor"]
+    out = []
+    for i in range(hd // 2):
+        theta = config["rope_theta"] ** (-2 * i / hd)
+        wavelen = 2 * math.pi / theta
+        if wavelen < high_wavelen:
+            out.append(1.0)
+        elif wavelen > low_wavelen:
+            out.append(s["factor"])
+        else:
+            smooth = (s["original_max_position_embeddings"] / wavelen - s["low_freq_factor"]) / (
+                s["high_freq_factor"] - s["low_freq_factor"])
+            out.append(1 / ((1 - smooth) / s["factor"] + smooth))
+    return np.array(out, np.float32)
+
+
+GGUF_LAYER = {"input_layernorm": "attn_norm", "self_attn.q_proj": "attn_q",
+              "self_attn.k_proj": "attn_k", "self_attn.v_proj": "attn_v",
+              "self_attn.o_proj": "attn_output", "post_attention_layernorm": "ffn_norm",
+              "mlp.gate_proj": "ffn_gate", "mlp.up_proj": "ffn_up", "mlp.down_proj": "ffn_down"}
+GGUF_GLOBAL = {"model.embed_tokens": "token_embd", "model.norm": "output_norm",
+               "lm_head": "output"}
+
+
+def gguf_name(name):
+    base, ending = name.rsplit(".", 1)
+    if base in GGUF_GLOBAL:
+        return f"{GGUF_GLOBAL[base]}.{ending}"
+    parts = base.split(".")
+    layer, rest = parts[2], ".".join(parts[3:])
+    return f"blk.{layer}.{GGUF_LAYER[rest]}.{ending}"
+
+
+def metadata_of(config, arch, wtype, name, tokenizer=()):
+    a = arch + "."
+    return [("general.architecture", "string", arch), ("general.name", "string", name),
+            ("general.file_type", "u32", FILE_TYPES[wtype]),
+            (a + "context_length", "u32", config["max_position_embeddings"]),
+            (a + "embedding_length", "u32", config["hidden_size"]),
+            (a + "block_count", "u32", config["num_hidden_layers"]),
+            (a + "feed_forward_length", "u32", config["intermediate_size"]),
+            (a + "attention.head_count", "u32", config["num_attention_heads"]),
+            (a + "attention.head_count_kv", "u32", config["num_key_value_heads"]),
+            (a + "attention.key_length", "u32", config["head_dim"]),
+            (a + "attention.value_length", "u32", config["head_dim"]),
+            (a + "attention.layer_norm_rms_epsilon", "f32", config["rms_norm_eps"]),
+            (a + "rope.freq_base", "f32", config["rope_theta"]),
+            (a + "rope.dimension_count", "u32", config["head_dim"]),
+            ("tokenizer.ggml.eos_token_id", "u32", config["eos_token_id"])] + list(tokenizer)
+
+
+def gguf_tensors(tensors, config, arch, wtype):
+    """(GGUF name, type, array in the file's row order) for every tensor."""
+    out = []
+    for name, a in tensors.items():
+        a = np.asarray(a, np.float32)
+        if arch == "llama" and name.endswith(("q_proj.weight", "k_proj.weight")):
+            heads = config["num_attention_heads" if "q_proj" in name else "num_key_value_heads"]
+            a = permute(a, heads)
+        out.append((gguf_name(name), wtype if a.ndim == 2 else "F32", a))
+    if "rope_scaling" in config:
+        out.append(("rope_freqs.weight", "F32", rope_divisors(config)))
+    return out
+
+
+def dequantized(tensors, config, arch, wtype):
+    """The Hugging Face tensors as the GGUF file of `wtype` decodes them (rows unpermuted)."""
+    back = {}
+    for name, a in tensors.items():
+        a = np.asarray(a, np.float32)
+        if a.ndim != 2:
+            back[name] = a
+            continue
+        heads = 0
+        if arch == "llama" and name.endswith(("q_proj.weight", "k_proj.weight")):
+            heads = config["num_attention_heads" if "q_proj" in name else "num_key_value_heads"]
+        stored = permute(a, heads) if heads else a
+        decoded = g.dequantize(wtype, g.quantize(wtype, stored), stored.size).reshape(a.shape)
+        back[name] = unpermute(decoded, heads) if heads else decoded
+    return back
+
+
+def write_case(out, name, types, seed=0, tokenizer=()):
+    c = CASES[name]
+    folder = os.path.join(out, name)
+    tensors, config = make_checkpoint(folder, c, seed)
+    for wtype in types:
+        path = os.path.join(out, f"{name}.{wtype}.gguf")
+        g.write_gguf(path, metadata_of(config, c["arch"], wtype, name, tokenizer),
+                     gguf_tensors(tensors, config, c["arch"], wtype))
+        if wtype not in ("F32", "F16", "BF16"):
+            save(os.path.join(out, f"{name}.{wtype}.dequantized"),
+                 dequantized(tensors, config, c["arch"], wtype), config)
+    return folder
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    write_case(out, "llama_gqa", ["F32", "F16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q2_K",
+                                  "Q3_K", "Q4_K", "Q5_K", "Q6_K"])
+    write_case(out, "qwen2_bias", ["F32", "Q4_K"])
+    write_case(out, "llama3_scaled", ["F32"])
+
+
+if __name__ == "__main__":
+    main()

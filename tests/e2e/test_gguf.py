@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""attn-viz model on GGUF files (llama.cpp's and Ollama's format), against the same models as
+Hugging Face checkpoints. tests/data/make_gguf_models.py makes random Llama (grouped-query,
+untied, Q/K rows permuted as llama.cpp's converter does), Qwen2 (biases, tied) and Llama 3.1
+(rope_freqs) checkpoints and writes them as GGUF with tests/data/gguf_writer.py (the format
+written here from its specification, NumPy only):
+
+* F32 and F16 files give the checkpoint's maps within 1e-5 and hidden state within 1e-4;
+* every quantized type (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K) gives the
+  maps of a checkpoint holding the weights NumPy decodes from the same blocks, within 1e-5, and
+  stays within a measured distance of the float model (printed);
+* a file, a folder holding one, an Ollama blob without extension; generation; refusals."""
+import os
+import shutil
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "data"))
+from harness import import_numpy, main  # noqa: E402
+
+np = import_numpy()
+import gguf_writer  # noqa: E402
+import make_gguf_models  # noqa: E402
+
+QUANTIZED = ["Q8_0", "Q6_K", "Q5_K", "Q5_1", "Q5_0", "Q4_K", "Q4_1", "Q4_0", "Q3_K", "Q2_K"]
+# The largest attention weight a quantized file may move from the float model's (random
+# Gaussian weights, 12 tokens): measured 0.010 (Q8_0), 0.045 (Q6_K), 0.12 (Q5_*), 0.19-0.22
+# (Q4_*), 0.36 (Q3_K), 0.41 (Q2_K), with about 1.5× room.
+WORST = {"Q8_0": 0.02, "Q6_K": 0.07, "Q5_K": 0.2, "Q5_1": 0.2, "Q5_0": 0.2, "Q4_K": 0.33,
+         "Q4_1": 0.33, "Q4_0": 0.33, "Q3_K": 0.55, "Q2_K": 0.62}
+IDS = "1,5,9,33,100,7,250,3,19,64,2,77"
+
+
+def models(env):
+    root = env.path("gguf-models")
+    if not os.path.isdir(root):
+        os.makedirs(root)
+        make_gguf_models.write_case(root, "llama_gqa", ["F32", "F16"] + QUANTIZED)
+        make_gguf_models.write_case(root, "qwen2_bias", ["F32", "Q4_K"])
+        make_gguf_models.write_case(root, "llama3_scaled", ["F32"])
+    return root
+
+
+def run(env, model, ids=IDS, *extra):
+    out = env.path("out-" + os.path.basename(model) + "-" + str(abs(hash((ids,) + extra))))
+    env.run("model", "--model", model, "--ids", ids, "--npy", out, "-q", *extra)
+    return np.load(os.path.join(out, "attention.npy")), np.load(os.path.join(out, "hidden.npy"))
+
+
+def test_float_files_give_the_checkpoints_maps(env):
+    root = models(env)
+    long_ids = ",".join(str(i) for i in range(1, 71))  # past llama3_scaled's original 32
+    for case, types, ids in (("llama_gqa", ["F32", "F16"], IDS), ("qwen2_bias", ["F32"], IDS),
+                             ("llama3_scaled", ["F32"], long_ids)):
+        want, want_h = run(env, os.path.join(root, case), ids)
+        for t in types:
+            got, got_h = run(env, os.path.join(root, f"{case}.{t}.gguf"), ids)
+            assert got.shape == want.shape, (case, t, got.shape)
+            assert np.abs(got - want).max() <= 1e-5, (case, t, np.abs(got - want).max())
+            assert np.abs(got_h - want_h).max() <= 1e-4, (case, t, np.abs(got_h - want_h).max())
+            assert want[:, :, 1:].max() < 0.999  # rows past the first spread, not one-hot
+
+
+def test_quantized_files_give_their_dequantized_checkpoints_maps(env):
+    root = models(env)
+    float_maps, _ = run(env, os.path.join(root, "llama_gqa"))
+    for case, types in (("llama_gqa", QUANTIZED), ("qwen2_bias", ["Q4_K"])):
+        for t in types:
+            got, got_h = run(env, os.path.join(root, f"{case}.{t}.gguf"))
+            want, want_h = run(env, os.path.join(root, f"{case}.{t}.dequantized"))
+            assert np.abs(got - want).max() <= 1e-5, (case, t, np.abs(got - want).max())
+            assert np.abs(got_h - want_h).max() <= 1e-4, (case, t, np.abs(got_h - want_h).max())
+            assert np.allclose(got.sum(-1), 1.0, atol=1e-5)
+            if case == "llama_gqa":
+                moved = float(np.abs(got - float_maps).max())
+                print(f"  {t}: largest change of an attention weight against F32: {moved:.4f}")
+                assert 0 < moved <= WORST[t], (t, moved)
+
+
+def test_a_file_a_folder_and_an_ollama_blob(env):
+    root = models(env)
+    want, _ = run(env, os.path.join(root, "llama_gqa.Q8_0.gguf"))
+    folder = env.path("holds-one")
+    os.makedirs(folder)
+    shutil.copy(os.path.join(root, "llama_gqa.Q8_0.gguf"), os.path.join(folder, "model.gguf"))
+    blob = env.path("sha256-0f3a9c")  # Ollama's blobs: no extension, found by the magic
+    shutil.copy(os.path.join(root, "llama_gqa.Q8_0.gguf"), blob)
+    for model in (folder, blob):
+        got, _ = run(env, model)
+        assert np.array_equal(got, want), model
+
+
+def test_generation_from_a_gguf_file_equals_the_checkpoints(env):
+    import json
+    root = models(env)
+    texts = []
+    for model in (os.path.join(root, "llama_gqa"), os.path.join(root, "llama_gqa.F16.gguf")):
+        out = env.path("gen-" + os.path.basename(model))
+        env.run("model", "--model", model, "--ids", IDS, "--generate", "8", "--npy", out, "-q")
+        texts.append(json.load(open(os.path.join(out, "generation.json")))["generated_ids"])
+    assert texts[0] == texts[1] and len(texts[0]) == 8, texts
+
+
+def write(env, name, metadata, tensors):
+    path = env.path(name)
+    gguf_writer.write_gguf(path, metadata, tensors)
+    return path
+
+
+def test_refusals_name_the_file_and_what_was_wrong(env):
+    root = models(env)
+    c = make_gguf_models.CASES["llama_gqa"]
+    tensors, config = make_gguf_models.make_checkpoint(env.path("refusal-ckpt"), c, 3)
+    meta = make_gguf_models.metadata_of(config, "llama", "F32", "r")
+    full = make_gguf_models.gguf_tensors(tensors, config, "llama", "F32")
+    cases = [
+        (write(env, "mamba.gguf", [("general.architecture", "string", "mamba")] + meta[1:], full),
+         "holds a model of architecture 'mamba', which attn-viz does not run from GGUF (it runs "
+         "llama, qwen2)"),
+        (write(env, "missing.gguf", meta, [t for t in full if t[0] != "blk.1.ffn_up.weight"]),
+         "has no tensor 'blk.1.ffn_up.weight' [512, 256] (the model's metadata says it needs one)"),
+        (write(env, "nolayers.gguf", [m for m in meta if m[0] != "llama.block_count"], full),
+         "has no metadata 'llama.block_count'"),
+    ]
+    for path, want in cases:
+        _, err = env.run("model", "--model", path, "--ids", "1,2", expect=2)
+        assert want in err and path in err, err
+    # A type attn-viz does not read: refused by ggml's name, with the byte offset.
+    data = bytearray(open(os.path.join(root, "llama_gqa.F32.gguf"), "rb").read())
+    at = data.index(b"blk.0.attn_q.weight") + len(b"blk.0.attn_q.weight")
+    at += 4 + 2 * 8  # n_dims, dims
+    data[at:at + 4] = (16).to_bytes(4, "little")  # IQ2_XXS
+    iq = env.path("iq.gguf")
+    open(iq, "wb").write(bytes(data))
+    _, err = env.run("model", "--model", iq, "--ids", "1,2", expect=2)
+    assert "tensor 'blk.0.attn_q.weight' is IQ2_XXS, which attn-viz does not read" in err, err
+    assert "(byte " in err, err
+    cut = env.path("cut.gguf")
+    open(cut, "wb").write(open(os.path.join(root, "llama_gqa.F32.gguf"), "rb").read()[:-1000])
+    _, err = env.run("model", "--model", cut, "--ids", "1,2", expect=2)
+    assert "tensor 'output.weight'" in err and "runs past the end of the file" in err, err
+
+
+if __name__ == "__main__":
+    main(globals())
