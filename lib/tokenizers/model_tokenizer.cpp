@@ -13,9 +13,12 @@
 #include "error.h"
 #include "io/file_io.h"
 #include "io/json_file.h"
+#include "io/mapped_file.h"
+#include "params/gguf.h"
 #include "tokenizers/bpe.h"
 #include "tokenizers/byte_level.h"
 #include "tokenizers/char_split.h"
+#include "tokenizers/gguf_vocab.h"
 #include "io/base64.h"
 #include "tokenizers/sentencepiece_tokenizer.h"
 #include "tokenizers/sp_normalizer.h"
@@ -491,9 +494,7 @@ std::shared_ptr<const unigram_model> read_unigram(const json& model, const std::
   return std::make_shared<const unigram_model>(pieces, byte_fallback, path);
 }
 
-std::unique_ptr<model_tokenizer> read_tokenizer_json(std::string_view text,
-                                                     const std::string& path) {
-  const json j = parse_json_text(text, path);
+std::unique_ptr<model_tokenizer> read_tokenizer_object(const json& j, const std::string& path) {
   if (!j.is_object() || !j.contains("model") || !j["model"].is_object())
     throw input_error(path, "model: expected the tokenizer's model");
   const json& model = j["model"];
@@ -529,6 +530,20 @@ std::unique_ptr<model_tokenizer> read_tokenizer_json(std::string_view text,
   return t;
 }
 
+
+std::unique_ptr<model_tokenizer> read_tokenizer_json(std::string_view text,
+                                                     const std::string& path) {
+  return read_tokenizer_object(parse_json_text(text, path), path);
+}
+
+// A GGUF file's tokenizer.ggml.* metadata, in tokenizer.json's terms (gguf_vocab.h).
+std::unique_ptr<model_tokenizer> from_gguf_file(const std::string& path) {
+  const mapped_file f = mapped_file::open_or_throw(path);
+  const gguf_header h = parse_gguf_header(f.data(), f.size(), path);
+  const gguf_keys keys(h, path);
+  if (!keys.has("tokenizer.ggml.model")) return nullptr;  // ids only
+  return read_tokenizer_object(gguf_tokenizer_json(keys), path);
+}
 
 // GPT-2's vocab.json + merges.txt: byte-level BPE with GPT-2's regex; <|endoftext|> split out.
 std::unique_ptr<model_tokenizer> from_gpt2_files(const fs::path& dir) {
@@ -625,10 +640,10 @@ std::unique_ptr<model_tokenizer> from_marian_files(const fs::path& dir, tokenize
 }  // namespace
 
 // Any entry of the wrong JSON type is an input_error naming the file, never an internal error.
-std::unique_ptr<model_tokenizer> parse_tokenizer_json(std::string_view text,
-                                                      const std::string& source) {
+template <class F>
+std::unique_ptr<model_tokenizer> with_file_errors(const std::string& source, F read) {
   try {
-    return read_tokenizer_json(text, source);
+    return read();
   } catch (const json::exception& e) {
     throw input_error(source, fmt::format("an entry does not have the type the format expects "
                                           "({})",
@@ -640,8 +655,15 @@ std::unique_ptr<model_tokenizer> parse_tokenizer_json(std::string_view text,
   }
 }
 
+std::unique_ptr<model_tokenizer> parse_tokenizer_json(std::string_view text,
+                                                      const std::string& source) {
+  return with_file_errors(source, [&] { return read_tokenizer_json(text, source); });
+}
+
 std::unique_ptr<model_tokenizer> load_model_tokenizer(const std::string& dir_name,
                                                       tokenizer_side side) {
+  if (const std::string gguf = find_gguf(dir_name); !gguf.empty())
+    return with_file_errors(gguf, [&] { return from_gguf_file(gguf); });
   const fs::path dir(dir_name);
   std::error_code ec;
   if (fs::exists(dir / "tokenizer.json", ec)) {

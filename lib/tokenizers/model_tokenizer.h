@@ -16,6 +16,8 @@
 //                         </s> after the text
 //   source.spm, target.spm + vocab.json   Marian's: the source's and the target's SentencePiece
 //                         models, their pieces mapped to ids by the one vocab.json, </s> after
+//   a GGUF file           tokenizer.ggml.* (tokenizers/gguf_vocab.h): the path itself, or a
+//                         folder's one .gguf
 // Components not in this list are refused with the file and the JSON path, never ignored.
 #pragma once
 

@@ -7,6 +7,9 @@
 #include <sstream>
 
 #include "error.h"
+#include "io/mapped_file.h"
+#include "params/gguf.h"
+#include "tokenizers/gguf_vocab.h"
 #include "io/file_io.h"
 #include "io/json_file.h"
 #include "tokenizers/sentencepiece_file.h"
@@ -105,6 +108,13 @@ std::string vocabulary::token(std::int64_t id) const {
 }
 
 std::optional<vocabulary> read_vocabulary(const std::string& dir_name) {
+  if (const std::string gguf = find_gguf(dir_name); !gguf.empty()) {
+    const mapped_file f = mapped_file::open_or_throw(gguf);
+    const gguf_header h = parse_gguf_header(f.data(), f.size(), gguf);
+    const gguf_keys keys(h, gguf);
+    if (!keys.has("tokenizer.ggml.tokens")) return std::nullopt;
+    return vocabulary{gguf_tokens(keys), gguf};
+  }
   const fs::path dir(dir_name);
   std::error_code ec;
   if (fs::exists(dir / "tokenizer.json", ec)) return from_tokenizer_json((dir / "tokenizer.json").string());

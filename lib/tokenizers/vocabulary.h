@@ -5,6 +5,7 @@
 //   vocab.json       GPT-2's object token -> id (+ added_tokens.json when present)
 //   vocab.txt        BERT's one token per line, id = line number
 //   spiece.model     T5's SentencePiece pieces, id = position
+//   a GGUF file      tokenizer.ggml.tokens (the folder's one .gguf, or the file itself)
 #pragma once
 
 #include <cstdint>

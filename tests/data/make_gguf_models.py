@@ -209,6 +209,71 @@ def write_case(out, name, types, seed=0, tokenizer=()):
     return folder
 
 
+def tokenizer_metadata(tok, pre=None):
+    """tokenizer.ggml.* for a tokenizer.json's BPE as llama.cpp's converter writes it: "llama"
+    (SentencePiece: byte fallback; the scores rank each merged token by its merge) or "gpt2"
+    (byte-level: the merges as "a b"; `pre` names the pre-tokenizer)."""
+    m = tok["model"]
+    ids = dict(m["vocab"])
+    for a in tok["added_tokens"]:
+        ids[a["content"]] = a["id"]
+    tokens = [""] * (max(ids.values()) + 1)
+    for t, i in ids.items():
+        tokens[i] = t
+    special = {a["content"] for a in tok["added_tokens"] if a.get("special")}
+    spm = bool(m.get("byte_fallback"))
+    merges = [tuple(x.split(" ", 1)) if isinstance(x, str) else tuple(x) for x in m["merges"]]
+    types = []
+    for i, t in enumerate(tokens):
+        if t in special:
+            types.append(3)
+        elif spm and len(t) == 6 and t.startswith("<0x") and t.endswith(">"):
+            types.append(6)
+        elif t == m.get("unk_token"):
+            types.append(2)
+        else:
+            types.append(1)
+    meta = [("tokenizer.ggml.model", "string", "llama" if spm else "gpt2"),
+            ("tokenizer.ggml.tokens", ("array", "string"), tokens),
+            ("tokenizer.ggml.token_type", ("array", "i32"), types)]
+    if spm:
+        rank = {}
+        for r, (a, b) in enumerate(merges):
+            rank.setdefault(a + b, r)
+        meta.append(("tokenizer.ggml.scores", ("array", "f32"),
+                     [-float(rank.get(t, 0)) for t in tokens]))
+        if m.get("unk_token") in ids:
+            meta.append(("tokenizer.ggml.unknown_token_id", "u32", ids[m["unk_token"]]))
+    else:
+        meta.append(("tokenizer.ggml.merges", ("array", "string"), [f"{a} {b}" for a, b in merges]))
+        meta.append(("tokenizer.ggml.pre", "string", pre))
+    post = tok.get("post_processor") or {}
+    bos = [p["SpecialToken"]["id"] for p in post.get("single", []) if "SpecialToken" in p]
+    meta.append(("tokenizer.ggml.add_bos_token", "bool", bool(bos)))
+    if bos:
+        meta.append(("tokenizer.ggml.bos_token_id", "u32", ids[bos[0]]))
+    return meta, len(tokens)
+
+
+def tiny_llama_gguf(path, vocab, tokenizer, d=32, seed=5):
+    """A one-layer Llama as an F32 GGUF file holding `tokenizer` (tokenizer.ggml.* entries)."""
+    c = dict(arch="llama", V=vocab, d=d, H=2, KV=2, hd=d // 2, I=d, L=1, P=512, tie=True)
+    rng = np.random.default_rng(seed)
+    t = {"model.embed_tokens.weight": rng.standard_normal((vocab, d)).astype(np.float32) * 0.1,
+         "model.norm.weight": np.ones(d, np.float32)}
+    p = "model.layers.0."
+    for n in ("input_layernorm", "post_attention_layernorm"):
+        t[p + n + ".weight"] = np.ones(d, np.float32)
+    for n in ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
+              "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj"):
+        t[p + n + ".weight"] = rng.standard_normal((d, d)).astype(np.float32) * 0.1
+    config = {"max_position_embeddings": c["P"], "hidden_size": d, "num_hidden_layers": 1,
+              "intermediate_size": d, "num_attention_heads": 2, "num_key_value_heads": 2,
+              "head_dim": d // 2, "rms_norm_eps": 1e-6, "rope_theta": 10000.0, "eos_token_id": 0}
+    g.write_gguf(path, metadata_of(config, "llama", "F32", "tiny", tokenizer),
+                 gguf_tensors(t, config, "llama", "F32"))
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)

