@@ -2,10 +2,10 @@
 # Usage: fuzz/run.sh [--long] [SECONDS] [TARGET ...]
 #
 # Builds the libFuzzer targets (clang, AddressSanitizer + UndefinedBehaviorSanitizer) into
-# build-fuzz/ and runs each TARGET (default: all seven) for SECONDS (default 60) on a scratch copy
+# build-fuzz/ and runs each TARGET (default: all eight) for SECONDS (default 60) on a scratch copy
 # of its seed corpus fuzz/corpus/TARGET/. Prints the executions each ran clean for; stops with a
 # non-zero exit and the crashing input (build-fuzz/crash-*) at the first failure.
-#   targets: embeddings safetensors tokenizer binding model_files attention_file sentencepiece
+#   targets: embeddings safetensors tokenizer binding model_files attention_file sentencepiece gguf
 #
 # Each target's -max_len lets it build the structures its format can hold: the JSON readers
 # (model_files: tokenizer.json and config.json; attention_file; safetensors' header) 128 KiB, so
@@ -21,7 +21,7 @@ long=0
 if [ "${1:-}" = "--long" ]; then long=1; shift; fi
 secs=${1:-$([ "$long" = 1 ] && echo 1800 || echo 60)}
 [ $# -gt 0 ] && shift
-targets=${*:-embeddings safetensors tokenizer binding model_files attention_file sentencepiece}
+targets=${*:-embeddings safetensors tokenizer binding model_files attention_file sentencepiece gguf}
 build=${ATTNVIZ_FUZZ_BUILD:-build-fuzz}
 
 cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
@@ -31,7 +31,7 @@ cmake --build "$build" -j"$(nproc)" > "$build.build.log" 2>&1 || { tail -50 "$bu
 
 max_len() {
   case "$1" in
-    model_files|attention_file|safetensors) echo 131072 ;;
+    model_files|attention_file|safetensors|gguf) echo 131072 ;;
     *) echo 16384 ;;
   esac
 }

@@ -536,15 +536,6 @@ std::unique_ptr<model_tokenizer> read_tokenizer_json(std::string_view text,
   return read_tokenizer_object(parse_json_text(text, path), path);
 }
 
-// A GGUF file's tokenizer.ggml.* metadata, in tokenizer.json's terms (gguf_vocab.h).
-std::unique_ptr<model_tokenizer> from_gguf_file(const std::string& path) {
-  const mapped_file f = mapped_file::open_or_throw(path);
-  const gguf_header h = parse_gguf_header(f.data(), f.size(), path);
-  const gguf_keys keys(h, path);
-  if (!keys.has("tokenizer.ggml.model")) return nullptr;  // ids only
-  return read_tokenizer_object(gguf_tokenizer_json(keys), path);
-}
-
 // GPT-2's vocab.json + merges.txt: byte-level BPE with GPT-2's regex; <|endoftext|> split out.
 std::unique_ptr<model_tokenizer> from_gpt2_files(const fs::path& dir) {
   const std::string vocab_path = (dir / "vocab.json").string(),
@@ -660,10 +651,20 @@ std::unique_ptr<model_tokenizer> parse_tokenizer_json(std::string_view text,
   return with_file_errors(source, [&] { return read_tokenizer_json(text, source); });
 }
 
+std::unique_ptr<model_tokenizer> gguf_tokenizer(const gguf_keys& keys) {
+  if (!keys.has("tokenizer.ggml.model")) return nullptr;  // ids only
+  return with_file_errors(keys.source(), [&] {
+    return read_tokenizer_object(gguf_tokenizer_json(keys), keys.source());
+  });
+}
+
 std::unique_ptr<model_tokenizer> load_model_tokenizer(const std::string& dir_name,
                                                       tokenizer_side side) {
-  if (const std::string gguf = find_gguf(dir_name); !gguf.empty())
-    return with_file_errors(gguf, [&] { return from_gguf_file(gguf); });
+  if (const std::string gguf = find_gguf(dir_name); !gguf.empty()) {
+    const mapped_file f = mapped_file::open_or_throw(gguf);
+    const gguf_header h = parse_gguf_header(f.data(), f.size(), gguf);
+    return gguf_tokenizer(gguf_keys(h, gguf));
+  }
   const fs::path dir(dir_name);
   std::error_code ec;
   if (fs::exists(dir / "tokenizer.json", ec)) {

@@ -30,6 +30,8 @@
 
 namespace attnviz {
 
+class gguf_keys;  // params/gguf.h
+
 struct encoding {
   std::vector<std::int64_t> ids;
   std::vector<std::string> tokens;
@@ -52,6 +54,9 @@ enum class tokenizer_side { source, target };
 // file (and the JSON path) when one does not parse or uses a component attn-viz does not run.
 std::unique_ptr<model_tokenizer> load_model_tokenizer(
     const std::string& dir, tokenizer_side side = tokenizer_side::source);
+// A GGUF file's tokenizer.ggml.* metadata (tokenizers/gguf_vocab.h), or nothing when it has
+// none.
+std::unique_ptr<model_tokenizer> gguf_tokenizer(const gguf_keys& keys);
 // A tokenizer.json's text (`source` names it in errors).
 std::unique_ptr<model_tokenizer> parse_tokenizer_json(std::string_view json_text,
                                                       const std::string& source);
