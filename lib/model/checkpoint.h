@@ -55,6 +55,12 @@ struct storage_notes {
   bool norm_offset_folded = false;
   // Dense weights stored [out, in] where the family's own files store [in, out] (GPT-2).
   bool dense_out_in = false;
+  // A fused q/k/v projection stored q | k | v where the family's files group it per key/value
+  // head (GPT-NeoX, Falcon).
+  bool qkv_blocks = false;
+  // Written for a runner that computes in float whatever the weights' type (llama.cpp): no
+  // constant is rounded to the weights' 16-bit type (Gemma's √d).
+  bool float_activations = false;
   // Per-frequency divisors of the rotary frequencies (llama.cpp's rope_freqs: Llama 3.1's
   // scaling as numbers), empty when none.
   std::vector<double> rope_divisors;

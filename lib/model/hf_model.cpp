@@ -36,6 +36,7 @@ namespace {
 void apply_notes(const storage_notes& n, const std::string& file, model_config& c) {
   if (n.rope_rows_interleaved) c.rope_layout = rope_pairs::interleaved;
   if (n.norm_offset_folded) c.norm_weight_offset = 0.0f;
+  if (n.qkv_blocks) c.fused_qkv = qkv_order::blocks;
   if (!n.rope_divisors.empty()) {
     const std::size_t r = c.rotary_dims ? c.rotary_dims : c.head_dim;
     if (n.rope_divisors.size() != r / 2)

@@ -274,6 +274,145 @@ def tiny_llama_gguf(path, vocab, tokenizer, d=32, seed=5):
                  gguf_tensors(t, config, "llama", "F32"))
 
 
+# ---- the test checkpoints of tests/data/hf as llama.cpp's converter writes them ---------------
+ARCH_OF = {"llama": "llama", "mistral": "llama", "qwen2": "qwen2", "gemma": "gemma",
+           "gemma2": "gemma2", "phi3": "phi3", "gpt2": "gpt2", "gpt_neox": "gptneox",
+           "falcon": "falcon"}
+LAYER_NAMES = {  # Hugging Face's per-layer names (after the layer number) -> llama.cpp's
+    "gemma2": {"input_layernorm": "attn_norm", "post_attention_layernorm": "post_attention_norm",
+               "pre_feedforward_layernorm": "ffn_norm", "post_feedforward_layernorm": "post_ffw_norm"},
+    "phi3": {"self_attn.qkv_proj": "attn_qkv", "mlp.gate_up_proj": "ffn_up"},
+    "gpt2": {"ln_1": "attn_norm", "attn.c_attn": "attn_qkv", "attn.c_proj": "attn_output",
+             "ln_2": "ffn_norm", "mlp.c_fc": "ffn_up", "mlp.c_proj": "ffn_down"},
+    "gptneox": {"input_layernorm": "attn_norm", "attention.query_key_value": "attn_qkv",
+                "attention.dense": "attn_output", "post_attention_layernorm": "ffn_norm",
+                "mlp.dense_h_to_4h": "ffn_up", "mlp.dense_4h_to_h": "ffn_down"},
+    "falcon": {"input_layernorm": "attn_norm", "ln_attn": "attn_norm", "ln_mlp": "attn_norm_2",
+               "self_attention.query_key_value": "attn_qkv", "self_attention.dense": "attn_output",
+               "mlp.dense_h_to_4h": "ffn_up", "mlp.dense_4h_to_h": "ffn_down"},
+}
+GLOBAL_NAMES = {
+    "gpt2": {"wte": "token_embd", "wpe": "position_embd", "ln_f": "output_norm", "lm_head": "output"},
+    "gptneox": {"gpt_neox.embed_in": "token_embd", "gpt_neox.final_layer_norm": "output_norm",
+                "embed_out": "output"},
+    "falcon": {"transformer.word_embeddings": "token_embd", "transformer.ln_f": "output_norm",
+               "lm_head": "output"},
+}
+
+
+def hf_to_gguf_name(arch, name):
+    base, ending = name.rsplit(".", 1)
+    if arch == "gpt2" and base.startswith("transformer."):
+        base = base[len("transformer."):]
+    globals_ = GLOBAL_NAMES.get(arch, GGUF_GLOBAL)
+    if base in globals_:
+        return f"{globals_[base]}.{ending}"
+    parts = base.split(".")
+    at = parts.index("h" if arch in ("gpt2", "falcon") else "layers")
+    layer, rest = parts[at + 1], ".".join(parts[at + 2:])
+    table = dict(GGUF_LAYER, **LAYER_NAMES.get(arch, {}))
+    return f"blk.{layer}.{table[rest]}.{ending}"
+
+
+def qkv_to_blocks(a, heads, kv_heads):
+    """GPT-NeoX's per-head [q_h | k_h | v_h] and Falcon's per-group [q heads | k | v] rows as
+    llama.cpp stores them: all queries, then all keys, then all values."""
+    per = heads // kv_heads
+    g = a.reshape(kv_heads, per + 2, -1, *a.shape[1:])
+    q = g[:, :per].reshape(-1, *a.shape[1:])
+    k = g[:, per].reshape(-1, *a.shape[1:])
+    v = g[:, per + 1].reshape(-1, *a.shape[1:])
+    return np.concatenate([q, k, v], axis=0)
+
+
+def hf_metadata(config, arch, wtype):
+    """The {arch}.* keys llama.cpp's converter writes for a Hugging Face config."""
+    a = arch + "."
+    c = dict(config)
+    d = c.get("hidden_size", c.get("n_embd"))
+    heads = c.get("num_attention_heads", c.get("n_head"))
+    head_dim = c.get("head_dim") or d // heads
+    kv = c.get("num_key_value_heads", c.get("num_kv_heads", 1 if c.get("multi_query") and
+                                             not c.get("new_decoder_architecture") else heads))
+    meta = [("general.architecture", "string", arch), ("general.name", "string", "test"),
+            ("general.file_type", "u32", FILE_TYPES[wtype]),
+            (a + "context_length", "u32", c.get("max_position_embeddings", c.get("n_positions"))),
+            (a + "embedding_length", "u32", d),
+            (a + "block_count", "u32", c.get("num_hidden_layers", c.get("n_layer"))),
+            (a + "feed_forward_length", "u32", c.get("intermediate_size") or c.get("ffn_hidden_size")
+             or c.get("n_inner") or 4 * d),
+            (a + "attention.head_count", "u32", heads)]
+    if arch != "gpt2":
+        meta.append((a + "attention.head_count_kv", "u32", kv))
+    if arch in ("llama", "qwen2", "gemma", "gemma2", "phi3"):
+        meta.append((a + "attention.layer_norm_rms_epsilon", "f32", c.get("rms_norm_eps", 1e-6)))
+        meta.append((a + "rope.freq_base", "f32", c.get("rope_theta", 10000.0)))
+    else:
+        meta.append((a + "attention.layer_norm_epsilon", "f32",
+                     c.get("layer_norm_eps", c.get("layer_norm_epsilon", 1e-5))))
+    if arch in ("llama", "qwen2", "gemma", "gemma2"):
+        meta.append((a + "attention.key_length", "u32", head_dim))
+        meta.append((a + "attention.value_length", "u32", head_dim))
+    share = c.get("partial_rotary_factor", c.get("rotary_pct", 1.0))
+    if arch in ("llama", "qwen2", "phi3", "gptneox"):
+        meta.append((a + "rope.dimension_count", "u32", int(head_dim * share)))
+    if arch == "gptneox":
+        meta.append((a + "rope.freq_base", "f32", c.get("rotary_emb_base", 10000.0)))
+        meta.append((a + "use_parallel_residual", "bool", c.get("use_parallel_residual", True)))
+    if arch == "falcon":
+        meta.append((a + "rope.freq_base", "f32", c.get("rope_theta", 10000.0)))
+    if c.get("sliding_window") and (arch != "qwen2" or c.get("use_sliding_window")):
+        meta.append((a + "attention.sliding_window", "u32", c["sliding_window"]))
+    if arch == "gemma2":
+        meta.append((a + "attn_logit_softcapping", "f32", c["attn_logit_softcapping"]))
+        meta.append((a + "final_logit_softcapping", "f32", c["final_logit_softcapping"]))
+    return meta
+
+
+def convert_hf(folder, path, wtype="F32"):
+    """A checkpoint of tests/data/hf as a GGUF file: names, Q/K rows (llama), Gemma's norms + 1,
+    GPT-2's Conv1D transposed, fused q/k/v in blocks (GPT-NeoX, Falcon)."""
+    config = json.load(open(os.path.join(folder, "config.json")))
+    arch = ARCH_OF[config["model_type"]]
+    tensors = {}
+    for f in sorted(os.listdir(folder)):
+        if f.endswith(".safetensors"):
+            tensors.update(read_safetensors(os.path.join(folder, f)))
+    heads = config.get("num_attention_heads", config.get("n_head"))
+    kv = config.get("num_key_value_heads", config.get("num_kv_heads", heads))
+    if arch == "falcon" and config.get("multi_query") and not config.get("new_decoder_architecture"):
+        kv = 1
+    out = []
+    for name, a in tensors.items():
+        if name.endswith((".attn.bias", ".attn.masked_bias", ".attention.bias",
+                          ".attention.masked_bias", ".inv_freq")):
+            continue  # causal-mask and rotary buffers: not weights, never written
+        a = np.asarray(a, np.float32)
+        if arch == "llama" and name.endswith(("q_proj.weight", "k_proj.weight")):
+            a = permute(a, heads if "q_proj" in name else kv)
+        if arch in ("gemma", "gemma2") and "norm" in name:
+            a = a + np.float32(1)
+        if arch == "gpt2" and name.endswith(("c_attn.weight", "c_proj.weight", "c_fc.weight")):
+            a = np.ascontiguousarray(a.T)
+        if arch in ("gptneox", "falcon") and "query_key_value" in name:
+            a = qkv_to_blocks(a, heads, heads if arch == "gptneox" else kv)
+        out.append((hf_to_gguf_name(arch, name), wtype if a.ndim == 2 else "F32", a))
+    g.write_gguf(path, hf_metadata(config, arch, wtype), out)
+    return config
+
+
+def as_f32_checkpoint(folder, out, **config_changes):
+    """The checkpoint re-saved in F32 (the values it holds; a float model's constants)."""
+    config = json.load(open(os.path.join(folder, "config.json")))
+    config.update(config_changes)
+    tensors = {}
+    for f in sorted(os.listdir(folder)):
+        if f.endswith(".safetensors"):
+            tensors.update(read_safetensors(os.path.join(folder, f)))
+    save(out, {k: np.asarray(v, np.float32) for k, v in tensors.items()}, config)
+    return out
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)

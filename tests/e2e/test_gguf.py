@@ -80,6 +80,33 @@ def test_quantized_files_give_their_dequantized_checkpoints_maps(env):
                 assert 0 < moved <= WORST[t], (t, moved)
 
 
+# The checkpoints of tests/data/hf (each checked against a float64 PyTorch forward in
+# e2e.model) in every architecture attn-viz reads from GGUF, converted as llama.cpp's converter
+# does (make_gguf_models.convert_hf).
+ARCHITECTURES = ["llama_bf16_gqa", "mistral_f16_window", "qwen2_f32_bias", "gemma_bf16_mqa",
+                 "gemma2_f32_capped", "phi3_bf16_window", "gpt2_f32", "gpt2_f16_sharded",
+                 "pythia_bf16_sharded", "gpt_neox_f32_sequential", "falcon_f32_multiquery",
+                 "falcon_new_bf16_grouped"]
+
+
+def test_every_architecture_gives_its_checkpoints_maps(env):
+    """F32 files of the same values; the reference re-saved in F32 (llama.cpp computes in float,
+    so Gemma's √d is a float, not rounded to BF16), Gemma 2's query_pre_attn_scalar set to the
+    head size (GGUF does not store it)."""
+    for name in ARCHITECTURES:
+        folder = os.path.join(env.data, "hf", name)
+        path = env.path(name + ".gguf")
+        config = make_gguf_models.convert_hf(folder, path)
+        extra = {"query_pre_attn_scalar": config["head_dim"]} if name.startswith("gemma2") else {}
+        ref = make_gguf_models.as_f32_checkpoint(folder, env.path(name + "-f32"), **extra)
+        ids = ",".join(str(int(i)) for i in np.load(os.path.join(folder, "reference.npz"))["ids"])
+        want, want_h = run(env, ref, ids)
+        got, got_h = run(env, path, ids)
+        assert np.abs(got - want).max() <= 1e-5, (name, np.abs(got - want).max())
+        assert np.abs(got_h - want_h).max() <= 1e-4, (name, np.abs(got_h - want_h).max())
+    print(f"  {len(ARCHITECTURES)} checkpoints, 8 architectures: maps within 1e-5")
+
+
 def test_a_file_a_folder_and_an_ollama_blob(env):
     root = models(env)
     want, _ = run(env, os.path.join(root, "llama_gqa.Q8_0.gguf"))
@@ -191,11 +218,15 @@ def test_refusals_name_the_file_and_what_was_wrong(env):
     cases = [
         (write(env, "mamba.gguf", [("general.architecture", "string", "mamba")] + meta[1:], full),
          "holds a model of architecture 'mamba', which attn-viz does not run from GGUF (it runs "
-         "llama, qwen2)"),
+         "llama, qwen2, gemma, gemma2, phi3, gpt2, gptneox, falcon)"),
         (write(env, "missing.gguf", meta, [t for t in full if t[0] != "blk.1.ffn_up.weight"]),
          "has no tensor 'blk.1.ffn_up.weight' [512, 256] (the model's metadata says it needs one)"),
         (write(env, "nolayers.gguf", [m for m in meta if m[0] != "llama.block_count"], full),
          "has no metadata 'llama.block_count'"),
+        (write(env, "longrope.gguf", meta, full + [("rope_factors_long.weight", "F32",
+                                                   np.ones(32, np.float32))]),
+         "holds tensor 'rope_factors_long.weight', which attn-viz does not run for architecture "
+         "'llama'"),
     ]
     for path, want in cases:
         _, err = env.run("model", "--model", path, "--ids", "1,2", expect=2)

@@ -115,7 +115,7 @@ void read_config(const config_reader& r, model_config& c) {
 // to nearest, ties to even), or a float.
 double embed_scale_of(const model_config& c, weight_dtype dtype) {
   const double s = std::sqrt(static_cast<double>(c.d_model));
-  if (dtype == weight_dtype::f32) return static_cast<float>(s);
+  if (dtype != weight_dtype::bf16 && dtype != weight_dtype::f16) return static_cast<float>(s);
   const int bits = dtype == weight_dtype::bf16 ? 8 : 11;
   int e = 0;
   const double m = std::frexp(s, &e);  // s = m · 2^e, m in [0.5, 1)
@@ -128,7 +128,9 @@ void bind(hf_model& m) {
   const auto q_out = dim(c.heads * c.head_dim), kv_out = dim(c.kv_heads * c.head_dim);
   const binder b(m.weights, "model.");
   m.tokens = b.need("embed_tokens.weight", {V, d});
-  c.embed_scale = embed_scale_of(c, m.tokens->dtype);
+  // llama.cpp computes in float whatever the weights' type: a GGUF file's √d is a float
+  c.embed_scale = embed_scale_of(c, m.weights.notes().float_activations ? weight_dtype::f32
+                                                                         : m.tokens->dtype);
   for (std::size_t l = 0; l < c.layers; ++l) {
     const std::string p = fmt::format("layers.{}.", l);
     layer_weights w;

@@ -38,7 +38,11 @@ void bind(hf_model& m) {
   const model_config& c = m.config;
   const auto d = dim(c.d_model), I = dim(c.intermediate);
   const binder b(m.weights, m.weights.has_prefix("transformer.h.") ? "transformer." : "");
-  m.conv1d = true;
+  // Conv1D weights [in, out], or [out, in] as a GGUF file holds them
+  m.conv1d = !m.weights.notes().dense_out_in;
+  const auto io = [&](std::int64_t in, std::int64_t out) {
+    return m.conv1d ? binder::shape{in, out} : binder::shape{out, in};
+  };
   m.tokens = b.need("wte.weight", {dim(c.vocab), d});
   m.positions = b.need("wpe.weight", {dim(c.max_positions), d});
   for (std::size_t l = 0; l < c.layers; ++l) {
@@ -46,15 +50,15 @@ void bind(hf_model& m) {
     layer_weights w;
     w.norm1_w = b.need(h + "ln_1.weight", {d});
     w.norm1_b = b.need(h + "ln_1.bias", {d});
-    w.self.qkv = b.need(h + "attn.c_attn.weight", {d, 3 * d});
+    w.self.qkv = b.need(h + "attn.c_attn.weight", io(d, 3 * d));
     w.self.qkv_b = b.need(h + "attn.c_attn.bias", {3 * d});
-    w.self.o = b.need(h + "attn.c_proj.weight", {d, d});
+    w.self.o = b.need(h + "attn.c_proj.weight", io(d, d));
     w.self.o_b = b.need(h + "attn.c_proj.bias", {d});
     w.norm2_w = b.need(h + "ln_2.weight", {d});
     w.norm2_b = b.need(h + "ln_2.bias", {d});
-    w.up = b.need(h + "mlp.c_fc.weight", {d, I});
+    w.up = b.need(h + "mlp.c_fc.weight", io(d, I));
     w.up_b = b.need(h + "mlp.c_fc.bias", {I});
-    w.down = b.need(h + "mlp.c_proj.weight", {I, d});
+    w.down = b.need(h + "mlp.c_proj.weight", io(I, d));
     w.down_b = b.need(h + "mlp.c_proj.bias", {d});
     m.layers.push_back(w);
   }

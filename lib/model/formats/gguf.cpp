@@ -75,8 +75,13 @@ void open(const fs::path& path, checkpoint& c) {
       notes.rope_divisors = divisors_of(v);
       continue;
     }
-    const std::string name = family_tensor_name(a, t.name);
-    c.add_as(name.empty() ? t.name : name, std::move(v));
+    const std::string name = family_tensor_name(a, h, t.name);
+    if (name.empty())
+      throw input_error(file, fmt::format("holds tensor '{}', which attn-viz does not run for "
+                                          "architecture '{}' (a part it would leave out, such as "
+                                          "LongRoPE's factors, would change the attention)",
+                                          t.name, a.arch));
+    c.add_as(name, std::move(v));
   }
   c.set_embedded_config(a.config(keys, h), std::move(notes));
   c.set_stored_names([&a](const std::string& name) { return gguf_tensor_name(a, name); });
