@@ -11,6 +11,7 @@ written here from its specification, NumPy only):
   stays within a measured distance of the float model (printed);
 * a file, a folder holding one, an Ollama blob without extension; generation; refusals."""
 import gzip
+import hashlib
 import json
 import os
 import shutil
@@ -201,6 +202,52 @@ def test_gpt2s_pre_tokenizer_from_the_metadata_matches_gpt_3_encoder(env):
     path = env.path("gpt2-pre.gguf")
     make_gguf_models.tiny_llama_gguf(path, n, meta)
     compare_ids(env, path, json.load(open(os.path.join(src, "gpt2_ids.json"), encoding="utf-8")))
+
+
+NPM_TYPES = {"UINT8": "u8", "INT8": "i8", "UINT16": "u16", "INT16": "i16", "UINT32": "u32",
+             "INT32": "i32", "FLOAT32": "f32", "BOOL": "bool", "STRING": "string", "ARRAY": "array",
+             "UINT64": "u64", "INT64": "i64", "FLOAT64": "f64"}
+
+
+def same_value(vtype, want, got):
+    if isinstance(vtype, tuple):
+        return len(want) == len(got) and all(same_value(vtype[1], w, g) for w, g in zip(want, got))
+    if vtype in ("f32", "f64"):
+        return np.float32(want) == np.float32(got) if vtype == "f32" else float(want) == float(got)
+    if vtype in ("u64", "i64"):
+        return int(want) == int(got)
+    return want == got
+
+
+def test_the_writer_agrees_with_huggingface_gguf(env):
+    """tests/data/gguf/npm_readback.json: the writer's files as npm's @huggingface/gguf read them
+    (check_gguf_with_npm.mjs). The same bytes again, and every key, value type, value, tensor
+    name, shape, type and offset as the writer meant them."""
+    npm = json.load(open(os.path.join(env.data, "gguf", "npm_readback.json"), encoding="utf-8"))
+    root = models(env)
+    case = make_gguf_models.CASES["llama_gqa"]
+    tensors, config = make_gguf_models.make_checkpoint(env.path("npm-ckpt"), case, 0)
+    for name, seen in npm["files"].items():
+        path = os.path.join(env.data, "gguf", name) if name == "blocks.gguf" else os.path.join(root, name)
+        assert hashlib.sha256(open(path, "rb").read()).hexdigest() == seen["sha256"], name
+        if name == "blocks.gguf":
+            continue  # its keys and tensors: unit.params.gguf
+        wtype = name.split(".")[1]
+        meta = make_gguf_models.metadata_of(config, "llama", wtype, "llama_gqa")
+        for key, vtype, value in meta:
+            got = seen["metadata"][key]
+            want_type = "array" if isinstance(vtype, tuple) else vtype
+            assert NPM_TYPES[got["type"]] == want_type, (name, key, got["type"])
+            assert same_value(vtype, value, got["value"]), (name, key, value, got["value"])
+        written = make_gguf_models.gguf_tensors(tensors, config, "llama", wtype)
+        assert [t["name"] for t in seen["tensors"]] == [t[0] for t in written], name
+        offset = 0
+        for t, (tname, ttype, a) in zip(seen["tensors"], written):
+            assert t["dims"] == list(reversed(a.shape)) and t["type"] == ttype, (name, t)
+            assert t["offset"] == offset, (name, t, offset)
+            nbytes = len(gguf_writer.quantize(ttype, a.reshape(-1)))
+            offset += (nbytes + 31) // 32 * 32
+    print(f"  {len(npm['files'])} files: {npm['producer']} reads what the writer wrote")
 
 
 def write(env, name, metadata, tensors):
