@@ -120,7 +120,7 @@ action setup_bench(CLI::App& app) {
       "  attn-viz bench --n 1024 --d 128 --heads 0 --score additive --da 128\n"
       "  attn-viz bench --n 65536 --d 64 --heads 1 --stream 2048 --png --warmup 0 --reps 1\n"
       "  attn-viz bench --model models/gpt2 --n 1024\n"
-      "With --model DIR, the whole forward pass of that Hugging Face model folder (as `attn-viz "
+      "With --model PATH, the whole forward pass of that model, a Hugging Face folder or a GGUF file (as `attn-viz "
       "model` runs it, every layer's maps kept) is timed on --n random token ids (--seed): "
       "stages, GFLOP/s, tokens/s, the mapped weights and peak memory; only --n, --seed, "
       "--warmup and --reps apply then.\n"
@@ -160,10 +160,10 @@ action setup_bench(CLI::App& app) {
       ->group("Timing");
   auto model_dir = std::make_shared<std::string>();
   CLI::Option* model = cmd->add_option("--model", *model_dir,
-                                       "Time this Hugging Face model folder's forward pass instead "
-                                       "(--n tokens; default 512)")
-                           ->type_name("DIR")
-                           ->check(CLI::ExistingDirectory)
+                                       "Time this model's forward pass instead (a Hugging Face "
+                                       "folder or a GGUF file; --n tokens, default 512)")
+                           ->type_name("PATH")
+                           ->check(CLI::ExistingPath)
                            ->group("Model");
   // With --model only the token count, the seed and the repetitions mean something.
   for (CLI::Option* o : cmd->get_options()) {

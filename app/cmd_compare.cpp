@@ -84,9 +84,9 @@ them, --png/--svg draw the JS matrix.
       maps->variant_only.push_back(o);
   auto& mj = maps->job;
   maps->maps_only.push_back(cmd->add_option("--model,-m", mj.model_dir,
-                                            "Compare the heads or layers of this Hugging Face "
-                                            "model folder, run on --text or --ids")
-                                ->type_name("DIR")
+                                            "Compare the heads or layers of this model (a Hugging "
+                                            "Face folder or a GGUF file), run on --text or --ids")
+                                ->type_name("PATH")
                                 ->group("Model"));
   maps->maps_only.push_back(cmd->add_option("--ids", maps->ids,
                                             "With --model: token ids, comma-separated (instead of "

@@ -82,8 +82,9 @@ Examples:
   cmd->add_flag("--json", *as_json, "Print the same trace as JSON")->group("Explain");
   auto& nj = neuron->job;
   neuron->model_only.push_back(cmd->add_option("--model,-m", nj.model_dir,
-                                               "The neuron view of a Hugging Face model folder")
-                                   ->type_name("DIR")
+                                               "The neuron view of a model (a Hugging Face folder or a "
+                                               "GGUF file)")
+                                   ->type_name("PATH")
                                    ->group("Model"));
   neuron->model_only.push_back(cmd->add_option("--layer", nj.layer, "With --model: the layer, from 0")
                                    ->capture_default_str()

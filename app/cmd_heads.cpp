@@ -76,9 +76,9 @@ Examples:
   attn-viz heads --model samples/kjv-gpt
   attn-viz heads --model gpt2 --text "The cat sat on the mat." --json heads.json)");
   auto& c = f->job;
-  cmd->add_option("--model,-m", c.model_dir, "The model folder (as for attn-viz model)")
+  cmd->add_option("--model,-m", c.model_dir, "The model: a Hugging Face folder or a GGUF file (as for attn-viz model)")
       ->required()
-      ->type_name("DIR")
+      ->type_name("PATH")
       ->group("Input");
   auto* text = cmd->add_option("--text,-t", c.text,
                                "Measure previous/first/self/special on this text (through the "

@@ -32,13 +32,18 @@ action setup_model(CLI::App& app) {
   auto f = std::make_shared<model_flags>();
   auto* cmd = app.add_subcommand(
       "model",
-      "Run a Hugging Face model folder (GPT-2, Llama, Mistral, Qwen2, Pythia/GPT-NeoX, OPT, Phi, "
+      "Run a Hugging Face model folder or a GGUF file (GPT-2, Llama, Mistral, Qwen2, Pythia/GPT-NeoX, OPT, Phi, "
       "Phi-3, Gemma, GPT-J, Falcon; BERT, RoBERTa, XLM-R, DistilBERT; BART, mBART, Marian, T5) natively and keep "
       "every layer's every head's attention");
   cmd->footer(R"(
-DIR is a model folder as Hugging Face stores it: config.json, model.safetensors (or
+PATH is a model folder as Hugging Face stores it: config.json, model.safetensors (or
 model.safetensors.index.json and its shards) in F32, F16 or BF16, memory-mapped, and the
 tokenizer files (tokenizer.json, vocab.json or vocab.txt) for the tokens' names.
+Or a GGUF file as llama.cpp, Ollama and LM Studio keep models (architectures llama/Mistral,
+qwen2, gemma, gemma2, phi3, gpt2, gptneox, falcon): hyper-parameters and tokenizer from its
+metadata, weights F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1 or Q2_K-Q6_K, dequantized block
+by block inside the matrix products (never a float copy of the model). Ollama's models are
+the largest files in ~/.ollama/models/blobs (no extension; recognised by their contents).
 Layers and heads count from 0, as in the arrays: attention.npy[layer, head, query, key].
 
 Outputs:
@@ -78,9 +83,12 @@ Examples:
   attn-viz model --model bert-base-uncased --ids 101,1996,4937,2938,102 --layer 5 --head 3 \
                  --png l5h3.png)");
   auto& c = f->job;
-  cmd->add_option("--model,-m", c.model_dir, "The model folder")
+  cmd->add_option("--model,-m", c.model_dir,
+                  "The model: a Hugging Face folder (config.json, model.safetensors, the "
+                  "tokenizer's files) or a GGUF file as llama.cpp and Ollama keep them, "
+                  "quantized or not (also a folder holding one, or an Ollama blob)")
       ->required()
-      ->type_name("DIR")
+      ->type_name("PATH")
       ->group("Input");
   auto* text = cmd->add_option("--text,-t", c.text,
                                "Text, read by the model's own tokenizer (tokenizer.json, GPT-2's "
