@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -205,19 +206,27 @@ void q6_k(const unsigned char* b, float* y) {
       }
 }
 
-void decode_block(ggml_type t, const unsigned char* b, float* y) {
-  switch (t) {
-    case ggml_type::q8_0: return q8_0(b, y);
-    case ggml_type::q4_0: return q4_0(b, y);
-    case ggml_type::q4_1: return q4_1(b, y);
-    case ggml_type::q5_0: return q5_0(b, y);
-    case ggml_type::q5_1: return q5_1(b, y);
-    case ggml_type::q2_k: return q2_k(b, y);
-    case ggml_type::q3_k: return q3_k(b, y);
-    case ggml_type::q4_k: return q45_k(b, y, false);
-    case ggml_type::q5_k: return q45_k(b, y, true);
-    case ggml_type::q6_k: return q6_k(b, y);
-    default: return;
+void q4_k(const unsigned char* b, float* y) { q45_k(b, y, false); }
+void q5_k(const unsigned char* b, float* y) { q45_k(b, y, true); }
+
+// Elements [first, first + count) of blocks decoded by Decode (whole blocks straight into out,
+// the ragged ends through a block on the stack). One instantiation per type, so the block
+// decoder is inlined into the loop over blocks.
+template <void (*Decode)(const unsigned char*, float*), std::size_t Block, std::size_t Bytes>
+void decode_range(const unsigned char* data, std::size_t first, std::size_t count, float* out) {
+  float block[Block];
+  std::size_t at = first;
+  const std::size_t end = first + count;
+  while (at < end) {
+    const std::size_t index = at / Block, offset = at % Block;
+    const std::size_t take = std::min(Block - offset, end - at);
+    if (take == Block) {
+      Decode(data + index * Bytes, out + (at - first));
+    } else {
+      Decode(data + index * Bytes, block);
+      std::memcpy(out + (at - first), block + offset, take * sizeof(float));
+    }
+    at += take;
   }
 }
 
@@ -261,17 +270,18 @@ void ggml_to_float(ggml_type t, const unsigned char* data, std::size_t first, st
       return;
     default: break;
   }
-  const ggml_type_info& info = ggml_info(t);
-  float block[256];
-  std::size_t at = first;
-  const std::size_t end = first + count;
-  while (at < end) {
-    const std::size_t index = at / info.block, offset = at % info.block;
-    const std::size_t take = std::min(info.block - offset, end - at);
-    float* target = offset == 0 && take == info.block ? out + (at - first) : block;
-    decode_block(t, data + index * info.block_bytes, target);
-    if (target == block) std::memcpy(out + (at - first), block + offset, take * sizeof(float));
-    at += take;
+  switch (t) {
+    case ggml_type::q8_0: return decode_range<q8_0, 32, 34>(data, first, count, out);
+    case ggml_type::q4_0: return decode_range<q4_0, 32, 18>(data, first, count, out);
+    case ggml_type::q4_1: return decode_range<q4_1, 32, 20>(data, first, count, out);
+    case ggml_type::q5_0: return decode_range<q5_0, 32, 22>(data, first, count, out);
+    case ggml_type::q5_1: return decode_range<q5_1, 32, 24>(data, first, count, out);
+    case ggml_type::q2_k: return decode_range<q2_k, 256, 84>(data, first, count, out);
+    case ggml_type::q3_k: return decode_range<q3_k, 256, 110>(data, first, count, out);
+    case ggml_type::q4_k: return decode_range<q4_k, 256, 144>(data, first, count, out);
+    case ggml_type::q5_k: return decode_range<q5_k, 256, 176>(data, first, count, out);
+    case ggml_type::q6_k: return decode_range<q6_k, 256, 210>(data, first, count, out);
+    default: return;
   }
 }
 
