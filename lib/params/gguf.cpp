@@ -1,6 +1,7 @@
 #include "params/gguf.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstring>
@@ -336,13 +337,15 @@ std::string find_gguf(const std::string& path) {
     return in.gcount() == 4 && std::memcmp(magic, "GGUF", 4) == 0 ? path : std::string();
   }
   if (!fs::is_directory(path, ec) || fs::exists(fs::path(path) / "config.json", ec)) return {};
-  std::string found;
-  for (const auto& e : fs::directory_iterator(path, ec)) {
-    if (e.path().extension() != ".gguf") continue;
-    if (!found.empty()) return {};  // several: the user must name one
-    found = e.path().string();
+  std::vector<std::string> found;
+  for (const auto& e : fs::directory_iterator(path, ec))
+    if (e.path().extension() == ".gguf") found.push_back(e.path().filename().string());
+  if (found.size() > 1) {
+    std::sort(found.begin(), found.end());
+    throw input_error(path, fmt::format("holds {} .gguf files ({}): give the one to run as --model",
+                                        found.size(), fmt::join(found, ", ")));
   }
-  return found;
+  return found.empty() ? std::string() : (fs::path(path) / found[0]).string();
 }
 
 }  // namespace attnviz

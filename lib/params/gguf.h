@@ -97,7 +97,7 @@ class gguf_keys {
 
 // The GGUF file `path` names: the file itself when it starts with GGUF's magic (Ollama's blobs
 // have no extension), or the one *.gguf file of a folder that has no config.json. Empty when
-// neither.
+// neither; an input_error naming them when the folder holds several.
 std::string find_gguf(const std::string& path);
 
 }  // namespace attnviz

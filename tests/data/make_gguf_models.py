@@ -160,8 +160,9 @@ def metadata_of(config, arch, wtype, name, tokenizer=()):
             (a + "attention.value_length", "u32", config["head_dim"]),
             (a + "attention.layer_norm_rms_epsilon", "f32", config["rms_norm_eps"]),
             (a + "rope.freq_base", "f32", config["rope_theta"]),
-            (a + "rope.dimension_count", "u32", config["head_dim"]),
-            ("tokenizer.ggml.eos_token_id", "u32", config["eos_token_id"])] + list(tokenizer)
+            (a + "rope.dimension_count", "u32", config["head_dim"])] + (
+        [] if any(k == "tokenizer.ggml.eos_token_id" for k, _, _ in tokenizer)
+        else [("tokenizer.ggml.eos_token_id", "u32", config["eos_token_id"])]) + list(tokenizer)
 
 
 def gguf_tensors(tensors, config, arch, wtype):

@@ -122,13 +122,21 @@ def test_a_file_a_folder_and_an_ollama_blob(env):
 
 
 def test_generation_from_a_gguf_file_equals_the_checkpoints(env):
+    """Greedy generation over the key/value cache: an F16 file as its checkpoint, a Q4_K file as
+    the checkpoint of its decoded weights (one row of A at a time: the matrix-vector path
+    decoding rows as it goes)."""
     root = models(env)
-    texts = []
-    for model in (os.path.join(root, "llama_gqa"), os.path.join(root, "llama_gqa.F16.gguf")):
-        out = env.path("gen-" + os.path.basename(model))
-        env.run("model", "--model", model, "--ids", IDS, "--generate", "8", "--npy", out, "-q")
-        texts.append(json.load(open(os.path.join(out, "generation.json")))["generated_ids"])
-    assert texts[0] == texts[1] and len(texts[0]) == 8, texts
+    for pair in (("llama_gqa", "llama_gqa.F16.gguf"),
+                 ("llama_gqa.Q4_K.dequantized", "llama_gqa.Q4_K.gguf")):
+        got = []
+        for model in pair:
+            out = env.path("gen-" + model)
+            env.run("model", "--model", os.path.join(root, model), "--ids", IDS, "--generate", "8",
+                    "--npy", out, "-q")
+            got.append((json.load(open(os.path.join(out, "generation.json")))["generated_ids"],
+                        np.load(os.path.join(out, "attention.npy"))))
+        assert got[0][0] == got[1][0] and len(got[0][0]) == 8, (pair, got[0][0], got[1][0])
+        assert np.abs(got[0][1] - got[1][1]).max() <= 1e-5, pair
 
 
 def tokenizer_case(env, case, pre=None):
@@ -189,6 +197,28 @@ def test_a_sentencepiece_models_pieces_give_sentencepieces_ids(env):
     env.run("model", "--model", path, "--text", "<s> inside </s> text", "--npy", out, "-q")
     got = np.load(os.path.join(out, "token_ids.npy")).tolist()
     assert got[:2] == [1, 1] and got.count(2) == 1, got
+
+
+def test_bos_and_eos_flags(env):
+    """add_bos_token / add_eos_token put the ids of bos_token_id / eos_token_id around the text
+    (SentencePiece models add BOS unless told not to; byte-level ones only when told)."""
+    f = json.load(open(os.path.join(env.data, "gguf", "spm_bpe.json"), encoding="utf-8"))
+    base = [("tokenizer.ggml.model", "string", "llama"),
+            ("tokenizer.ggml.tokens", ("array", "string"), f["tokens"]),
+            ("tokenizer.ggml.scores", ("array", "f32"), f["scores"]),
+            ("tokenizer.ggml.token_type", ("array", "i32"), f["types"]),
+            ("tokenizer.ggml.bos_token_id", "u32", 1), ("tokenizer.ggml.eos_token_id", "u32", 2)]
+    plain = f["ids"][0][1:]  # "Hello world" without <s>
+    for flags, want in (([], [1] + plain),
+                        ([("tokenizer.ggml.add_bos_token", "bool", False)], plain),
+                        ([("tokenizer.ggml.add_eos_token", "bool", True)], [1] + plain + [2]),
+                        ([("tokenizer.ggml.add_bos_token", "bool", False),
+                          ("tokenizer.ggml.add_eos_token", "bool", True)], plain + [2])):
+        path = env.path(f"flags-{len(flags)}-{hash(str(flags)) & 0xffff}.gguf")
+        make_gguf_models.tiny_llama_gguf(path, len(f["tokens"]), base + flags)
+        out = path + ".out"
+        env.run("model", "--model", path, "--text", f["texts"][0], "--npy", out, "-q")
+        assert np.load(os.path.join(out, "token_ids.npy")).tolist() == want, (flags, want)
 
 
 def test_gpt2s_pre_tokenizer_from_the_metadata_matches_gpt_3_encoder(env):
@@ -270,6 +300,8 @@ def test_refusals_name_the_file_and_what_was_wrong(env):
          "has no tensor 'blk.1.ffn_up.weight' [512, 256] (the model's metadata says it needs one)"),
         (write(env, "nolayers.gguf", [m for m in meta if m[0] != "llama.block_count"], full),
          "has no metadata 'llama.block_count'"),
+        (write(env, "split.gguf", meta + [("split.no", "u16", 1), ("split.count", "u16", 3)], full),
+         "is part 2 of a GGUF model split in 3 files; merge them first"),
         (write(env, "longrope.gguf", meta, full + [("rope_factors_long.weight", "F32",
                                                    np.ones(32, np.float32))]),
          "holds tensor 'rope_factors_long.weight', which attn-viz does not run for architecture "
@@ -278,6 +310,12 @@ def test_refusals_name_the_file_and_what_was_wrong(env):
     for path, want in cases:
         _, err = env.run("model", "--model", path, "--ids", "1,2", expect=2)
         assert want in err and path in err, err
+    two = env.path("two-ggufs")
+    os.makedirs(two)
+    for name in ("b.gguf", "a.gguf"):
+        shutil.copy(os.path.join(root, "llama_gqa.F32.gguf"), os.path.join(two, name))
+    _, err = env.run("model", "--model", two, "--ids", "1,2", expect=2)
+    assert "holds 2 .gguf files (a.gguf, b.gguf): give the one to run as --model" in err, err
     # A type attn-viz does not read: refused by ggml's name, with the byte offset.
     data = bytearray(open(os.path.join(root, "llama_gqa.F32.gguf"), "rb").read())
     at = data.index(b"blk.0.attn_q.weight") + len(b"blk.0.attn_q.weight")

@@ -67,6 +67,11 @@ void open(const fs::path& path, checkpoint& c) {
   const mapped_file& f = c.add_file(mapped_file::open_or_throw(file));
   const gguf_header h = parse_gguf_header(f.data(), f.size(), file);
   const gguf_keys keys(h, file);
+  if (keys.size_or("split.count", 1) > 1)
+    throw input_error(file, fmt::format("is part {} of a GGUF model split in {} files; merge them "
+                                        "first (llama.cpp: llama-gguf-split --merge FIRST OUT)",
+                                        keys.index("split.no").value_or(0) + 1,
+                                        keys.size("split.count")));
   const gguf_architecture& a = architecture_of(keys);
   storage_notes notes = a.notes;
   for (const auto& t : h.tensors) {

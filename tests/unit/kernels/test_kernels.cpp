@@ -712,3 +712,60 @@ TEST_CASE("gemm with one row of A equals the plain sum, whatever the threads") {
       }
   });
 }
+
+// gemm over rows a decoder gives (GGUF's quantized weights): the decoder here hands out rows of
+// a float matrix, counting the elements it was asked for. On every path — one row of A (the
+// matrix–vector path, 1 and 2 threads the same bytes), a few rows (panels decoded chunk by
+// chunk), a large A (B decoded and packed whole) — C equals the float product, and each
+// element of B is decoded once per panel path product (no whole-matrix copy, no repeats).
+namespace {
+struct counted_rows {
+  const matrix* b;
+  mutable std::size_t asked = 0;
+};
+void decode_counted(const void* context, std::size_t row, std::size_t first, std::size_t count,
+                    float* out) {
+  const auto& c = *static_cast<const counted_rows*>(context);
+#pragma omp atomic
+  c.asked += count;
+  std::memcpy(out, c.b->data() + row * c.b->cols() + first, count * sizeof(float));
+}
+}  // namespace
+
+TEST_CASE("gemm over decoded rows equals the float product on every path") {
+  for_each_isa([] {
+    const std::size_t n = 150, k = 1056;  // k: two 512-deep chunks and a ragged one
+    const matrix b = random_matrix(n, k, 41);
+    for (std::size_t m : {std::size_t{1}, std::size_t{37}, std::size_t{2100}}) {
+      INFO("m " << m);
+      const matrix a = random_matrix(m, k, 42);
+      const matrix ref = matmul_nt_ref(a, b);
+      counted_rows rows{&b};
+      kernels::row_decoder d;
+      d.context = &rows;
+      d.decode = decode_counted;
+      d.bytes = reinterpret_cast<const unsigned char*>(b.data());
+      d.row_bytes = k * sizeof(float);
+      d.block = 32;
+      d.block_bytes = 32 * sizeof(float);
+      std::vector<float> c(m * n);
+      kernels::gemm(m, n, k, 1.0f, a.data(), k, d, 0.0f, c.data(), n);
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < c.size(); ++i)
+        if (!(std::fabs(c[i] - ref.data()[i]) <= 1e-5 * (1.0 + std::sqrt(double(k)))) && ++bad < 3)
+          FAIL_CHECK("entry " << i << ": " << c[i] << " != " << ref.data()[i]);
+      CHECK(bad == 0);
+      CHECK(rows.asked == n * k);  // every element decoded exactly once
+      if (m == 1) {
+        const std::size_t before = kernels::threads();
+        std::vector<float> one(n), two(n);
+        kernels::set_threads(1);
+        kernels::gemm(1, n, k, 1.0f, a.data(), k, d, 0.0f, one.data(), n);
+        kernels::set_threads(2);
+        kernels::gemm(1, n, k, 1.0f, a.data(), k, d, 0.0f, two.data(), n);
+        kernels::set_threads(before);
+        CHECK(std::memcmp(one.data(), two.data(), n * sizeof(float)) == 0);
+      }
+    }
+  });
+}
