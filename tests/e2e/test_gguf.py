@@ -21,6 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "data"))
 from harness import import_numpy, main  # noqa: E402
+from test_tokenizers import check_ids  # noqa: E402
 
 np = import_numpy()
 import gguf_writer  # noqa: E402
@@ -155,25 +156,12 @@ def tokenizer_case(env, case, pre=None):
     return path, json.load(open(os.path.join(src, "ids.json"), encoding="utf-8"))
 
 
-def compare_ids(env, model, expected):
-    bad = []
-    for k, (text, want) in enumerate(zip(expected["texts"], expected["ids"])):
-        out = env.path(f"tok-{os.path.basename(model)}-{k}")
-        env.run("model", "--model", model, "--text", "-", "--npy", out, "-q", stdin=text)
-        got = np.load(os.path.join(out, "token_ids.npy")).tolist()
-        if got != want:
-            bad.append((text, got, want))
-    assert not bad, bad[:2]
-    print(f"  {os.path.basename(model)}: {len(expected['texts'])} texts, ids equal to "
-          f"{expected['producer']}")
-
-
 def test_the_tokenizer_from_the_metadata_matches_huggingface_tokenizers(env):
     # SentencePiece BPE with byte fallback (tokenizer.ggml.model llama: scores, token types)
-    compare_ids(env, *tokenizer_case(env, "sentencepiece_prepend"))
+    check_ids(env, *tokenizer_case(env, "sentencepiece_prepend"))
     # Llama 3's byte-level BPE (gpt2 with pre llama-bpe: the split regex, merges ignored for
     # whole-vocabulary words)
-    compare_ids(env, *tokenizer_case(env, "llama3_bytelevel", "llama-bpe"))
+    check_ids(env, *tokenizer_case(env, "llama3_bytelevel", "llama-bpe"))
 
 
 def test_a_sentencepiece_models_pieces_give_sentencepieces_ids(env):
@@ -191,7 +179,7 @@ def test_a_sentencepiece_models_pieces_give_sentencepieces_ids(env):
     # SentencePiece reads "<s>" in a text as characters; Hugging Face's tokenizers (and
     # llama.cpp when it parses specials) split control tokens out first, as attn-viz does.
     plain = [k for k, t in enumerate(f["texts"]) if "<s>" not in t]
-    compare_ids(env, path, dict(f, texts=[f["texts"][k] for k in plain],
+    check_ids(env, path, dict(f, texts=[f["texts"][k] for k in plain],
                                 ids=[f["ids"][k] for k in plain]))
     out = env.path("spm-specials")
     env.run("model", "--model", path, "--text", "<s> inside </s> text", "--npy", out, "-q")
@@ -231,7 +219,7 @@ def test_gpt2s_pre_tokenizer_from_the_metadata_matches_gpt_3_encoder(env):
     meta, n = make_gguf_models.tokenizer_metadata(tok, "gpt-2")
     path = env.path("gpt2-pre.gguf")
     make_gguf_models.tiny_llama_gguf(path, n, meta)
-    compare_ids(env, path, json.load(open(os.path.join(src, "gpt2_ids.json"), encoding="utf-8")))
+    check_ids(env, path, json.load(open(os.path.join(src, "gpt2_ids.json"), encoding="utf-8")))
 
 
 NPM_TYPES = {"UINT8": "u8", "INT8": "i8", "UINT16": "u16", "INT16": "i16", "UINT32": "u32",

@@ -88,8 +88,11 @@ def gpt2_folder(env, name, as_tokenizer_json):
     return folder
 
 
-def check_ids(env, folder):
-    expected = json.load(open(os.path.join(env.data, "tokenizers", "gpt2_ids.json"), encoding="utf-8"))
+def check_ids(env, folder, expected=None):
+    """Each text of `expected` (default: gpt2_ids.json) through attn-viz model: its ids."""
+    if expected is None:
+        expected = json.load(open(os.path.join(env.data, "tokenizers", "gpt2_ids.json"),
+                                  encoding="utf-8"))
     mismatches = []
     for k, (text, want) in enumerate(zip(expected["texts"], expected["ids"])):
         out = env.path(f"{os.path.basename(folder)}-{k}")
