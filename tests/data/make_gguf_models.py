@@ -402,15 +402,45 @@ def convert_hf(folder, path, wtype="F32"):
     return config
 
 
-def as_f32_checkpoint(folder, out, **config_changes):
-    """The checkpoint re-saved in F32 (the values it holds; a float model's constants)."""
+def stored_rows(config, name, a):
+    """The matrix as the GGUF file's rows run (GPT-2's Conv1D transposed); the other converter
+    steps only reorder rows, which the row-wise blocks do not see."""
+    conv1d = config["model_type"] == "gpt2" and name.endswith(("c_attn.weight", "c_proj.weight",
+                                                               "c_fc.weight"))
+    return (a.T, True) if conv1d else (a, False)
+
+
+def fits(folder, wtype):
+    """Whether every matrix's rows hold whole blocks of `wtype`."""
+    config = json.load(open(os.path.join(folder, "config.json")))
+    block = g.TYPES[wtype][1]
+    for f in sorted(os.listdir(folder)):
+        if f.endswith(".safetensors"):
+            for name, a in read_safetensors(os.path.join(folder, f)).items():
+                if a.ndim == 2 and stored_rows(config, name, a)[0].shape[1] % block:
+                    return False
+    return True
+
+
+def as_f32_checkpoint(folder, out, wtype="F32", **config_changes):
+    """The checkpoint re-saved in F32 (a float model's constants), its matrices as a GGUF file
+    of `wtype` decodes them (gguf_writer.dequantize of the same blocks)."""
     config = json.load(open(os.path.join(folder, "config.json")))
     config.update(config_changes)
     tensors = {}
     for f in sorted(os.listdir(folder)):
         if f.endswith(".safetensors"):
             tensors.update(read_safetensors(os.path.join(folder, f)))
-    save(out, {k: np.asarray(v, np.float32) for k, v in tensors.items()}, config)
+    kept = {}
+    for name, a in tensors.items():
+        a = np.asarray(a, np.float32)
+        if a.ndim == 2 and wtype != "F32":
+            rows, flipped = stored_rows(config, name, a)
+            rows = np.ascontiguousarray(rows)
+            rows = g.dequantize(wtype, g.quantize(wtype, rows), rows.size).reshape(rows.shape)
+            a = rows.T if flipped else rows
+        kept[name] = a
+    save(out, kept, config)
     return out
 
 

@@ -92,21 +92,28 @@ ARCHITECTURES = ["llama_bf16_gqa", "mistral_f16_window", "qwen2_f32_bias", "gemm
 
 
 def test_every_architecture_gives_its_checkpoints_maps(env):
-    """F32 files of the same values; the reference re-saved in F32 (llama.cpp computes in float,
-    so Gemma's √d is a float, not rounded to BF16), Gemma 2's query_pre_attn_scalar set to the
-    head size (GGUF does not store it)."""
+    """F32 and F16 files, and Q8_0 / Q4_0 where every matrix's rows hold whole 32-element blocks,
+    against the checkpoint re-saved in F32 with its matrices as the file's blocks decode them
+    (NumPy; llama.cpp computes in float, so Gemma's √d is a float, not rounded to BF16), Gemma
+    2's query_pre_attn_scalar set to the head size (GGUF does not store it)."""
+    runs = 0
     for name in ARCHITECTURES:
         folder = os.path.join(env.data, "hf", name)
-        path = env.path(name + ".gguf")
-        config = make_gguf_models.convert_hf(folder, path)
-        extra = {"query_pre_attn_scalar": config["head_dim"]} if name.startswith("gemma2") else {}
-        ref = make_gguf_models.as_f32_checkpoint(folder, env.path(name + "-f32"), **extra)
         ids = ",".join(str(int(i)) for i in np.load(os.path.join(folder, "reference.npz"))["ids"])
-        want, want_h = run(env, ref, ids)
-        got, got_h = run(env, path, ids)
-        assert np.abs(got - want).max() <= 1e-5, (name, np.abs(got - want).max())
-        assert np.abs(got_h - want_h).max() <= 1e-4, (name, np.abs(got_h - want_h).max())
-    print(f"  {len(ARCHITECTURES)} checkpoints, 8 architectures: maps within 1e-5")
+        for wtype in ("F32", "F16", "Q8_0", "Q4_0"):
+            if not make_gguf_models.fits(folder, wtype):
+                continue
+            path = env.path(f"{name}.{wtype}.gguf")
+            config = make_gguf_models.convert_hf(folder, path, wtype)
+            extra = {"query_pre_attn_scalar": config["head_dim"]} if name.startswith("gemma2") else {}
+            ref = make_gguf_models.as_f32_checkpoint(folder, env.path(f"{name}-{wtype}"), wtype,
+                                                     **extra)
+            want, want_h = run(env, ref, ids)
+            got, got_h = run(env, path, ids)
+            assert np.abs(got - want).max() <= 1e-5, (name, wtype, np.abs(got - want).max())
+            assert np.abs(got_h - want_h).max() <= 1e-4, (name, wtype, np.abs(got_h - want_h).max())
+            runs += 1
+    print(f"  {len(ARCHITECTURES)} checkpoints, 8 architectures, {runs} files: maps within 1e-5")
 
 
 def test_a_file_a_folder_and_an_ollama_blob(env):
