@@ -7,6 +7,7 @@
 #include <queue>
 
 #include "error.h"
+#include "kernels/kernels.h"
 
 namespace attnviz {
 
@@ -106,8 +107,8 @@ class max_flow {
 
 }  // namespace
 
-matrix reduce_maps(const model_maps& m, const std::vector<std::size_t>& layers,
-                   const std::vector<std::size_t>& heads, map_reduce how) {
+matrix reduce_maps_ref(const model_maps& m, const std::vector<std::size_t>& layers,
+                       const std::vector<std::size_t>& heads, map_reduce how) {
   const std::size_t n = m.n;
   std::vector<double> acc(n * n, how == map_reduce::max ? -1.0 : 0.0);
   for (const std::size_t l : layers)
@@ -123,7 +124,7 @@ matrix reduce_maps(const model_maps& m, const std::vector<std::size_t>& layers,
   return out;
 }
 
-matrix attention_rollout(const model_maps& m, const std::vector<std::size_t>& layers) {
+matrix attention_rollout_ref(const model_maps& m, const std::vector<std::size_t>& layers) {
   const std::size_t n = m.n;
   std::vector<double> r(n * n, 0.0), next(n * n);
   for (std::size_t i = 0; i < n; ++i) r[i * n + i] = 1.0;
@@ -140,6 +141,88 @@ matrix attention_rollout(const model_maps& m, const std::vector<std::size_t>& la
   matrix out(n, n);
   for (std::size_t k = 0; k < n * n; ++k) out.data()[k] = static_cast<float>(r[k]);
   return out;
+}
+
+namespace {
+
+// Rows [i0, i1) of every chosen map combined into out (rows × n, float): the mean or the max.
+void reduce_rows(const model_maps& m, const std::vector<const float*>& maps, map_reduce how,
+                 std::size_t i0, std::size_t i1, float* out) {
+  const std::size_t n = m.n, count = (i1 - i0) * n;
+  const std::size_t start = i0 * n;
+  if (maps.empty()) {
+    std::fill(out + start, out + start + count, 0.0f);
+    return;
+  }
+  std::copy(maps[0] + start, maps[0] + start + count, out + start);
+  for (std::size_t k = 1; k < maps.size(); ++k) {
+    const float* a = maps[k] + start;
+    float* o = out + start;
+    if (how == map_reduce::max)
+      for (std::size_t e = 0; e < count; ++e) o[e] = std::max(o[e], a[e]);
+    else
+      for (std::size_t e = 0; e < count; ++e) o[e] += a[e];
+  }
+  if (how == map_reduce::mean) {
+    const float scale = 1.0f / static_cast<float>(maps.size());
+    for (std::size_t e = 0; e < count; ++e) out[start + e] *= scale;
+  }
+}
+
+// Â_l in float: ½ mean_h A_l,h + ½ I, rows renormalised (as residual_map).
+void residual_map_rows(const model_maps& m, std::size_t l, std::size_t i0, std::size_t i1,
+                       float* a) {
+  std::vector<const float*> maps;
+  for (std::size_t h = 0; h < m.heads; ++h) maps.push_back(m.map(l, h));
+  reduce_rows(m, maps, map_reduce::mean, i0, i1, a);
+  const std::size_t n = m.n;
+  for (std::size_t i = i0; i < i1; ++i) {
+    float* row = a + i * n;
+    float sum = 0.0f;
+    for (std::size_t j = 0; j < n; ++j) {
+      row[j] = 0.5f * row[j] + (i == j ? 0.5f : 0.0f);
+      sum += row[j];
+    }
+    const float inv = 1.0f / sum;  // sum >= 0.5
+    for (std::size_t j = 0; j < n; ++j) row[j] *= inv;
+  }
+}
+
+// Row blocks for the threads: 64 rows of maps at a time.
+constexpr std::size_t kRowBlock = 64;
+
+}  // namespace
+
+matrix reduce_maps(const model_maps& m, const std::vector<std::size_t>& layers,
+                   const std::vector<std::size_t>& heads, map_reduce how) {
+  std::vector<const float*> maps;
+  for (const std::size_t l : layers)
+    for (const std::size_t h : heads) maps.push_back(m.map(l, h));
+  matrix out = matrix::uninitialized(m.n, m.n);
+  const auto blocks = static_cast<std::ptrdiff_t>((m.n + kRowBlock - 1) / kRowBlock);
+#pragma omp parallel for schedule(static) if (m.n * m.n * maps.size() > (1u << 20))
+  for (std::ptrdiff_t b = 0; b < blocks; ++b) {
+    const std::size_t i0 = static_cast<std::size_t>(b) * kRowBlock;
+    reduce_rows(m, maps, how, i0, std::min(m.n, i0 + kRowBlock), out.data());
+  }
+  return out;
+}
+
+matrix attention_rollout(const model_maps& m, const std::vector<std::size_t>& layers) {
+  const std::size_t n = m.n;
+  matrix r(n, n), a = matrix::uninitialized(n, n), next = matrix::uninitialized(n, n);
+  for (std::size_t i = 0; i < n; ++i) r(i, i) = 1.0f;
+  const auto blocks = static_cast<std::ptrdiff_t>((n + kRowBlock - 1) / kRowBlock);
+  for (const std::size_t l : layers) {  // R ← Â_l R
+#pragma omp parallel for schedule(static) if (n * n * m.heads > (1u << 20))
+    for (std::ptrdiff_t b = 0; b < blocks; ++b) {
+      const std::size_t i0 = static_cast<std::size_t>(b) * kRowBlock;
+      residual_map_rows(m, l, i0, std::min(n, i0 + kRowBlock), a.data());
+    }
+    kernels::gemm(n, n, n, 1.0f, a.data(), n, r.data(), n, false, 0.0f, next.data(), n);
+    std::swap(r, next);
+  }
+  return r;
 }
 
 void check_flow_size(std::size_t n) {

@@ -11,6 +11,10 @@
 //                 is the maximum flow from input token j (before the first chosen layer) to
 //                 position i (after the last). Each F[i, j] <= 1; rows are not renormalised.
 //                 A max-flow per entry (Dinic's algorithm), so only for n <= flow_max_tokens.
+//
+// mean, max and rollout run in float, parallel (rollout's products through kernels::gemm: 2n³
+// flops a layer); their plain references (_ref: serial, double) are what the tests compare
+// them with (1e-6 for mean and max, 1e-5 for rollout).
 #pragma once
 
 #include <cstddef>
@@ -29,8 +33,11 @@ struct model_maps {
 enum class map_reduce { mean, max };
 matrix reduce_maps(const model_maps& m, const std::vector<std::size_t>& layers,
                    const std::vector<std::size_t>& heads, map_reduce how);
+matrix reduce_maps_ref(const model_maps& m, const std::vector<std::size_t>& layers,
+                       const std::vector<std::size_t>& heads, map_reduce how);
 
 matrix attention_rollout(const model_maps& m, const std::vector<std::size_t>& layers);
+matrix attention_rollout_ref(const model_maps& m, const std::vector<std::size_t>& layers);
 
 inline constexpr std::size_t flow_max_tokens = 64;
 // usage_error naming "view" when n > flow_max_tokens (attention_flow checks it too).

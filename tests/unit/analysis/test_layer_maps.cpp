@@ -1,10 +1,13 @@
 // Mean/max over heads, attention rollout and attention flow, by hand on two tokens.
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <random>
 #include <vector>
 
 #include "analysis/layer_maps.h"
 #include "error.h"
+#include "helpers.h"
 
 using namespace attnviz;
 
@@ -70,4 +73,57 @@ TEST_CASE("flow: the maximum flow through the layered graph of Â") {
 TEST_CASE("flow is refused past flow_max_tokens") {
   CHECK_NOTHROW(check_flow_size(flow_max_tokens));
   CHECK_THROWS_AS(check_flow_size(flow_max_tokens + 1), usage_error);
+}
+
+namespace {
+
+// [layers, heads, n, n] softmax-like rows: random, causal (nothing right of the diagonal), each
+// row summing to 1.
+std::vector<float> random_causal_maps(std::size_t layers, std::size_t heads, std::size_t n,
+                                      unsigned seed) {
+  std::mt19937 gen(seed);
+  std::exponential_distribution<float> e(1.0f);
+  std::vector<float> out(layers * heads * n * n, 0.0f);
+  for (std::size_t m = 0; m < layers * heads; ++m)
+    for (std::size_t i = 0; i < n; ++i) {
+      float* row = out.data() + (m * n + i) * n;
+      float sum = 0.0f;
+      for (std::size_t j = 0; j <= i; ++j) sum += row[j] = std::pow(e(gen), 3.0f);
+      for (std::size_t j = 0; j <= i; ++j) row[j] /= sum;
+    }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the fast mean, max and rollout equal their double references") {
+  attnviz::testing::for_each_isa([] {
+    for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{65}, std::size_t{130}}) {
+      const auto data = random_causal_maps(3, 4, n, static_cast<unsigned>(n));
+      const model_maps m{data.data(), 3, 4, n};
+      for (const auto& layers : {std::vector<std::size_t>{0, 1, 2}, std::vector<std::size_t>{2, 0},
+                                 std::vector<std::size_t>{}}) {
+        for (const auto how : {map_reduce::mean, map_reduce::max}) {
+          if (layers.empty()) continue;
+          const matrix got = reduce_maps(m, layers, {1, 3}, how);
+          const matrix want = reduce_maps_ref(m, layers, {1, 3}, how);
+          for (std::size_t k = 0; k < n * n; ++k)
+            CHECK(std::fabs(got.data()[k] - want.data()[k]) <= 1e-6);
+        }
+        const matrix got = attention_rollout(m, layers);
+        const matrix want = attention_rollout_ref(m, layers);
+        double worst = 0.0;
+        for (std::size_t k = 0; k < n * n; ++k)
+          worst = std::max(worst, std::fabs(double(got.data()[k]) - want.data()[k]));
+        INFO("n " << n << " layers " << layers.size());
+        CHECK(worst <= 1e-5);
+        for (std::size_t i = 0; i < n; ++i) {
+          double sum = 0.0;
+          for (std::size_t j = 0; j < n; ++j) sum += got(i, j);
+          CHECK(std::fabs(sum - 1.0) <= 1e-5);
+          for (std::size_t j = i + 1; j < n; ++j) CHECK(got(i, j) == 0.0f);  // stays causal
+        }
+      }
+    }
+  });
 }
