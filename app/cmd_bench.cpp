@@ -91,6 +91,8 @@ nlohmann::ordered_json to_json(const model_bench_report& r) {
   const double total = r.gflop_products + r.gflop_attention;
   j["gflops"] = r.median_total > 0 ? total / r.median_total : 0.0;
   j["tokens_per_s"] = r.median_total > 0 ? static_cast<double>(r.n) / r.median_total : 0.0;
+  auto& views = j["views_s"] = nlohmann::ordered_json::object();
+  for (const auto& [name, s] : r.view_seconds) views[name] = s;
   j["mapped_mib"] = r.mapped_mib;
   j["maps_mib"] = r.maps_mib;
   j["peak_rss_mib"] = r.peak_rss_mib;

@@ -1,10 +1,35 @@
 #include "analysis/head_stats.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "analysis/compare_metrics.h"
 
 namespace attnviz {
+
+namespace {
+
+// One row's sums in one pass: its total, −Σ a log2 a, Σ a |i − j| and the marked keys' weight.
+// Per row in float (n terms of at most 1), added up over rows in double.
+struct row_sums {
+  float total = 0.0f, entropy = 0.0f, distance = 0.0f, marked = 0.0f;
+};
+
+row_sums sum_row(const float* row, std::size_t i, std::size_t n, const std::vector<bool>& marked,
+                 bool any_marked) {
+  row_sums r;
+  for (std::size_t j = 0; j < n; ++j) {
+    const float a = row[j];
+    if (a <= 0.0f) continue;
+    r.total += a;
+    r.entropy -= a * std::log2(a);
+    r.distance += a * static_cast<float>(i > j ? i - j : j - i);
+    if (any_marked && marked[j]) r.marked += a;
+  }
+  return r;
+}
+
+}  // namespace
 
 head_stats measure_head(const float* a, std::size_t n, const std::vector<bool>& marked) {
   head_stats s;
@@ -14,15 +39,12 @@ head_stats measure_head(const float* a, std::size_t n, const std::vector<bool>& 
   std::size_t rows = 0, rows_from_1 = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const float* row = a + i * n;
-    double total = 0.0;
-    for (std::size_t j = 0; j < n; ++j) total += row[j];
-    if (total == 0.0) continue;  // every key masked
+    const row_sums r = sum_row(row, i, n, marked, any_marked);
+    if (r.total == 0.0f) continue;  // every key masked
     ++rows;
-    s.entropy_bits += row_entropy_bits(row, n);
-    for (std::size_t j = 0; j < n; ++j) {
-      s.distance += row[j] * static_cast<double>(i > j ? i - j : j - i);
-      if (any_marked && marked[j]) marked_sum += row[j];
-    }
+    s.entropy_bits += std::max(0.0f, r.entropy);
+    s.distance += r.distance;
+    marked_sum += r.marked;
     s.self += row[i];
     if (i >= 1) {
       ++rows_from_1;
@@ -41,6 +63,17 @@ head_stats measure_head(const float* a, std::size_t n, const std::vector<bool>& 
     s.previous /= static_cast<double>(rows_from_1);
   }
   return s;
+}
+
+std::vector<head_stats> measure_heads(const float* maps, std::size_t count, std::size_t n,
+                                      const std::vector<bool>& marked) {
+  std::vector<head_stats> out(count);
+#pragma omp parallel for schedule(dynamic, 1) if (count * n * n > (1u << 20))
+  for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(count); ++k) {
+    const auto u = static_cast<std::size_t>(k);
+    out[u] = measure_head(maps + u * n * n, n, marked);
+  }
+  return out;
 }
 
 double induction_score(const float* a, std::size_t period) {

@@ -34,6 +34,11 @@ struct head_stats {
 // a: n × n, row-major; marked: n flags (or empty: none).
 head_stats measure_head(const float* a, std::size_t n, const std::vector<bool>& marked = {});
 
+// Every head of maps [layers · heads, n, n] (one after another), measured in parallel (each head
+// by one thread, so the numbers do not depend on the threads).
+std::vector<head_stats> measure_heads(const float* maps, std::size_t count, std::size_t n,
+                                      const std::vector<bool>& marked = {});
+
 // a: 2·period × 2·period, the map over a sequence said twice (period >= 1).
 double induction_score(const float* a, std::size_t period);
 

@@ -142,13 +142,15 @@ std::vector<head_finding> find_heads(const model_forward& random, std::size_t pe
                                      const std::vector<std::string>& tokens, double threshold) {
   std::vector<bool> special(tokens.size());
   for (std::size_t i = 0; i < tokens.size(); ++i) special[i] = special_token(tokens[i]);
+  const std::vector<head_stats> stats = measure_heads(
+      measured.map(0, 0), measured.layers * measured.heads, measured.n, special);
   std::vector<head_finding> out;
   for (std::size_t l = 0; l < random.layers; ++l)
     for (std::size_t h = 0; h < random.heads; ++h) {
       head_finding f;
       f.layer = l;
       f.head = h;
-      f.stats = measure_head(measured.map(l, h), measured.n, special);
+      f.stats = stats[l * random.heads + h];
       f.induction = induction_score(random.map(l, h), period);
       f.pattern = strongest(f, threshold);
       for (const head_pattern p : ranked_patterns)

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "analysis/head_stats.h"
+#include "analysis/layer_maps.h"
 #include "error.h"
 #include "jobs/bench_stats.h"
 #include "jobs/model_job.h"
@@ -30,6 +32,26 @@ void count_flops(const model_config& c, std::size_t n, model_bench_report& r) {
   r.gflop_attention = L * H * 2.0 * 2.0 * nn * nn * dh / 1e9;
 }
 
+// The views `model` and `heads` compute from a forward's maps, each timed once.
+stage_list time_views(const model_forward& f) {
+  stage_clock clock;
+  stage_list out;
+  const model_maps maps{f.map(0, 0), f.layers, f.heads, f.n};
+  std::vector<std::size_t> layers(f.layers), heads(f.heads);
+  for (std::size_t l = 0; l < f.layers; ++l) layers[l] = l;
+  for (std::size_t h = 0; h < f.heads; ++h) heads[h] = h;
+  clock.lap();
+  reduce_maps(maps, layers, heads, map_reduce::mean);
+  out.emplace_back("mean", clock.lap());
+  reduce_maps(maps, layers, heads, map_reduce::max);
+  out.emplace_back("max", clock.lap());
+  attention_rollout(maps, layers);
+  out.emplace_back("rollout", clock.lap());
+  measure_heads(f.map(0, 0), f.layers * f.heads, f.n);
+  out.emplace_back("head_stats", clock.lap());
+  return out;
+}
+
 }  // namespace
 
 model_bench_report model_bench_job(const model_bench_config& config) {
@@ -55,6 +77,7 @@ model_bench_report model_bench_job(const model_bench_config& config) {
     if (rep < config.warmup) continue;
     report.total_seconds.push_back(seconds);
     stages.push_back(f.stage_seconds);
+    if (rep + 1 == config.warmup + config.reps) report.view_seconds = time_views(f);
   }
   report.median_total = median_of(report.total_seconds);
   report.median_stage = median_stages(stages);

@@ -44,6 +44,9 @@ struct model_bench_report {
   double mapped_mib = 0.0;  // the checkpoint files mapped
   double maps_mib = 0.0;    // the [L, H, n, n] float32 maps one forward keeps
   double peak_rss_mib = 0.0;
+  // Seconds of each view over the last forward's maps (every layer and head): mean, max,
+  // rollout, the head finder's statistics
+  stage_list view_seconds;
 };
 
 model_bench_report model_bench_job(const model_bench_config& config);
