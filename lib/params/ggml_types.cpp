@@ -211,19 +211,21 @@ void q5_k(const unsigned char* b, float* y) { q45_k(b, y, true); }
 
 // Elements [first, first + count) of blocks decoded by Decode (whole blocks straight into out,
 // the ragged ends through a block on the stack). One instantiation per type, so the block
-// decoder is inlined into the loop over blocks.
-template <void (*Decode)(const unsigned char*, float*), std::size_t Block, std::size_t Bytes>
-void decode_range(const unsigned char* data, std::size_t first, std::size_t count, float* out) {
-  float block[Block];
+// decoder is inlined into the loop over blocks; the sizes come from the type table.
+template <void (*Decode)(const unsigned char*, float*)>
+void decode_range(const ggml_type_info& info, const unsigned char* data, std::size_t first,
+                  std::size_t count, float* out) {
+  const std::size_t per = info.block, bytes = info.block_bytes;
+  float block[256];
   std::size_t at = first;
   const std::size_t end = first + count;
   while (at < end) {
-    const std::size_t index = at / Block, offset = at % Block;
-    const std::size_t take = std::min(Block - offset, end - at);
-    if (take == Block) {
-      Decode(data + index * Bytes, out + (at - first));
+    const std::size_t index = at / per, offset = at % per;
+    const std::size_t take = std::min(per - offset, end - at);
+    if (take == per) {
+      Decode(data + index * bytes, out + (at - first));
     } else {
-      Decode(data + index * Bytes, block);
+      Decode(data + index * bytes, block);
       std::memcpy(out + (at - first), block + offset, take * sizeof(float));
     }
     at += take;
@@ -270,17 +272,18 @@ void ggml_to_float(ggml_type t, const unsigned char* data, std::size_t first, st
       return;
     default: break;
   }
+  const ggml_type_info& info = ggml_info(t);
   switch (t) {
-    case ggml_type::q8_0: return decode_range<q8_0, 32, 34>(data, first, count, out);
-    case ggml_type::q4_0: return decode_range<q4_0, 32, 18>(data, first, count, out);
-    case ggml_type::q4_1: return decode_range<q4_1, 32, 20>(data, first, count, out);
-    case ggml_type::q5_0: return decode_range<q5_0, 32, 22>(data, first, count, out);
-    case ggml_type::q5_1: return decode_range<q5_1, 32, 24>(data, first, count, out);
-    case ggml_type::q2_k: return decode_range<q2_k, 256, 84>(data, first, count, out);
-    case ggml_type::q3_k: return decode_range<q3_k, 256, 110>(data, first, count, out);
-    case ggml_type::q4_k: return decode_range<q4_k, 256, 144>(data, first, count, out);
-    case ggml_type::q5_k: return decode_range<q5_k, 256, 176>(data, first, count, out);
-    case ggml_type::q6_k: return decode_range<q6_k, 256, 210>(data, first, count, out);
+    case ggml_type::q8_0: return decode_range<q8_0>(info, data, first, count, out);
+    case ggml_type::q4_0: return decode_range<q4_0>(info, data, first, count, out);
+    case ggml_type::q4_1: return decode_range<q4_1>(info, data, first, count, out);
+    case ggml_type::q5_0: return decode_range<q5_0>(info, data, first, count, out);
+    case ggml_type::q5_1: return decode_range<q5_1>(info, data, first, count, out);
+    case ggml_type::q2_k: return decode_range<q2_k>(info, data, first, count, out);
+    case ggml_type::q3_k: return decode_range<q3_k>(info, data, first, count, out);
+    case ggml_type::q4_k: return decode_range<q4_k>(info, data, first, count, out);
+    case ggml_type::q5_k: return decode_range<q5_k>(info, data, first, count, out);
+    case ggml_type::q6_k: return decode_range<q6_k>(info, data, first, count, out);
     default: return;
   }
 }

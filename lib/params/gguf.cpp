@@ -332,9 +332,9 @@ std::string find_gguf(const std::string& path) {
   std::error_code ec;
   if (fs::is_regular_file(path, ec)) {
     std::ifstream in(path, std::ios::binary);
-    char magic[4] = {};
-    in.read(magic, 4);
-    return in.gcount() == 4 && std::memcmp(magic, "GGUF", 4) == 0 ? path : std::string();
+    unsigned char magic[4] = {};
+    in.read(reinterpret_cast<char*>(magic), 4);
+    return is_gguf(magic, static_cast<std::size_t>(in.gcount())) ? path : std::string();
   }
   if (!fs::is_directory(path, ec) || fs::exists(fs::path(path) / "config.json", ec)) return {};
   std::vector<std::string> found;

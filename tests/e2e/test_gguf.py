@@ -21,7 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "data"))
 from harness import import_numpy, main  # noqa: E402
-from test_tokenizers import check_ids  # noqa: E402
+from test_tokenizers import check_ids, tokenizer_fixture  # noqa: E402
 
 np = import_numpy()
 import gguf_writer  # noqa: E402
@@ -150,17 +150,11 @@ def test_generation_from_a_gguf_file_equals_the_checkpoints(env):
 def tokenizer_case(env, case, pre=None):
     """A tokenizer.json fixture of make_tokenizer_fixtures.mjs (ids from npm's
     @huggingface/tokenizers) as GGUF metadata in a tiny Llama."""
-    src = os.path.join(env.data, "tokenizers", case)
-    tok = json.load(open(os.path.join(src, "tokenizer.json"), encoding="utf-8"))
-    if os.path.exists(os.path.join(src, "vocabulary_from_gpt2")):
-        gz = os.path.join(env.data, "tokenizers", "gpt2")
-        tok["model"]["vocab"] = json.loads(gzip.open(os.path.join(gz, "vocab.json.gz")).read())
-        tok["model"]["merges"] = [l for l in gzip.open(os.path.join(gz, "merges.txt.gz")).read()
-                                  .decode("utf-8").split("\n")[1:] if l]
+    tok, expected = tokenizer_fixture(env, case)
     meta, vocab = make_gguf_models.tokenizer_metadata(tok, pre)
     path = env.path(case + ".gguf")
     make_gguf_models.tiny_llama_gguf(path, vocab, meta)
-    return path, json.load(open(os.path.join(src, "ids.json"), encoding="utf-8"))
+    return path, expected
 
 
 def test_the_tokenizer_from_the_metadata_matches_huggingface_tokenizers(env):

@@ -194,8 +194,9 @@ def tiny_llama(folder, vocab_size, positions=512, d=8, heads=2):
                "tie_word_embeddings": True}, open(os.path.join(folder, "config.json"), "w"))
 
 
-def check_tokenizer_json(env, case):
-    """A tokenizer.json case of make_tokenizer_fixtures.mjs, run on a tiny Llama."""
+def tokenizer_fixture(env, case):
+    """A tokenizer.json case of make_tokenizer_fixtures.mjs and its ids.json (GPT-2's vocabulary
+    filled in where the checked-in file leaves it out)."""
     src = os.path.join(env.data, "tokenizers", case)
     expected = json.load(open(os.path.join(src, "ids.json"), encoding="utf-8"))
     tok = json.load(open(os.path.join(src, "tokenizer.json"), encoding="utf-8"))
@@ -204,6 +205,12 @@ def check_tokenizer_json(env, case):
         tok["model"]["vocab"] = json.loads(gzip.open(os.path.join(gz, "vocab.json.gz")).read())
         tok["model"]["merges"] = [l for l in gzip.open(os.path.join(gz, "merges.txt.gz")).read()
                                   .decode("utf-8").split("\n")[1:] if l]
+    return tok, expected
+
+
+def check_tokenizer_json(env, case):
+    """A tokenizer.json case of make_tokenizer_fixtures.mjs, run on a tiny Llama."""
+    tok, expected = tokenizer_fixture(env, case)
     folder = env.path(case)
     tiny_llama(folder, max([*tok["model"]["vocab"].values(), *(t["id"] for t in tok["added_tokens"])]) + 1)
     json.dump(tok, open(os.path.join(folder, "tokenizer.json"), "w", encoding="utf-8"), ensure_ascii=False)
