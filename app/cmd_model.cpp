@@ -47,13 +47,26 @@ the largest files in ~/.ollama/models/blobs (no extension; recognised by their c
 Layers and heads count from 0, as in the arrays: attention.npy[layer, head, query, key].
 
 Outputs:
-  --npy DIR   attention.npy  float32 [layers, heads, n, n]   (row i = query i)
+  --npy DIR   attention.npy  float32 [layers, heads, n, n]   (row i = query i): the maps of
+                             --npy-layers x --npy-heads (default: all), written to the file
+                             as the forward makes them
+              attention_maps.json  {"layers": [...], "heads": [...]}: which maps those are
+              received.npy   float32 [layers, heads, n]: each map's column sums, the
+                             attention each token receives
               token_ids.npy  int64 [n]
               tokens.json    the token strings, as the tokenizer shows them
               hidden.npy     float32 [n, d]: the last hidden state
               view.npy       float32 [n, n]: with --view mean, max, rollout or flow, that map
+                             ([n] with --view received)
   --json      tokens, ids, the model's sizes and every layer's heads' weights
   --png/--svg/--term   one head's map: --layer L --head H
+
+Long texts: only the maps an output reads are kept in memory (--view head: one; mean, max,
+model: --layers x --heads; rollout, flow: --layers x every head; --json and --html: all of
+them), so a text as long as the model's positions runs in the memory of its weights and
+activations. --view received draws the attention each token receives over the text itself,
+wrapped like a page (per --layers x --heads), from the column sums every run keeps; --npy
+streams attention.npy to disk. --max-memory refuses before any work, naming what would fit.
 
 Encoder-decoder models (bart, mbart, marian): --text / --ids is the source; --target /
 --target-ids the target, read with teacher forcing (the decoder reads the start token and the
@@ -171,8 +184,9 @@ Examples:
       ->type_name("FILE")
       ->group("Output");
   cmd->add_option("--max-memory", f->max_memory,
-                  "Stop before starting when the maps kept (layers x heads x n x n floats, and "
-                  "their JSON) would need more than this (e.g. 512M, 16G)")
+                  "Stop before starting when the run would need more than this (e.g. 512M, 16G): "
+                  "the maps the outputs keep in memory (n x n floats each: what the view reads, "
+                  "or all of them for --json and --html), their JSON, the forward itself")
       ->capture_default_str()
       ->group("Input");
   add_maps_view_flags(*cmd, c.choice, f->view);
@@ -193,8 +207,17 @@ Examples:
                     {output_kind::html, "Write one page to explore every layer and head offline: "
                                         "the model view's grid (click a head to open it), layer "
                                         "and head selectors, hover for the weights"},
-                    {output_kind::npy, "Write attention.npy [layers, heads, n, n], token_ids.npy "
-                                       "and tokens.json into this folder (made if missing)"}});
+                    {output_kind::npy, "Write attention.npy [layers, heads, n, n] (as the "
+                                       "forward makes it, never all in memory), received.npy, "
+                                       "token_ids.npy and tokens.json into this folder (made if "
+                                       "missing)"}});
+  cmd->add_option("--npy-layers", c.npy_layers,
+                  "The layers attention.npy holds, e.g. 0,5-7 [default: all] (a long text's "
+                  "maps take n x n x 4 bytes each)")
+      ->group("Output");
+  cmd->add_option("--npy-heads", c.npy_heads,
+                  "The heads attention.npy holds, e.g. 0-3 [default: all]")
+      ->group("Output");
   cmd->add_flag("--quiet,-q", f->quiet, "No progress bar on stderr")->group("Output");
 
   return [f] {

@@ -18,17 +18,19 @@ void add_maps_view_flags(CLI::App& cmd, view_choice& c, maps_view_flags& f) {
                  "rollout or flow through --layers (Abnar & Zuidema 2020; flow up to 64 "
                  "tokens); lines or overlay (the head view of --layer: lines from each query to "
                  "its keys, --heads side by side or in one panel); alignment (encoder-decoder "
-                 "models: the cross attention over --layers x --heads as a word alignment)")
+                 "models: the cross attention over --layers x --heads as a word alignment); "
+                 "received (long texts: the attention each token receives over --layers x "
+                 "--heads, drawn over the text like a page)")
       ->check(CLI::IsMember(names_of(maps_view_names)))
       ->capture_default_str()
       ->group("Figure");
   cmd.add_option("--layers", c.layers,
-                 "The layers of --view model, mean, max, rollout, flow or alignment, e.g. 0,5-7 "
-                 "[default: all]")
+                 "The layers of --view model, mean, max, rollout, flow, alignment or received, "
+                 "e.g. 0,5-7 [default: all]")
       ->group("Figure");
   cmd.add_option("--heads", c.heads,
-                 "The heads of --view model, mean, max, lines, overlay or alignment, e.g. 0-3 "
-                 "[default: all]")
+                 "The heads of --view model, mean, max, lines, overlay, alignment or received, "
+                 "e.g. 0-3 [default: all]")
       ->group("Figure");
   add_colour_flags(cmd, f.scale, f.vmin, f.vmax, true);
   cmd.add_option("--layer", c.layer, "The layer of --view head, lines or overlay (from 0)")

@@ -31,38 +31,53 @@ row_sums sum_row(const float* row, std::size_t i, std::size_t n, const std::vect
 
 }  // namespace
 
-head_stats measure_head(const float* a, std::size_t n, const std::vector<bool>& marked) {
-  head_stats s;
-  bool any_marked = false;
-  for (const bool m : marked) any_marked = any_marked || m;
-  double marked_sum = 0.0;
-  std::size_t rows = 0, rows_from_1 = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const float* row = a + i * n;
-    const row_sums r = sum_row(row, i, n, marked, any_marked);
-    if (r.total == 0.0f) continue;  // every key masked
-    ++rows;
-    s.entropy_bits += std::max(0.0f, r.entropy);
-    s.distance += r.distance;
-    marked_sum += r.marked;
-    s.self += row[i];
-    if (i >= 1) {
-      ++rows_from_1;
-      s.first += row[0];
-      s.previous += row[i - 1];
-    }
+head_row measure_row(const float* row, std::size_t i, std::size_t width,
+                     const std::vector<bool>& marked, bool any_marked) {
+  const row_sums r = sum_row(row, i, width, marked, any_marked);
+  head_row out{r.total, r.entropy, r.distance, r.marked, row[i], 0.0f, 0.0f};
+  if (i >= 1) {
+    out.first = row[0];
+    out.previous = row[i - 1];
   }
-  if (rows > 0) {
-    s.entropy_bits /= static_cast<double>(rows);
-    s.distance /= static_cast<double>(rows);
-    s.self /= static_cast<double>(rows);
-    if (any_marked) s.marked = marked_sum / static_cast<double>(rows);
+  return out;
+}
+
+void head_stats_sum::add_row(std::size_t i, const head_row& r) {
+  if (r.total == 0.0f) return;  // every key masked
+  ++rows_;
+  s_.entropy_bits += std::max(0.0f, r.entropy);
+  s_.distance += r.distance;
+  marked_sum_ += r.marked;
+  s_.self += r.self;
+  if (i >= 1) {
+    ++rows_from_1_;
+    s_.first += r.first;
+    s_.previous += r.previous;
   }
-  if (rows_from_1 > 0) {
-    s.first /= static_cast<double>(rows_from_1);
-    s.previous /= static_cast<double>(rows_from_1);
+}
+
+head_stats head_stats_sum::result() const {
+  head_stats s = s_;
+  if (rows_ > 0) {
+    s.entropy_bits /= static_cast<double>(rows_);
+    s.distance /= static_cast<double>(rows_);
+    s.self /= static_cast<double>(rows_);
+    if (any_marked_) s.marked = marked_sum_ / static_cast<double>(rows_);
+  }
+  if (rows_from_1_ > 0) {
+    s.first /= static_cast<double>(rows_from_1_);
+    s.previous /= static_cast<double>(rows_from_1_);
   }
   return s;
+}
+
+head_stats measure_head(const float* a, std::size_t n, const std::vector<bool>& marked) {
+  bool any_marked = false;
+  for (const bool m : marked) any_marked = any_marked || m;
+  head_stats_sum sum(any_marked);
+  for (std::size_t i = 0; i < n; ++i)
+    sum.add_row(i, measure_row(a + i * n, i, n, marked, any_marked));
+  return sum.result();
 }
 
 std::vector<head_stats> measure_heads(const float* maps, std::size_t count, std::size_t n,

@@ -34,6 +34,30 @@ struct head_stats {
 // a: n × n, row-major; marked: n flags (or empty: none).
 head_stats measure_head(const float* a, std::size_t n, const std::vector<bool>& marked = {});
 
+// The same, one row at a time, for maps that are never kept whole (jobs/map_keeper.h): each
+// row's terms (measure_row, any order, any thread), then added up in row order (add_row), the
+// very sums measure_head makes, so the numbers are the same to the bit.
+struct head_row {
+  float total = 0.0f, entropy = 0.0f, distance = 0.0f, marked = 0.0f;
+  float self = 0.0f, first = 0.0f, previous = 0.0f;
+};
+// `width`: the keys to read (the rest of the row is 0: the keys a causal row cannot see);
+// any_marked: some flag in `marked` is set.
+head_row measure_row(const float* row, std::size_t i, std::size_t width,
+                     const std::vector<bool>& marked, bool any_marked);
+class head_stats_sum {
+ public:
+  explicit head_stats_sum(bool any_marked) : any_marked_(any_marked) {}
+  void add_row(std::size_t i, const head_row& r);
+  head_stats result() const;
+
+ private:
+  head_stats s_;
+  bool any_marked_;
+  double marked_sum_ = 0.0;
+  std::size_t rows_ = 0, rows_from_1_ = 0;
+};
+
 // Every head of maps [layers · heads, n, n] (one after another), measured in parallel (each head
 // by one thread, so the numbers do not depend on the threads).
 std::vector<head_stats> measure_heads(const float* maps, std::size_t count, std::size_t n,

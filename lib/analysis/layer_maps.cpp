@@ -11,6 +11,14 @@
 
 namespace attnviz {
 
+const float* model_maps::map(std::size_t l, std::size_t h) const {
+  if (data) return data + (l * heads + h) * n * n;
+  const float* a = l < layers && h < heads ? kept[l * heads + h] : nullptr;
+  if (!a) throw std::logic_error("model_maps: a map that was not kept was read");
+  return a;
+}
+
+
 namespace {
 
 // Â_l = ½ mean_h A_l,h + ½ I, rows renormalised (a fully masked row stays the identity's),

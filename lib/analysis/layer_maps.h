@@ -18,16 +18,23 @@
 #pragma once
 
 #include <cstddef>
+#include <stdexcept>
 #include <vector>
 
 #include "tensor.h"
 
 namespace attnviz {
 
+// A model's maps: contiguous [layers, heads, n, n] at `data`, or, when a run kept only some
+// (a long text: model_job's map_keeper), one pointer per map in `kept` (index l·heads + h, null
+// where the map was not kept). Reading a map that was not kept is a logic_error: the jobs keep
+// what their views read (view_needs).
 struct model_maps {
-  const float* data = nullptr;  // [layers, heads, n, n]
+  const float* data = nullptr;
   std::size_t layers = 0, heads = 0, n = 0;
-  const float* map(std::size_t l, std::size_t h) const { return data + (l * heads + h) * n * n; }
+  std::vector<const float*> kept;
+  const float* map(std::size_t l, std::size_t h) const;
+  bool has(std::size_t l, std::size_t h) const { return data || kept[l * heads + h]; }
 };
 
 enum class map_reduce { mean, max };

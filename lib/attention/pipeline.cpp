@@ -376,6 +376,8 @@ void attend_projected(const projected_attention& a, const attention_spec& spec,
   args.weights = a.weights;
   args.context = contexts.data();
   args.ldc = a.ldc;
+  args.rows_sink = a.rows_sink;
+  args.sink_context = a.sink_context;
   if (!kernels::attention_softmax(args))
     throw input_error(source, "the attention scores overflowed the float range: the weights "
                               "or the inputs are too large");

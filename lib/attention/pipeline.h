@@ -38,6 +38,7 @@
 #include "attention/mask.h"
 #include "attention/positional.h"
 #include "enum_names.h"
+#include "kernels/kernels.h"
 #include "params/param_store.h"
 #include "tensor.h"
 
@@ -151,9 +152,12 @@ struct projected_attention {
   const float* k = nullptr;
   const float* v = nullptr;
   std::size_t ldq = 0, ldk = 0, ldv = 0;
-  float* const* weights = nullptr;
+  float* const* weights = nullptr;  // a null entry: that head's map is not stored
   float* context = nullptr;
   std::size_t ldc = 0;
+  // Optional: every head's rows, as the kernel finishes them (kernels::attention_args)
+  kernels::rows_sink_fn rows_sink = nullptr;
+  void* sink_context = nullptr;
 };
 // Throws input_error naming `source` (the weights) when a score overflows the float range.
 void attend_projected(const projected_attention& a, const attention_spec& spec,

@@ -188,7 +188,7 @@ bool create_output_dir(const std::string& path) {
 }
 
 void output_batch::add(std::string path, std::string bytes) {
-  files_.push_back({std::move(path), std::move(bytes)});
+  files_.push_back({std::move(path), std::move(bytes), nullptr});
 }
 
 void output_batch::add_dir(std::string path) {
@@ -242,10 +242,9 @@ struct temporary {
   int fd = -1;
 };
 
-// `bytes` in a new temporary file beside `target` (".NAME.tmp-XXXXXX"), left open and locked.
-void write_temporary(const std::string& target, const std::string& bytes,
-                     const std::string& shown, std::vector<temporary>& temps) {
-  const fs::path dir = folder_of(target);
+// A new temporary file for `target` in `dir` (".NAME.tmp-XXXXXX"), open and locked.
+temporary create_temporary(const std::string& target, const fs::path& dir,
+                           const std::string& shown) {
   const std::string tmpl =
       (dir / ("." + fs::path(target).filename().string() + ".tmp-XXXXXX")).string();
   std::vector<char> buf(tmpl.begin(), tmpl.end());
@@ -254,10 +253,37 @@ void write_temporary(const std::string& target, const std::string& bytes,
   if (fd < 0)
     throw input_error(shown, fmt::format("cannot create a temporary file in '{}': {}",
                                          dir.string(), std::strerror(errno)));
-  temps.push_back({buf.data(), fd});
   ::flock(fd, LOCK_EX);  // a new file only we know of: never waits
   ::fchmod(fd, new_file_mode(target));
-  write_fully(fd, bytes, shown);
+  return {buf.data(), fd};
+}
+
+// `bytes` in a new temporary file beside `target`, left open and locked.
+void write_temporary(const std::string& target, const std::string& bytes,
+                     const std::string& shown, std::vector<temporary>& temps) {
+  temps.push_back(create_temporary(target, folder_of(target), shown));
+  write_fully(temps.back().fd, bytes, shown);
+}
+
+// A streamed file's bytes into an existing character device or FIFO, in blocks.
+void copy_to_stream(int from, const std::string& target, const std::string& shown) {
+  const int fd = ::open(target.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) throw input_error(shown, fmt::format("cannot open: {}", std::strerror(errno)));
+  std::string block(1 << 20, '\0');
+  off_t at = 0;
+  try {
+    for (;;) {
+      const ssize_t got = ::pread(from, block.data(), block.size(), at);
+      if (got < 0) throw input_error(shown, fmt::format("cannot read back: {}", std::strerror(errno)));
+      if (got == 0) break;
+      at += got;
+      write_fully(fd, block.substr(0, static_cast<std::size_t>(got)), shown);
+    }
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  if (::close(fd) != 0) throw input_error(shown, fmt::format("cannot write: {}", std::strerror(errno)));
 }
 
 // The time this process started (its own temporaries are all younger).
@@ -283,6 +309,52 @@ void write_stream(const std::string& target, const std::string& bytes, const std
 }
 
 }  // namespace
+
+streamed_file::streamed_file(const std::string& destination, const std::string& folder,
+                             std::uint64_t size)
+    : destination_(destination) {
+  temporary t = create_temporary(destination, folder, destination);
+  name_ = std::move(t.name);
+  fd_ = t.fd;
+  if (::ftruncate(fd_, static_cast<off_t>(size)) != 0) {
+    const int e = errno;
+    ::close(fd_);
+    ::unlink(name_.c_str());
+    throw input_error(destination, fmt::format("cannot make a file of {} bytes in '{}': {}", size,
+                                               folder, std::strerror(e)));
+  }
+}
+
+streamed_file::~streamed_file() {
+  if (!name_.empty()) ::unlink(name_.c_str());
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool streamed_file::write_at(std::uint64_t offset, const void* bytes, std::size_t count) noexcept {
+  const char* p = static_cast<const char*>(bytes);
+  while (count > 0) {
+    const ssize_t put = ::pwrite(fd_, p, count, static_cast<off_t>(offset));
+    if (put < 0 && errno == EINTR) continue;
+    if (put <= 0) {
+      errno_ = put < 0 ? errno : ENOSPC;
+      return false;
+    }
+    p += put;
+    offset += static_cast<std::uint64_t>(put);
+    count -= static_cast<std::size_t>(put);
+  }
+  return true;
+}
+
+std::string streamed_file::error() const {
+  const int e = errno_.load();
+  return fmt::format("cannot write: {}", std::strerror(e ? e : EIO));
+}
+
+void output_batch::add_streamed(std::string path, std::shared_ptr<streamed_file> file) {
+  if (path == stdout_name) throw std::logic_error("output_batch: a streamed file to standard output");
+  files_.push_back({std::move(path), {}, std::move(file)});
+}
 
 void set_notice_handler(std::function<void(const std::string&)> handler) {
   notice_handler() = std::move(handler);
@@ -360,15 +432,22 @@ void output_batch::place(const target_list& targets) {
       if (create_output_dir(d)) made_dirs.push_back(d);
     std::vector<std::pair<std::string, std::string>> renames;  // temporary -> destination
     for (const auto& [t, f] : targets)
-      if (t.how == output_target::kind::replace) {
+      if (t.how == output_target::kind::replace && !f->streamed) {
         write_temporary(t.path, f->bytes, f->path, temps);
         renames.emplace_back(temps.back().name, t.path);
+      } else if (t.how == output_target::kind::replace) {
+        renames.emplace_back(f->streamed->name_, t.path);
       }
     for (const auto& [t, f] : targets)
-      if (t.how == output_target::kind::stream) write_stream(t.path, f->bytes, f->path);
+      if (t.how == output_target::kind::stream && f->streamed)
+        copy_to_stream(f->streamed->fd_, t.path, f->path);
+      else if (t.how == output_target::kind::stream)
+        write_stream(t.path, f->bytes, f->path);
     for (const auto& [temp, dest] : renames)
       if (std::rename(temp.c_str(), dest.c_str()) != 0)
         throw input_error(dest, fmt::format("cannot rename into place: {}", std::strerror(errno)));
+    for (const auto& [t, f] : targets)  // in place (or copied): nothing left to remove
+      if (f->streamed) f->streamed->name_.clear();
     for (auto& t : temps) {  // in place: the lock goes with the descriptor
       const int fd = std::exchange(t.fd, -1);
       if (::close(fd) != 0)

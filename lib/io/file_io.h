@@ -1,7 +1,10 @@
 // Reading inputs with clear errors, and writing outputs so that a failed run leaves nothing.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,9 +54,36 @@ output_target resolve_output(const std::string& path, const std::string& name);
 //   folders it made are removed and existing files are left untouched (a stream may have
 //   received part of its bytes). Returns the destination paths as given, in the order added.
 //   One output may be "-": its bytes go to standard output, after every file is in place.
+// An output too large to build in memory (attention.npy of a long text), written while the run
+// works: a locked temporary (".NAME.tmp-XXXXXX") in `folder` — the destination's folder, or the
+// existing folder above one commit will make, on the same file system — `size` bytes long
+// (holes until written), its bytes placed by write_at from any thread. An output_batch it is
+// added to renames it into place with its other files; it is removed when it is dropped
+// without being placed (the run failed).
+class streamed_file {
+ public:
+  streamed_file(const std::string& destination, const std::string& folder, std::uint64_t size);
+  streamed_file(const streamed_file&) = delete;
+  streamed_file& operator=(const streamed_file&) = delete;
+  ~streamed_file();
+  // Safe from several threads at once; false when the bytes could not all be written (the
+  // reason: error()).
+  bool write_at(std::uint64_t offset, const void* bytes, std::size_t count) noexcept;
+  std::string error() const;
+  const std::string& temporary_name() const noexcept { return name_; }
+
+ private:
+  friend class output_batch;
+  std::string destination_, name_;
+  int fd_ = -1;
+  std::atomic<int> errno_{0};
+};
+
 class output_batch {
  public:
   void add(std::string path, std::string bytes);
+  // A file written already (its size and every byte), placed at `path` by commit.
+  void add_streamed(std::string path, std::shared_ptr<streamed_file> file);
   void add_dir(std::string path);
   bool empty() const noexcept { return files_.empty(); }
   std::vector<std::string> commit();
@@ -62,6 +92,7 @@ class output_batch {
   struct pending {
     std::string path;
     std::string bytes;
+    std::shared_ptr<streamed_file> streamed;
   };
   using target_list = std::vector<std::pair<output_target, pending*>>;
   target_list resolve_targets(bool& has_stdout);

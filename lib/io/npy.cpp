@@ -62,4 +62,9 @@ std::string npy_int64(const std::vector<std::size_t>& shape, const std::int64_t*
   return out;
 }
 
+std::string npy_float32_header(const std::vector<std::size_t>& shape) {
+  std::size_t count = 0;
+  return npy_header("<f4", shape, count);
+}
+
 }  // namespace attnviz

@@ -15,5 +15,7 @@ namespace attnviz {
 // `values` holds the product of `shape` floats, row-major. A shape of {} is a scalar.
 std::string npy_float32(const std::vector<std::size_t>& shape, const float* values);
 std::string npy_int64(const std::vector<std::size_t>& shape, const std::int64_t* values);
+// The bytes before a float32 array's data (a multiple of 64), for a file written in pieces.
+std::string npy_float32_header(const std::vector<std::size_t>& shape);
 
 }  // namespace attnviz

@@ -75,11 +75,11 @@ maps_comparison compare_maps(const maps_source& s, compare_between between, std:
       throw usage_error(fmt::format("{} {}: there are {} layers (0 to {})", param("layer"), layer,
                                     s.layers, s.layers - 1));
     for (std::size_t h = 0; h < s.heads; ++h) {
-      maps.push_back(map_matrix(s.maps + (layer * s.heads + h) * s.n * s.n, s.n));
+      maps.push_back(map_matrix(maps_of(s).map(layer, h), s.n));
       c.labels.push_back(fmt::format("H{}", h));
     }
   } else {
-    const model_maps m{s.maps, s.layers, s.heads, s.n};
+    const model_maps m = maps_of(s);
     std::vector<std::size_t> heads(s.heads);
     for (std::size_t h = 0; h < s.heads; ++h) heads[h] = h;
     for (std::size_t l = 0; l < s.layers; ++l) {
@@ -231,6 +231,7 @@ maps_compare_report run_maps_compare_job(const maps_compare_config& c) {
     m.target_text = c.target_text;
     m.target_ids = c.target_ids;
     m.progress = c.progress;
+    m.keep_every_map = true;
     const model_report run = run_model_job(m);
     r.warnings = run.warnings;
     if (!run.encoder_decoder) {

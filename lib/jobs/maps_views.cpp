@@ -8,6 +8,7 @@
 #include "render/head_view.h"
 #include "render/model_page.h"
 #include "render/model_view.h"
+#include "render/text_page.h"
 
 namespace attnviz {
 
@@ -23,20 +24,38 @@ std::string list_label(const char* what, const std::string& list, std::size_t co
   return list.empty() ? fmt::format("{}s 0-{}", what, count - 1) : fmt::format("{}s {}", what, list);
 }
 
-bool draws_heatmap(maps_view v) {
-  return v != maps_view::model && v != maps_view::lines && v != maps_view::overlay;
+model_maps maps_of(const maps_source& s) {
+  model_maps m{s.maps, s.layers, s.heads, s.n, {}};
+  if (!s.maps) m.kept = s.kept;
+  return m;
 }
 
-bool computes_map(maps_view v) { return v != maps_view::head && draws_heatmap(v); }
+bool draws_heatmap(maps_view v) {
+  return v != maps_view::model && v != maps_view::lines && v != maps_view::overlay &&
+         v != maps_view::received;
+}
+
+bool computes_map(maps_view v) {
+  return v == maps_view::received || (v != maps_view::head && draws_heatmap(v));
+}
+
+bool view_reads_layers(maps_view w) {
+  using v = maps_view;
+  return w == v::model || w == v::mean || w == v::max || w == v::rollout || w == v::flow ||
+         w == v::generation || w == v::received;
+}
+
+bool view_reads_heads(maps_view w) {
+  using v = maps_view;
+  return w == v::model || w == v::mean || w == v::max || w == v::lines || w == v::overlay ||
+         w == v::generation || w == v::received;
+}
 
 void check_view_choice(const view_choice& c, std::size_t layers, std::size_t heads,
                        std::size_t n) {
   using v = maps_view;
   const v w = c.view;
-  const bool takes_layers = w == v::model || w == v::mean || w == v::max || w == v::rollout ||
-                            w == v::flow || w == v::generation;
-  const bool takes_heads = w == v::model || w == v::mean || w == v::max || w == v::lines ||
-                           w == v::overlay || w == v::generation;
+  const bool takes_layers = view_reads_layers(w), takes_heads = view_reads_heads(w);
   const std::string name(name_of(maps_view_names, w));
   if (w == v::alignment)
     throw usage_error(fmt::format("{} alignment draws the cross attention of an encoder–decoder "
@@ -82,7 +101,7 @@ matrix generation_values(const maps_source& s, const view_choice& c) {
   if (s.prompt == 0 || s.prompt >= s.n)
     throw usage_error(fmt::format("{} generation draws what {} generated: add {} N",
                                   param("view"), param("model"), param("generate")));
-  const model_maps maps{s.maps, s.layers, s.heads, s.n};
+  const model_maps maps = maps_of(s);
   matrix full;
   if (c.layers.empty() && c.heads.empty()) {
     const float* map = maps.map(c.layer, c.head);
@@ -120,11 +139,56 @@ void generation_heatmap(const maps_source& s, const view_choice& c, heatmap_spec
                               s.subtitle, s.prompt, rows);
 }
 
+// received: per token the mean over the chosen layers × heads of the weight it gets from the
+// queries that can see it (column sums over the rows from j, causal; over all n rows, not).
+matrix received_values(const maps_source& s, const view_choice& c) {
+  const auto layers = chosen(c.layers, s.layers, "layers", "layer");
+  const auto heads = chosen(c.heads, s.heads, "heads", "head");
+  std::vector<double> sum(s.n, 0.0);
+  const model_maps maps = maps_of(s);
+  for (const std::size_t l : layers)
+    for (const std::size_t h : heads) {
+      if (s.received) {
+        const float* r = s.received + (l * s.heads + h) * s.n;
+        for (std::size_t j = 0; j < s.n; ++j) sum[j] += r[j];
+        continue;
+      }
+      const float* a = maps.map(l, h);
+      for (std::size_t i = 0; i < s.n; ++i)
+        for (std::size_t j = 0; j < s.n; ++j) sum[j] += a[i * s.n + j];
+    }
+  matrix out(1, s.n);
+  const double maps_count = static_cast<double>(layers.size() * heads.size());
+  for (std::size_t j = 0; j < s.n; ++j)
+    out(0, j) = static_cast<float>(sum[j] / maps_count /
+                                   static_cast<double>(s.causal ? s.n - j : s.n));
+  return out;
+}
+
+figure received_figure(const maps_source& s, const view_choice& c) {
+  const matrix values = received_values(s, c);
+  text_page_spec p;
+  p.tokens = s.tokens;
+  p.values.assign(values.data(), values.data() + s.n);
+  p.cmap = &colormap::named_or_default(c.look.cmap);
+  p.colours = c.look.colours;
+  p.title = fmt::format("attention received · mean over {} × {} · {}",
+                        list_label("layer", c.layers, s.layers),
+                        list_label("head", c.heads, s.heads), s.name);
+  p.subtitle = fmt::format("{} · {} tokens · each token: the mean weight it gets from {}",
+                           s.subtitle, s.n,
+                           s.causal ? "the queries that can see it (itself and those after it)"
+                                    : "every query");
+  apply_titles(c.look, p.title, p.subtitle);
+  return text_page_figure(p);
+}
+
 }  // namespace
 
 matrix view_values(const maps_source& s, const view_choice& c) {
   if (c.view == maps_view::generation) return generation_values(s, c);
-  const model_maps maps{s.maps, s.layers, s.heads, s.n};
+  if (c.view == maps_view::received) return received_values(s, c);
+  const model_maps maps = maps_of(s);
   const auto layers = chosen(c.layers, s.layers, "layers", "layer");
   switch (c.view) {
     case maps_view::mean:
@@ -138,7 +202,8 @@ matrix view_values(const maps_source& s, const view_choice& c) {
     case maps_view::lines:
     case maps_view::overlay:
     case maps_view::alignment:
-    case maps_view::generation: break;
+    case maps_view::generation:
+    case maps_view::received: break;
   }
   const float* map = maps.map(c.layer, c.head);
   return matrix(s.n, s.n, std::vector<float>(map, map + s.n * s.n));
@@ -182,14 +247,18 @@ heatmap_spec view_heatmap(const maps_source& s, const view_choice& c, const matr
 }
 
 figure draw_view(const maps_source& s, const view_choice& c, std::vector<std::string> captions) {
+  if (c.view == maps_view::received) return received_figure(s, c);
   if (c.view == maps_view::model) {
     model_view_spec v;
-    v.maps = s.maps;
+    const model_maps maps = maps_of(s);
     v.layers = s.layers;
     v.heads = s.heads;
     v.n = s.n;
     if (!c.layers.empty()) v.rows = parse_index_list(c.layers, v.layers, "layers", "layer");
     if (!c.heads.empty()) v.cols = parse_index_list(c.heads, v.heads, "heads", "head");
+    for (std::size_t l = 0; l < s.layers; ++l)
+      for (std::size_t h = 0; h < s.heads; ++h)
+        v.maps.push_back(maps.has(l, h) ? maps.map(l, h) : nullptr);
     v.causal = s.causal;
     v.title = fmt::format("{} · {} tokens", s.name, s.n);
     v.subtitle = s.subtitle;
@@ -203,7 +272,9 @@ figure draw_view(const maps_source& s, const view_choice& c, std::vector<std::st
   }
   if (c.view == maps_view::lines || c.view == maps_view::overlay) {
     head_view_spec v;
-    v.maps = s.maps + c.layer * s.heads * s.n * s.n;
+    const model_maps maps = maps_of(s);
+    for (std::size_t h = 0; h < s.heads; ++h)
+      v.maps.push_back(maps.has(c.layer, h) ? maps.map(c.layer, h) : nullptr);
     v.heads = s.heads;
     v.n = s.n;
     if (!c.heads.empty()) v.shown = parse_index_list(c.heads, v.heads, "heads", "head");
@@ -229,7 +300,7 @@ page_stack self_stack(const maps_source& s, std::vector<std::string> captions) {
   p.causal = s.causal;
   p.prompt = s.prompt;
   p.captions = std::move(captions);
-  const model_maps m{s.maps, s.layers, s.heads, s.n};
+  const model_maps m = maps_of(s);
   std::vector<std::size_t> layers(s.layers), heads(s.heads);
   for (std::size_t l = 0; l < s.layers; ++l) layers[l] = l;
   for (std::size_t h = 0; h < s.heads; ++h) heads[h] = h;

@@ -8,6 +8,11 @@
 //   lines, overlay  the head view of one layer, the chosen heads      render/head_view.h
 //   alignment       an encoder–decoder model's cross attention over the chosen layers × heads
 //                   as a word alignment (jobs/seq2seq_views.h); refused for other stacks
+//   received        for long texts: the attention each token receives, drawn over the text
+//                   itself (render/text_page.h): per token j the mean over --layers × --heads of
+//                   the weight it gets from the queries that can see it, Σ_i a_ij / (n − j) under
+//                   a causal mask, Σ_i a_ij / n without; reads the column sums (`received`), not
+//                   the maps, so it is there at any length
 //   generation      after `model --generate`: the generated tokens as rows, the prompt and the
 //                   earlier generated tokens as columns, a rule at the prompt's end; one head's
 //                   map (--layer, --head) or the mean over --layers × --heads, each row divided
@@ -20,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/layer_maps.h"
 #include "enum_names.h"
 #include "render/figure.h"
 #include "render/grid.h"
@@ -30,16 +36,20 @@
 
 namespace attnviz {
 
-enum class maps_view { head, model, mean, max, rollout, flow, lines, overlay, alignment, generation };
+enum class maps_view {
+  head, model, mean, max, rollout, flow, lines, overlay, alignment, generation, received
+};
 inline constexpr named<maps_view> maps_view_names[] = {
     {"head", maps_view::head},       {"model", maps_view::model},
     {"mean", maps_view::mean},       {"max", maps_view::max},
     {"rollout", maps_view::rollout}, {"flow", maps_view::flow},
     {"lines", maps_view::lines},     {"overlay", maps_view::overlay},
-    {"alignment", maps_view::alignment}, {"generation", maps_view::generation}};
+    {"alignment", maps_view::alignment}, {"generation", maps_view::generation},
+    {"received", maps_view::received}};
 // The views that draw one n × n heatmap (--term can show them).
 bool draws_heatmap(maps_view v);
-// The views that compute a map of their own (view.npy): mean, max, rollout, flow, generation.
+// The views that compute a map of their own (view.npy): mean, max, rollout, flow, generation;
+// received's values are a row of n (view.npy [n]).
 bool computes_map(maps_view v);
 
 struct view_choice {
@@ -51,14 +61,25 @@ struct view_choice {
 };
 
 struct maps_source {
-  const float* maps = nullptr;  // [layers, heads, n, n]
+  const float* maps = nullptr;  // [layers, heads, n, n], or null with `kept`:
+  std::vector<const float*> kept;  // the maps a run kept (l·heads + h; null: not kept)
   std::size_t layers = 0, heads = 0, n = 0;
   std::vector<std::string> tokens;  // n
   bool causal = false;              // hide j > i in the figures
   std::string name;                 // the model folder's or the file's name, for titles
   std::string subtitle;
   std::size_t prompt = 0;           // a generation's prompt rows (0: not a generation)
+  // [layers, heads, n]: the column sums of every map (jobs/map_keeper.h), or null: summed from
+  // the maps when a view needs them
+  const float* received = nullptr;
 };
+
+// Whether a view reads --layers (a list of layers) and --heads.
+bool view_reads_layers(maps_view v);
+bool view_reads_heads(maps_view v);
+
+// The source's maps as the analyses read them.
+model_maps maps_of(const maps_source& s);
 
 // usage_errors naming the parameter: a list given to a view that does not read it, an index
 // out of range, flow past its token limit.
@@ -73,7 +94,7 @@ std::vector<std::size_t> chosen(const std::string& list, std::size_t count, cons
 std::string list_label(const char* what, const std::string& list, std::size_t count);
 
 // The map a heatmap view draws (one head's, or the computed one): n × n, or for generation the
-// generated rows (n − prompt) × n.
+// generated rows (n − prompt) × n; for received 1 × n.
 matrix view_values(const maps_source& s, const view_choice& c);
 // The heatmap over `values` (from view_values), titled with what it is; values must outlive it.
 heatmap_spec view_heatmap(const maps_source& s, const view_choice& c, const matrix& values);

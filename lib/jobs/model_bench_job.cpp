@@ -36,7 +36,7 @@ void count_flops(const model_config& c, std::size_t n, model_bench_report& r) {
 stage_list time_views(const model_forward& f) {
   stage_clock clock;
   stage_list out;
-  const model_maps maps{f.map(0, 0), f.layers, f.heads, f.n};
+  const model_maps maps{f.map(0, 0), f.layers, f.heads, f.n, {}};
   std::vector<std::size_t> layers(f.layers), heads(f.heads);
   for (std::size_t l = 0; l < f.layers; ++l) layers[l] = l;
   for (std::size_t h = 0; h < f.heads; ++h) heads[h] = h;

@@ -12,6 +12,7 @@
 #include "io/npy.h"
 #include "jobs/generation_job.h"
 #include "jobs/heads_job.h"
+#include "jobs/model_keep.h"
 #include "jobs/seq2seq_job.h"
 #include "model/hf_model.h"
 #include "render/model_page.h"
@@ -23,11 +24,21 @@ namespace attnviz {
 
 namespace {
 
-// The maps kept (L·H·n² floats) and, with JSON, their text (about 13 bytes a number).
-void check_model_memory(const model_config& c, std::size_t n, const model_job_config& job) {
-  run_size size = output_size(job.out, job.choice.look, n, n);
-  size.heads = c.layers * c.heads;
-  check_memory(size, job.max_memory);
+// attention.npy: streamed by the keeper, or (a generation) the chosen maps from the forward's.
+void add_attention_npy(output_batch& batch, const std::string& path, const model_report& r,
+                       const std::vector<std::size_t>& layers,
+                       const std::vector<std::size_t>& heads) {
+  if (r.keeper) {
+    batch.add_streamed(path, r.keeper->file());
+    return;
+  }
+  const model_forward& f = r.forward;
+  const std::size_t nn = f.n * f.n;
+  std::vector<float> chosen_maps;
+  chosen_maps.reserve(layers.size() * heads.size() * nn);
+  for (const std::size_t l : layers)
+    for (const std::size_t h : heads) chosen_maps.insert(chosen_maps.end(), f.map(l, h), f.map(l, h) + nn);
+  batch.add(path, npy_float32({layers.size(), heads.size(), f.n, f.n}, chosen_maps.data()));
 }
 
 void add_npy(output_batch& batch, const std::string& dir, const model_report& r,
@@ -36,13 +47,20 @@ void add_npy(output_batch& batch, const std::string& dir, const model_report& r,
   const model_forward& f = r.forward;
   if (computes_map(c.choice.view)) {
     const matrix view = view_values(model_maps_source(r, c), c.choice);
-    batch.add((fs::path(dir) / "view.npy").string(),
-              npy_float32({view.rows(), view.cols()}, view.data()));
+    const std::vector<std::size_t> shape =
+        c.choice.view == maps_view::received ? std::vector<std::size_t>{view.cols()}
+                                            : std::vector<std::size_t>{view.rows(), view.cols()};
+    batch.add((fs::path(dir) / "view.npy").string(), npy_float32(shape, view.data()));
   }
   if (r.prompt > 0)
     batch.add((fs::path(dir) / "generation.json").string(), generation_json(r, c, 1) + "\n");
-  batch.add((fs::path(dir) / "attention.npy").string(),
-            npy_float32({f.layers, f.heads, f.n, f.n}, f.attention.data()));
+  const auto layers = chosen(c.npy_layers, f.layers, "npy_layers", "layer");
+  const auto heads = chosen(c.npy_heads, f.heads, "npy_heads", "head");
+  add_attention_npy(batch, (fs::path(dir) / "attention.npy").string(), r, layers, heads);
+  batch.add((fs::path(dir) / "attention_maps.json").string(),
+            nlohmann::json{{"layers", layers}, {"heads", heads}}.dump() + "\n");
+  batch.add((fs::path(dir) / "received.npy").string(),
+            npy_float32({f.layers, f.heads, f.n}, r.received.data()));
   batch.add((fs::path(dir) / "token_ids.npy").string(), npy_int64({r.ids.size()}, r.ids.data()));
   batch.add((fs::path(dir) / "hidden.npy").string(),
             npy_float32({f.hidden.rows(), f.hidden.cols()}, f.hidden.data()));
@@ -95,12 +113,15 @@ void check_generation_flags(const model_job_config& c, const model_config& m) {
                                   param("top-k"), param("name-heads"), param("text")));
 }
 
-// The view, --name-heads, the page's size and the memory the maps take, before any work, for
-// the most rows the run may have (the prompt and what --generate may add).
-void check_outputs_before_work(const model_config& m, const model_job_config& c,
-                               std::size_t prompt) {
+// The view, --name-heads, the page's size and the memory and disk the run takes, before any
+// work, for the most rows the run may have (the prompt and what --generate may add); the maps
+// the run keeps and writes (a generation keeps them all).
+keep_request check_outputs_before_work(const model_config& m, const model_job_config& c,
+                                       std::size_t prompt) {
   const std::size_t n = std::min(prompt + c.generate, m.max_positions);
   check_view_choice(c.choice, m.layers, m.heads, n);
+  keep_request plan = plan_keeping(m, c, n);
+  if (c.generate > 0) plan.keep.assign(plan.keep.size(), true);
   if (c.name_heads) {
     if (c.choice.view != maps_view::model && c.out.html.empty())
       throw usage_error(fmt::format("{} captions the model view: add {} model or {}",
@@ -108,7 +129,9 @@ void check_outputs_before_work(const model_config& m, const model_job_config& c,
     finder_period(m, 0, c.model_dir);
   }
   if (!c.out.html.empty()) check_model_page_size(m.layers, m.heads, n);
-  check_model_memory(m, n, c);
+  check_model_memory(m, c, plan);
+  check_model_disk(plan);
+  return plan;
 }
 
 // --top-k: the most likely tokens at each prediction row.
@@ -142,7 +165,11 @@ std::string folder_name(const std::string& dir) {
 
 maps_source model_maps_source(const model_report& r, const model_job_config& c) {
   maps_source s;
-  s.maps = r.forward.attention.data();
+  if (r.forward.attention.size() > 0)
+    s.maps = r.forward.attention.data();
+  else if (r.keeper)
+    s.kept = r.keeper->kept();
+  s.received = r.received.empty() ? nullptr : r.received.data();
   s.layers = r.forward.layers;
   s.heads = r.forward.heads;
   s.n = r.forward.n;
@@ -233,13 +260,19 @@ model_report run_model_job(const model_job_config& c) {
   r.ids = std::move(in.ids);
   r.tokens = std::move(in.tokens);
   r.warnings = std::move(in.warnings);
-  check_outputs_before_work(m.config, c, r.ids.size());
+  keep_request plan = check_outputs_before_work(m.config, c, r.ids.size());
   const std::optional<vocabulary> vocab =
       c.top_k > 0 ? read_vocabulary(c.model_dir) : std::optional<vocabulary>();
-  if (c.generate > 0)
+  if (c.generate > 0) {
     run_generation(m, c, r);
-  else
-    r.forward = run_model(m, r.ids, c.progress);
+    r.received = column_sums(r.forward.attention.data(), r.forward.layers * r.forward.heads,
+                             r.forward.n);
+  } else {
+    r.keeper = std::make_shared<map_keeper>(std::move(plan));
+    r.forward = run_model(m, r.ids, c.progress, nullptr, r.keeper.get());
+    if (r.keeper->keeps_all()) r.forward.attention = r.keeper->take_all();
+    r.received = r.keeper->received();
+  }
   if (c.top_k > 0) add_predictions(m, c, vocab, r);
 
   const std::string folder = folder_name(c.model_dir);

@@ -1,11 +1,17 @@
 // `attn-viz model`: a Hugging Face checkpoint run natively over a token sequence, every layer's
 // every head's attention kept, written as the contract other tools read:
-//   --npy DIR   attention.npy  float32 [layers, heads, n, n] (row i = query i)
+//   --npy DIR   attention.npy  float32 [layers, heads, n, n] (row i = query i): the maps of
+//                              --npy-layers × --npy-heads (default: all), written as the
+//                              forward makes them, never all in memory (jobs/map_keeper.h)
+//               attention_maps.json  {"layers": [...], "heads": [...]}: which maps those are
+//               received.npy   float32 [layers, heads, n]: every map's column sums, the
+//                              attention each token receives
 //               token_ids.npy  int64 [n]
 //               tokens.json    the token strings as the tokenizer shows them
 //               hidden.npy     float32 [n, d] the last hidden state (GPT-2 and Llama: after the
 //                              final norm)
 //               view.npy       float32 [n, n] the map --view mean, max, rollout or flow drew
+//                              ([n] for --view received)
 //   --json      tokens, ids, the config summary, per layer the per-head weights (model_json.h)
 //   --png/--svg what --view draws (maps_views.h): one head's map, as `run` draws one, by default
 //   top_k       the most likely next tokens after the last position (causal models), or the
@@ -14,12 +20,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "io/progress.h"
 #include "jobs/job_outputs.h"
+#include "jobs/map_keeper.h"
 #include "jobs/memory_guard.h"
 #include "model/forward.h"
 #include "model/generate.h"
@@ -36,6 +44,7 @@ struct model_job_config {
   std::string text;               // run through the folder's own tokenizer (its specials added)
   std::vector<std::int64_t> ids;  // or the token ids as given (nothing added)
   job_outputs out;                // json, png, svg, npy_dir
+  std::string npy_layers, npy_heads;  // attention.npy's maps, lists as "0,5-7" (empty: all)
   view_choice choice;             // what --png/--svg draw (maps_views.h)
   bool name_heads = false;  // caption the model view's heads with the head finder's names
   std::size_t top_k = 0;    // 0: no predictions
@@ -58,6 +67,9 @@ struct model_job_config {
   align_method method = align_method::argmax;
   progress_style progress = progress_style::automatic;
   std::uint64_t max_memory = default_memory_limit;
+  // A caller that reads the report's maps itself (compare --model): keep every map, whatever
+  // the outputs read (jobs/model_keep.h)
+  bool keep_every_map = false;
 };
 
 struct model_report {
@@ -77,6 +89,11 @@ struct model_report {
   bool ended = false;          // causal generation stopped at an end token
   std::vector<word_pair> alignment;   // with --align or --gold
   std::optional<alignment_counts> gold_scores;
+  // Decoder-only and encoder models: the maps kept and attention.npy (jobs/map_keeper.h; null
+  // in a generation, whose maps are all in `forward`), and every map's column sums
+  // [layers, heads, n]
+  std::shared_ptr<map_keeper> keeper;
+  std::vector<float> received;
 };
 
 model_report run_model_job(const model_job_config& config);

@@ -116,7 +116,8 @@ struct attention_args {
   // so the kernel may apply it by the span alone, without calling mask_row.
   bool mask_is_span = false;
   float* const* scores = nullptr;   // per head n_q × n_k before masking, or none (not kept)
-  float* const* weights = nullptr;  // per head n_q × n_k, or none: streaming (see rows_sink)
+  // per head n_q × n_k, or none: streaming (see rows_sink); a null entry streams that head only
+  float* const* weights = nullptr;
   float* const* context = nullptr;  // per head n_q rows of d_v, stride ldc
   std::size_t ldc = 0;
   // Optional: every block of weights goes here after its softmax. Without `weights` the blocks

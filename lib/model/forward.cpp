@@ -46,21 +46,25 @@ void check_model_ids(const hf_model& m, const std::vector<std::int64_t>& ids) {
 
 matrix run_stack(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_t past,
                  std::vector<kv_cache>* caches, float* maps, stage_list& times, progress* bar,
-                 layer_probe* probe) {
+                 layer_probe* probe, map_taps* taps) {
   const model_config& c = m.config;
   const family_spec& family = *c.family;
   const std::size_t n = ids.size(), H = c.heads, width = past + n;
   if (caches && caches->size() != c.layers) throw std::logic_error("run_stack: a cache a layer");
   layer_context lc(m, n, &times);
   lc.past = past;
+  lc.taps = taps;
+  if (taps && (caches || maps)) throw std::logic_error("run_stack: taps replace maps and caches");
   set_masks(c, past, n, lc.spec.masks);
   if (c.positions == position_kind::rotary)
     lc.rope = make_rope_half_table(past, n, rope_frequencies(c));
   matrix x = family.embed(m, ids, past);
   lc.lap("embed");
   for (std::size_t l = 0; l < c.layers; ++l) {
-    family.block(lc, m.layers[l], x, maps + l * H * n * width,
+    lc.layer = l;
+    family.block(lc, m.layers[l], x, maps ? maps + l * H * n * width : nullptr,
                  probe && probe->layer == l ? probe : nullptr, caches ? &(*caches)[l] : nullptr);
+    if (taps) taps->layer_done(l);
     if (bar) bar->update(l + 1);
   }
   matrix h = m.final_norm_w ? norm_of(m, x, m.final_norm_w, m.final_norm_b) : std::move(x);
@@ -69,7 +73,7 @@ matrix run_stack(const hf_model& m, const std::vector<std::int64_t>& ids, std::s
 }
 
 model_forward run_model(const hf_model& m, const std::vector<std::int64_t>& ids,
-                        progress_style style, layer_probe* probe) {
+                        progress_style style, layer_probe* probe, map_taps* taps) {
   check_ids(m, ids);
   if (probe && probe->layer >= m.config.layers)
     throw std::logic_error("run_model: the probe's layer is not in the model");
@@ -78,9 +82,10 @@ model_forward run_model(const hf_model& m, const std::vector<std::int64_t>& ids,
   f.layers = c.layers;
   f.heads = c.heads;
   f.n = ids.size();
-  f.attention = matrix::uninitialized(c.layers * c.heads * f.n, f.n);
+  if (!taps) f.attention = matrix::uninitialized(c.layers * c.heads * f.n, f.n);
   progress bar("running", "layers", c.layers, style);
-  f.hidden = run_stack(m, ids, 0, nullptr, f.attention.data(), f.stage_seconds, &bar, probe);
+  f.hidden = run_stack(m, ids, 0, nullptr, taps ? nullptr : f.attention.data(), f.stage_seconds,
+                       &bar, probe, taps);
   bar.finish();
   return f;
 }

@@ -10,6 +10,7 @@
 
 #include "io/progress.h"
 #include "model/hf_model.h"
+#include "model/map_taps.h"
 #include "stage_times.h"
 #include "tensor.h"
 
@@ -20,7 +21,7 @@ struct kv_cache;
 struct model_forward {
   std::size_t layers = 0, heads = 0, n = 0;
   // [layers, heads, n, n], row i = query i: (layers·heads·n) × n, written whole by the kernel
-  // (masked entries as 0), so never filled beforehand
+  // (masked entries as 0), so never filled beforehand; empty when the run had taps
   matrix attention;
   matrix hidden;                 // n × d: the last hidden state (see above)
   // Wall seconds per stage over all layers: embed, norm (with the residual adds), project (the
@@ -43,18 +44,20 @@ struct layer_probe {
 
 // Throws input_error for ids outside the vocabulary or a sequence longer than the model's
 // positions (naming the parameter "ids" and the limit).
-// With `probe`, also keeps its layer's q, k and v there.
+// With `probe`, also keeps its layer's q, k and v there. With `taps`, the maps go where the taps
+// say (model/map_taps.h) and `attention` stays empty.
 model_forward run_model(const hf_model& m, const std::vector<std::int64_t>& ids,
                         progress_style progress = progress_style::quiet,
-                        layer_probe* probe = nullptr);
+                        layer_probe* probe = nullptr, map_taps* taps = nullptr);
 
 // The stack on rows at positions [past, past + n) (run_model is this with past 0 and no caches;
 // generation feeds one row at a time over `caches`, a key/value cache per layer): the family's
 // embedding, every block, the final norm; returns the hidden state (n × d) and writes the maps
-// [layers, heads, n, past + n] at `maps`. The ids are not checked (check_model_ids).
+// [layers, heads, n, past + n] at `maps`, or (past 0, no caches, maps null) to `taps`. The ids
+// are not checked (check_model_ids).
 matrix run_stack(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_t past,
                  std::vector<kv_cache>* caches, float* maps, stage_list& times,
-                 progress* bar = nullptr, layer_probe* probe = nullptr);
+                 progress* bar = nullptr, layer_probe* probe = nullptr, map_taps* taps = nullptr);
 // run_model's checks of the ids: in the vocabulary, within the positions.
 void check_model_ids(const hf_model& m, const std::vector<std::int64_t>& ids);
 

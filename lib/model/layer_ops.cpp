@@ -110,13 +110,30 @@ void project(layer_context& lc, const attention_weights& w, const matrix& in,
   a.ldv = v.cols();
 }
 
+// The kernel's rows of one layer, on to the taps.
+struct tap_relay {
+  map_taps* taps;
+  std::size_t layer;
+  static void relay(void* context, std::size_t head, std::size_t i0, std::size_t rows,
+                    const float* weights, std::size_t n_k) {
+    const auto* r = static_cast<const tap_relay*>(context);
+    r->taps->rows(r->layer, head, i0, rows, weights, n_k);
+  }
+};
+
 // attend_projected for a's queries (set) over its keys (set), into `maps` ([H, n_q, n_k]),
 // then the output projection; `biased`: the context's score bias added (self-attention).
 matrix attend_and_output(layer_context& lc, const attention_weights& w, projected_attention& a,
                          float* maps, const attention_spec& spec, bool biased) {
   const std::size_t H = lc.heads, dh = lc.head_dim;
   std::vector<float*> weights(H);
-  for (std::size_t h = 0; h < H; ++h) weights[h] = maps + h * a.n_q * a.n_k;
+  tap_relay relay{lc.taps, lc.layer};
+  for (std::size_t h = 0; h < H; ++h)
+    weights[h] = biased && lc.taps ? lc.taps->map_of(lc.layer, h) : maps + h * a.n_q * a.n_k;
+  if (biased && lc.taps) {
+    a.rows_sink = tap_relay::relay;
+    a.sink_context = &relay;
+  }
   std::vector<const float*> bias;
   if (biased && !lc.score_bias.empty()) {
     if (lc.score_bias.size() != H * a.n_q * a.n_k)

@@ -20,6 +20,7 @@
 #include "model/forward.h"
 #include "model/hf_model.h"
 #include "model/linear.h"
+#include "model/map_taps.h"
 #include "stage_times.h"
 #include "tensor.h"
 
@@ -33,6 +34,9 @@ struct layer_context {
   std::size_t n;                            // the rows of this call (queries)
   std::size_t heads, kv_heads, head_dim;    // the stack's (the decoder's may differ)
   std::size_t past = 0;                     // rows already in the self-attention caches
+  std::size_t layer = 0;                    // the layer running (for the taps)
+  map_taps* taps = nullptr;                 // self-attention maps: where the taps say, not at
+                                            // the block's `maps` (model/map_taps.h)
   attention_spec spec;                      // self-attention masks
   double score_scale = 0.0;                 // the scores' factor, 0: 1/√d_h (T5: 1)
   double soft_cap = 0.0;                    // self-attention scores capped (Gemma 2), 0: none

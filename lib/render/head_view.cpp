@@ -31,11 +31,14 @@ std::u32string label(const std::string& token, const bitmap_font& font) {
 }  // namespace
 
 figure head_view_figure(const head_view_spec& spec) {
-  if (!spec.maps || spec.n == 0 || spec.tokens.size() != spec.n)
+  if (spec.maps.size() != spec.heads || spec.n == 0 || spec.tokens.size() != spec.n)
     throw std::logic_error("head_view_figure: maps and tokens do not match");
   std::vector<std::size_t> shown = spec.shown;
   if (shown.empty())
     for (std::size_t h = 0; h < spec.heads; ++h) shown.push_back(h);
+  for (const std::size_t h : shown)
+    if (h >= spec.heads || !spec.maps[h])
+      throw std::logic_error("head_view_figure: a head shown was not kept");
   const bitmap_font& font = bitmap_font::unifont();
   const std::size_t n = spec.n;
   std::vector<std::u32string> labels;
@@ -80,7 +83,7 @@ figure head_view_figure(const head_view_spec& spec) {
     const std::vector<std::size_t> heads =
         spec.overlay ? shown : std::vector<std::size_t>{shown[p]};
     for (const std::size_t h : heads) {
-      const float* a = spec.maps + h * n * n;
+      const float* a = spec.maps[h];
       for (std::size_t i = 0; i < n; ++i)
         for (std::size_t j = 0; j < n; ++j) {
           const double w = a[i * n + j];

@@ -23,7 +23,8 @@
 namespace attnviz {
 
 struct head_view_spec {
-  const float* maps = nullptr;  // [heads, n, n] of one layer (row i = query i)
+  // each head's n × n map of one layer (row i = query i; null: not kept, and not shown)
+  std::vector<const float*> maps;
   std::size_t heads = 0, n = 0;
   std::vector<std::size_t> shown;  // the heads drawn, in order (empty: all)
   std::vector<std::string> tokens;

@@ -92,12 +92,17 @@ int default_thumb(std::size_t rows, std::size_t cols) {
 }
 
 figure model_view_figure(const model_view_spec& spec) {
-  if (!spec.maps || spec.n == 0) throw std::logic_error("model_view_figure: no maps");
+  if (spec.maps.size() != spec.layers * spec.heads || spec.n == 0)
+    throw std::logic_error("model_view_figure: no maps");
   const std::vector<std::size_t> rows = spec.rows.empty() ? all_up_to(spec.layers) : spec.rows;
   const std::vector<std::size_t> cols = spec.cols.empty() ? all_up_to(spec.heads) : spec.cols;
   const colormap& cmap = spec.cmap ? *spec.cmap : colormap::viridis();
   const std::size_t n = spec.n;
-  auto map = [&](std::size_t l, std::size_t h) { return spec.maps + (l * spec.heads + h) * n * n; };
+  auto map = [&](std::size_t l, std::size_t h) {
+    const float* a = spec.maps[l * spec.heads + h];
+    if (!a) throw std::logic_error("model_view_figure: a map shown was not kept");
+    return a;
+  };
 
   const int t = spec.thumb > 0 ? spec.thumb : default_thumb(rows.size(), cols.size());
   const bitmap_font& font = bitmap_font::unifont();

@@ -31,7 +31,9 @@
 namespace attnviz {
 
 struct model_view_spec {
-  const float* maps = nullptr;  // [layers, heads, n, n] of the whole model
+  // each map of the whole model, n × n, at index layer · heads + head (null: not kept; only
+  // the layers and heads shown are read)
+  std::vector<const float*> maps;
   std::size_t layers = 0, heads = 0, n = 0;
   std::vector<std::size_t> rows;  // the layers shown, in order (empty: all)
   std::vector<std::size_t> cols;  // the heads shown, in order (empty: all)

@@ -25,7 +25,7 @@ std::vector<float> causal_maps(const std::vector<std::vector<float>>& x) {
 
 TEST_CASE("mean and max over the chosen layers and heads") {
   const auto data = causal_maps({{0.5f, 0.1f}, {0.9f, 0.3f}});
-  const model_maps m{data.data(), 2, 2, 2};
+  const model_maps m{data.data(), 2, 2, 2, {}};
   const matrix mean = reduce_maps(m, {0, 1}, {0, 1}, map_reduce::mean);
   CHECK(mean(1, 0) == doctest::Approx((0.5 + 0.1 + 0.9 + 0.3) / 4));
   const matrix max = reduce_maps(m, {1}, {0, 1}, map_reduce::max);
@@ -37,7 +37,7 @@ TEST_CASE("mean and max over the chosen layers and heads") {
 TEST_CASE("rollout: ½ A + ½ I per layer, multiplied through the layers in order") {
   // one head per layer, A = [[1, 0], [0.5, 0.5]]: Â = [[1, 0], [0.25, 0.75]]
   const auto data = causal_maps({{0.5f}, {0.5f}});
-  const model_maps m{data.data(), 2, 1, 2};
+  const model_maps m{data.data(), 2, 1, 2, {}};
   const matrix one = attention_rollout(m, {0});
   CHECK(one(1, 0) == doctest::Approx(0.25));
   CHECK(one(1, 1) == doctest::Approx(0.75));
@@ -48,13 +48,13 @@ TEST_CASE("rollout: ½ A + ½ I per layer, multiplied through the layers in orde
   CHECK(two(0, 1) == 0.0f);
   // the heads are averaged first: heads x = 0 and x = 1 give Ā = [[1, 0], [0.5, 0.5]]
   const auto pair = causal_maps({{0.0f, 1.0f}});
-  const matrix avg = attention_rollout(model_maps{pair.data(), 1, 2, 2}, {0});
+  const matrix avg = attention_rollout(model_maps{pair.data(), 1, 2, 2, {}}, {0});
   CHECK(avg(1, 0) == doctest::Approx(0.25));
 }
 
 TEST_CASE("flow: the maximum flow through the layered graph of Â") {
   const auto data = causal_maps({{0.5f}, {0.5f}});
-  const model_maps m{data.data(), 2, 1, 2};
+  const model_maps m{data.data(), 2, 1, 2, {}};
   const matrix one = attention_flow(m, {0});  // one layer: the capacities themselves
   CHECK(one(1, 0) == doctest::Approx(0.25));
   CHECK(one(1, 1) == doctest::Approx(0.75));
@@ -100,7 +100,7 @@ TEST_CASE("the fast mean, max and rollout equal their double references") {
   attnviz::testing::for_each_isa([] {
     for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{65}, std::size_t{130}}) {
       const auto data = random_causal_maps(3, 4, n, static_cast<unsigned>(n));
-      const model_maps m{data.data(), 3, 4, n};
+      const model_maps m{data.data(), 3, 4, n, {}};
       for (const auto& layers : {std::vector<std::size_t>{0, 1, 2}, std::vector<std::size_t>{2, 0},
                                  std::vector<std::size_t>{}}) {
         for (const auto how : {map_reduce::mean, map_reduce::max}) {

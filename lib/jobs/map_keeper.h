@@ -1,0 +1,94 @@
+// What a model run keeps of its attention maps, and what it works out from them on the way, so
+// that its memory grows with what the outputs read and not with layers · heads · n² (the taps
+// of model/map_taps.h):
+//
+//   kept      the maps the in-memory outputs read (a view, --json, --html), each n × n (all of
+//             them: one [layers, heads, n, n] block, as model_forward holds them)
+//   file      attention.npy: the maps of `file_layers` × `file_heads`, [fl, fh, n, n], written
+//             block of rows by block of rows, as the kernel finishes them, into a temporary
+//             file (io/file_io.h streamed_file) at its place in the array: never held in memory
+//   received  per layer and head, the attention each token receives — r[l, h, j] = Σ_i a_ij,
+//             the map's column sums — added in fixed point (whole multiples of 2^-40, in 64-bit
+//             integers, one row of sums per thread) so that the result does not depend on which
+//             thread added which rows: the same bytes on every run. Each weight is cut to a
+//             multiple of 2^-40 (an error below 1e-12 a weight, n · 1e-12 a sum).
+//   stats     with `measure`: each head's statistics (analysis/head_stats.h), each row's terms
+//             as it comes, added up in row order after the layer: the numbers measure_head
+//             gives on the kept map, to the bit
+//
+// Under a causal mask the keys after a block's last row have weight 0: their sums skip them.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analysis/head_stats.h"
+#include "io/file_io.h"
+#include "model/map_taps.h"
+#include "tensor.h"
+
+namespace attnviz {
+
+struct keep_request {
+  std::size_t layers = 0, heads = 0, n = 0;
+  bool causal = false;
+  std::vector<bool> keep;  // layers · heads (index l · heads + h): kept in memory
+  // attention.npy's maps (both empty: no file) and where it goes: `file_path`, its temporary in
+  // `file_folder` (the destination's folder or the existing one above it)
+  std::vector<std::size_t> file_layers, file_heads;
+  std::string file_path, file_folder;
+  bool measure = false;      // the heads' statistics (stats())
+  std::vector<bool> marked;  // their marked keys (n flags, or empty: none)
+};
+
+class map_keeper final : public map_taps {
+ public:
+  explicit map_keeper(keep_request request);
+  float* map_of(std::size_t layer, std::size_t head) override;
+  void rows(std::size_t layer, std::size_t head, std::size_t i0, std::size_t rows,
+            const float* weights, std::size_t n) noexcept override;
+  // Adds up the threads' column sums; throws input_error naming attention.npy when a block
+  // could not be written.
+  void layer_done(std::size_t layer) override;
+
+  // Each map, index l · heads + h: its n × n weights, or null when not kept.
+  std::vector<const float*> kept() const;
+  // When every map is kept they lie in one [layers, heads, n, n] block (model_forward's
+  // `attention`): moved out to the caller (kept() is then all null).
+  bool keeps_all() const noexcept { return all_.size() > 0; }
+  matrix take_all() { return std::move(all_); }
+  // [layers, heads, n] column sums, complete after the last layer_done.
+  const std::vector<float>& received() const noexcept { return received_; }
+  // [layers · heads] statistics, with `measure`, complete after the last layer_done.
+  const std::vector<head_stats>& stats() const noexcept { return stats_; }
+  // attention.npy, complete after the last layer_done (null: no file asked for).
+  std::shared_ptr<streamed_file> file() const noexcept { return file_; }
+
+ private:
+  keep_request req_;
+  std::vector<matrix> maps_;               // per map, empty unless kept
+  matrix all_;                             // or every map, [layers · heads · n, n]
+  std::vector<std::size_t> file_slot_;     // per map: its index in the file, or none
+  std::uint64_t data_at_ = 0;              // the file's header bytes
+  std::shared_ptr<streamed_file> file_;
+  std::size_t threads_ = 1;
+  std::vector<std::int64_t> sums_;         // [threads, heads, n] of the running layer
+  std::vector<float> received_;
+  std::vector<head_row> row_terms_;        // [heads, n] of the running layer (measure)
+  std::vector<head_stats> stats_;
+  bool any_marked_ = false;
+  std::atomic<bool> failed_{false};        // set by rows (any thread), read by layer_done
+};
+
+// The column sums of `count` n × n maps one after another ([count, n]), added in double: what
+// map_keeper's received() holds, for maps already in memory (a generation's).
+std::vector<float> column_sums(const float* maps, std::size_t count, std::size_t n);
+
+// The bytes the kept maps take and attention.npy's size (for the memory and disk checks).
+std::uint64_t kept_bytes(const keep_request& r);
+std::uint64_t file_bytes(const keep_request& r);
+
+}  // namespace attnviz

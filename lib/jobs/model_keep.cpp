@@ -1,0 +1,143 @@
+#include "jobs/model_keep.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "error.h"
+#include "index_list.h"
+#include "render/heatmap.h"
+
+namespace attnviz {
+
+namespace {
+
+bool keeps_every_map(const model_job_config& c) {
+  return c.keep_every_map || !c.out.json.empty() || !c.out.html.empty() || c.name_heads;
+}
+
+bool draws(const model_job_config& c) {
+  return c.out.figure() || c.term || (!c.out.npy_dir.empty() && computes_map(c.choice.view));
+}
+
+// The maps the view reads (model_keep.h), marked in r.keep.
+void mark_view_needs(const view_choice& v, keep_request& r) {
+  const auto layers = chosen(v.layers, r.layers, "layers", "layer");
+  const auto heads = chosen(v.heads, r.heads, "heads", "head");
+  auto mark = [&](std::size_t l, std::size_t h) { r.keep[l * r.heads + h] = true; };
+  switch (v.view) {
+    case maps_view::head: mark(v.layer, v.head); return;
+    case maps_view::model:
+    case maps_view::mean:
+    case maps_view::max:
+      for (const std::size_t l : layers)
+        for (const std::size_t h : heads) mark(l, h);
+      return;
+    case maps_view::rollout:
+    case maps_view::flow:
+      for (const std::size_t l : layers)
+        for (std::size_t h = 0; h < r.heads; ++h) mark(l, h);
+      return;
+    case maps_view::lines:
+    case maps_view::overlay:
+      for (const std::size_t h : heads) mark(v.layer, h);
+      return;
+    case maps_view::alignment:
+    case maps_view::generation:
+    case maps_view::received: return;
+  }
+}
+
+std::uint64_t forward_bytes(const model_config& m, std::size_t n) {
+  const std::uint64_t width = 6 * m.d_model + 2 * (m.heads + 2 * m.kv_heads) * m.head_dim +
+                              3 * m.intermediate;
+  return static_cast<std::uint64_t>(n) * width * 4 +
+         static_cast<std::uint64_t>(m.layers) * m.heads * n * 4 + 16 * m.heads * n * 8;
+}
+
+}  // namespace
+
+keep_request plan_keeping(const model_config& m, const model_job_config& c, std::size_t n) {
+  namespace fs = std::filesystem;
+  keep_request r;
+  r.layers = m.layers;
+  r.heads = m.heads;
+  r.n = n;
+  r.causal = m.causal;
+  r.keep.assign(m.layers * m.heads, keeps_every_map(c));
+  if (!keeps_every_map(c) && draws(c)) mark_view_needs(c.choice, r);
+  if (c.out.npy_dir.empty()) {
+    if (!c.npy_layers.empty() || !c.npy_heads.empty())
+      throw usage_error(fmt::format("{} and {} choose the maps of attention.npy: add {} DIR",
+                                    param("npy_layers"), param("npy_heads"), param("npy")));
+    return r;
+  }
+  r.file_layers = chosen(c.npy_layers, m.layers, "npy_layers", "layer");
+  r.file_heads = chosen(c.npy_heads, m.heads, "npy_heads", "head");
+  const fs::path dir(c.out.npy_dir);
+  r.file_path = (dir / "attention.npy").string();
+  std::error_code ec;
+  // the folder, or the existing one above it that commit makes it in (the same file system)
+  const fs::path parent = dir.parent_path().empty() ? fs::path(".") : dir.parent_path();
+  r.file_folder = fs::is_directory(dir, ec) ? dir.string() : parent.string();
+  return r;
+}
+
+std::uint64_t model_run_bytes(const model_config& m, const model_job_config& c,
+                              const keep_request& r) {
+  const double n = static_cast<double>(r.n), maps = static_cast<double>(m.layers * m.heads);
+  double bytes = 16.0 * (1 << 20) + static_cast<double>(kept_bytes(r)) +
+                 static_cast<double>(forward_bytes(m, r.n));
+  if (!c.out.json.empty() || !c.out.html.empty()) bytes += maps * n * n * 16.0;
+  if (c.out.figure() && c.choice.view == maps_view::received) {
+    bytes += 1600.0 * (n * 2.0 + 400.0) * 3.0 * 2.0;  // a page: about a line of 22 px per 11 tokens
+  } else if (c.out.figure()) {
+    const double cell = c.choice.look.cell > 0 ? c.choice.look.cell : default_cell(r.n);
+    bytes += (n * cell + 400.0) * (n * cell + 400.0) * 3.0 * 2.0;
+  }
+  return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
+}
+
+void check_model_memory(const model_config& m, const model_job_config& c, const keep_request& r) {
+  const std::uint64_t need = model_run_bytes(m, c, r);
+  if (need <= c.max_memory) return;
+  const std::uint64_t one = static_cast<std::uint64_t>(r.n) * r.n * 4, kept = kept_bytes(r);
+  const std::uint64_t rest = need - kept;
+  const std::string what =
+      kept > 0 ? fmt::format("{} maps of {} tokens kept, {} each", kept / one, r.n,
+                             format_bytes(one))
+               : fmt::format("{} tokens through {} layers", r.n, m.layers);
+  std::string hint;
+  if (keeps_every_map(c))
+    hint = fmt::format("{}, {} and {} hold every map: leave them out and write the maps to disk "
+                       "with {} DIR (streamed, never kept)",
+                       param("json"), param("html"), param("name_heads"), param("npy"));
+  else if (kept > 0 && rest < c.max_memory)
+    hint = fmt::format("choose fewer with {} and {} ({} of these maps fit), or draw {} received "
+                       "(the attention each token receives, at any length)",
+                       param("layers"), param("heads"), (c.max_memory - rest) / one,
+                       param("view"));
+  else
+    hint = "give a shorter text";
+  throw usage_error(fmt::format("this run would need about {} of memory ({}), more than {} {}: "
+                                "{}, or raise {}",
+                                format_bytes(need), what, param("max_memory"),
+                                format_bytes(c.max_memory), hint, param("max_memory")));
+}
+
+void check_model_disk(const keep_request& r) {
+  const std::uint64_t need = file_bytes(r);
+  if (need == 0) return;
+  std::error_code ec;
+  const auto space = std::filesystem::space(r.file_folder, ec);
+  if (ec || space.available >= need) return;
+  throw usage_error(fmt::format("{}: attention.npy would take {} ({} layers × {} heads × {} × {} "
+                                "floats), and {} has {} free: choose fewer maps with {} and {}",
+                                param("npy"), format_bytes(need), r.file_layers.size(),
+                                r.file_heads.size(), r.n, r.n, r.file_folder,
+                                format_bytes(space.available), param("npy_layers"),
+                                param("npy_heads")));
+}
+
+}  // namespace attnviz

@@ -1,0 +1,41 @@
+// Which attention maps a `model` run keeps in memory and which it writes as it goes
+// (jobs/map_keeper.h), from what it was asked for, and the memory that takes:
+//
+//   --json, --html, --name-heads    every map (they hold or read them all; so does a caller
+//                                   that asks for keep_every_map)
+//   a figure, --term or view.npy    what the view reads: head → --layer × --head; model, mean,
+//                                   max → --layers × --heads; rollout, flow → --layers × every
+//                                   head; lines, overlay → --layer × --heads; received → none
+//                                   (it reads the column sums, kept for every map anyway)
+//   --npy DIR                       attention.npy of --npy-layers × --npy-heads (default: all),
+//                                   written to its file block by block, never kept
+//
+// Estimated memory (bytes), checked against --max-memory before any work:
+//   kept maps   K · n² · 4
+//   JSON        every map as text, about 16 bytes a weight
+//   figure      (n · cell + 400)² · 3 · 2 for a heatmap (as the other jobs count it)
+//   forward     n · (6 d + 2 (H + 2 KV) d_h + 3 d_ff) · 4: the residual stream, its norm, the
+//               projections and the MLP's widest products at once, and the column sums
+//               L · H · n · 4 (+ 8 a thread for the running layer)
+// Past the limit: a usage_error naming what takes the memory and the flags that would fit.
+#pragma once
+
+#include <cstdint>
+
+#include "jobs/map_keeper.h"
+#include "jobs/model_job.h"
+
+namespace attnviz {
+
+// usage_error naming --npy-layers or --npy-heads for a list that does not parse or goes past
+// the model's layers or heads.
+keep_request plan_keeping(const model_config& m, const model_job_config& c, std::size_t n);
+
+std::uint64_t model_run_bytes(const model_config& m, const model_job_config& c,
+                              const keep_request& r);
+void check_model_memory(const model_config& m, const model_job_config& c, const keep_request& r);
+// attention.npy's size against the space its folder has left (usage_error naming --layers and
+// --heads, which choose fewer maps).
+void check_model_disk(const keep_request& r);
+
+}  // namespace attnviz

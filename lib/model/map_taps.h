@@ -1,0 +1,29 @@
+// Where a forward's attention maps go when the run does not keep them all. model_forward's
+// `attention` holds every layer's every head ([layers, heads, n, n]: L·H·n² floats, 32 GiB for
+// 16 layers × 32 heads at 4,096 tokens); with taps, each head's map is either kept where the
+// taps say (map_of) or never stored, and every head's rows go to the taps as the fused kernel
+// finishes them (rows), so files, column sums and statistics grow with what a run asks for,
+// not with L·H·n².
+#pragma once
+
+#include <cstddef>
+
+namespace attnviz {
+
+class map_taps {
+ public:
+  virtual ~map_taps() = default;
+  // Where head h of layer l keeps its n × n map (written whole by the kernel, masked entries
+  // 0), or null: not kept. Asked once per layer and head, before the layer's attention runs.
+  virtual float* map_of(std::size_t layer, std::size_t head) = 0;
+  // Rows [i0, i0 + rows) of head h's map of layer `layer` (rows × n, row-major, each row
+  // summing to 1, masked entries 0), each row exactly once. Called from the kernel's threads,
+  // several at once for different (head, i0); omp_get_thread_num() tells them apart. Must not
+  // throw (it runs inside a parallel region): record a failure and report it in layer_done.
+  virtual void rows(std::size_t layer, std::size_t head, std::size_t i0, std::size_t rows,
+                    const float* weights, std::size_t n) noexcept = 0;
+  // After every head of the layer has sent its rows (one thread). May throw.
+  virtual void layer_done(std::size_t layer) = 0;
+};
+
+}  // namespace attnviz

@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Long texts in bounded memory (attn-viz model): the maps kept only where an output reads
+them, attention.npy written block by block as the forward makes it (the same bytes as when every
+map is kept), --npy-layers/--npy-heads choosing its maps, received.npy (every map's column sums) against
+NumPy and the same bytes on 1 and 2 threads, the received view (the attention each token
+receives, drawn over the text) read back from its SVG against the numbers, peak memory far
+below the maps' size at 4,096 tokens, --max-memory refusing before any work and naming the
+flags that would fit, and nothing left behind when the outputs cannot be placed."""
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from formats import colormap, nice_at_or_above  # noqa: E402
+from harness import import_numpy, main, peak_rss, sanitized  # noqa: E402
+from test_views import write_gpt2  # noqa: E402
+
+np = import_numpy()
+
+IDS = "5,17,3,88,41,9,23,60,2,11,7"
+
+
+def gpt2(env):
+    return os.path.join(env.data, "hf", "gpt2_f32")
+
+
+def npy_run(env, name, *extra, threads=None, folder=None):
+    out = env.path(name)
+    env.run("model", "--model", folder or gpt2(env), "--ids", IDS, "--npy", out, "-q", *extra,
+            extra_env={"OMP_NUM_THREADS": str(threads)} if threads else None)
+    return out
+
+
+def load(out, name):
+    return np.load(os.path.join(out, name))
+
+
+def test_streamed_attention_is_the_kept_maps(env):
+    # only --npy: no map is kept, attention.npy is written as the kernel makes it; with --json
+    # every map is kept in one block and written from memory: the same bytes
+    streamed = npy_run(env, "streamed")
+    kept = npy_run(env, "kept", "--json", env.path("all.json"))
+    a = open(os.path.join(streamed, "attention.npy"), "rb").read()
+    assert a == open(os.path.join(kept, "attention.npy"), "rb").read()
+    maps = load(streamed, "attention.npy")
+    assert maps.shape == (2, 4, 11, 11), maps.shape
+    assert np.abs(maps.sum(-1) - 1).max() <= 1e-6
+    assert json.load(open(os.path.join(streamed, "attention_maps.json"))) == {
+        "layers": [0, 1], "heads": [0, 1, 2, 3]}
+    assert not [f for f in os.listdir(env.tmp) if ".tmp-" in f]
+
+
+def test_layers_and_heads_choose_the_maps_written(env):
+    full = load(npy_run(env, "full"), "attention.npy")
+    out = npy_run(env, "some", "--npy-layers", "1", "--npy-heads", "3,0")
+    some = load(out, "attention.npy")
+    assert some.shape == (1, 2, 11, 11), some.shape
+    assert np.array_equal(some, full[[1]][:, [3, 0]])
+    assert json.load(open(os.path.join(out, "attention_maps.json"))) == {"layers": [1], "heads": [3, 0]}
+    # a view draws from the maps it keeps (--layers, --heads), whatever the file holds
+    out = npy_run(env, "mean", "--view", "mean", "--layers", "0,1", "--heads", "2",
+                  "--npy-layers", "0", "--npy-heads", "1")
+    assert np.abs(load(out, "view.npy") - full[:, 2].mean(0)).max() <= 1e-6
+    assert np.array_equal(load(out, "attention.npy"), full[[0]][:, [1]])
+    _, err = env.run("model", "--model", gpt2(env), "--ids", IDS, "--npy-heads", "1", expect=2)
+    assert "--npy-heads" in err and "--npy DIR" in err, err
+    _, err = env.run("model", "--model", gpt2(env), "--ids", IDS, "--npy", env.path("x"),
+                     "--npy-layers", "2", expect=2)
+    assert "--npy-layers" in err, err
+
+
+def test_received_is_every_maps_column_sums(env):
+    one = npy_run(env, "one-thread", threads=1)
+    two = npy_run(env, "two-threads", threads=2)
+    maps = load(one, "attention.npy").astype(np.float64)
+    got = load(one, "received.npy")
+    assert got.shape == (2, 4, 11), got.shape
+    assert np.abs(got - maps.sum(2)).max() <= 1e-6, np.abs(got - maps.sum(2)).max()
+    # added in fixed point: the threads' shares of the rows do not change a bit
+    assert open(os.path.join(one, "received.npy"), "rb").read() == \
+        open(os.path.join(two, "received.npy"), "rb").read()
+    # a generation keeps its maps: the sums come from them
+    gen = npy_run(env, "gen", "--generate", "3")
+    maps = load(gen, "attention.npy").astype(np.float64)
+    assert np.abs(load(gen, "received.npy") - maps.sum(2)).max() <= 1e-6
+
+
+def received_values(maps, layers, heads):
+    n = maps.shape[-1]
+    return maps[layers][:, heads].sum(2).mean((0, 1)) / (n - np.arange(n))
+
+
+def svg_tokens(svg):
+    """(fill, text) of each token box: a rect followed by its text, after the two title lines."""
+    pairs = re.findall(r'<rect x="\d+" y="\d+" width="\d+" height="20" fill="#([0-9a-f]{6})"/>\n'
+                       r'<text [^>]*>([^<]*)</text>', svg)
+    return [(tuple(int(f[k:k + 2], 16) for k in (0, 2, 4)), t) for f, t in pairs]
+
+
+def test_received_view_colours_each_token(env):
+    folder = gpt2(env)
+    maps = load(npy_run(env, "maps"), "attention.npy").astype(np.float64)
+    out, svg = env.path("received"), env.path("received.svg")
+    env.run("model", "--model", folder, "--ids", IDS, "--npy", out, "--svg", svg, "-q",
+            "--view", "received", "--layers", "1", "--heads", "0-2")
+    want = received_values(maps, [1], [0, 1, 2])
+    got = load(out, "view.npy")
+    assert got.shape == (11,) and np.abs(got - want).max() <= 1e-6, (got, want)
+    boxes = svg_tokens(open(svg, encoding="utf-8").read())
+    vocab = {i: t for t, i in json.load(open(os.path.join(folder, "vocab.json"))).items()}
+    assert [t for _, t in boxes] == [vocab[int(i)] for i in IDS.split(",")], boxes
+    cmap, top = colormap(env, "viridis"), nice_at_or_above(want.max())
+    for (fill, _), v in zip(boxes, want):
+        k = min(len(cmap) - 1, int(v / top * len(cmap)))
+        near = min(np.abs(cmap[k + d] - fill).max() for d in (-1, 0, 1) if 0 <= k + d < len(cmap))
+        assert near <= 1, (fill, v)
+    # and as a PNG, without any map kept
+    png = env.path("received.png")
+    env.run("model", "--model", folder, "--ids", IDS, "--png", png, "--view", "received", "-q")
+    assert open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def long_model(env):
+    folder = env.path("gpt2-4096")
+    if not os.path.isdir(folder):
+        write_gpt2(folder, 2, 4, 32, 4096, 64, 3)
+    return folder
+
+
+def test_memory_stays_far_below_the_maps(env):
+    folder, n = long_model(env), 4096
+    ids = ",".join(str((7 * i + 3) % 64) for i in range(n))
+    maps_bytes = 2 * 4 * n * n * 4  # 512 MiB: what keeping every map would take
+    png = env.path("long.png")
+    code, rss, err = peak_rss(env.exe, ["model", "--model", folder, "--ids", ids, "--png", png,
+                                        "--view", "received", "-q"])
+    assert code == 0, err
+    if not sanitized(env.exe):
+        assert rss < maps_bytes / 4, (rss, maps_bytes)
+    # attention.npy of one head, written as the forward makes it: no map in memory
+    code, rss_head, err = peak_rss(env.exe, ["model", "--model", folder, "--ids", ids, "--npy",
+                                             env.path("long-npy"), "--npy-layers", "1",
+                                             "--npy-heads", "2", "-q"])
+    assert code == 0, err
+    a = np.load(os.path.join(env.path("long-npy"), "attention.npy"), mmap_mode="r")
+    assert a.shape == (1, 1, n, n)
+    assert abs(float(a[0, 0, n - 1].sum()) - 1) <= 1e-5 and float(a[0, 0, 5, 6:].max()) == 0.0
+    if not sanitized(env.exe):
+        assert rss_head < maps_bytes / 4, (rss_head, maps_bytes)
+
+
+def test_max_memory_refuses_before_work(env):
+    folder, n = long_model(env), 4096
+    ids = ",".join(str(i % 64) for i in range(n))
+    for args, words in [(["--view", "mean", "--png", "m.png"],
+                         ["--max-memory", "--layers", "--heads", "maps fit", "--view received"]),
+                        (["--json", "m.json"], ["--json", "--npy DIR"]),
+                        (["--view", "head", "--layer", "1", "--png", "m.png", "--max-memory", "1M"],
+                         ["shorter text"])]:
+        cwd_args = [a if not a.startswith("m.") else env.path(a) for a in args]
+        if "--max-memory" not in cwd_args:
+            cwd_args += ["--max-memory", "200M"]
+        _, err = env.run("model", "--model", folder, "--ids", ids, *cwd_args, expect=2)
+        for w in words:
+            assert w in err, (args, err)
+        assert err.count("\n") == 1, err
+        assert not os.path.exists(env.path("m.png")) and not os.path.exists(env.path("m.json"))
+
+
+def test_nothing_left_when_the_outputs_cannot_be_placed(env):
+    # hidden.npy cannot be written (a folder is there): the run fails after the forward, and
+    # neither attention.npy nor its temporary stays behind
+    out = env.path("blocked")
+    os.makedirs(os.path.join(out, "hidden.npy"))
+    _, err = env.run("model", "--model", gpt2(env), "--ids", IDS, "--npy", out, "-q", expect=2)
+    assert "hidden.npy" in err, err
+    assert os.listdir(out) == ["hidden.npy"], os.listdir(out)
+    # a folder that does not exist yet: its temporary sits in the folder above, then moves in
+    fresh = env.path("fresh")
+    env.run("model", "--model", gpt2(env), "--ids", IDS, "--npy", fresh, "-q")
+    assert os.path.exists(os.path.join(fresh, "attention.npy"))
+    assert not [f for f in os.listdir(env.tmp) if ".tmp-" in f]
+
+
+if __name__ == "__main__":
+    sys.exit(main(globals()))
