@@ -1,4 +1,5 @@
 #include "jobs/heads_job.h"
+#include "jobs/map_keeper.h"
 
 #include <fmt/format.h>
 
@@ -137,13 +138,30 @@ std::size_t finder_period(const model_config& config, std::size_t requested,
   return period;
 }
 
-std::vector<head_finding> find_heads(const model_forward& random, std::size_t period,
-                                     const model_forward& measured,
-                                     const std::vector<std::string>& tokens, double threshold) {
+std::vector<bool> special_tokens(const std::vector<std::string>& tokens) {
   std::vector<bool> special(tokens.size());
   for (std::size_t i = 0; i < tokens.size(); ++i) special[i] = special_token(tokens[i]);
-  const std::vector<head_stats> stats = measure_heads(
-      measured.map(0, 0), measured.layers * measured.heads, measured.n, special);
+  return special;
+}
+
+std::vector<head_stats> measure_model_heads(const hf_model& m, const std::vector<std::int64_t>& ids,
+                                            const std::vector<std::string>& tokens,
+                                            progress_style progress) {
+  keep_request plan;
+  plan.layers = m.config.layers;
+  plan.heads = m.config.heads;
+  plan.n = ids.size();
+  plan.causal = m.config.causal;
+  plan.keep.assign(plan.layers * plan.heads, false);
+  plan.measure = true;
+  plan.marked = special_tokens(tokens);
+  map_keeper keeper(std::move(plan));
+  run_model(m, ids, progress, nullptr, &keeper);
+  return keeper.stats();
+}
+
+std::vector<head_finding> find_heads(const model_forward& random, std::size_t period,
+                                     const std::vector<head_stats>& stats, double threshold) {
   std::vector<head_finding> out;
   for (std::size_t l = 0; l < random.layers; ++l)
     for (std::size_t h = 0; h < random.heads; ++h) {
@@ -232,9 +250,18 @@ heads_report run_heads_job(const heads_job_config& c) {
   r.tokens = std::move(in.tokens);
   r.warnings = std::move(in.warnings);
   const model_forward random = stack_forward(m, r.stack, r.random_ids, c.progress);
-  const model_forward text =
-      r.on_text ? stack_forward(m, r.stack, in.ids, c.progress) : model_forward{};
-  r.heads = find_heads(random, r.period, r.on_text ? text : random, r.tokens, c.threshold);
+  std::vector<head_stats> stats;
+  if (!r.on_text) {
+    stats = measure_heads(random.map(0, 0), random.layers * random.heads, random.n,
+                          special_tokens(r.tokens));
+  } else if (r.stack == "decoder") {
+    const model_forward text = stack_forward(m, r.stack, in.ids, c.progress);
+    stats = measure_heads(text.map(0, 0), text.layers * text.heads, text.n,
+                          special_tokens(r.tokens));
+  } else {  // row by row: no map kept, so as long as the model's positions allow
+    stats = measure_model_heads(m, in.ids, r.tokens, c.progress);
+  }
+  r.heads = find_heads(random, r.period, stats, c.threshold);
   job_products made;
   made.json = [&] { return heads_json(r, c); };
   r.written = write_outputs(c.out, made);

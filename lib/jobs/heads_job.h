@@ -87,11 +87,17 @@ heads_report run_heads_job(const heads_job_config& config);
 std::size_t finder_period(const model_config& c, std::size_t requested,
                           const std::string& model_dir);
 // Every head's finding: induction from `random` (the forward over repeated_random_ids), the
-// statistics from `measured` with `tokens` (its tokens, for the special-token share), named at
+// statistics `measured` ([layers · heads], measure_heads or a map_keeper's), named at
 // `threshold`.
 std::vector<head_finding> find_heads(const model_forward& random, std::size_t period,
-                                     const model_forward& measured,
-                                     const std::vector<std::string>& tokens, double threshold);
+                                     const std::vector<head_stats>& measured, double threshold);
+// The keys the statistics mark: the special tokens ([CLS], <s>, <|endoftext|>, …).
+std::vector<bool> special_tokens(const std::vector<std::string>& tokens);
+// Every head's statistics over `ids` (with their `tokens`), row by row as the forward makes
+// them, without keeping a map (jobs/map_keeper.h): any length the model's positions allow.
+std::vector<head_stats> measure_model_heads(const hf_model& m, const std::vector<std::int64_t>& ids,
+                                            const std::vector<std::string>& tokens,
+                                            progress_style progress);
 // A thumbnail's caption: "previous 0.93", "first 0.88", "induction 0.71", "self 0.60", then a
 // line ('\n') for each pattern of `also` ("induction 0.83\nfirst 0.44"); empty for a mixed head.
 std::string finding_caption(const head_finding& f);

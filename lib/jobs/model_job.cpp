@@ -268,6 +268,7 @@ model_report run_model_job(const model_job_config& c) {
     r.received = column_sums(r.forward.attention.data(), r.forward.layers * r.forward.heads,
                              r.forward.n);
   } else {
+    if (plan.measure) plan.marked = special_tokens(r.tokens);
     r.keeper = std::make_shared<map_keeper>(std::move(plan));
     r.forward = run_model(m, r.ids, c.progress, nullptr, r.keeper.get());
     if (r.keeper->keeps_all()) r.forward.attention = r.keeper->take_all();
@@ -291,7 +292,7 @@ model_report run_model_job(const model_job_config& c) {
       const std::size_t period = finder_period(m.config, 0, c.model_dir);
       const model_forward random =
           run_model(m, repeated_random_ids(period, m.config.vocab, 0), progress_style::quiet);
-      for (const head_finding& f : find_heads(random, period, r.forward, r.tokens, 0.4))
+      for (const head_finding& f : find_heads(random, period, r.keeper->stats(), 0.4))
         captions->push_back(finding_caption(f));
     }
     return *captions;

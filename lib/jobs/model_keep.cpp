@@ -14,7 +14,7 @@ namespace attnviz {
 namespace {
 
 bool keeps_every_map(const model_job_config& c) {
-  return c.keep_every_map || !c.out.json.empty() || !c.out.html.empty() || c.name_heads;
+  return c.keep_every_map || !c.out.json.empty() || !c.out.html.empty();
 }
 
 bool draws(const model_job_config& c) {
@@ -67,6 +67,7 @@ keep_request plan_keeping(const model_config& m, const model_job_config& c, std:
   r.causal = m.causal;
   r.keep.assign(m.layers * m.heads, keeps_every_map(c));
   if (!keeps_every_map(c) && draws(c)) mark_view_needs(c.choice, r);
+  r.measure = c.name_heads;  // the captions' statistics, row by row
   if (c.out.npy_dir.empty()) {
     if (!c.npy_layers.empty() || !c.npy_heads.empty())
       throw usage_error(fmt::format("{} and {} choose the maps of attention.npy: add {} DIR",
@@ -110,9 +111,9 @@ void check_model_memory(const model_config& m, const model_job_config& c, const 
                : fmt::format("{} tokens through {} layers", r.n, m.layers);
   std::string hint;
   if (keeps_every_map(c))
-    hint = fmt::format("{}, {} and {} hold every map: leave them out and write the maps to disk "
+    hint = fmt::format("{} and {} hold every map: leave them out and write the maps to disk "
                        "with {} DIR (streamed, never kept)",
-                       param("json"), param("html"), param("name_heads"), param("npy"));
+                       param("json"), param("html"), param("npy"));
   else if (kept > 0 && rest < c.max_memory)
     hint = fmt::format("choose fewer with {} and {} ({} of these maps fit), or draw {} received "
                        "(the attention each token receives, at any length)",

@@ -1,8 +1,9 @@
 // Which attention maps a `model` run keeps in memory and which it writes as it goes
 // (jobs/map_keeper.h), from what it was asked for, and the memory that takes:
 //
-//   --json, --html, --name-heads    every map (they hold or read them all; so does a caller
-//                                   that asks for keep_every_map)
+//   --json, --html                  every map (they hold them all; so does a caller that asks
+//                                   for keep_every_map); --name-heads measures the heads row by
+//                                   row, keeping nothing
 //   a figure, --term or view.npy    what the view reads: head → --layer × --head; model, mean,
 //                                   max → --layers × --heads; rollout, flow → --layers × every
 //                                   head; lines, overlay → --layer × --heads; received → none

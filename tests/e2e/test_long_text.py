@@ -4,7 +4,7 @@ them, attention.npy written block by block as the forward makes it (the same byt
 map is kept), --npy-layers/--npy-heads choosing its maps, received.npy (every map's column sums) against
 NumPy and the same bytes on 1 and 2 threads, the received view (the attention each token
 receives, drawn over the text) read back from its SVG against the numbers, peak memory far
-below the maps' size at 4,096 tokens, --max-memory refusing before any work and naming the
+below the maps' size at 4,096 tokens for model and heads (its statistics measured row by row), --max-memory refusing before any work and naming the
 flags that would fit, and nothing left behind when the outputs cannot be placed."""
 import json
 import os
@@ -148,6 +148,28 @@ def test_memory_stays_far_below_the_maps(env):
     assert abs(float(a[0, 0, n - 1].sum()) - 1) <= 1e-5 and float(a[0, 0, 5, 6:].max()) == 0.0
     if not sanitized(env.exe):
         assert rss_head < maps_bytes / 4, (rss_head, maps_bytes)
+
+
+def test_heads_measured_row_by_row(env):
+    # the head finder's statistics on a 4,096-token text, no map kept; each head's first-token
+    # share against the column sums of model's run: (received[l, h, 0] − a_00) / (n − 1)
+    folder, n = long_model(env), 4096
+    ids = ",".join(str((11 * i + 5) % 64) for i in range(n))
+    out = env.path("heads.json")
+    code, rss, err = peak_rss(env.exe, ["heads", "--model", folder, "--ids", ids, "--json", out,
+                                        "-q"])
+    assert code == 0, err
+    if not sanitized(env.exe):
+        assert rss < 2 * 4 * n * n * 4 / 4, rss
+    npy = env.path("heads-received")
+    env.run("model", "--model", folder, "--ids", ids, "--npy", npy, "--npy-layers", "0",
+            "--npy-heads", "0", "-q")
+    received = np.load(os.path.join(npy, "received.npy")).astype(np.float64)
+    heads = json.load(open(out))["heads"]
+    assert len(heads) == 8
+    for h in heads:
+        want = (received[h["layer"], h["head"], 0] - 1.0) / (n - 1)
+        assert abs(h["first"] - want) <= 1e-6, (h, want)
 
 
 def test_max_memory_refuses_before_work(env):
