@@ -23,8 +23,16 @@ full n × n even though the models are causal), so GFLOP/s and % of peak compare
 Rounds: attn-viz and oneDNN alternate --rounds times (default 3); the table shows medians and
 the ratio anchor / attn-viz (> 1: attn-viz faster) per round, median (lowest–highest).
 
+Long texts (--long SHAPE:N,...; default gpt2-small:1024 — GPT-2's own limit — and
+llama-1b:16384; --only-long skips the table above): whole `attn-viz` processes, wall time and
+peak RSS (/usr/bin/time) against mapped weights (the weights file) + 2 GiB + the maps kept, for
+  received   model --view received --png   (no map kept: the column sums only)
+  npy        model --npy DIR --npy-layers L-1 --npy-heads 0   (one map streamed to disk)
+  heads      heads --ids ...               (the statistics row by row; the random run's maps)
+
 usage: /usr/bin/python3 bench/run_model_benchmarks.py --models DIR [--exe build/attn-viz]
        [--shared ../shared/bench] [--threads 2] [--rounds 3] [--skip-torch] [--out FILE]
+       [--long SHAPE:N,...] [--only-long]
 (DIR as written by bench/make_bench_models.py; made there first when missing)
 """
 import argparse
@@ -62,6 +70,42 @@ def attnviz_process(exe, folder, n, threads):
     return wall, rss_kib / 1024
 
 
+def timed(argv):
+    """Wall seconds and peak RSS (MiB) of one process."""
+    start = time.perf_counter()
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], check=True, capture_output=True,
+                          text=True)
+    return time.perf_counter() - start, int(proc.stderr.strip().splitlines()[-1]) / 1024
+
+
+def long_texts(a, record):
+    """The long-text runs (see the module's text): a row each, against the memory bound."""
+    print("| shape | n | run | wall s | peak RSS MiB | mapped weights MiB | bound MiB (mapped + 2048 + kept) | RSS / bound |")
+    print("|---|---|---|---|---|---|---|---|")
+    for item in a.long.split(","):
+        shape, n = item.split(":")
+        n = int(n)
+        folder = os.path.join(a.models, shape)
+        cfg = json.load(open(os.path.join(folder, "config.json")))
+        layers = cfg.get("n_layer", cfg.get("num_hidden_layers"))
+        mapped = os.path.getsize(os.path.join(folder, "model.safetensors")) / 2 ** 20
+        ids = ",".join(str((i * 7919 + 13) % 50000) for i in range(n))
+        scratch = os.path.join(a.models, f"long-{shape}")
+        base = [a.exe, "--threads", str(a.threads)]
+        runs = {"received": base + ["model", "--model", folder, "--ids", ids, "--view", "received",
+                                    "--png", scratch + ".png", "-q"],
+                "npy": base + ["model", "--model", folder, "--ids", ids, "--npy", scratch,
+                               "--npy-layers", str(layers - 1), "--npy-heads", "0", "-q"],
+                "heads": base + ["heads", "--model", folder, "--ids", ids, "-q"]}
+        for name, argv in runs.items():
+            wall, rss = timed(argv)
+            bound = mapped + 2048
+            record(kind="long", shape=shape, n=n, run=name, wall_s=wall, peak_rss_mib=rss,
+                   mapped_mib=mapped, bound_mib=bound)
+            print(f"| {shape} | {n} | {name} | {wall:.1f} | {rss:.0f} | {mapped:.0f} | {bound:.0f} | "
+                  f"{rss / bound:.2f} |")
+
+
 def anchor(shared, shape, n, impl, threads):
     return run_json(["/usr/bin/python3", os.path.join(shared, "bench_model.py"), "--shape", shape,
                      "--n", str(n), "--impl", impl, "--threads", str(threads)])
@@ -77,6 +121,8 @@ def main():
     p.add_argument("--reps", type=int, default=5, help="attn-viz timed forwards per round")
     p.add_argument("--skip-torch", action="store_true")
     p.add_argument("--out", default=os.path.join(HERE, "results-models.jsonl"))
+    p.add_argument("--long", default="gpt2-small:1024,llama-1b:16384")
+    p.add_argument("--only-long", action="store_true")
     a = p.parse_args()
     T = a.threads
     for shape, _ in SHAPES:
@@ -97,6 +143,10 @@ def main():
         out.flush()
 
     record(kind="fma_peak", gflops=peak, attnviz=version)
+    if a.only_long:
+        print(f"attn-viz {version}, {T} threads\n")
+        long_texts(a, record)
+        return
     rows = []
     for shape, n in SHAPES:
         folder = os.path.join(a.models, shape)
@@ -144,6 +194,8 @@ def main():
         st = {k: statistics.median(x["stages_s"][k] for x in av) for k in av[0]["stages_s"]}
         print(f"{shape} n={n} attn-viz stages (median s): " + ", ".join(f"{k} {v:.3f}" for k, v in st.items())
               + f"; mapped {av[0]['mapped_mib']:.0f} MiB, maps {av[0]['maps_mib']:.0f} MiB")
+    print()
+    long_texts(a, record)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@
 
 #include "error.h"
 #include "index_list.h"
+#include "model/layer_ops.h"
 #include "render/heatmap.h"
 
 namespace attnviz {
@@ -50,9 +51,9 @@ void mark_view_needs(const view_choice& v, keep_request& r) {
 }
 
 std::uint64_t forward_bytes(const model_config& m, std::size_t n) {
-  const std::uint64_t width = 6 * m.d_model + 2 * (m.heads + 2 * m.kv_heads) * m.head_dim +
-                              3 * m.intermediate;
-  return static_cast<std::uint64_t>(n) * width * 4 +
+  const std::uint64_t width = 6 * m.d_model + 2 * (m.heads + 2 * m.kv_heads) * m.head_dim;
+  const std::uint64_t mlp_rows = std::min(n, mlp_row_chunk);  // the MLP goes in chunks
+  return static_cast<std::uint64_t>(n) * width * 4 + mlp_rows * 3 * m.intermediate * 4 +
          static_cast<std::uint64_t>(m.layers) * m.heads * n * 4 + 16 * m.heads * n * 8;
 }
 

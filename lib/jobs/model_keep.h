@@ -15,8 +15,9 @@
 //   kept maps   K · n² · 4
 //   JSON        every map as text, about 16 bytes a weight
 //   figure      (n · cell + 400)² · 3 · 2 for a heatmap (as the other jobs count it)
-//   forward     n · (6 d + 2 (H + 2 KV) d_h + 3 d_ff) · 4: the residual stream, its norm, the
-//               projections and the MLP's widest products at once, and the column sums
+//   forward     n · (6 d + 2 (H + 2 KV) d_h) · 4 + min(n, 4096) · 3 d_ff · 4: the residual
+//               stream, its norm, the projections and the MLP's widest products at once (the MLP
+//               runs 4,096 rows at a time: layer_ops.h), and the column sums
 //               L · H · n · 4 (+ 8 a thread for the running layer)
 // Past the limit: a usage_error naming what takes the memory and the flags that would fit.
 #pragma once

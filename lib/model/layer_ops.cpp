@@ -271,7 +271,10 @@ void split_gate_up(const matrix& fused, matrix& gate, matrix& up) {
   }
 }
 
-matrix mlp_block(layer_context& lc, const layer_weights& w, const matrix& in) {
+namespace {
+
+// The feed-forward sub-layer on every row of `in` at once.
+matrix mlp_rows(layer_context& lc, const layer_weights& w, const matrix& in) {
   matrix up, gate;
   if (w.gate_up) {
     split_gate_up(linear(in, *w.gate_up, lc.layout, nullptr, lc.conv), gate, up);
@@ -293,6 +296,23 @@ matrix mlp_block(layer_context& lc, const layer_weights& w, const matrix& in) {
   matrix down = linear(gated ? gate : up, *w.down, lc.layout, w.down_b, lc.conv);
   lc.lap("mlp_down");
   return down;
+}
+
+}  // namespace
+
+matrix mlp_block(layer_context& lc, const layer_weights& w, const matrix& in) {
+  const std::size_t n = in.rows(), d = in.cols();
+  if (n <= mlp_row_chunk) return mlp_rows(lc, w, in);
+  matrix out;
+  for (std::size_t r0 = 0; r0 < n; r0 += mlp_row_chunk) {
+    const std::size_t rows = std::min(mlp_row_chunk, n - r0);
+    matrix part = matrix::uninitialized(rows, d);
+    std::copy(in.row(r0), in.row(r0) + rows * d, part.data());
+    const matrix y = mlp_rows(lc, w, part);
+    if (r0 == 0) out = matrix::uninitialized(n, y.cols());
+    std::copy(y.data(), y.data() + y.size(), out.row(r0));
+  }
+  return out;
 }
 
 void add_table_rows(matrix& x, const weight_view& table, std::size_t first, bool same_row) {

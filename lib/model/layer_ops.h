@@ -85,7 +85,10 @@ matrix cross_attention_block(layer_context& lc, const attention_weights& w, cons
                              const kv_cache& memory, float* maps);
 kv_cache project_memory(layer_context& lc, const attention_weights& w, const matrix& encoder_out);
 
-// The feed-forward sub-layer on its (normalised) input.
+// The feed-forward sub-layer on its (normalised) input. Rows are independent here, so a long
+// input goes through in chunks of mlp_row_chunk rows: its widest products (up and gate, n × d_ff
+// each: 1 GiB at 16,384 tokens and d_ff 8192) then take 2 · chunk · d_ff floats.
+inline constexpr std::size_t mlp_row_chunk = 4096;
 matrix mlp_block(layer_context& lc, const layer_weights& w, const matrix& in);
 
 // A masked-LM head's transform (BERT, RoBERTa, DistilBERT): norm(act(dense(h))).

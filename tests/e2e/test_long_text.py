@@ -172,6 +172,53 @@ def test_heads_measured_row_by_row(env):
         assert abs(h["first"] - want) <= 1e-6, (h, want)
 
 
+def numpy_gpt2_hidden(folder, ids):
+    """The last hidden state of write_gpt2's checkpoint in float64 (the attention a block of rows
+    at a time, so 4,200 tokens fit)."""
+    from formats import read_safetensors
+    cfg = json.load(open(os.path.join(folder, "config.json")))
+    W = {k: v.astype(np.float64) for k, v in read_safetensors(os.path.join(folder, "model.safetensors")).items()}
+    d, H, n = cfg["n_embd"], cfg["n_head"], len(ids)
+    dh = d // H
+
+    def ln(x, p):
+        mu = x.mean(-1, keepdims=True)
+        return (x - mu) / np.sqrt(((x - mu) ** 2).mean(-1, keepdims=True) + 1e-5) * W[p + ".weight"] + W[p + ".bias"]
+
+    x = W["wte.weight"][ids] + W["wpe.weight"][:n]
+    for l in range(cfg["n_layer"]):
+        p = f"h.{l}."
+        qkv = ln(x, p + "ln_1") @ W[p + "attn.c_attn.weight"] + W[p + "attn.c_attn.bias"]
+        q, k, v = (qkv[:, i * d:(i + 1) * d].reshape(n, H, dh).transpose(1, 0, 2) for i in range(3))
+        ctx = np.zeros((H, n, dh))
+        for i0 in range(0, n, 512):
+            s = q[:, i0:i0 + 512] @ k.transpose(0, 2, 1) / np.sqrt(dh)
+            rows = np.arange(i0, min(n, i0 + 512))[:, None]
+            s = np.where(np.arange(n)[None, :] > rows, -np.inf, s)
+            a = np.exp(s - s.max(-1, keepdims=True))
+            ctx[:, i0:i0 + 512] = (a / a.sum(-1, keepdims=True)) @ v
+        x = x + ctx.transpose(1, 0, 2).reshape(n, d) @ W[p + "attn.c_proj.weight"] + W[p + "attn.c_proj.bias"]
+        h = ln(x, p + "ln_2") @ W[p + "mlp.c_fc.weight"] + W[p + "mlp.c_fc.bias"]
+        h = 0.5 * h * (1 + np.tanh(np.sqrt(2 / np.pi) * (h + 0.044715 * h ** 3)))
+        x = x + h @ W[p + "mlp.c_proj.weight"] + W[p + "mlp.c_proj.bias"]
+    return ln(x, "ln_f")
+
+
+def test_a_text_past_the_mlp_chunk_against_numpy(env):
+    # past 4,096 rows the MLP runs in chunks: the hidden state of every row against NumPy
+    folder, n = env.path("gpt2-4200"), 4200
+    write_gpt2(folder, 2, 2, 16, n, 64, 9)
+    ids = [(13 * i + 1) % 64 for i in range(n)]
+    out = env.path("chunked")
+    env.run("model", "--model", folder, "--ids", ",".join(map(str, ids)), "--npy", out,
+            "--npy-layers", "1", "--npy-heads", "1", "-q")
+    got = np.load(os.path.join(out, "hidden.npy")).astype(np.float64)
+    want = numpy_gpt2_hidden(folder, ids)
+    err = np.abs(got - want).max() / np.abs(want).max()
+    assert err <= 1e-4, err
+    print(f"  4,200 tokens: hidden state within {err:.1e} (relative to its largest entry)")
+
+
 def test_max_memory_refuses_before_work(env):
     folder, n = long_model(env), 4096
     ids = ",".join(str(i % 64) for i in range(n))
