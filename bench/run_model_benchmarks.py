@@ -30,9 +30,15 @@ peak RSS (/usr/bin/time) against mapped weights (the weights file) + 2 GiB + the
   npy        model --npy DIR --npy-layers L-1 --npy-heads 0   (one map streamed to disk)
   heads      heads --ids ...               (the statistics row by row; the random run's maps)
 
+The explorer page (--pages SHAPE:N,...; default gpt2-small:1024 and llama-1b:512; --only-pages):
+`model --html` (wall time, peak RSS, the file's size), then the page in headless Chromium
+(tests/e2e/browser.py): the time from the start of loading to the page's first full drawing
+(window.attnvizReadyAt: the grid and the first map drawn), the median of 3 loads, and the time
+to open another head (window.attnviz.select: its map decoded and drawn).
+
 usage: /usr/bin/python3 bench/run_model_benchmarks.py --models DIR [--exe build/attn-viz]
        [--shared ../shared/bench] [--threads 2] [--rounds 3] [--skip-torch] [--out FILE]
-       [--long SHAPE:N,...] [--only-long]
+       [--long SHAPE:N,...] [--only-long] [--pages SHAPE:N,...] [--only-pages]
 (DIR as written by bench/make_bench_models.py; made there first when missing)
 """
 import argparse
@@ -106,6 +112,41 @@ def long_texts(a, record):
                   f"{rss / bound:.2f} |")
 
 
+def pages(a, record):
+    """The explorer page's rows (see the module's text)."""
+    sys.path.insert(0, os.path.join(HERE, "..", "tests", "e2e"))
+    from browser import Browser, find_chromium  # noqa: E402
+    print("| shape | n | maps × weights | `model --html` s | peak RSS MiB | page MB | first full drawing ms (median of 3) | another head ms |")
+    print("|---|---|---|---|---|---|---|---|")
+    for item in a.pages.split(","):
+        shape, n = item.split(":")
+        n = int(n)
+        folder = os.path.join(a.models, shape)
+        cfg = json.load(open(os.path.join(folder, "config.json")))
+        L = cfg.get("n_layer", cfg.get("num_hidden_layers"))
+        H = cfg.get("n_head", cfg.get("num_attention_heads"))
+        ids = ",".join(str((i * 7919 + 13) % 50000) for i in range(n))
+        page = os.path.join(a.models, f"page-{shape}-{n}.html")
+        wall, rss = timed([a.exe, "--threads", str(a.threads), "model", "--model", folder, "--ids",
+                           ids, "--html", page, "-q"])
+        size = os.path.getsize(page) / 1e6
+        loads, other = [], []
+        for _ in range(3):
+            b = Browser(find_chromium(), timeout=120)
+            try:
+                b.open("file://" + page)
+                loads.append(b.evaluate("window.attnvizReadyAt"))
+                other.append(b.evaluate("(function(){var t=performance.now();"
+                                        f"window.attnviz.select({L - 1},{H - 1});"
+                                        "return performance.now()-t;})()"))
+            finally:
+                b.close()
+        record(kind="page", shape=shape, n=n, html_s=wall, peak_rss_mib=rss, page_mb=size,
+               ready_ms=loads, select_ms=other)
+        print(f"| {shape} | {n} | {L * H} × {n}² = {L * H * n * n / 1e6:.0f} M | {wall:.1f} | {rss:.0f} | "
+              f"{size:.0f} | {statistics.median(loads):.0f} | {statistics.median(other):.0f} |")
+
+
 def anchor(shared, shape, n, impl, threads):
     return run_json(["/usr/bin/python3", os.path.join(shared, "bench_model.py"), "--shape", shape,
                      "--n", str(n), "--impl", impl, "--threads", str(threads)])
@@ -123,6 +164,8 @@ def main():
     p.add_argument("--out", default=os.path.join(HERE, "results-models.jsonl"))
     p.add_argument("--long", default="gpt2-small:1024,llama-1b:16384")
     p.add_argument("--only-long", action="store_true")
+    p.add_argument("--pages", default="gpt2-small:1024,llama-1b:512")
+    p.add_argument("--only-pages", action="store_true")
     a = p.parse_args()
     T = a.threads
     for shape, _ in SHAPES:
@@ -143,9 +186,9 @@ def main():
         out.flush()
 
     record(kind="fma_peak", gflops=peak, attnviz=version)
-    if a.only_long:
+    if a.only_long or a.only_pages:
         print(f"attn-viz {version}, {T} threads\n")
-        long_texts(a, record)
+        (long_texts if a.only_long else pages)(a, record)
         return
     rows = []
     for shape, n in SHAPES:
@@ -196,6 +239,8 @@ def main():
               + f"; mapped {av[0]['mapped_mib']:.0f} MiB, maps {av[0]['maps_mib']:.0f} MiB")
     print()
     long_texts(a, record)
+    print()
+    pages(a, record)
 
 
 if __name__ == "__main__":

@@ -82,10 +82,12 @@ std::string html_title_block(const std::string& title, const std::string& subtit
 
 double page_number(float x) { return std::strtod(fmt::format("{:.6g}", x).c_str(), nullptr); }
 
-std::string html_tail(const nlohmann::ordered_json& data, const char* script) {
+std::string html_tail(const nlohmann::ordered_json& data, const char* script,
+                      const std::string& blobs) {
   std::string page =
       "<footer>Made by attn-viz; everything on this page is in this one file and it makes no "
       "network request.</footer>\n";
+  page += blobs;
   page += "<script type=\"application/json\" id=\"attnviz-data\">" +
           script_safe(data.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)) +
           "</script>\n";
@@ -93,7 +95,7 @@ std::string html_tail(const nlohmann::ordered_json& data, const char* script) {
   // draw their labels with it; then <html data-ready="1">
   page += fmt::format(
       "<script>(function () {{\nfunction run() {{{}\ndocument.documentElement.setAttribute("
-      "\"data-ready\", \"1\");\n}}\nvar font = document.getElementById(\"attnviz-font\");\n"
+      "\"data-ready\", \"1\");\nwindow.attnvizReadyAt = performance.now();\n}}\nvar font = document.getElementById(\"attnviz-font\");\n"
       "if (font && document.fonts && document.fonts.load) document.fonts.load(\"16px {}\")"
       ".then(run, run);\nelse run();\n}})();</script>\n</body>\n</html>\n",
       script, label_font_family);

@@ -24,10 +24,13 @@ std::string html_title_block(const std::string& title, const std::string& subtit
 // A weight or vector entry for a page's data: x to 6 significant digits (the pages show 4
 // decimals; the text stays about 8 bytes a number).
 double page_number(float x);
-// The data block <script type="application/json" id="attnviz-data">, the script, the footer
-// and the end of the document. The script runs once the label font (with_label_font) is
-// loaded, then sets <html data-ready="1">.
-std::string html_tail(const nlohmann::ordered_json& data, const char* script);
+// The footer, `blobs` (elements holding binary data as text, page_blobs.h), the data block
+// <script type="application/json" id="attnviz-data">, the script and the end of the document.
+// The script runs once the label font (with_label_font) is loaded, then sets
+// <html data-ready="1"> and window.attnvizReadyAt (milliseconds since the page began loading:
+// the time to the first full drawing, as the benchmarks read it).
+std::string html_tail(const nlohmann::ordered_json& data, const char* script,
+                      const std::string& blobs = {});
 // The whole page with the bundled font's glyphs for every character past ASCII it holds
 // (font_subset.h) as an @font-face in its head, so labels in any script look the same in every
 // browser; the pages' fonts name AttnVizUnifont first (ASCII falls through to the system's).

@@ -9,6 +9,7 @@
 #include "error.h"
 #include "render/heatmap.h"
 #include "render/html_parts.h"
+#include "render/page_blobs.h"
 #include "render/model_view.h"
 
 namespace attnviz {
@@ -58,6 +59,106 @@ constexpr const char* page_script = R"JS(
   useStack(state.stack);
   function aggregate() { return state.layer >= L ? S.aggregates[state.layer - L] : null; }
 
+  // ---- the maps' data: base64 of a zlib stream of byte planes (render/page_blobs.h) ----------
+  var LEN_BASE = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83,
+                  99, 115, 131, 163, 195, 227, 258];
+  var LEN_EXTRA = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0];
+  var DIST_BASE = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769,
+                   1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577];
+  var DIST_EXTRA = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11,
+                    12, 12, 13, 13];
+  var CL_ORDER = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
+  // Canonical Huffman codes from their lengths (RFC 1951, 3.2.2): how many codes each length
+  // has, and the symbols in the order of their codes.
+  function huffman(lengths) {
+    var count = new Uint16Array(16), at = new Uint16Array(16), symbol = new Uint16Array(lengths.length);
+    for (var s = 0; s < lengths.length; s++) count[lengths[s]]++;
+    count[0] = 0;
+    for (var l = 1; l < 16; l++) at[l] = at[l - 1] + count[l - 1];
+    for (s = 0; s < lengths.length; s++) if (lengths[s]) symbol[at[lengths[s]]++] = s;
+    return {count: count, symbol: symbol};
+  }
+  var FIXED = (function () {
+    var lit = [], dist = [];
+    for (var s = 0; s < 288; s++) lit.push(s < 144 ? 8 : s < 256 ? 9 : s < 280 ? 7 : 8);
+    for (s = 0; s < 30; s++) dist.push(5);
+    return {lit: huffman(lit), dist: huffman(dist)};
+  })();
+  // A zlib stream's DEFLATE data (RFC 1950, 1951) into `size` bytes.
+  function inflate(src, size) {
+    var out = new Uint8Array(size), o = 0, pos = 2, buf = 0, cnt = 0;
+    function bits(k) {
+      while (cnt < k) { if (pos >= src.length) throw new Error("attn-viz: truncated map data"); buf |= src[pos++] << cnt; cnt += 8; }
+      var v = buf & ((1 << k) - 1); buf >>>= k; cnt -= k; return v;
+    }
+    function decode(h) {  // codes are read first bit first, the canonical order by length
+      var code = 0, first = 0, index = 0;
+      for (var l = 1; l < 16; l++) {
+        code |= bits(1);
+        var c = h.count[l];
+        if (code < first + c) return h.symbol[index + code - first];
+        index += c; first = (first + c) << 1; code <<= 1;
+      }
+      throw new Error("attn-viz: bad map data");
+    }
+    function dynamic() {
+      var nlit = bits(5) + 257, ndist = bits(5) + 1, ncl = bits(4) + 4, cl = new Array(19).fill(0);
+      for (var k = 0; k < ncl; k++) cl[CL_ORDER[k]] = bits(3);
+      var h = huffman(cl), lens = [];
+      while (lens.length < nlit + ndist) {
+        var s = decode(h);
+        if (s < 16) lens.push(s);
+        else if (s === 16) { var prev = lens[lens.length - 1]; for (var r = bits(2) + 3; r > 0; r--) lens.push(prev); }
+        else for (r = s === 17 ? bits(3) + 3 : bits(7) + 11; r > 0; r--) lens.push(0);
+      }
+      return {lit: huffman(lens.slice(0, nlit)), dist: huffman(lens.slice(nlit))};
+    }
+    for (var last = 0; !last;) {
+      last = bits(1);
+      var type = bits(2);
+      if (type === 0) {  // stored: from the next byte on
+        buf = 0; cnt = 0;
+        var n = src[pos] | (src[pos + 1] << 8);
+        pos += 4;
+        out.set(src.subarray(pos, pos + n), o); o += n; pos += n;
+        continue;
+      }
+      var t = type === 1 ? FIXED : dynamic();
+      for (;;) {
+        var s = decode(t.lit);
+        if (s < 256) { out[o++] = s; continue; }
+        if (s === 256) break;
+        var len = LEN_BASE[s - 257] + bits(LEN_EXTRA[s - 257]);
+        var d = decode(t.dist), back = DIST_BASE[d] + bits(DIST_EXTRA[d]);
+        for (var e = o + len; o < e; o++) out[o] = out[o - back];
+      }
+    }
+    if (o !== size) throw new Error("attn-viz: map data of the wrong size");
+    return out;
+  }
+  // A blob's values: every byte plane put back in its place, as float32 or 16-bit / 65535.
+  var cache = new Map(), cached = 0;
+  function values(id, count) {
+    if (cache.has(id)) { var hit = cache.get(id); cache.delete(id); cache.set(id, hit); return hit; }
+    var text = atob(document.getElementById(id).textContent), raw = new Uint8Array(text.length);
+    for (var k = 0; k < text.length; k++) raw[k] = text.charCodeAt(k);
+    var f32 = data.encoding === "f32", w = f32 ? 4 : 2, planes = inflate(raw, count * w);
+    var v = new Float32Array(count);
+    if (f32) {
+      var bytes = new Uint8Array(v.buffer);
+      for (var b = 0; b < 4; b++) for (k = 0; k < count; k++) bytes[4 * k + b] = planes[b * count + k];
+    } else {
+      for (k = 0; k < count; k++) v[k] = (planes[k] | (planes[count + k] << 8)) / 65535;
+    }
+    cache.set(id, v); cached += count;
+    for (var old of cache.keys()) {  // keep about 64 M weights decoded: the least recently used go
+      if (cached <= 64e6 || old === id) break;
+      cached -= cache.get(old).length; cache.delete(old);
+    }
+    return v;
+  }
+  function rawMap(k) { return values(S.maps[k], n * nk); }
+
   function nice(x) {  // the least of 1, 2, 2.5, 5 x 10^k at or above x, as the PNGs round
     if (!(x > 0)) return 1;
     var e = Math.pow(10, Math.floor(Math.log10(x)));
@@ -67,15 +168,15 @@ constexpr const char* page_script = R"JS(
   }
   function hidden(i, j) { return S.causal && j > i; }
   function mapOf(l, h) {
-    if (l >= L) return S.aggregates[l - L].map;
-    if (h < H) return S.maps[l * H + h];
+    if (l >= L) return values(S.aggregates[l - L].map, n * nk);
+    if (h < H) return rawMap(l * H + h);
     if (!means[l]) {
-      var m = new Array(n * nk).fill(0);
+      var m = new Float64Array(n * nk);
       for (var k = 0; k < H; k++) {
-        var a = S.maps[l * H + k];
+        var a = rawMap(l * H + k);
         for (var x = 0; x < n * nk; x++) m[x] += a[x] / H;
       }
-      means[l] = m;
+      means = {}; means[l] = m;  // one layer's mean kept
     }
     return means[l];
   }
@@ -104,7 +205,7 @@ constexpr const char* page_script = R"JS(
 
   // ---- the model view ----------------------------------------------------------------------
   function drawGrid() {
-    var t = Math.max(24, Math.min(96, Math.floor(640 / Math.max(L, H)))), gap = 6;
+    var t = S.thumb_size, gap = 6, thumbs = values(S.thumbs, L * H * t * t);
     // a caption has a line per pattern the head finder saw ("induction 0.83\nfirst 0.44")
     var capLines = 0;
     S.captions.forEach(function (c) { if (c) capLines = Math.max(capLines, c.split("\n").length); });
@@ -123,19 +224,15 @@ constexpr const char* page_script = R"JS(
     for (var l = 0; l < L; l++) gctx.fillText("L" + l, left - 6, top + l * gl.rowH + t / 2);
     for (l = 0; l < L; l++)
       for (hh = 0; hh < H; hh++) {
-        var a = S.maps[l * H + hh], vmax = vmaxOf(l, hh);
+        // each pixel the mean of the cells it covers (computed when the page was written)
+        var at0 = (l * H + hh) * t * t, vmax = vmaxOf(l, hh);
         var img = gctx.createImageData(t, t);
         for (var y = 0; y < t; y++) {
           var i0 = Math.floor(y * n / t), i1 = Math.max(i0 + 1, Math.floor((y + 1) * n / t));
           for (var x = 0; x < t; x++) {
-            var j0 = Math.floor(x * nk / t), j1 = Math.max(j0 + 1, Math.floor((x + 1) * nk / t));
-            var sum = 0, seen = 0;
-            for (var i = i0; i < i1; i++)
-              for (var j = j0; j < j1; j++) {
-                if (hidden(i, j)) continue;
-                sum += a[i * nk + j]; seen++;
-              }
-            var c = seen ? cmapRgb[colourIndex(sum / seen, vmax)] : [232, 232, 232];
+            var j0 = Math.floor(x * nk / t);
+            var seen = !hidden(i1 - 1, j0);  // some cell of the block is visible
+            var c = seen ? cmapRgb[colourIndex(thumbs[at0 + y * t + x], vmax)] : [232, 232, 232];
             var p = (y * t + x) * 4;
             img.data[p] = c[0]; img.data[p + 1] = c[1]; img.data[p + 2] = c[2]; img.data[p + 3] = 255;
           }
@@ -186,11 +283,17 @@ constexpr const char* page_script = R"JS(
     mctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     mctx.clearRect(0, 0, w, h);
     ml = {left: left, top: top, cell: cell, step: step};
+    // one pixel a cell, then drawn `cell` times larger without smoothing
+    var img = mctx.createImageData(nk, n), px = img.data;
     for (var i = 0; i < n; i++)
       for (var j = 0; j < nk; j++) {
-        mctx.fillStyle = hidden(i, j) ? "#e8e8e8" : cmap[colourIndex(a[i * nk + j], vmax)];
-        mctx.fillRect(left + j * cell, top + i * cell, cell, cell);
+        var c = hidden(i, j) ? [232, 232, 232] : cmapRgb[colourIndex(a[i * nk + j], vmax)], p = 4 * (i * nk + j);
+        px[p] = c[0]; px[p + 1] = c[1]; px[p + 2] = c[2]; px[p + 3] = 255;
       }
+    var cells = document.createElement("canvas");
+    cells.width = nk; cells.height = n; cells.getContext("2d").putImageData(img, 0, 0);
+    mctx.imageSmoothingEnabled = false;
+    mctx.drawImage(cells, left, top, nk * cell, n * cell);
     mctx.fillStyle = "#222"; mctx.font = font; mctx.textBaseline = "middle";
     mctx.textAlign = "right";
     for (i = 0; i < n; i += step) mctx.fillText(label(tok[i]), left - 6, top + (i + 0.5) * cell);
@@ -252,7 +355,7 @@ constexpr const char* page_script = R"JS(
     lctx.clearRect(0, 0, w, h);
     ll = {left: left, top: top};
     var sets = [];
-    if (aggregate()) sets.push({map: aggregate().map, colour: "#333333", head: -1});
+    if (aggregate()) sets.push({map: mapOf(state.layer, 0), colour: "#333333", head: -1});
     else if (state.head < H) sets.push({map: mapOf(state.layer, state.head), colour: tableau[state.head % 10], head: state.head});
     else for (var hh = 0; hh < H; hh++) sets.push({map: mapOf(state.layer, hh), colour: tableau[hh % 10], head: hh});
     drawn = [];
@@ -421,6 +524,12 @@ constexpr const char* page_script = R"JS(
 
 }  // namespace
 
+std::size_t page_weights(const std::vector<page_stack>& stacks) {
+  std::size_t weights = 0;
+  for (const page_stack& st : stacks) weights += st.layers * st.heads * st.n * st.keys();
+  return weights;
+}
+
 void check_model_page_size(std::size_t layers, std::size_t heads, std::size_t n) {
   const std::size_t weights = layers * heads * n * n;
   if (weights > model_page_max_weights)
@@ -433,10 +542,9 @@ void check_model_page_size(std::size_t layers, std::size_t heads, std::size_t n)
 
 void check_model_page_size(const std::vector<page_stack>& stacks) {
   if (stacks.size() == 1) return check_model_page_size(stacks[0].layers, stacks[0].heads, stacks[0].n);
-  std::size_t weights = 0;
+  const std::size_t weights = page_weights(stacks);
   std::vector<std::string> parts;
   for (const page_stack& st : stacks) {
-    weights += st.layers * st.heads * st.n * st.keys();
     parts.push_back(fmt::format("{} {} × {} × {} × {}", st.name, st.layers, st.heads, st.n,
                                 st.keys()));
   }
@@ -450,11 +558,22 @@ void check_model_page_size(const std::vector<page_stack>& stacks) {
 
 namespace {
 
-ojson numbers(const float* v, std::size_t count) {
-  ojson out = ojson::array();
-  for (std::size_t x = 0; x < count; ++x) out.push_back(page_number(v[x]));
-  return out;
+// The thumbnails' side in pixels, as the page's grid draws them.
+std::size_t thumb_side(std::size_t layers, std::size_t heads) {
+  return std::max<std::size_t>(24, std::min<std::size_t>(96, 640 / std::max(layers, heads)));
 }
+
+// Where a stack's binary data goes: blob elements named "attnviz-s<stack>-<what>".
+struct blob_sink {
+  std::size_t stack = 0;
+  page_encoding encoding = page_encoding::f32;
+  std::string elements;
+  std::string add(const std::string& what, const float* values, std::size_t count) {
+    const std::string id = fmt::format("attnviz-s{}-{}", stack, what);
+    elements += blob_element(id, page_blob(values, count, encoding));
+    return id;
+  }
+};
 
 // The colour ranges of one stack: the shared top, each map's top and, with a non-default
 // scale, the scale as the PNG maps it.
@@ -486,7 +605,7 @@ void add_ranges(ojson& data, const page_stack& s, const colour_scale& cs) {
                    {"low", lo}};
 }
 
-void add_stack(ojson& data, const page_stack& s, const colour_scale& cs) {
+void add_stack(ojson& data, const page_stack& s, const colour_scale& cs, blob_sink& blobs) {
   const std::size_t nn = s.n * s.keys();
   if (!s.maps || s.tokens.size() != s.n || (s.n_keys && s.key_tokens.size() != s.n_keys) ||
       (!s.captions.empty() && s.captions.size() != s.layers * s.heads) ||
@@ -504,13 +623,23 @@ void add_stack(ojson& data, const page_stack& s, const colour_scale& cs) {
   if (s.prompt > 0) data["prompt"] = s.prompt;
   add_ranges(data, s, cs);
   data["captions"] = s.captions;
+  const std::size_t t = thumb_side(s.layers, s.heads), count = s.layers * s.heads;
+  std::vector<float> thumbs;
+  thumbs.reserve(count * t * t);
   ojson maps = ojson::array();
-  for (std::size_t m = 0; m < s.layers * s.heads; ++m) maps.push_back(numbers(s.maps + m * nn, nn));
+  for (std::size_t m = 0; m < count; ++m) {
+    maps.push_back(blobs.add(fmt::format("m{}", m), s.maps + m * nn, nn));
+    const std::vector<float> th = thumbnail_means(s.maps + m * nn, s.n, s.keys(), s.causal, t);
+    thumbs.insert(thumbs.end(), th.begin(), th.end());
+  }
   data["maps"] = std::move(maps);
+  data["thumb_size"] = t;
+  data["thumbs"] = blobs.add("thumbs", thumbs.data(), thumbs.size());
   ojson aggregates = ojson::array();
-  for (const auto& [label, map] : s.aggregates) {
+  for (std::size_t k = 0; k < s.aggregates.size(); ++k) {
+    const auto& [label, map] = s.aggregates[k];
     if (map.size() != nn) throw std::logic_error("model_page: an aggregate is not n × n_keys");
-    aggregates.push_back({{"label", label}, {"map", numbers(map.data(), map.size())}});
+    aggregates.push_back({{"label", label}, {"map", blobs.add(fmt::format("a{}", k), map.data(), nn)}});
   }
   data["aggregates"] = std::move(aggregates);
 }
@@ -529,15 +658,20 @@ std::string model_page(const model_page_spec& s) {
   data["subtitle"] = s.subtitle;
   data["colormap"] = colormap_json(s.cmap ? *s.cmap : colormap::viridis());
   data["start"] = {{"layer", s.layer}, {"head", s.head}, {"scale", s.panel_scale ? "panel" : "shared"}};
+  blob_sink blobs;
+  blobs.encoding = page_weights(s.stacks) <= page_exact_weights ? page_encoding::f32
+                                                                 : page_encoding::u16;
+  data["encoding"] = page_encoding_name(blobs.encoding);
   if (s.stacks.size() == 1) {
-    add_stack(data, s.stacks[0], s.colours);
+    add_stack(data, s.stacks[0], s.colours, blobs);
   } else {
     data["start"]["stack"] = s.stack;
     ojson stacks = ojson::array();
-    for (const page_stack& st : s.stacks) {
+    for (std::size_t k = 0; k < s.stacks.size(); ++k) {
       ojson one;
-      one["name"] = st.name;
-      add_stack(one, st, s.colours);
+      one["name"] = s.stacks[k].name;
+      blobs.stack = k;
+      add_stack(one, s.stacks[k], s.colours, blobs);
       stacks.push_back(std::move(one));
     }
     data["stacks"] = std::move(stacks);
@@ -563,8 +697,12 @@ std::string model_page(const model_page_spec& s) {
       "</canvas></div>\n"
       "<div id=\"hover\">Hover a cell of the map.</div>\n<div id=\"row\"></div></section>\n"
       "</div>\n";
-  page += html_tail(data, page_script);
-  return with_label_font(std::move(page));
+  // the blobs (ASCII) go in after the font's scan for the characters the page uses
+  const std::string marker = "<!--attnviz-blobs-->\n";
+  page += html_tail(data, page_script, marker);
+  page = with_label_font(std::move(page));
+  page.replace(page.find(marker), marker.size(), blobs.elements);
+  return page;
 }
 
 }  // namespace attnviz

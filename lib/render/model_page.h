@@ -36,8 +36,13 @@
 //   "captions": [...] | [],
 //   "scale": {"mapping": "linear" | "log" | "power", "gamma", "vmin" | null, "vmax" | null,
 //             "low": the range's low end} (only with --scale log|power, --vmin or --vmax),
-//   "aggregates": [{"label", "map": [n·n_keys]}],
-//   "maps": [[n·n_keys weights, row-major] per map, layer-major]}   (6 significant digits)
+//   "maps": [per map, layer-major: the id of its blob, n·n_keys weights row-major],
+//   "thumb_size": t, "thumbs": the id of a blob of every map's t × t thumbnail (each pixel the
+//   mean of the cells it covers, page_blobs.h), "aggregates": [{"label", "map": its blob's id}]
+// and at the top "encoding": "f32" (exact) or "u16" (pages past 4 M weights: 16-bit fixed
+// point, |error| ≤ 7.6e-6), how every blob holds its values (render/page_blobs.h: byte planes,
+// a zlib stream, base64, in <script type="application/octet-stream" id="…"> elements), decoded
+// by the page's own inflate when first drawn (about 64 M weights kept decoded).
 // window.attnviz: {data, state(), select(layer, head), stack(k), thumbCenter(l, h),
 // cellCenter(i, j), labelStep(), reveal(i, j), lines()} for tests and scripting (lines(): the
 // [head, i, j] triples the head view drew; stack(k): open stack k, keeping the layer and head
@@ -80,9 +85,12 @@ struct model_page_spec {
   colour_scale colours;               // --scale log|power, --vmin, --vmax (as the figures)
 };
 
-// The weights a model page holds at most (layers · heads · n · n_keys over its stacks), so it
-// stays quick to load; past it, --html is a usage_error suggesting --png, --npy or fewer tokens.
-inline constexpr std::size_t model_page_max_weights = 4'000'000;
+// The weights a model page holds at most (layers · heads · n · n_keys over its stacks): a
+// 12-layer, 12-head model at 1,024 tokens (151 M) or 16 × 32 heads at 512 (134 M) — about
+// 100 MB of page (render/page_blobs.h), open in a browser in a few seconds; past it, --html is a
+// usage_error suggesting --png, --npy or fewer tokens.
+inline constexpr std::size_t model_page_max_weights = 160'000'000;
+std::size_t page_weights(const std::vector<page_stack>& stacks);
 void check_model_page_size(std::size_t layers, std::size_t heads, std::size_t n);
 void check_model_page_size(const std::vector<page_stack>& stacks);
 

@@ -1,27 +1,16 @@
 #include "render/pdf.h"
 
 #include <fmt/format.h>
-#include <zlib.h>
 
 #include <map>
 #include <stdexcept>
 #include <vector>
 
+#include "io/zlib_stream.h"
 #include "render/glyph_runs.h"
 
 namespace attnviz {
 namespace {
-
-std::string deflate(const std::string& data) {
-  uLongf size = compressBound(static_cast<uLong>(data.size()));
-  std::string out(size, '\0');
-  if (compress2(reinterpret_cast<Bytef*>(out.data()), &size,
-                reinterpret_cast<const Bytef*>(data.data()), static_cast<uLong>(data.size()),
-                6) != Z_OK)
-    throw std::runtime_error("PDF: deflate failed");
-  out.resize(size);
-  return out;
-}
 
 std::string colour(rgb c, const char* op) {
   return fmt::format("{:.4g} {:.4g} {:.4g} {}\n", c.r / 255.0, c.g / 255.0, c.b / 255.0, op);
@@ -35,7 +24,7 @@ class pdf_objects {
     return static_cast<int>(bodies_.size());
   }
   int add_stream(const std::string& dict, const std::string& data) {
-    const std::string packed = deflate(data);
+    const std::string packed = zlib_stream(data);
     return add(fmt::format("<< {} /Filter /FlateDecode /Length {} >>\nstream\n", dict,
                            packed.size()) +
                packed + "\nendstream");

@@ -1,9 +1,12 @@
 """What several end-to-end tests need to read and write on their own, independently of the C++
 code: safetensors files (F32, F16, BF16), the colour tables the figures use, and the round
-numbers the colour ranges are rounded to."""
+numbers the colour ranges are rounded to, and the maps an explorer page holds."""
+import base64
 import json
 import os
+import re
 import struct
+import zlib
 
 from harness import import_numpy
 
@@ -131,3 +134,33 @@ def shown_tokens(tokens):
         else:
             out.append(_visible(t.replace("\u2581", " ").encode("utf-8")))
     return out
+
+
+def page_blob(html, blob_id, count, encoding):
+    """The values of one blob of an explorer page (render/page_blobs.h): base64 of a zlib stream
+    of the values' byte planes, float32 ("f32") or 16-bit fixed point q / 65535 ("u16"); read
+    with Python's base64 and zlib, not the page's own decoder."""
+    m = re.search(r'<script type="application/octet-stream" id="%s">([^<]*)</script>'
+                  % re.escape(blob_id), html)
+    assert m, blob_id
+    width = 4 if encoding == "f32" else 2
+    planes = np.frombuffer(zlib.decompress(base64.b64decode(m.group(1))), np.uint8)
+    planes = planes.reshape(width, count)
+    if encoding == "f32":
+        return planes.T.copy().view("<f4").reshape(count).astype(np.float64)
+    return (planes[0].astype(np.float64) + 256.0 * planes[1]) / 65535.0
+
+
+def page_maps(html, data, stack=None):
+    """Every map of a page's stack (the page's data, or one of its "stacks"): [L, H, n, n_keys]."""
+    s = stack if stack is not None else data
+    n, nk = s["n"], s.get("n_keys", s["n"])
+    maps = [page_blob(html, k, n * nk, data["encoding"]) for k in s["maps"]]
+    return np.array(maps).reshape(s["layers"], s["heads"], n, nk)
+
+
+def page_aggregate(html, data, k, stack=None):
+    """Aggregate k (the mean, max, rollout, flow) of a page's stack: [n, n_keys]."""
+    s = stack if stack is not None else data
+    n, nk = s["n"], s.get("n_keys", s["n"])
+    return page_blob(html, s["aggregates"][k]["map"], n * nk, data["encoding"]).reshape(n, nk)

@@ -9,7 +9,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from formats import bf16_bits, write_safetensors  # noqa: E402
+from formats import bf16_bits, page_maps, write_safetensors  # noqa: E402
 from harness import import_numpy, main, png_size  # noqa: E402
 
 np = import_numpy()
@@ -92,8 +92,7 @@ def drawn_maps(env, name, *argv):
     env.run("draw", *argv, "--html", page)
     html = open(page, encoding="utf-8").read()
     data = json.loads(re.search(r'id="attnviz-data">(.*?)</script>', html, re.S).group(1))
-    maps = np.array(data["maps"]).reshape(data["layers"], data["heads"], data["n"], data["n"])
-    return maps, data["tokens"], data["subtitle"]
+    return page_maps(html, data), data["tokens"], data["subtitle"]
 
 
 def test_every_format_reads_the_same_maps(env):
