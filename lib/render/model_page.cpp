@@ -569,11 +569,30 @@ struct blob_sink {
   page_encoding encoding = page_encoding::f32;
   std::string elements;
   std::string add(const std::string& what, const float* values, std::size_t count) {
+    return add_text(what, page_blob(values, count, encoding));
+  }
+  std::string add_text(const std::string& what, const std::string& text) {
     const std::string id = fmt::format("attnviz-s{}-{}", stack, what);
-    elements += blob_element(id, page_blob(values, count, encoding));
+    elements += blob_element(id, text);
     return id;
   }
 };
+
+// Every map's blob and thumbnail (t × t), the maps in parallel (deflating them is most of the
+// time a large page takes to write).
+void encode_maps(const page_stack& s, std::size_t t, page_encoding e,
+                 std::vector<std::string>& texts, std::vector<float>& thumbs) {
+  const std::size_t count = s.layers * s.heads, nn = s.n * s.keys();
+  texts.assign(count, {});
+  thumbs.assign(count * t * t, 0.0f);
+#pragma omp parallel for schedule(dynamic, 1) if (count * nn > (1u << 20))
+  for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(count); ++k) {
+    const auto m = static_cast<std::size_t>(k);
+    texts[m] = page_blob(s.maps + m * nn, nn, e);
+    const std::vector<float> th = thumbnail_means(s.maps + m * nn, s.n, s.keys(), s.causal, t);
+    std::copy(th.begin(), th.end(), thumbs.begin() + static_cast<std::ptrdiff_t>(m * t * t));
+  }
+}
 
 // The colour ranges of one stack: the shared top, each map's top and, with a non-default
 // scale, the scale as the PNG maps it.
@@ -624,14 +643,11 @@ void add_stack(ojson& data, const page_stack& s, const colour_scale& cs, blob_si
   add_ranges(data, s, cs);
   data["captions"] = s.captions;
   const std::size_t t = thumb_side(s.layers, s.heads), count = s.layers * s.heads;
+  std::vector<std::string> texts;
   std::vector<float> thumbs;
-  thumbs.reserve(count * t * t);
+  encode_maps(s, t, blobs.encoding, texts, thumbs);
   ojson maps = ojson::array();
-  for (std::size_t m = 0; m < count; ++m) {
-    maps.push_back(blobs.add(fmt::format("m{}", m), s.maps + m * nn, nn));
-    const std::vector<float> th = thumbnail_means(s.maps + m * nn, s.n, s.keys(), s.causal, t);
-    thumbs.insert(thumbs.end(), th.begin(), th.end());
-  }
+  for (std::size_t m = 0; m < count; ++m) maps.push_back(blobs.add_text(fmt::format("m{}", m), texts[m]));
   data["maps"] = std::move(maps);
   data["thumb_size"] = t;
   data["thumbs"] = blobs.add("thumbs", thumbs.data(), thumbs.size());

@@ -8,7 +8,7 @@
 //
 // The values' little-endian bytes are split into planes (every value's byte 0, then every
 // byte 1, …: the exponents and high bytes, mostly alike, compress well), made a zlib stream
-// (io/zlib_stream.h) and written as base64, each map in its own
+// (io/zlib_stream.h, level 1) and written as base64, each map in its own
 // <script type="application/octet-stream" id="…"> element, decoded by the page's own inflate
 // when the map is first shown.
 #pragma once
