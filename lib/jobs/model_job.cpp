@@ -147,6 +147,23 @@ void add_predictions(const hf_model& m, const model_job_config& c,
   }
 }
 
+// The forward over r.ids, its maps kept and written as `plan` says (or a generation, which
+// keeps them all), and every map's column sums.
+void run_forward(const hf_model& m, const model_job_config& c, keep_request plan,
+                 model_report& r) {
+  if (c.generate > 0) {
+    run_generation(m, c, r);
+    r.received = column_sums(r.forward.attention.data(), r.forward.layers * r.forward.heads,
+                             r.forward.n);
+    return;
+  }
+  if (plan.measure) plan.marked = special_tokens(r.tokens);
+  r.keeper = std::make_shared<map_keeper>(std::move(plan));
+  r.forward = run_model(m, r.ids, c.progress, nullptr, r.keeper.get());
+  if (r.keeper->keeps_all()) r.forward.attention = r.keeper->take_all();
+  r.received = r.keeper->received();
+}
+
 void check_length(std::size_t tokens, std::size_t max_positions, const char* from, bool text) {
   if (tokens > max_positions)
     throw input_error(param(from),
@@ -263,17 +280,7 @@ model_report run_model_job(const model_job_config& c) {
   keep_request plan = check_outputs_before_work(m.config, c, r.ids.size());
   const std::optional<vocabulary> vocab =
       c.top_k > 0 ? read_vocabulary(c.model_dir) : std::optional<vocabulary>();
-  if (c.generate > 0) {
-    run_generation(m, c, r);
-    r.received = column_sums(r.forward.attention.data(), r.forward.layers * r.forward.heads,
-                             r.forward.n);
-  } else {
-    if (plan.measure) plan.marked = special_tokens(r.tokens);
-    r.keeper = std::make_shared<map_keeper>(std::move(plan));
-    r.forward = run_model(m, r.ids, c.progress, nullptr, r.keeper.get());
-    if (r.keeper->keeps_all()) r.forward.attention = r.keeper->take_all();
-    r.received = r.keeper->received();
-  }
+  run_forward(m, c, std::move(plan), r);
   if (c.top_k > 0) add_predictions(m, c, vocab, r);
 
   const std::string folder = folder_name(c.model_dir);

@@ -91,7 +91,8 @@ std::uint64_t model_run_bytes(const model_config& m, const model_job_config& c,
   const double n = static_cast<double>(r.n), maps = static_cast<double>(m.layers * m.heads);
   double bytes = 16.0 * (1 << 20) + static_cast<double>(kept_bytes(r)) +
                  static_cast<double>(forward_bytes(m, r.n));
-  if (!c.out.json.empty() || !c.out.html.empty()) bytes += maps * n * n * 16.0;
+  if (!c.out.json.empty()) bytes += maps * n * n * 16.0;
+  if (!c.out.html.empty()) bytes += maps * n * n * 4.0;  // blobs, their text, the page's copies
   if (c.out.figure() && c.choice.view == maps_view::received) {
     bytes += 1600.0 * (n * 2.0 + 400.0) * 3.0 * 2.0;  // a page: about a line of 22 px per 11 tokens
   } else if (c.out.figure()) {

@@ -14,6 +14,7 @@
 // Estimated memory (bytes), checked against --max-memory before any work:
 //   kept maps   K · n² · 4
 //   JSON        every map as text, about 16 bytes a weight
+//   page        --html: its blobs and their text, about 4 bytes a weight (render/page_blobs.h)
 //   figure      (n · cell + 400)² · 3 · 2 for a heatmap (as the other jobs count it)
 //   forward     n · (6 d + 2 (H + 2 KV) d_h) · 4 + min(n, 4096) · 3 d_ff · 4: the residual
 //               stream, its norm, the projections and the MLP's widest products at once (the MLP

@@ -38,31 +38,28 @@ piece piece_of(const std::string& token) {
   return p;
 }
 
-}  // namespace
-
-figure text_page_figure(const text_page_spec& spec) {
-  if (spec.tokens.size() != spec.values.size() || spec.width < 200)
-    throw std::logic_error("text_page_figure: tokens and values do not match");
-  const bitmap_font& font = bitmap_font::unifont();
-  const colormap& cmap = spec.cmap ? *spec.cmap : colormap::viridis();
-  matrix values(1, spec.values.size());
-  for (std::size_t j = 0; j < spec.values.size(); ++j) values(0, j) = static_cast<float>(spec.values[j]);
-  const auto [lo, hi] = scale_range(spec.colours, values, false);
-
-  // place every token: (x, line)
+// Every token placed on the page: its piece and where it starts (x from the text's left edge,
+// the line).
+struct page_layout {
   std::vector<piece> pieces;
   std::vector<std::pair<int, int>> at;
+  int lines() const { return pieces.empty() ? 1 : at.back().second + 1; }
+};
+
+page_layout lay_out(const std::vector<std::string>& tokens, int width, const bitmap_font& font) {
+  page_layout out;
+  auto& [pieces, at] = out;
   int x = 0, line = 0;
-  for (const std::string& token : spec.tokens) {
+  for (const std::string& token : tokens) {
     piece p = piece_of(token);
     int w = font.text_width(p.text) + 2 * pad;
-    if (w > spec.width) {
-      while (!p.text.empty() && font.text_width(p.text + U"…") + 2 * pad > spec.width) p.text.pop_back();
+    if (w > width) {
+      while (!p.text.empty() && font.text_width(p.text + U"…") + 2 * pad > width) p.text.pop_back();
       p.text += U"…";
       w = font.text_width(p.text) + 2 * pad;
     }
     const int before = p.space_before && x > 0 ? gap : 0;
-    if (x > 0 && x + before + w > spec.width) {
+    if (x > 0 && x + before + w > width) {
       x = 0;
       ++line;
     } else {
@@ -76,12 +73,27 @@ figure text_page_figure(const text_page_spec& spec) {
     }
     pieces.push_back(std::move(p));
   }
+  return out;
+}
+
+}  // namespace
+
+figure text_page_figure(const text_page_spec& spec) {
+  if (spec.tokens.size() != spec.values.size() || spec.width < 200)
+    throw std::logic_error("text_page_figure: tokens and values do not match");
+  const bitmap_font& font = bitmap_font::unifont();
+  const colormap& cmap = spec.cmap ? *spec.cmap : colormap::viridis();
+  matrix values(1, spec.values.size());
+  for (std::size_t j = 0; j < spec.values.size(); ++j) values(0, j) = static_cast<float>(spec.values[j]);
+  const auto [lo, hi] = scale_range(spec.colours, values, false);
+  const page_layout layout = lay_out(spec.tokens, spec.width, font);
+  const auto& [pieces, at] = layout;
 
   const int title_h = title_block_height(spec.title, spec.subtitle, 1);
   const int bar_h = 120;
   const int bar_w = colorbar_width(lo, hi, 1, spec.colours);
   const int top = figure_margin + std::max(title_h, 0) + 8;
-  const int lines = pieces.empty() ? 1 : at.back().second + 1;
+  const int lines = layout.lines();
   const int text_w = std::max(spec.width, title_block_width(spec.title, spec.subtitle, 1));
   const int width = figure_margin * 3 + text_w + bar_w;
   const int height = std::max(top + lines * line_height, figure_margin + bar_h) + figure_margin;
