@@ -64,16 +64,13 @@ def attnviz_bench(exe, folder, n, threads, reps):
                      "--reps", str(reps), "--warmup", "1"])
 
 
-def attnviz_process(exe, folder, n, threads):
-    """Wall seconds and peak RSS of one `attn-viz model` run over n ids (no files written)."""
+def attnviz_process(exe, folder, n, threads, runs=3):
+    """Wall seconds (median of `runs`) and peak RSS of `attn-viz model` over n ids (no files
+    written: since the maps are kept only for what an output reads, none is kept)."""
     ids = ",".join(str((i * 7919) % 50000) for i in range(n))
-    start = time.perf_counter()
-    proc = subprocess.run(["/usr/bin/time", "-f", "%M", exe, "--threads", str(threads), "model",
-                           "--model", folder, "--ids", ids, "--quiet"],
-                          check=True, capture_output=True, text=True)
-    wall = time.perf_counter() - start
-    rss_kib = int(proc.stderr.strip().splitlines()[-1])
-    return wall, rss_kib / 1024
+    argv = [exe, "--threads", str(threads), "model", "--model", folder, "--ids", ids, "--quiet"]
+    measured = [timed(argv) for _ in range(runs)]
+    return statistics.median(w for w, _ in measured), max(r for _, r in measured)
 
 
 def timed(argv):
@@ -84,18 +81,23 @@ def timed(argv):
     return time.perf_counter() - start, int(proc.stderr.strip().splitlines()[-1]) / 1024
 
 
+def runs_of(a, spec):
+    """Each "SHAPE:N" of a comma-separated list: shape, n, its folder, its config, n ids."""
+    for item in spec.split(","):
+        shape, n = item.split(":")
+        folder = os.path.join(a.models, shape)
+        cfg = json.load(open(os.path.join(folder, "config.json")))
+        ids = ",".join(str((i * 7919 + 13) % 50000) for i in range(int(n)))
+        yield shape, int(n), folder, cfg, ids
+
+
 def long_texts(a, record):
     """The long-text runs (see the module's text): a row each, against the memory bound."""
     print("| shape | n | run | wall s | peak RSS MiB | mapped weights MiB | bound MiB (mapped + 2048 + kept) | RSS / bound |")
     print("|---|---|---|---|---|---|---|---|")
-    for item in a.long.split(","):
-        shape, n = item.split(":")
-        n = int(n)
-        folder = os.path.join(a.models, shape)
-        cfg = json.load(open(os.path.join(folder, "config.json")))
+    for shape, n, folder, cfg, ids in runs_of(a, a.long):
         layers = cfg.get("n_layer", cfg.get("num_hidden_layers"))
         mapped = os.path.getsize(os.path.join(folder, "model.safetensors")) / 2 ** 20
-        ids = ",".join(str((i * 7919 + 13) % 50000) for i in range(n))
         scratch = os.path.join(a.models, f"long-{shape}")
         base = [a.exe, "--threads", str(a.threads)]
         runs = {"received": base + ["model", "--model", folder, "--ids", ids, "--view", "received",
@@ -118,14 +120,9 @@ def pages(a, record):
     from browser import Browser, find_chromium  # noqa: E402
     print("| shape | n | maps × weights | `model --html` s | peak RSS MiB | page MB | first full drawing ms (median of 3) | another head ms |")
     print("|---|---|---|---|---|---|---|---|")
-    for item in a.pages.split(","):
-        shape, n = item.split(":")
-        n = int(n)
-        folder = os.path.join(a.models, shape)
-        cfg = json.load(open(os.path.join(folder, "config.json")))
+    for shape, n, folder, cfg, ids in runs_of(a, a.pages):
         L = cfg.get("n_layer", cfg.get("num_hidden_layers"))
         H = cfg.get("n_head", cfg.get("num_attention_heads"))
-        ids = ",".join(str((i * 7919 + 13) % 50000) for i in range(n))
         page = os.path.join(a.models, f"page-{shape}-{n}.html")
         wall, rss = timed([a.exe, "--threads", str(a.threads), "model", "--model", folder, "--ids",
                            ids, "--html", page, "-q"])

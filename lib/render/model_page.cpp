@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -589,8 +590,9 @@ void encode_maps(const page_stack& s, std::size_t t, page_encoding e,
   for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(count); ++k) {
     const auto m = static_cast<std::size_t>(k);
     texts[m] = page_blob(s.maps + m * nn, nn, e);
-    const std::vector<float> th = thumbnail_means(s.maps + m * nn, s.n, s.keys(), s.causal, t);
-    std::copy(th.begin(), th.end(), thumbs.begin() + static_cast<std::ptrdiff_t>(m * t * t));
+    const std::vector<double> th = thumbnail_means(s.maps + m * nn, s.n, s.keys(), s.causal, t);
+    for (std::size_t p = 0; p < t * t; ++p)  // a pixel of hidden cells: 0 (the page sees why)
+      thumbs[m * t * t + p] = std::isnan(th[p]) ? 0.0f : static_cast<float>(th[p]);
   }
 }
 

@@ -38,7 +38,7 @@
 //             "low": the range's low end} (only with --scale log|power, --vmin or --vmax),
 //   "maps": [per map, layer-major: the id of its blob, n·n_keys weights row-major],
 //   "thumb_size": t, "thumbs": the id of a blob of every map's t × t thumbnail (each pixel the
-//   mean of the cells it covers, page_blobs.h), "aggregates": [{"label", "map": its blob's id}]
+//   mean of the cells it covers, model_view.h), "aggregates": [{"label", "map": its blob's id}]
 // and at the top "encoding": "f32" (exact) or "u16" (pages past 4 M weights: 16-bit fixed
 // point, |error| ≤ 7.6e-6), how every blob holds its values (render/page_blobs.h: byte planes,
 // a zlib stream, base64, in <script type="application/octet-stream" id="…"> elements), decoded

@@ -31,31 +31,39 @@ std::shared_ptr<std::vector<std::uint8_t>> thumbnail(const float* a, std::size_t
                                                      double lo, double hi, const colormap& cmap) {
   auto px = std::make_shared<std::vector<std::uint8_t>>(static_cast<std::size_t>(t) * t * 3);
   const auto T = static_cast<std::size_t>(t);
-  for (std::size_t y = 0; y < T; ++y) {
-    // the cells [i0, i1) this pixel row covers (one cell when t >= n)
-    const std::size_t i0 = y * n / T, i1 = std::max(i0 + 1, (y + 1) * n / T);
-    for (std::size_t x = 0; x < T; ++x) {
-      const std::size_t j0 = x * n / T, j1 = std::max(j0 + 1, (x + 1) * n / T);
-      double sum = 0.0;
-      std::size_t seen = 0;
-      for (std::size_t i = i0; i < i1; ++i)
-        for (std::size_t j = j0; j < j1; ++j) {
-          if (causal && j > i) continue;
-          sum += a[i * n + j];
-          ++seen;
-        }
-      const rgb c = seen == 0 ? hidden_grey
-                              : cmap.at(scale_position(cs, sum / static_cast<double>(seen), lo, hi));
-      std::uint8_t* p = px->data() + (y * T + x) * 3;
-      p[0] = c.r;
-      p[1] = c.g;
-      p[2] = c.b;
-    }
+  const std::vector<double> means = thumbnail_means(a, n, n, causal, T);
+  for (std::size_t k = 0; k < T * T; ++k) {
+    const rgb c = std::isnan(means[k]) ? hidden_grey : cmap.at(scale_position(cs, means[k], lo, hi));
+    std::uint8_t* p = px->data() + k * 3;
+    p[0] = c.r;
+    p[1] = c.g;
+    p[2] = c.b;
   }
   return px;
 }
 
 }  // namespace
+
+std::vector<double> thumbnail_means(const float* a, std::size_t n, std::size_t nk, bool causal,
+                                    std::size_t t) {
+  std::vector<double> out(t * t, std::nan(""));
+  for (std::size_t y = 0; y < t; ++y) {
+    // the cells [i0, i1) this pixel row covers (one cell when t >= n)
+    const std::size_t i0 = y * n / t, i1 = std::max(i0 + 1, (y + 1) * n / t);
+    for (std::size_t x = 0; x < t; ++x) {
+      const std::size_t j0 = x * nk / t, j1 = std::max(j0 + 1, (x + 1) * nk / t);
+      double sum = 0.0;
+      std::size_t seen = 0;
+      for (std::size_t i = i0; i < i1; ++i)
+        for (std::size_t j = j0; j < j1 && !(causal && j > i); ++j) {
+          sum += a[i * nk + j];
+          ++seen;
+        }
+      if (seen) out[y * t + x] = sum / static_cast<double>(seen);
+    }
+  }
+  return out;
+}
 
 double map_colour_max(const float* a, std::size_t n, bool causal, std::size_t cols) {
   if (cols == 0) cols = n;

@@ -46,6 +46,13 @@ struct model_view_spec {
   int thumb = 0;                      // pixels per thumbnail (0: by the grid's size)
 };
 
+// A thumbnail of t × t pixels of an n × nk map: pixel (y, x) the mean of the cells
+// [⌊y n / t⌋, max(that + 1, ⌊(y + 1) n / t⌋)) × (the same over nk), leaving out the cells a
+// causal mask hides; NaN where it hides every cell (drawn grey). The model view's thumbnails,
+// and the explorer page's (render/model_page.h).
+std::vector<double> thumbnail_means(const float* a, std::size_t n, std::size_t nk, bool causal,
+                                    std::size_t t);
+
 // The largest weight of one n × cols map (cols 0: n × n), row 0 left out under a causal mask (it
 // is always [1, 0, …]: counted, it would pin every range to 1); before rounding
 // (nice_at_or_above). A causal map is square.

@@ -35,24 +35,4 @@ std::string blob_element(const std::string& id, const std::string& text) {
   return fmt::format("<script type=\"application/octet-stream\" id=\"{}\">{}</script>\n", id, text);
 }
 
-std::vector<float> thumbnail_means(const float* map, std::size_t n, std::size_t nk, bool causal,
-                                   std::size_t t) {
-  std::vector<float> out(t * t, 0.0f);
-  for (std::size_t y = 0; y < t; ++y) {
-    const std::size_t i0 = y * n / t, i1 = std::max(i0 + 1, (y + 1) * n / t);
-    for (std::size_t x = 0; x < t; ++x) {
-      const std::size_t j0 = x * nk / t, j1 = std::max(j0 + 1, (x + 1) * nk / t);
-      double sum = 0.0;
-      std::size_t seen = 0;
-      for (std::size_t i = i0; i < i1; ++i)
-        for (std::size_t j = j0; j < j1 && !(causal && j > i); ++j) {
-          sum += map[i * nk + j];
-          ++seen;
-        }
-      if (seen) out[y * t + x] = static_cast<float>(sum / static_cast<double>(seen));
-    }
-  }
-  return out;
-}
-
 }  // namespace attnviz

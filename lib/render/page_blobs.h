@@ -28,10 +28,4 @@ std::string page_blob(const float* values, std::size_t count, page_encoding e);
 // <script type="application/octet-stream" id="ID">TEXT</script> and a line break.
 std::string blob_element(const std::string& id, const std::string& text);
 
-// A thumbnail of t × t pixels of an n × nk map: pixel (y, x) the mean of the cells
-// [⌊y n / t⌋, max(that + 1, ⌊(y + 1) n / t⌋)) × (the same over nk), leaving out the cells a
-// causal mask hides (0 when it hides every cell: the page draws those grey).
-std::vector<float> thumbnail_means(const float* map, std::size_t n, std::size_t nk, bool causal,
-                                   std::size_t t);
-
 }  // namespace attnviz

@@ -12,6 +12,7 @@
 #include "helpers.h"
 #include "io/base64.h"
 #include "render/model_page.h"
+#include "render/model_view.h"
 #include "render/page_blobs.h"
 
 using namespace attnviz;
@@ -66,15 +67,15 @@ TEST_CASE("a thumbnail's pixel is the mean of the visible cells it covers") {
   std::vector<float> a(16);
   for (std::size_t i = 0; i < 4; ++i)
     for (std::size_t j = 0; j < 4; ++j) a[i * 4 + j] = static_cast<float>(10 * i + j);
-  const std::vector<float> t = thumbnail_means(a.data(), 4, 4, true, 2);
+  const std::vector<double> t = thumbnail_means(a.data(), 4, 4, true, 2);
   CHECK(t[0] == doctest::Approx((0.0 + 10 + 11) / 3));       // rows 0-1, cols 0-1: j <= i
-  CHECK(t[1] == 0.0f);                                       // rows 0-1, cols 2-3: all hidden
+  CHECK(std::isnan(t[1]));                                   // rows 0-1, cols 2-3: all hidden
   CHECK(t[2] == doctest::Approx((20.0 + 21 + 30 + 31) / 4));
   CHECK(t[3] == doctest::Approx((22.0 + 32 + 33) / 3));
   // more pixels than cells: each pixel one cell
-  const std::vector<float> big = thumbnail_means(a.data(), 4, 4, false, 8);
-  CHECK(big[7 * 8 + 7] == 33.0f);
-  CHECK(big[0] == 0.0f);
+  const std::vector<double> big = thumbnail_means(a.data(), 4, 4, false, 8);
+  CHECK(big[7 * 8 + 7] == 33.0);
+  CHECK(big[0] == 0.0);
 }
 
 TEST_CASE("a page past the limit is refused, naming its stacks") {
