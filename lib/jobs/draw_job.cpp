@@ -9,7 +9,6 @@
 #include "error.h"
 #include "io/file_io.h"
 #include "io/json_file.h"
-#include "io/npy.h"
 #include "io/attention_file.h"
 #include "io/npy_read.h"
 #include "jobs/seq2seq_views.h"
@@ -201,9 +200,7 @@ draw_report run_draw_job(const draw_job_config& c) {
   made.picture = [&] { return draw_view(source, c.choice); };
   made.html = [&] { return maps_page(source, c.choice); };
   made.npy = [&](output_batch& batch, const std::string& dir) {
-    const matrix view = view_values(source, c.choice);
-    batch.add((std::filesystem::path(dir) / "view.npy").string(),
-              npy_float32({r.n, r.n}, view.data()));
+    batch.add((std::filesystem::path(dir) / "view.npy").string(), view_npy(source, c.choice));
   };
   r.written = write_outputs(c.out, made);
   return r;

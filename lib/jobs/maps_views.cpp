@@ -5,6 +5,7 @@
 #include "analysis/layer_maps.h"
 #include "error.h"
 #include "index_list.h"
+#include "io/npy.h"
 #include "render/head_view.h"
 #include "render/model_page.h"
 #include "render/model_view.h"
@@ -207,6 +208,12 @@ matrix view_values(const maps_source& s, const view_choice& c) {
   }
   const float* map = maps.map(c.layer, c.head);
   return matrix(s.n, s.n, std::vector<float>(map, map + s.n * s.n));
+}
+
+std::string view_npy(const maps_source& s, const view_choice& c) {
+  const matrix view = view_values(s, c);
+  if (c.view == maps_view::received) return npy_float32({view.cols()}, view.data());
+  return npy_float32({view.rows(), view.cols()}, view.data());
 }
 
 heatmap_spec view_heatmap(const maps_source& s, const view_choice& c, const matrix& values) {

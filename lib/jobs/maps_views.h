@@ -96,6 +96,8 @@ std::string list_label(const char* what, const std::string& list, std::size_t co
 // The map a heatmap view draws (one head's, or the computed one): n × n, or for generation the
 // generated rows (n − prompt) × n; for received 1 × n.
 matrix view_values(const maps_source& s, const view_choice& c);
+// view.npy's bytes: view_values as float32 [rows, n], or [n] for received.
+std::string view_npy(const maps_source& s, const view_choice& c);
 // The heatmap over `values` (from view_values), titled with what it is; values must outlive it.
 heatmap_spec view_heatmap(const maps_source& s, const view_choice& c, const matrix& values);
 // Any view's figure; captions (layers × heads, row-major, or empty) label the model view.

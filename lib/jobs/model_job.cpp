@@ -45,13 +45,8 @@ void add_npy(output_batch& batch, const std::string& dir, const model_report& r,
              const model_job_config& c) {
   namespace fs = std::filesystem;
   const model_forward& f = r.forward;
-  if (computes_map(c.choice.view)) {
-    const matrix view = view_values(model_maps_source(r, c), c.choice);
-    const std::vector<std::size_t> shape =
-        c.choice.view == maps_view::received ? std::vector<std::size_t>{view.cols()}
-                                            : std::vector<std::size_t>{view.rows(), view.cols()};
-    batch.add((fs::path(dir) / "view.npy").string(), npy_float32(shape, view.data()));
-  }
+  if (computes_map(c.choice.view))
+    batch.add((fs::path(dir) / "view.npy").string(), view_npy(model_maps_source(r, c), c.choice));
   if (r.prompt > 0)
     batch.add((fs::path(dir) / "generation.json").string(), generation_json(r, c, 1) + "\n");
   const auto layers = chosen(c.npy_layers, f.layers, "npy_layers", "layer");

@@ -115,6 +115,11 @@ def test_received_view_colours_each_token(env):
         k = min(len(cmap) - 1, int(v / top * len(cmap)))
         near = min(np.abs(cmap[k + d] - fill).max() for d in (-1, 0, 1) if 0 <= k + d < len(cmap))
         assert near <= 1, (fill, v)
+    # draw reads the same view from attention.npy itself (its column sums)
+    drawn = env.path("drawn-received")
+    env.run("draw", "--weights", os.path.join(env.path("maps"), "attention.npy"), "--view",
+            "received", "--layers", "1", "--heads", "0-2", "--npy", drawn)
+    assert np.abs(load(drawn, "view.npy") - want).max() <= 1e-6
     # and as a PNG, without any map kept
     png = env.path("received.png")
     env.run("model", "--model", folder, "--ids", IDS, "--png", png, "--view", "received", "-q")
