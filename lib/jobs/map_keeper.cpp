@@ -1,7 +1,9 @@
 #include "jobs/map_keeper.h"
 
 #include <fmt/format.h>
+#if defined(_OPENMP)
 #include <omp.h>
+#endif
 
 #include <algorithm>
 #include <limits>
@@ -9,6 +11,7 @@
 
 #include "error.h"
 #include "io/npy.h"
+#include "kernels/kernels.h"
 
 namespace attnviz {
 
@@ -38,7 +41,7 @@ map_keeper::map_keeper(keep_request request)
     : req_(std::move(request)),
       maps_(req_.layers * req_.heads),
       file_slot_(req_.layers * req_.heads, none),
-      threads_(static_cast<std::size_t>(std::max(1, omp_get_max_threads()))),
+      threads_(std::max<std::size_t>(1, kernels::threads())),
       received_(req_.layers * req_.heads * req_.n, 0.0f) {
   if (req_.keep.size() != maps_.size()) throw std::logic_error("map_keeper: keep is not L·H");
   any_marked_ = std::find(req_.marked.begin(), req_.marked.end(), true) != req_.marked.end();
@@ -79,7 +82,11 @@ void map_keeper::rows(std::size_t layer, std::size_t head, std::size_t i0, std::
     const std::uint64_t at = data_at_ + (static_cast<std::uint64_t>(slot) * n + i0) * n * 4;
     if (!file_->write_at(at, weights, rows * n * sizeof(float))) failed_ = true;
   }
+#if defined(_OPENMP)
   const auto t = static_cast<std::size_t>(omp_get_thread_num());
+#else
+  const std::size_t t = 0;
+#endif
   if (t >= threads_) {
     failed_ = true;  // a thread the keeper has no sums for: never with the kernel's one region
     return;

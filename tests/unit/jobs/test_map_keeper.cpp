@@ -2,7 +2,6 @@
 // holds the chosen maps at their places, the column sums and the head statistics equal sums
 // over the whole maps made another way, and neither depends on the number of threads.
 #include <doctest/doctest.h>
-#include <omp.h>
 
 #include <cstring>
 #include <filesystem>
@@ -123,13 +122,14 @@ TEST_CASE("the kept maps are the kernel's, and the column sums and statistics ma
 TEST_CASE("the column sums are the same bytes on one thread and on two") {
   layer_run run;
   std::vector<std::vector<float>> got;
-  for (const int threads : {1, 2}) {
-    omp_set_num_threads(threads);
+  const std::size_t before = kernels::threads();
+  for (const std::size_t threads : {1, 2}) {
+    kernels::set_threads(threads);
     map_keeper keeper(request(1));
     run.run(keeper, 0, {nullptr, nullptr, nullptr});
     got.push_back(keeper.received());
   }
-  omp_set_num_threads(omp_get_num_procs());
+  kernels::set_threads(before);
   CHECK(got[0] == got[1]);
 }
 
