@@ -87,8 +87,8 @@ void map_keeper::rows(std::size_t layer, std::size_t head, std::size_t i0, std::
 #else
   const std::size_t t = 0;
 #endif
-  if (t >= threads_) {
-    failed_ = true;  // a thread the keeper has no sums for: never with the kernel's one region
+  if (t >= threads_) {  // a thread the keeper has no sums for: never with the kernel's one region
+    stray_thread_ = true;
     return;
   }
   std::int64_t* sums = sums_.data() + (t * req_.heads + head) * n;
@@ -107,8 +107,8 @@ void map_keeper::rows(std::size_t layer, std::size_t head, std::size_t i0, std::
 }
 
 void map_keeper::layer_done(std::size_t layer) {
-  if (failed_)
-    throw input_error(req_.file_path, file_ ? file_->error() : std::string("cannot keep the maps"));
+  if (stray_thread_) throw std::logic_error("map_keeper: rows from a thread it has no sums for");
+  if (failed_) throw input_error(req_.file_path, file_->error());
   const std::size_t hn = req_.heads * req_.n;
   float* out = received_.data() + layer * hn;
   for (std::size_t k = 0; k < hn; ++k) {

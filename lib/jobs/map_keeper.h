@@ -80,7 +80,8 @@ class map_keeper final : public map_taps {
   std::vector<head_row> row_terms_;        // [heads, n] of the running layer (measure)
   std::vector<head_stats> stats_;
   bool any_marked_ = false;
-  std::atomic<bool> failed_{false};        // set by rows (any thread), read by layer_done
+  std::atomic<bool> failed_{false};        // a block not written to the file (rows, any thread)
+  std::atomic<bool> stray_thread_{false};  // rows from a thread past threads_ (a bug)
 };
 
 // The column sums of `count` n × n maps one after another ([count, n]), added in double: what

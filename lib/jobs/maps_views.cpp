@@ -6,6 +6,7 @@
 #include "error.h"
 #include "index_list.h"
 #include "io/npy.h"
+#include "jobs/map_keeper.h"
 #include "render/head_view.h"
 #include "render/model_page.h"
 #include "render/model_view.h"
@@ -154,9 +155,8 @@ matrix received_values(const maps_source& s, const view_choice& c) {
         for (std::size_t j = 0; j < s.n; ++j) sum[j] += r[j];
         continue;
       }
-      const float* a = maps.map(l, h);
-      for (std::size_t i = 0; i < s.n; ++i)
-        for (std::size_t j = 0; j < s.n; ++j) sum[j] += a[i * s.n + j];
+      const std::vector<float> r = column_sums(maps.map(l, h), 1, s.n);
+      for (std::size_t j = 0; j < s.n; ++j) sum[j] += r[j];
     }
   matrix out(1, s.n);
   const double maps_count = static_cast<double>(layers.size() * heads.size());
