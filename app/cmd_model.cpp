@@ -57,7 +57,7 @@ Outputs:
               tokens.json    the token strings, as the tokenizer shows them
               hidden.npy     float32 [n, d]: the last hidden state
               view.npy       float32 [n, n]: with --view mean, max, rollout or flow, that map
-                             ([n] with --view received)
+                             ([n] with --view received or received-rollout)
   --json      tokens, ids, the model's sizes and every layer's heads' weights
   --png/--svg/--term   one head's map: --layer L --head H
 
@@ -65,8 +65,10 @@ Long texts: only the maps an output reads are kept in memory (--view head: one; 
 model: --layers x --heads; rollout, flow: --layers x every head; --json and --html: all of
 them), so a text as long as the model's positions runs in the memory of its weights and
 activations. --view received draws the attention each token receives over the text itself,
-wrapped like a page (per --layers x --heads), from the column sums every run keeps; --npy
-streams attention.npy to disk. --max-memory refuses before any work, naming what would fit.
+wrapped like a page (per --layers x --heads), from the column sums every run keeps;
+--view received-rollout the same through the rollout over --layers (a second pass from the
+last layer down, each layer's input kept in a scratch file in $TMPDIR: about twice the
+forward's time); --npy streams attention.npy to disk. --max-memory refuses before any work, naming what would fit.
 
 Encoder-decoder models (bart, mbart, marian): --text / --ids is the source; --target /
 --target-ids the target, read with teacher forcing (the decoder reads the start token and the

@@ -20,12 +20,14 @@ void add_maps_view_flags(CLI::App& cmd, view_choice& c, maps_view_flags& f) {
                  "its keys, --heads side by side or in one panel); alignment (encoder-decoder "
                  "models: the cross attention over --layers x --heads as a word alignment); "
                  "received (long texts: the attention each token receives over --layers x "
-                 "--heads, drawn over the text like a page)")
+                 "--heads, drawn over the text like a page); received-rollout (the same through "
+                 "the rollout over --layers: which input tokens the output traces back to)")
       ->check(CLI::IsMember(names_of(maps_view_names)))
       ->capture_default_str()
       ->group("Figure");
   cmd.add_option("--layers", c.layers,
-                 "The layers of --view model, mean, max, rollout, flow, alignment or received, "
+                 "The layers of --view model, mean, max, rollout, flow, alignment, received or "
+                 "received-rollout, "
                  "e.g. 0,5-7 [default: all]")
       ->group("Figure");
   cmd.add_option("--heads", c.heads,

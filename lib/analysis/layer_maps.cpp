@@ -151,6 +151,19 @@ matrix attention_rollout_ref(const model_maps& m, const std::vector<std::size_t>
   return out;
 }
 
+std::vector<double> rollout_column_sums(const model_maps& m, const std::vector<std::size_t>& layers) {
+  const std::size_t n = m.n;
+  std::vector<double> v(n, 1.0), next(n);
+  for (std::size_t k = layers.size(); k-- > 0;) {  // v ← v Â_l
+    const std::vector<double> a = residual_map(m, layers[k]);
+    std::fill(next.begin(), next.end(), 0.0);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j) next[j] += v[i] * a[i * n + j];
+    v.swap(next);
+  }
+  return v;
+}
+
 namespace {
 
 // Rows [i0, i1) of every chosen map combined into out (rows × n, float): the mean or the max.

@@ -46,6 +46,10 @@ matrix reduce_maps_ref(const model_maps& m, const std::vector<std::size_t>& laye
 matrix attention_rollout(const model_maps& m, const std::vector<std::size_t>& layers);
 matrix attention_rollout_ref(const model_maps& m, const std::vector<std::size_t>& layers);
 
+// The rollout's column sums u_j = Σ_i R[i, j] without R: v = 1ᵀ, then v ← v Â_l from the last
+// chosen layer down (serial, double; what jobs/received_rollout.h computes without the maps).
+std::vector<double> rollout_column_sums(const model_maps& m, const std::vector<std::size_t>& layers);
+
 inline constexpr std::size_t flow_max_tokens = 64;
 // usage_error naming "view" when n > flow_max_tokens (attention_flow checks it too).
 void check_flow_size(std::size_t n);

@@ -1,9 +1,6 @@
 #include "jobs/map_keeper.h"
 
 #include <fmt/format.h>
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
 
 #include <algorithm>
 #include <limits>
@@ -11,14 +8,12 @@
 
 #include "error.h"
 #include "io/npy.h"
-#include "kernels/kernels.h"
 
 namespace attnviz {
 
 namespace {
 
 constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
-constexpr double fixed_one = 1099511627776.0;  // 2^40: a weight of 1 in the column sums
 
 std::size_t count_kept(const keep_request& r) {
   return static_cast<std::size_t>(std::count(r.keep.begin(), r.keep.end(), true));
@@ -37,21 +32,27 @@ std::uint64_t file_bytes(const keep_request& r) {
          static_cast<std::uint64_t>(shape[0]) * shape[1] * r.n * r.n * sizeof(float);
 }
 
+std::uint64_t input_bytes(const keep_request& r) {
+  return layer_inputs::bytes(r.input_layers.size(), r.n, r.input_width);
+}
+
 map_keeper::map_keeper(keep_request request)
     : req_(std::move(request)),
       maps_(req_.layers * req_.heads),
       file_slot_(req_.layers * req_.heads, none),
-      threads_(std::max<std::size_t>(1, kernels::threads())),
+      sums_(req_.heads, req_.n, req_.causal),
       received_(req_.layers * req_.heads * req_.n, 0.0f) {
   if (req_.keep.size() != maps_.size()) throw std::logic_error("map_keeper: keep is not L·H");
   any_marked_ = std::find(req_.marked.begin(), req_.marked.end(), true) != req_.marked.end();
-  sums_.assign(threads_ * req_.heads * req_.n, 0);
   if (req_.measure) {
     row_terms_.resize(req_.heads * req_.n);
     stats_.resize(req_.layers * req_.heads);
   }
   if (!req_.keep.empty() && std::all_of(req_.keep.begin(), req_.keep.end(), [](bool k) { return k; }))
     all_ = matrix::uninitialized(req_.layers * req_.heads * req_.n, req_.n);
+  if (!req_.input_layers.empty())
+    inputs_ = std::make_unique<layer_inputs>(req_.input_layers, req_.layers, req_.n,
+                                             req_.input_width);
   if (req_.file_layers.empty()) return;
   const std::size_t fh = req_.file_heads.size();
   for (std::size_t a = 0; a < req_.file_layers.size(); ++a)
@@ -63,6 +64,10 @@ map_keeper::map_keeper(keep_request request)
   file_ = std::make_shared<streamed_file>(req_.file_path, req_.file_folder, file_bytes(req_));
   if (!file_->write_at(0, header.data(), header.size()))
     throw input_error(req_.file_path, file_->error());
+}
+
+void map_keeper::layer_input(std::size_t layer, const float* x, std::size_t n, std::size_t d) {
+  if (inputs_) inputs_->save(layer, x, n, d);
 }
 
 float* map_keeper::map_of(std::size_t layer, std::size_t head) {
@@ -82,22 +87,8 @@ void map_keeper::rows(std::size_t layer, std::size_t head, std::size_t i0, std::
     const std::uint64_t at = data_at_ + (static_cast<std::uint64_t>(slot) * n + i0) * n * 4;
     if (!file_->write_at(at, weights, rows * n * sizeof(float))) failed_ = true;
   }
-#if defined(_OPENMP)
-  const auto t = static_cast<std::size_t>(omp_get_thread_num());
-#else
-  const std::size_t t = 0;
-#endif
-  if (t >= threads_) {  // a thread the keeper has no sums for: never with the kernel's one region
-    stray_thread_ = true;
-    return;
-  }
-  std::int64_t* sums = sums_.data() + (t * req_.heads + head) * n;
-  const std::size_t width = req_.causal ? std::min(n, i0 + rows) : n;
-  for (std::size_t r = 0; r < rows; ++r) {
-    const float* w = weights + r * n;
-    for (std::size_t j = 0; j < width; ++j)
-      sums[j] += static_cast<std::int64_t>(static_cast<double>(w[j]) * fixed_one);
-  }
+  // a thread the sums have no row for: never with the kernel's one region
+  if (!sums_.add(head, i0, rows, weights, nullptr)) stray_thread_ = true;
   if (!req_.measure) return;
   for (std::size_t r = 0; r < rows; ++r) {
     const std::size_t i = i0 + r;
@@ -109,33 +100,15 @@ void map_keeper::rows(std::size_t layer, std::size_t head, std::size_t i0, std::
 void map_keeper::layer_done(std::size_t layer) {
   if (stray_thread_) throw std::logic_error("map_keeper: rows from a thread it has no sums for");
   if (failed_) throw input_error(req_.file_path, file_->error());
-  const std::size_t hn = req_.heads * req_.n;
-  float* out = received_.data() + layer * hn;
-  for (std::size_t k = 0; k < hn; ++k) {
-    std::int64_t total = 0;
-    for (std::size_t t = 0; t < threads_; ++t) total += sums_[t * hn + k];
-    out[k] = static_cast<float>(static_cast<double>(total) / fixed_one);
-  }
-  std::fill(sums_.begin(), sums_.end(), 0);
+  const std::vector<double> sums = sums_.take();
+  std::transform(sums.begin(), sums.end(), received_.begin() + layer * sums.size(),
+                 [](double v) { return static_cast<float>(v); });
   if (!req_.measure) return;
   for (std::size_t h = 0; h < req_.heads; ++h) {
     head_stats_sum sum(any_marked_);
     for (std::size_t i = 0; i < req_.n; ++i) sum.add_row(i, row_terms_[h * req_.n + i]);
     stats_[layer * req_.heads + h] = sum.result();
   }
-}
-
-std::vector<float> column_sums(const float* maps, std::size_t count, std::size_t n) {
-  std::vector<float> out(count * n);
-#pragma omp parallel for schedule(static) if (count * n * n > (1u << 20))
-  for (std::ptrdiff_t m = 0; m < static_cast<std::ptrdiff_t>(count); ++m) {
-    std::vector<double> sum(n, 0.0);
-    const float* a = maps + static_cast<std::size_t>(m) * n * n;
-    for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t j = 0; j < n; ++j) sum[j] += a[i * n + j];
-    for (std::size_t j = 0; j < n; ++j) out[static_cast<std::size_t>(m) * n + j] = static_cast<float>(sum[j]);
-  }
-  return out;
 }
 
 std::vector<const float*> map_keeper::kept() const {

@@ -8,10 +8,10 @@
 //             block of rows by block of rows, as the kernel finishes them, into a temporary
 //             file (io/file_io.h streamed_file) at its place in the array: never held in memory
 //   received  per layer and head, the attention each token receives — r[l, h, j] = Σ_i a_ij,
-//             the map's column sums — added in fixed point (whole multiples of 2^-40, in 64-bit
-//             integers, one row of sums per thread) so that the result does not depend on which
-//             thread added which rows: the same bytes on every run. Each weight is cut to a
-//             multiple of 2^-40 (an error below 1e-12 a weight, n · 1e-12 a sum).
+//             the map's column sums — added in fixed point (analysis/column_sums.h): the same
+//             bytes on every run and thread count
+//   inputs    the inputs of `input_layers` (n × input_width each), to a scratch file, for a
+//             second pass from the last layer down (jobs/received_rollout.h)
 //   stats     with `measure`: each head's statistics (analysis/head_stats.h), each row's terms
 //             as it comes, added up in row order after the layer: the numbers measure_head
 //             gives on the kept map, to the bit
@@ -25,8 +25,10 @@
 #include <string>
 #include <vector>
 
+#include "analysis/column_sums.h"
 #include "analysis/head_stats.h"
 #include "io/file_io.h"
+#include "jobs/layer_inputs.h"
 #include "model/map_taps.h"
 #include "tensor.h"
 
@@ -42,6 +44,8 @@ struct keep_request {
   std::string file_path, file_folder;
   bool measure = false;      // the heads' statistics (stats())
   std::vector<bool> marked;  // their marked keys (n flags, or empty: none)
+  std::vector<std::size_t> input_layers;  // the layers whose inputs are saved (inputs())
+  std::size_t input_width = 0;            // their width (d_model)
 };
 
 class map_keeper final : public map_taps {
@@ -53,6 +57,7 @@ class map_keeper final : public map_taps {
   // Adds up the threads' column sums; throws input_error naming attention.npy when a block
   // could not be written.
   void layer_done(std::size_t layer) override;
+  void layer_input(std::size_t layer, const float* x, std::size_t n, std::size_t d) override;
 
   // Each map, index l · heads + h: its n × n weights, or null when not kept.
   std::vector<const float*> kept() const;
@@ -66,6 +71,8 @@ class map_keeper final : public map_taps {
   const std::vector<head_stats>& stats() const noexcept { return stats_; }
   // attention.npy, complete after the last layer_done (null: no file asked for).
   std::shared_ptr<streamed_file> file() const noexcept { return file_; }
+  // The saved layer inputs (null: no input_layers), complete after the forward.
+  const layer_inputs* inputs() const noexcept { return inputs_.get(); }
 
  private:
   keep_request req_;
@@ -74,22 +81,19 @@ class map_keeper final : public map_taps {
   std::vector<std::size_t> file_slot_;     // per map: its index in the file, or none
   std::uint64_t data_at_ = 0;              // the file's header bytes
   std::shared_ptr<streamed_file> file_;
-  std::size_t threads_ = 1;
-  std::vector<std::int64_t> sums_;         // [threads, heads, n] of the running layer
+  fixed_column_sums sums_;                 // the running layer's
+  std::unique_ptr<layer_inputs> inputs_;
   std::vector<float> received_;
   std::vector<head_row> row_terms_;        // [heads, n] of the running layer (measure)
   std::vector<head_stats> stats_;
   bool any_marked_ = false;
   std::atomic<bool> failed_{false};        // a block not written to the file (rows, any thread)
-  std::atomic<bool> stray_thread_{false};  // rows from a thread past threads_ (a bug)
+  std::atomic<bool> stray_thread_{false};  // rows from a thread the sums do not know (a bug)
 };
-
-// The column sums of `count` n × n maps one after another ([count, n]), added in double: what
-// map_keeper's received() holds, for maps already in memory (a generation's).
-std::vector<float> column_sums(const float* maps, std::size_t count, std::size_t n);
 
 // The bytes the kept maps take and attention.npy's size (for the memory and disk checks).
 std::uint64_t kept_bytes(const keep_request& r);
 std::uint64_t file_bytes(const keep_request& r);
+std::uint64_t input_bytes(const keep_request& r);  // the saved inputs' scratch file
 
 }  // namespace attnviz

@@ -34,17 +34,17 @@ model_maps maps_of(const maps_source& s) {
 
 bool draws_heatmap(maps_view v) {
   return v != maps_view::model && v != maps_view::lines && v != maps_view::overlay &&
-         v != maps_view::received;
+         !received_view(v);
 }
 
 bool computes_map(maps_view v) {
-  return v == maps_view::received || (v != maps_view::head && draws_heatmap(v));
+  return received_view(v) || (v != maps_view::head && draws_heatmap(v));
 }
 
 bool view_reads_layers(maps_view w) {
   using v = maps_view;
   return w == v::model || w == v::mean || w == v::max || w == v::rollout || w == v::flow ||
-         w == v::generation || w == v::received;
+         w == v::generation || w == v::received || w == v::received_rollout;
 }
 
 bool view_reads_heads(maps_view w) {
@@ -142,24 +142,29 @@ void generation_heatmap(const maps_source& s, const view_choice& c, heatmap_spec
 }
 
 // received: per token the mean over the chosen layers × heads of the weight it gets from the
-// queries that can see it (column sums over the rows from j, causal; over all n rows, not).
+// queries that can see it (column sums over the rows from j, causal; over all n rows, not);
+// received-rollout: the rollout's column sums over the same count of queries.
 matrix received_values(const maps_source& s, const view_choice& c) {
   const auto layers = chosen(c.layers, s.layers, "layers", "layer");
-  const auto heads = chosen(c.heads, s.heads, "heads", "head");
   std::vector<double> sum(s.n, 0.0);
-  const model_maps maps = maps_of(s);
-  for (const std::size_t l : layers)
-    for (const std::size_t h : heads) {
-      if (s.received) {
-        const float* r = s.received + (l * s.heads + h) * s.n;
+  double maps_count = 1.0;
+  if (c.view == maps_view::received_rollout && s.received_rollout) {
+    sum.assign(s.received_rollout, s.received_rollout + s.n);
+  } else if (c.view == maps_view::received_rollout) {
+    sum = rollout_column_sums(maps_of(s), layers);
+  } else {
+    const auto heads = chosen(c.heads, s.heads, "heads", "head");
+    const model_maps maps = maps_of(s);
+    for (const std::size_t l : layers)
+      for (const std::size_t h : heads) {
+        const std::vector<float> computed =
+            s.received ? std::vector<float>() : column_sums(maps.map(l, h), 1, s.n);
+        const float* r = s.received ? s.received + (l * s.heads + h) * s.n : computed.data();
         for (std::size_t j = 0; j < s.n; ++j) sum[j] += r[j];
-        continue;
       }
-      const std::vector<float> r = column_sums(maps.map(l, h), 1, s.n);
-      for (std::size_t j = 0; j < s.n; ++j) sum[j] += r[j];
-    }
+    maps_count = static_cast<double>(layers.size() * heads.size());
+  }
   matrix out(1, s.n);
-  const double maps_count = static_cast<double>(layers.size() * heads.size());
   for (std::size_t j = 0; j < s.n; ++j)
     out(0, j) = static_cast<float>(sum[j] / maps_count /
                                    static_cast<double>(s.causal ? s.n - j : s.n));
@@ -173,13 +178,20 @@ figure received_figure(const maps_source& s, const view_choice& c) {
   p.values.assign(values.data(), values.data() + s.n);
   p.cmap = &colormap::named_or_default(c.look.cmap);
   p.colours = c.look.colours;
-  p.title = fmt::format("attention received · mean over {} × {} · {}",
-                        list_label("layer", c.layers, s.layers),
-                        list_label("head", c.heads, s.heads), s.name);
-  p.subtitle = fmt::format("{} · {} tokens · each token: the mean weight it gets from {}",
-                           s.subtitle, s.n,
-                           s.causal ? "the queries that can see it (itself and those after it)"
-                                    : "every query");
+  const std::string layers = list_label("layer", c.layers, s.layers);
+  const char* from = s.causal ? "the queries that can see it (itself and those after it)"
+                              : "every query";
+  if (c.view == maps_view::received_rollout) {
+    p.title = fmt::format("attention received · rolled out through {} · {}", layers, s.name);
+    p.subtitle = fmt::format("{} · {} tokens · each token: the mean share of {} that traces back "
+                             "to it through the rollout (every head, ½ A + ½ I a layer)",
+                             s.subtitle, s.n, from);
+  } else {
+    p.title = fmt::format("attention received · mean over {} × {} · {}", layers,
+                          list_label("head", c.heads, s.heads), s.name);
+    p.subtitle = fmt::format("{} · {} tokens · each token: the mean weight it gets from {}",
+                             s.subtitle, s.n, from);
+  }
   apply_titles(c.look, p.title, p.subtitle);
   return text_page_figure(p);
 }
@@ -188,7 +200,7 @@ figure received_figure(const maps_source& s, const view_choice& c) {
 
 matrix view_values(const maps_source& s, const view_choice& c) {
   if (c.view == maps_view::generation) return generation_values(s, c);
-  if (c.view == maps_view::received) return received_values(s, c);
+  if (received_view(c.view)) return received_values(s, c);
   const model_maps maps = maps_of(s);
   const auto layers = chosen(c.layers, s.layers, "layers", "layer");
   switch (c.view) {
@@ -204,7 +216,8 @@ matrix view_values(const maps_source& s, const view_choice& c) {
     case maps_view::overlay:
     case maps_view::alignment:
     case maps_view::generation:
-    case maps_view::received: break;
+    case maps_view::received:
+    case maps_view::received_rollout: break;
   }
   const float* map = maps.map(c.layer, c.head);
   return matrix(s.n, s.n, std::vector<float>(map, map + s.n * s.n));
@@ -212,7 +225,7 @@ matrix view_values(const maps_source& s, const view_choice& c) {
 
 std::string view_npy(const maps_source& s, const view_choice& c) {
   const matrix view = view_values(s, c);
-  if (c.view == maps_view::received) return npy_float32({view.cols()}, view.data());
+  if (received_view(c.view)) return npy_float32({view.cols()}, view.data());
   return npy_float32({view.rows(), view.cols()}, view.data());
 }
 
@@ -254,7 +267,7 @@ heatmap_spec view_heatmap(const maps_source& s, const view_choice& c, const matr
 }
 
 figure draw_view(const maps_source& s, const view_choice& c, std::vector<std::string> captions) {
-  if (c.view == maps_view::received) return received_figure(s, c);
+  if (received_view(c.view)) return received_figure(s, c);
   if (c.view == maps_view::model) {
     model_view_spec v;
     const model_maps maps = maps_of(s);

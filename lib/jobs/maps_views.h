@@ -13,6 +13,11 @@
 //                   the weight it gets from the queries that can see it, Σ_i a_ij / (n − j) under
 //                   a causal mask, Σ_i a_ij / n without; reads the column sums (`received`), not
 //                   the maps, so it is there at any length
+//   received-rollout  the same through the attention rollout over --layers: per token j, Σ_i R[i, j]
+//                   (R the rollout, every head) over the same count of queries — which input
+//                   tokens the model's output, all layers together, traces back to. From a model
+//                   run, a second pass from the last layer down (jobs/received_rollout.h), at any
+//                   length; from maps in memory, rollout_column_sums
 //   generation      after `model --generate`: the generated tokens as rows, the prompt and the
 //                   earlier generated tokens as columns, a rule at the prompt's end; one head's
 //                   map (--layer, --head) or the mean over --layers × --heads, each row divided
@@ -37,7 +42,8 @@
 namespace attnviz {
 
 enum class maps_view {
-  head, model, mean, max, rollout, flow, lines, overlay, alignment, generation, received
+  head, model, mean, max, rollout, flow, lines, overlay, alignment, generation, received,
+  received_rollout
 };
 inline constexpr named<maps_view> maps_view_names[] = {
     {"head", maps_view::head},       {"model", maps_view::model},
@@ -45,12 +51,16 @@ inline constexpr named<maps_view> maps_view_names[] = {
     {"rollout", maps_view::rollout}, {"flow", maps_view::flow},
     {"lines", maps_view::lines},     {"overlay", maps_view::overlay},
     {"alignment", maps_view::alignment}, {"generation", maps_view::generation},
-    {"received", maps_view::received}};
+    {"received", maps_view::received}, {"received-rollout", maps_view::received_rollout}};
 // The views that draw one n × n heatmap (--term can show them).
 bool draws_heatmap(maps_view v);
 // The views that compute a map of their own (view.npy): mean, max, rollout, flow, generation;
-// received's values are a row of n (view.npy [n]).
+// received's and received-rollout's values are a row of n (view.npy [n]).
 bool computes_map(maps_view v);
+// received and received-rollout: a value per token drawn over the text (render/text_page.h).
+inline bool received_view(maps_view v) {
+  return v == maps_view::received || v == maps_view::received_rollout;
+}
 
 struct view_choice {
   maps_view view = maps_view::head;
@@ -72,6 +82,9 @@ struct maps_source {
   // [layers, heads, n]: the column sums of every map (jobs/map_keeper.h), or null: summed from
   // the maps when a view needs them
   const float* received = nullptr;
+  // [n]: the rollout's column sums through the view's --layers (jobs/received_rollout.h), or
+  // null: from the maps
+  const float* received_rollout = nullptr;
 };
 
 // Whether a view reads --layers (a list of layers) and --heads.
@@ -94,9 +107,9 @@ std::vector<std::size_t> chosen(const std::string& list, std::size_t count, cons
 std::string list_label(const char* what, const std::string& list, std::size_t count);
 
 // The map a heatmap view draws (one head's, or the computed one): n × n, or for generation the
-// generated rows (n − prompt) × n; for received 1 × n.
+// generated rows (n − prompt) × n; for received and received-rollout 1 × n.
 matrix view_values(const maps_source& s, const view_choice& c);
-// view.npy's bytes: view_values as float32 [rows, n], or [n] for received.
+// view.npy's bytes: view_values as float32 [rows, n], or [n] for the received views.
 std::string view_npy(const maps_source& s, const view_choice& c);
 // The heatmap over `values` (from view_values), titled with what it is; values must outlive it.
 heatmap_spec view_heatmap(const maps_source& s, const view_choice& c, const matrix& values);

@@ -13,6 +13,7 @@
 #include "jobs/generation_job.h"
 #include "jobs/heads_job.h"
 #include "jobs/model_keep.h"
+#include "jobs/received_rollout.h"
 #include "jobs/seq2seq_job.h"
 #include "model/hf_model.h"
 #include "render/model_page.h"
@@ -157,6 +158,10 @@ void run_forward(const hf_model& m, const model_job_config& c, keep_request plan
   r.forward = run_model(m, r.ids, c.progress, nullptr, r.keeper.get());
   if (r.keeper->keeps_all()) r.forward.attention = r.keeper->take_all();
   r.received = r.keeper->received();
+  if (r.keeper->inputs())
+    r.received_rollout =
+        rolled_out_received(m, *r.keeper->inputs(),
+                            chosen(c.choice.layers, m.config.layers, "layers", "layer"), c.progress);
 }
 
 void check_length(std::size_t tokens, std::size_t max_positions, const char* from, bool text) {
@@ -182,6 +187,7 @@ maps_source model_maps_source(const model_report& r, const model_job_config& c) 
   else if (r.keeper)
     s.kept = r.keeper->kept();
   s.received = r.received.empty() ? nullptr : r.received.data();
+  s.received_rollout = r.received_rollout.empty() ? nullptr : r.received_rollout.data();
   s.layers = r.forward.layers;
   s.heads = r.forward.heads;
   s.n = r.forward.n;

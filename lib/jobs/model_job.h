@@ -94,6 +94,7 @@ struct model_report {
   // [layers, heads, n]
   std::shared_ptr<map_keeper> keeper;
   std::vector<float> received;
+  std::vector<float> received_rollout;  // --view received-rollout's column sums (a second pass)
 };
 
 model_report run_model_job(const model_job_config& config);

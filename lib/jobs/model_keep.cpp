@@ -7,6 +7,7 @@
 
 #include "error.h"
 #include "index_list.h"
+#include "io/scratch_file.h"
 #include "model/layer_ops.h"
 #include "render/heatmap.h"
 
@@ -46,7 +47,8 @@ void mark_view_needs(const view_choice& v, keep_request& r) {
       return;
     case maps_view::alignment:
     case maps_view::generation:
-    case maps_view::received: return;
+    case maps_view::received:
+    case maps_view::received_rollout: return;
   }
 }
 
@@ -69,6 +71,10 @@ keep_request plan_keeping(const model_config& m, const model_job_config& c, std:
   r.keep.assign(m.layers * m.heads, keeps_every_map(c));
   if (!keeps_every_map(c) && draws(c)) mark_view_needs(c.choice, r);
   r.measure = c.name_heads;  // the captions' statistics, row by row
+  if (!keeps_every_map(c) && draws(c) && c.choice.view == maps_view::received_rollout) {
+    r.input_layers = chosen(c.choice.layers, m.layers, "layers", "layer");
+    r.input_width = m.d_model;
+  }
   if (c.out.npy_dir.empty()) {
     if (!c.npy_layers.empty() || !c.npy_heads.empty())
       throw usage_error(fmt::format("{} and {} choose the maps of attention.npy: add {} DIR",
@@ -93,7 +99,7 @@ std::uint64_t model_run_bytes(const model_config& m, const model_job_config& c,
                  static_cast<double>(forward_bytes(m, r.n));
   if (!c.out.json.empty()) bytes += maps * n * n * 16.0;
   if (!c.out.html.empty()) bytes += maps * n * n * 4.0;  // blobs, their text, the page's copies
-  if (c.out.figure() && c.choice.view == maps_view::received) {
+  if (c.out.figure() && received_view(c.choice.view)) {
     bytes += 1600.0 * (n * 2.0 + 400.0) * 3.0 * 2.0;  // a page: about a line of 22 px per 11 tokens
   } else if (c.out.figure()) {
     const double cell = c.choice.look.cell > 0 ? c.choice.look.cell : default_cell(r.n);
@@ -130,9 +136,20 @@ void check_model_memory(const model_config& m, const model_job_config& c, const 
 }
 
 void check_model_disk(const keep_request& r) {
+  std::error_code ec;
+  if (const std::uint64_t inputs = input_bytes(r); inputs > 0) {
+    const std::uint64_t free = scratch_file::free_bytes();
+    if (free < inputs)
+      throw usage_error(fmt::format("{} received-rollout keeps each layer's input for its pass "
+                                    "from the last layer down: {} ({} layers × {} × {} floats) in "
+                                    "{}, which has {} free: roll out through fewer {}, or set "
+                                    "TMPDIR to a folder with room",
+                                    param("view"), format_bytes(inputs), r.input_layers.size(),
+                                    r.n, r.input_width, scratch_file::folder(),
+                                    format_bytes(free), param("layers")));
+  }
   const std::uint64_t need = file_bytes(r);
   if (need == 0) return;
-  std::error_code ec;
   const auto space = std::filesystem::space(r.file_folder, ec);
   if (ec || space.available >= need) return;
   throw usage_error(fmt::format("{}: attention.npy would take {} ({} layers × {} heads × {} × {} "

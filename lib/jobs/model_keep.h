@@ -37,8 +37,9 @@ keep_request plan_keeping(const model_config& m, const model_job_config& c, std:
 std::uint64_t model_run_bytes(const model_config& m, const model_job_config& c,
                               const keep_request& r);
 void check_model_memory(const model_config& m, const model_job_config& c, const keep_request& r);
-// attention.npy's size against the space its folder has left (usage_error naming --layers and
-// --heads, which choose fewer maps).
+// attention.npy's size against the space its folder has left (usage_error naming --npy-layers
+// and --npy-heads, which choose fewer maps), and the saved inputs' against the scratch folder's
+// (naming --layers).
 void check_model_disk(const keep_request& r);
 
 }  // namespace attnviz

@@ -38,6 +38,16 @@ void set_masks(const model_config& c, std::size_t past, std::size_t n, mask_set&
   add_sliding_window(masks, c.sliding_window, past, n);
 }
 
+// A layer's context for rows at positions [past, past + n): masks and RoPE table.
+void prepare_context(layer_context& lc, const model_config& c, std::size_t past, std::size_t n,
+                     map_taps* taps) {
+  lc.past = past;
+  lc.taps = taps;
+  set_masks(c, past, n, lc.spec.masks);
+  if (c.positions == position_kind::rotary)
+    lc.rope = make_rope_half_table(past, n, rope_frequencies(c));
+}
+
 }  // namespace
 
 void check_model_ids(const hf_model& m, const std::vector<std::int64_t>& ids) {
@@ -52,16 +62,13 @@ matrix run_stack(const hf_model& m, const std::vector<std::int64_t>& ids, std::s
   const std::size_t n = ids.size(), H = c.heads, width = past + n;
   if (caches && caches->size() != c.layers) throw std::logic_error("run_stack: a cache a layer");
   layer_context lc(m, n, &times);
-  lc.past = past;
-  lc.taps = taps;
   if (taps && (caches || maps)) throw std::logic_error("run_stack: taps replace maps and caches");
-  set_masks(c, past, n, lc.spec.masks);
-  if (c.positions == position_kind::rotary)
-    lc.rope = make_rope_half_table(past, n, rope_frequencies(c));
+  prepare_context(lc, c, past, n, taps);
   matrix x = family.embed(m, ids, past);
   lc.lap("embed");
   for (std::size_t l = 0; l < c.layers; ++l) {
     lc.layer = l;
+    if (taps) taps->layer_input(l, x.data(), n, x.cols());
     family.block(lc, m.layers[l], x, maps ? maps + l * H * n * width : nullptr,
                  probe && probe->layer == l ? probe : nullptr, caches ? &(*caches)[l] : nullptr);
     if (taps) taps->layer_done(l);
@@ -70,6 +77,16 @@ matrix run_stack(const hf_model& m, const std::vector<std::int64_t>& ids, std::s
   matrix h = m.final_norm_w ? norm_of(m, x, m.final_norm_w, m.final_norm_b) : std::move(x);
   lc.lap("norm");
   return h;
+}
+
+void rerun_layer(const hf_model& m, std::size_t layer, matrix x, map_taps& taps,
+                 stage_list& times) {
+  if (layer >= m.config.layers) throw std::logic_error("rerun_layer: no such layer");
+  layer_context lc(m, x.rows(), &times);
+  prepare_context(lc, m.config, 0, x.rows(), &taps);
+  lc.layer = layer;
+  m.config.family->block(lc, m.layers[layer], x, nullptr, nullptr, nullptr);
+  taps.layer_done(layer);
 }
 
 model_forward run_model(const hf_model& m, const std::vector<std::int64_t>& ids,

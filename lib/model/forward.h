@@ -58,6 +58,11 @@ model_forward run_model(const hf_model& m, const std::vector<std::int64_t>& ids,
 matrix run_stack(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_t past,
                  std::vector<kv_cache>* caches, float* maps, stage_list& times,
                  progress* bar = nullptr, layer_probe* probe = nullptr, map_taps* taps = nullptr);
+// Layer `layer` once more on its input x (n × d, as the forward's taps were shown it by
+// layer_input, positions from 0): its maps go to `taps` (rows, then layer_done), its output is
+// dropped. For views that need the layers from the last one down (jobs/received_rollout.h).
+void rerun_layer(const hf_model& m, std::size_t layer, matrix x, map_taps& taps,
+                 stage_list& times);
 // run_model's checks of the ids: in the vocabulary, within the positions.
 void check_model_ids(const hf_model& m, const std::vector<std::int64_t>& ids);
 

@@ -22,6 +22,11 @@ class map_taps {
   // throw (it runs inside a parallel region): record a failure and report it in layer_done.
   virtual void rows(std::size_t layer, std::size_t head, std::size_t i0, std::size_t rows,
                     const float* weights, std::size_t n) noexcept = 0;
+  // The layer's input before its block runs (n × d, row-major), for taps that need it again
+  // (rerun_layer). Nothing by default.
+  virtual void layer_input(std::size_t layer, const float* x, std::size_t n, std::size_t d) {
+    (void)layer, (void)x, (void)n, (void)d;
+  }
   // After every head of the layer has sent its rows (one thread). May throw.
   virtual void layer_done(std::size_t layer) = 0;
 };
