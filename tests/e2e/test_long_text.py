@@ -3,7 +3,8 @@
 them, attention.npy written block by block as the forward makes it (the same bytes as when every
 map is kept), --npy-layers/--npy-heads choosing its maps, received.npy (every map's column sums) against
 NumPy and the same bytes on 1 and 2 threads, the received view (the attention each token
-receives, drawn over the text) read back from its SVG against the numbers, peak memory far
+receives, drawn over the text) read back from its SVG against the numbers, its rolled-out
+version (a second pass from the last layer down) against NumPy's rollout matrix, peak memory far
 below the maps' size at 4,096 tokens for model and heads (its statistics measured row by row), --max-memory refusing before any work and naming the
 flags that would fit, and nothing left behind when the outputs cannot be placed."""
 import json
@@ -126,6 +127,50 @@ def test_received_view_colours_each_token(env):
     assert open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
 
 
+def rollout_received(maps, layers):
+    """1ᵀ R, R = Â_last ⋯ Â_first (Â = ½ mean_h A + ½ I, rows renormalised), per token divided
+    by the queries that can see it: the matrix itself, in float64."""
+    n = maps.shape[-1]
+    r = np.eye(n)
+    for l in layers:
+        a = 0.5 * maps[l].mean(0) + 0.5 * np.eye(n)
+        r = (a / a.sum(1, keepdims=True)) @ r
+    causal = not np.triu(maps[0, 0], 1).any()
+    return r.sum(0) / ((n - np.arange(n)) if causal else n)
+
+
+def test_received_rollout_from_the_last_layer_down(env):
+    # the model keeps no map: each chosen layer's input goes to a scratch file in $TMPDIR, then a
+    # second pass runs the layers from the last down; against the rollout matrix of NumPy from
+    # attention.npy, for a causal and a bidirectional model, all layers and one
+    scratch = env.path("scratch")
+    os.makedirs(scratch)
+    ids = "5,17,3,8,41,9,23,60,2,11,7"  # within BERT's 64 ids
+    for folder in (gpt2(env), os.path.join(env.data, "hf", "bert_f32")):
+        env.run("model", "--model", folder, "--ids", ids, "--npy", env.path("rr-maps"), "-q")
+        maps = load(env.path("rr-maps"), "attention.npy").astype(np.float64)
+        for layers in ("0-1", "1"):
+            out, svg = env.path("rr"), env.path("rr.svg")
+            env.run("model", "--model", folder, "--ids", ids, "--view", "received-rollout",
+                    "--layers", layers, "--npy", out, "--svg", svg, "-q", "--npy-layers", "0",
+                    "--npy-heads", "0", extra_env={"TMPDIR": scratch})
+            want = rollout_received(maps, [0, 1] if layers == "0-1" else [1])
+            got = load(out, "view.npy")
+            assert got.shape == (11,) and np.abs(got - want).max() <= 1e-6, (folder, layers, got, want)
+            assert "rolled out through layers " + layers in open(svg, encoding="utf-8").read()
+            assert os.listdir(scratch) == []  # the scratch file has no name: nothing left
+    # the same bytes on 1 and 2 threads; draw computes the same from attention.npy's maps
+    views = []
+    for threads in (1, 2):
+        out = npy_run(env, f"rr-{threads}", "--view", "received-rollout", threads=threads)
+        views.append(open(os.path.join(out, "view.npy"), "rb").read())
+    assert views[0] == views[1]
+    drawn = env.path("rr-drawn")
+    env.run("draw", "--weights", os.path.join(env.path("rr-1"), "attention.npy"), "--view",
+            "received-rollout", "--npy", drawn)
+    assert np.abs(load(drawn, "view.npy") - load(env.path("rr-1"), "view.npy")).max() <= 1e-6
+
+
 def long_model(env):
     folder = env.path("gpt2-4096")
     if not os.path.isdir(folder):
@@ -153,6 +198,12 @@ def test_memory_stays_far_below_the_maps(env):
     assert abs(float(a[0, 0, n - 1].sum()) - 1) <= 1e-5 and float(a[0, 0, 5, 6:].max()) == 0.0
     if not sanitized(env.exe):
         assert rss_head < maps_bytes / 4, (rss_head, maps_bytes)
+    # the rolled-out view: the layers' inputs in a scratch file, no map
+    code, rss_rolled, err = peak_rss(env.exe, ["model", "--model", folder, "--ids", ids, "--png",
+                                               png, "--view", "received-rollout", "-q"])
+    assert code == 0, err
+    if not sanitized(env.exe):
+        assert rss_rolled < maps_bytes / 4, (rss_rolled, maps_bytes)
 
 
 def test_heads_measured_row_by_row(env):

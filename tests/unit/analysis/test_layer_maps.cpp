@@ -127,3 +127,30 @@ TEST_CASE("the fast mean, max and rollout equal their double references") {
     }
   });
 }
+
+TEST_CASE("the rollout's column sums pushed from the last layer down are the rollout's") {
+  // 1ᵀ (Â_last ⋯ Â_first) computed as a vector times each Â from the top, against the column
+  // sums of the rollout matrix itself (double reference); layers in any order, or none (R = I)
+  const std::size_t n = 23;
+  const auto data = random_causal_maps(3, 4, n, 5);
+  const model_maps m{data.data(), 3, 4, n, {}};
+  for (const auto& layers : {std::vector<std::size_t>{0, 1, 2}, std::vector<std::size_t>{2, 0},
+                             std::vector<std::size_t>{1}, std::vector<std::size_t>{}}) {
+    const std::vector<double> got = rollout_column_sums(m, layers);
+    const matrix r = attention_rollout_ref(m, layers);
+    double total = 0.0;
+    for (std::size_t j = 0; j < n; ++j) {
+      double want = 0.0;
+      for (std::size_t i = 0; i < n; ++i) want += r(i, j);
+      INFO("layers " << layers.size() << " key " << j);
+      CHECK(std::fabs(got[j] - want) <= 1e-6);  // r is float: 1e-7 an entry
+      total += got[j];
+    }
+    CHECK(std::fabs(total - static_cast<double>(n)) <= 1e-9);  // each row of R sums to 1
+  }
+  // by hand, one layer of one head, A = [[1, 0], [0.5, 0.5]]: Â = [[1, 0], [0.25, 0.75]]
+  const auto two = causal_maps({{0.5f}});
+  const std::vector<double> u = rollout_column_sums(model_maps{two.data(), 1, 1, 2, {}}, {0});
+  CHECK(u[0] == doctest::Approx(1.25));
+  CHECK(u[1] == doctest::Approx(0.75));
+}

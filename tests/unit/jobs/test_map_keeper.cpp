@@ -133,6 +133,58 @@ TEST_CASE("the column sums are the same bytes on one thread and on two") {
   CHECK(got[0] == got[1]);
 }
 
+TEST_CASE("weighted column sums: Σ_i w_i a_ij, the same bytes on one thread and on two") {
+  layer_run run;
+  std::vector<float> maps(H * n * n);
+  std::vector<float*> w;
+  for (std::size_t h = 0; h < H; ++h) w.push_back(maps.data() + h * n * n);
+  map_keeper keeper(request(1));
+  run.run(keeper, 0, w);
+  std::vector<double> weight(n);
+  for (std::size_t i = 0; i < n; ++i) weight[i] = 0.25 + 3.0 * static_cast<double>(i % 7);
+  std::vector<std::vector<double>> got;
+  const std::size_t before = kernels::threads();
+  for (const std::size_t threads : {1, 2}) {
+    kernels::set_threads(threads);
+    fixed_column_sums sums(H, n, true);
+    // the kernel's rows again, in blocks from the threads as it sends them
+#pragma omp parallel for schedule(dynamic)
+    for (std::ptrdiff_t b = 0; b < static_cast<std::ptrdiff_t>(H * 10); ++b) {
+      const std::size_t h = static_cast<std::size_t>(b) / 10, i0 = static_cast<std::size_t>(b) % 10 * 15;
+      CHECK(sums.add(h, i0, 15, maps.data() + (h * n + i0) * n, weight.data()));
+    }
+    got.push_back(sums.take());
+  }
+  kernels::set_threads(before);
+  CHECK(got[0] == got[1]);
+  for (std::size_t h = 0; h < H; ++h)
+    for (std::size_t j = 0; j < n; ++j) {
+      double want = 0.0;
+      for (std::size_t i = 0; i < n; ++i) want += weight[i] * maps[(h * n + i) * n + j];
+      CHECK(std::fabs(got[0][h * n + j] - want) <= 1e-9);
+    }
+}
+
+TEST_CASE("the chosen layers' inputs go to a scratch file and come back whole") {
+  keep_request r = request(3);
+  r.input_layers = {2, 0};
+  r.input_width = 5;
+  map_keeper keeper(r);
+  REQUIRE(keeper.inputs() != nullptr);
+  std::vector<std::vector<float>> x;
+  for (std::size_t l = 0; l < 3; ++l) {
+    x.push_back(random_matrix(n, 5, static_cast<unsigned>(10 + l)).to_vector());
+    keeper.layer_input(l, x.back().data(), n, 5);
+  }
+  for (const std::size_t l : {0, 2}) {
+    const matrix back = keeper.inputs()->load(l);
+    CHECK(std::memcmp(back.data(), x[l].data(), n * 5 * sizeof(float)) == 0);
+  }
+  CHECK_THROWS_AS(keeper.inputs()->load(1), std::logic_error);  // not chosen: never saved
+  CHECK(input_bytes(r) == 2 * n * 5 * sizeof(float));
+  CHECK(map_keeper(request(1)).inputs() == nullptr);
+}
+
 TEST_CASE("attention.npy holds the chosen maps at their places") {
   temp_dir dir;
   layer_run run;
