@@ -183,8 +183,7 @@ figure received_figure(const maps_source& s, const view_choice& c) {
                               : "every query";
   if (c.view == maps_view::received_rollout) {
     p.title = fmt::format("attention received · rolled out through {} · {}", layers, s.name);
-    p.subtitle = fmt::format("{} · {} tokens · each token: the mean share of {} that traces back "
-                             "to it through the rollout (every head, ½ A + ½ I a layer)",
+    p.subtitle = fmt::format("{} · {} tokens · each token: the mean share of {} traced back to it",
                              s.subtitle, s.n, from);
   } else {
     p.title = fmt::format("attention received · mean over {} × {} · {}", layers,
