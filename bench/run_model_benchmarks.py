@@ -27,8 +27,10 @@ Long texts (--long SHAPE:N,...; default gpt2-small:1024 â€” GPT-2's own limit â€
 llama-1b:16384; --only-long skips the table above): whole `attn-viz` processes, wall time and
 peak RSS (/usr/bin/time) against mapped weights (the weights file) + 2 GiB + the maps kept, for
   received   model --view received --png   (no map kept: the column sums only)
+  rollout    model --view received-rollout --png   (the inputs in a scratch file, a second pass)
   npy        model --npy DIR --npy-layers L-1 --npy-heads 0   (one map streamed to disk)
   heads      heads --ids ...               (the statistics row by row; the random run's maps)
+(--long-runs NAME,... picks some of them.)
 
 The explorer page (--pages SHAPE:N,...; default gpt2-small:1024 and llama-1b:512; --only-pages):
 `model --html` (wall time, peak RSS, the file's size), then the page in headless Chromium
@@ -38,7 +40,7 @@ to open another head (window.attnviz.select: its map decoded and drawn).
 
 usage: /usr/bin/python3 bench/run_model_benchmarks.py --models DIR [--exe build/attn-viz]
        [--shared ../shared/bench] [--threads 2] [--rounds 3] [--skip-torch] [--out FILE]
-       [--long SHAPE:N,...] [--only-long] [--pages SHAPE:N,...] [--only-pages]
+       [--long SHAPE:N,...] [--only-long] [--long-runs NAME,...] [--pages SHAPE:N,...] [--only-pages]
 (DIR as written by bench/make_bench_models.py; made there first when missing)
 """
 import argparse
@@ -104,8 +106,12 @@ def long_texts(a, record):
                                     "--png", scratch + ".png", "-q"],
                 "npy": base + ["model", "--model", folder, "--ids", ids, "--npy", scratch,
                                "--npy-layers", str(layers - 1), "--npy-heads", "0", "-q"],
-                "heads": base + ["heads", "--model", folder, "--ids", ids, "-q"]}
+                "heads": base + ["heads", "--model", folder, "--ids", ids, "-q"],
+                "rollout": base + ["model", "--model", folder, "--ids", ids, "--view",
+                                   "received-rollout", "--png", scratch + "-rollout.png", "-q"]}
         for name, argv in runs.items():
+            if name not in a.long_runs.split(","):
+                continue
             wall, rss = timed(argv)
             bound = mapped + 2048
             record(kind="long", shape=shape, n=n, run=name, wall_s=wall, peak_rss_mib=rss,
@@ -161,6 +167,7 @@ def main():
     p.add_argument("--out", default=os.path.join(HERE, "results-models.jsonl"))
     p.add_argument("--long", default="gpt2-small:1024,llama-1b:16384")
     p.add_argument("--only-long", action="store_true")
+    p.add_argument("--long-runs", default="received,npy,heads,rollout")
     p.add_argument("--pages", default="gpt2-small:1024,llama-1b:512")
     p.add_argument("--only-pages", action="store_true")
     a = p.parse_args()
