@@ -233,7 +233,7 @@ Examples:
     job.method = f->align_method == "intersect" ? align_method::intersect : align_method::argmax;
     resolve_maps_view(f->view, job.choice);
     job.max_memory = parse_size(f->max_memory, "--max-memory");
-    if (f->quiet) job.progress = progress_style::quiet;
+    if (f->quiet) job.progress = job.choice.progress = progress_style::quiet;
     // the continuation as it comes: on stdout, unless an output takes it
     const job_outputs& o = job.out;
     std::FILE* text_out = stdout;

@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <limits>
-#include <queue>
 
 #include "error.h"
 #include "kernels/kernels.h"
@@ -18,11 +16,6 @@ const float* model_maps::map(std::size_t l, std::size_t h) const {
   return a;
 }
 
-
-namespace {
-
-// Â_l = ½ mean_h A_l,h + ½ I, rows renormalised (a fully masked row stays the identity's),
-// in double.
 std::vector<double> residual_map(const model_maps& m, std::size_t l) {
   const std::size_t n = m.n;
   std::vector<double> a(n * n, 0.0);
@@ -41,79 +34,6 @@ std::vector<double> residual_map(const model_maps& m, std::size_t l) {
   }
   return a;
 }
-
-// Dinic's maximum flow on a small dense-ish graph with double capacities.
-class max_flow {
- public:
-  explicit max_flow(std::size_t nodes) : adj_(nodes), level_(nodes), next_(nodes) {}
-  void add_edge(std::size_t from, std::size_t to, double cap) {
-    adj_[from].push_back(edges_.size());
-    edges_.push_back({to, cap});
-    adj_[to].push_back(edges_.size());
-    edges_.push_back({from, 0.0});
-  }
-  void reset(const std::vector<double>& caps) {
-    for (std::size_t e = 0; e < edges_.size(); ++e) edges_[e].cap = caps[e];
-  }
-  std::vector<double> capacities() const {
-    std::vector<double> c(edges_.size());
-    for (std::size_t e = 0; e < edges_.size(); ++e) c[e] = edges_[e].cap;
-    return c;
-  }
-  double run(std::size_t s, std::size_t t) {
-    double total = 0.0;
-    while (levels(s, t)) {
-      std::fill(next_.begin(), next_.end(), 0);
-      for (double f; (f = push(s, t, std::numeric_limits<double>::infinity())) > 0.0;) total += f;
-    }
-    return total;
-  }
-
- private:
-  struct edge {
-    std::size_t to;
-    double cap;
-  };
-  static constexpr double eps = 1e-15;
-  bool levels(std::size_t s, std::size_t t) {
-    std::fill(level_.begin(), level_.end(), -1);
-    std::queue<std::size_t> q;
-    level_[s] = 0;
-    q.push(s);
-    while (!q.empty()) {
-      const std::size_t u = q.front();
-      q.pop();
-      for (const std::size_t e : adj_[u])
-        if (edges_[e].cap > eps && level_[edges_[e].to] < 0) {
-          level_[edges_[e].to] = level_[u] + 1;
-          q.push(edges_[e].to);
-        }
-    }
-    return level_[t] >= 0;
-  }
-  double push(std::size_t u, std::size_t t, double f) {
-    if (u == t) return f;
-    for (std::size_t& k = next_[u]; k < adj_[u].size(); ++k) {
-      const std::size_t e = adj_[u][k];
-      const std::size_t v = edges_[e].to;
-      if (edges_[e].cap > eps && level_[v] == level_[u] + 1) {
-        const double got = push(v, t, std::min(f, edges_[e].cap));
-        if (got > 0.0) {
-          edges_[e].cap -= got;
-          edges_[e ^ 1].cap += got;
-          return got;
-        }
-      }
-    }
-    return 0.0;
-  }
-  std::vector<std::vector<std::size_t>> adj_;
-  std::vector<edge> edges_;
-  std::vector<int> level_;
-  std::vector<std::size_t> next_;
-};
-
-}  // namespace
 
 matrix reduce_maps_ref(const model_maps& m, const std::vector<std::size_t>& layers,
                        const std::vector<std::size_t>& heads, map_reduce how) {
@@ -244,38 +164,6 @@ matrix attention_rollout(const model_maps& m, const std::vector<std::size_t>& la
     std::swap(r, next);
   }
   return r;
-}
-
-void check_flow_size(std::size_t n) {
-  if (n > flow_max_tokens)
-    throw usage_error(fmt::format("{} flow: one maximum flow per pair of tokens is for at most {} "
-                                  "tokens; this run has {} (use rollout)",
-                                  param("view"), flow_max_tokens, n));
-}
-
-matrix attention_flow(const model_maps& m, const std::vector<std::size_t>& layers) {
-  const std::size_t n = m.n, L = layers.size();
-  check_flow_size(n);
-  matrix out(n, n);
-  if (L == 0) {  // nothing between the tokens and themselves
-    for (std::size_t i = 0; i < n; ++i) out(i, i) = 1.0f;
-    return out;
-  }
-  // node (b, p): boundary b in [0, L] (0: the input tokens), token p
-  max_flow graph((L + 1) * n);
-  for (std::size_t b = 1; b <= L; ++b) {
-    const std::vector<double> a = residual_map(m, layers[b - 1]);
-    for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t j = 0; j < n; ++j)
-        if (a[i * n + j] > 0.0) graph.add_edge((b - 1) * n + j, b * n + i, a[i * n + j]);
-  }
-  const std::vector<double> caps = graph.capacities();
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < n; ++j) {
-      graph.reset(caps);
-      out(i, j) = static_cast<float>(graph.run(j, L * n + i));
-    }
-  return out;
 }
 
 }  // namespace attnviz

@@ -6,11 +6,7 @@
 //                 the residual connection), rows renormalised; R = Â_last ⋯ Â_first over the
 //                 chosen layers in order. R[i, j]: the share of output position i that traces
 //                 back to input token j; rows sum to 1.
-//   flow          the same paper's attention flow: the layered graph with a node per (layer
-//                 boundary, token) and an edge (l−1, j) → (l, i) of capacity Â_l[i, j]; F[i, j]
-//                 is the maximum flow from input token j (before the first chosen layer) to
-//                 position i (after the last). Each F[i, j] <= 1; rows are not renormalised.
-//                 A max-flow per entry (Dinic's algorithm), so only for n <= flow_max_tokens.
+//   flow          the same paper's attention flow: analysis/attention_flow.h
 //
 // mean, max and rollout run in float, parallel (rollout's products through kernels::gemm: 2n³
 // flops a layer); their plain references (_ref: serial, double) are what the tests compare
@@ -50,9 +46,8 @@ matrix attention_rollout_ref(const model_maps& m, const std::vector<std::size_t>
 // chosen layer down (serial, double; what jobs/received_rollout.h computes without the maps).
 std::vector<double> rollout_column_sums(const model_maps& m, const std::vector<std::size_t>& layers);
 
-inline constexpr std::size_t flow_max_tokens = 64;
-// usage_error naming "view" when n > flow_max_tokens (attention_flow checks it too).
-void check_flow_size(std::size_t n);
-matrix attention_flow(const model_maps& m, const std::vector<std::size_t>& layers);
+// Â_l = ½ mean_h A_l,h + ½ I, rows renormalised (a fully masked row stays the identity's), in
+// double, n × n: what rollout and flow (attention_flow.h) read.
+std::vector<double> residual_map(const model_maps& m, std::size_t l);
 
 }  // namespace attnviz

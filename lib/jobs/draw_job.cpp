@@ -193,7 +193,7 @@ draw_report run_draw_job(const draw_job_config& c) {
   }
   r.causal = c.causal == causal_mode::on ||
              (c.causal == causal_mode::automatic && zero_above_diagonal(r.maps, r.n));
-  check_view_choice(c.choice, r.layers, r.heads, r.n);
+  check_view_choice(c.choice, r.layers, r.heads, r.n, r.causal);
   if (!c.out.html.empty()) check_model_page_size(r.layers, r.heads, r.n);
   const maps_source source = draw_maps_source(r, c);
   job_products made;

@@ -54,7 +54,7 @@ bool view_reads_heads(maps_view w) {
 }
 
 void check_view_choice(const view_choice& c, std::size_t layers, std::size_t heads,
-                       std::size_t n) {
+                       std::size_t n, bool causal) {
   using v = maps_view;
   const v w = c.view;
   const bool takes_layers = view_reads_layers(w), takes_heads = view_reads_heads(w);
@@ -92,7 +92,7 @@ void check_view_choice(const view_choice& c, std::size_t layers, std::size_t hea
                                   param("view")));
   if (!c.look.rows.empty()) parse_index_list(c.look.rows, n, "rows", "row");
   if (!c.look.cols.empty()) parse_index_list(c.look.cols, n, "cols", "column");
-  if (w == v::flow) check_flow_size(n);
+  if (w == v::flow) check_flow_size(n, chosen(c.layers, layers, "layers", "layer").size(), causal);
 }
 
 namespace {
@@ -208,7 +208,7 @@ matrix view_values(const maps_source& s, const view_choice& c) {
       return reduce_maps(maps, layers, chosen(c.heads, s.heads, "heads", "head"),
                          c.view == maps_view::mean ? map_reduce::mean : map_reduce::max);
     case maps_view::rollout: return attention_rollout(maps, layers);
-    case maps_view::flow: return attention_flow(maps, layers);
+    case maps_view::flow: return attention_flow(maps, layers, c.progress);
     case maps_view::head:
     case maps_view::model:
     case maps_view::lines:
@@ -328,7 +328,7 @@ page_stack self_stack(const maps_source& s, std::vector<std::string> captions) {
   p.aggregates.emplace_back("max of every layer and head",
                             reduce_maps(m, layers, heads, map_reduce::max).to_vector());
   p.aggregates.emplace_back("rollout through every layer", attention_rollout(m, layers).to_vector());
-  if (s.n <= page_flow_max_tokens)  // a maximum flow per pair of tokens: only for short texts
+  if (flow_work(s.n, s.layers, s.causal) <= page_flow_max_work)  // a max-flow per pair
     p.aggregates.emplace_back("flow through every layer", attention_flow(m, layers).to_vector());
   return p;
 }

@@ -30,8 +30,10 @@
 #include <string>
 #include <vector>
 
+#include "analysis/attention_flow.h"
 #include "analysis/layer_maps.h"
 #include "enum_names.h"
+#include "io/progress.h"
 #include "render/figure.h"
 #include "render/grid.h"
 #include "render/heatmap.h"
@@ -68,6 +70,7 @@ struct view_choice {
   std::string layers, heads;
   scale_mode scale = scale_mode::shared;  // the model view's colour range
   view_options look;                      // cmap, annotate, cell
+  progress_style progress = progress_style::automatic;  // long views' bar (flow)
 };
 
 struct maps_source {
@@ -95,9 +98,10 @@ bool view_reads_heads(maps_view v);
 model_maps maps_of(const maps_source& s);
 
 // usage_errors naming the parameter: a list given to a view that does not read it, an index
-// out of range, flow past its token limit.
+// out of range, flow past its size (analysis/attention_flow.h: its work grows as L · n⁴, a
+// twelfth of that under a causal mask).
 void check_view_choice(const view_choice& c, std::size_t layers, std::size_t heads,
-                       std::size_t n);
+                       std::size_t n, bool causal);
 
 // The indices a list names ("0,5-7", checked against count, usage_error naming `parameter`),
 // or all of 0 … count − 1 when it is empty.
@@ -119,8 +123,10 @@ figure draw_view(const maps_source& s, const view_choice& c,
 
 // The --html page of every layer and head (render/model_page.h), opening on the chosen layer
 // and head, with the choice's colormap and colour range, and as aggregates the mean and the max
-// of every map, the rollout through every layer and, up to page_flow_max_tokens tokens, the flow.
-inline constexpr std::size_t page_flow_max_tokens = 32;
+// of every map, the rollout through every layer and, while its work stays under
+// page_flow_max_work (about a second: 12 causal layers up to 118 tokens, 63 without a mask),
+// the flow.
+inline constexpr double page_flow_max_work = 2e8;
 std::string maps_page(const maps_source& s, const view_choice& c,
                       std::vector<std::string> captions = {});
 // That page's pieces, for pages of several stacks: a source's maps with those aggregates, and

@@ -115,7 +115,7 @@ void check_generation_flags(const model_job_config& c, const model_config& m) {
 keep_request check_outputs_before_work(const model_config& m, const model_job_config& c,
                                        std::size_t prompt) {
   const std::size_t n = std::min(prompt + c.generate, m.max_positions);
-  check_view_choice(c.choice, m.layers, m.heads, n);
+  check_view_choice(c.choice, m.layers, m.heads, n, m.causal);
   keep_request plan = plan_keeping(m, c, n);
   if (c.generate > 0) plan.keep.assign(plan.keep.size(), true);
   if (c.name_heads) {

@@ -84,7 +84,7 @@ void check_seq2seq_view(const view_choice& c, seq2seq_stack stack, const model_c
   if (stack == seq2seq_stack::cross) return check_cross_view(c, m);
   const bool encoder = stack == seq2seq_stack::encoder;
   check_view_choice(c, encoder ? m.layers : m.decoder_layers,
-                    encoder ? m.heads : m.decoder_heads, encoder ? n_source : n_target);
+                    encoder ? m.heads : m.decoder_heads, encoder ? n_source : n_target, !encoder);
 }
 
 maps_source stack_source(const seq2seq_maps& s, seq2seq_stack stack) {

@@ -281,12 +281,14 @@ def test_refusals(env):
                         (["--view", "rollout", "--heads", "1"], ["--view rollout", "--heads"]),
                         (["--view", "lines", "--layers", "1"], ["--view lines", "--layer"]),
                         (["--view", "lines", "--term"], ["--view lines", "--png"]),
-                        (["--view", "flow", "--ids", ",".join(["1"] * 65)], ["64 tokens"])]:
+                        # one causal layer: L · n⁴ / 12 <= 1e10 up to 588 tokens
+                        (["--view", "flow", "--ids", ",".join(["1"] * 600)],
+                         ["at most 588 tokens", "this run has 600", "rollout"])]:
         ids = [] if "--ids" in args else ["--ids", "1,2,3"]
         model = folder
-        if "--ids" in args:  # 65 tokens need a model with that many positions
-            model = env.path("gpt2-80-positions")
-            write_gpt2(model, 1, 2, 8, 80, 50, 1)
+        if "--ids" in args:  # 600 tokens need a model with that many positions
+            model = env.path("gpt2-640-positions")
+            write_gpt2(model, 1, 2, 8, 640, 50, 1)
         _, err = env.run("model", "--model", model, *ids, "--png", out, *args, expect=2)
         for w in words:
             assert w in err, (args, err)

@@ -5,6 +5,7 @@
 #include <random>
 #include <vector>
 
+#include "analysis/attention_flow.h"
 #include "analysis/layer_maps.h"
 #include "error.h"
 #include "helpers.h"
@@ -70,9 +71,18 @@ TEST_CASE("flow: the maximum flow through the layered graph of Â") {
   CHECK(none(1, 0) == 0.0f);
 }
 
-TEST_CASE("flow is refused past flow_max_tokens") {
-  CHECK_NOTHROW(check_flow_size(flow_max_tokens));
-  CHECK_THROWS_AS(check_flow_size(flow_max_tokens + 1), usage_error);
+TEST_CASE("flow is refused past its work, a causal mask allowing longer texts") {
+  // L · n⁴ cells a phase without a mask, a twelfth with one
+  CHECK(flow_work(10, 3, false) == doctest::Approx(3e4));
+  CHECK(flow_work(10, 3, true) == doctest::Approx(2.5e3));
+  std::size_t causal_fit = 1, full_fit = 1;
+  while (flow_work(causal_fit + 1, 12, true) <= flow_max_work) ++causal_fit;
+  while (flow_work(full_fit + 1, 12, false) <= flow_max_work) ++full_fit;
+  CHECK(causal_fit > full_fit);
+  CHECK(full_fit >= 64);  // what the explicit-graph flow allowed before
+  CHECK_NOTHROW(check_flow_size(causal_fit, 12, true));
+  CHECK_THROWS_AS(check_flow_size(causal_fit + 1, 12, true), usage_error);
+  CHECK_THROWS_AS(check_flow_size(full_fit + 1, 12, false), usage_error);
 }
 
 namespace {
@@ -94,7 +104,54 @@ std::vector<float> random_causal_maps(std::size_t layers, std::size_t heads, std
   return out;
 }
 
+// The same without a mask: every row over all n keys.
+std::vector<float> random_full_maps(std::size_t layers, std::size_t heads, std::size_t n,
+                                    unsigned seed) {
+  std::mt19937 gen(seed);
+  std::exponential_distribution<float> e(1.0f);
+  std::vector<float> out(layers * heads * n * n);
+  for (std::size_t r = 0; r < layers * heads * n; ++r) {
+    float* row = out.data() + r * n;
+    float sum = 0.0f;
+    for (std::size_t j = 0; j < n; ++j) sum += row[j] = std::pow(e(gen), 3.0f);
+    for (std::size_t j = 0; j < n; ++j) row[j] /= sum;
+  }
+  return out;
+}
+
 }  // namespace
+
+TEST_CASE("the pruned, parallel flow equals the plain reference, on any thread count") {
+  // causal maps: pair (i, j) works on tokens j … i only; full maps: on every token
+  const std::size_t before = kernels::threads();
+  for (const bool causal : {true, false})
+    for (std::size_t n : {std::size_t{1}, std::size_t{9}, std::size_t{21}}) {
+      const auto data = causal ? random_causal_maps(3, 2, n, static_cast<unsigned>(n))
+                               : random_full_maps(3, 2, n, static_cast<unsigned>(n));
+      const model_maps m{data.data(), 3, 2, n, {}};
+      for (const auto& layers : {std::vector<std::size_t>{0, 1, 2}, std::vector<std::size_t>{2, 0},
+                                 std::vector<std::size_t>{1}, std::vector<std::size_t>{}}) {
+        const matrix want = attention_flow_ref(m, layers);
+        std::vector<matrix> got;
+        for (const std::size_t threads : {1, 2}) {
+          kernels::set_threads(threads);
+          got.push_back(attention_flow(m, layers));
+        }
+        INFO("causal " << causal << " n " << n << " layers " << layers.size());
+        CHECK(got[0].to_vector() == got[1].to_vector());
+        double worst = 0.0;
+        for (std::size_t k = 0; k < n * n; ++k)
+          worst = std::max(worst, std::fabs(double(got[0].data()[k]) - want.data()[k]));
+        CHECK(worst <= 1e-6);
+        for (std::size_t i = 0; i < n; ++i)
+          for (std::size_t j = 0; j < n; ++j) {
+            CHECK(got[0](i, j) <= 1.0f + 1e-6f);
+            if (causal && j > i) CHECK(got[0](i, j) == 0.0f);
+          }
+      }
+    }
+  kernels::set_threads(before);
+}
 
 TEST_CASE("the fast mean, max and rollout equal their double references") {
   attnviz::testing::for_each_isa([] {
