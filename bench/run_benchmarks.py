@@ -59,7 +59,8 @@ def run_json(cmd, env=None):
     return json.loads(out[out.index("{"):])
 
 
-def fma_peak(shared):
+def fma_peak(shared, kind=None):
+    """GFLOP/s per thread count: the best of 512- and 256-bit FMAs, or of `kind` ("avx2_ymm")."""
     exe = os.path.join(tempfile.mkdtemp(prefix="attnviz-bench-"), "fma_peak")
     subprocess.run(["g++", "-O2", "-march=native", "-fopenmp", os.path.join(shared, "fma_peak.cpp"),
                     "-o", exe], check=True)
@@ -69,7 +70,7 @@ def fma_peak(shared):
         f = line.split()
         if len(f) >= 4 and f[0] in ("avx512_zmm", "avx2_ymm"):
             peak[(f[0], int(f[1]))] = float(f[3])
-    return {t: max(v for (k, tt), v in peak.items() if tt == t) for t in (1, 2)}
+    return {t: max(v for (k, tt), v in peak.items() if tt == t and kind in (None, k)) for t in (1, 2)}
 
 
 def attnviz(exe, n, d, h, threads, extra=()):

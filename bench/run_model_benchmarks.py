@@ -23,6 +23,9 @@ full n × n even though the models are causal), so GFLOP/s and % of peak compare
 Rounds: attn-viz and oneDNN alternate --rounds times (default 3); the table shows medians and
 the ratio anchor / attn-viz (> 1: attn-viz faster) per round, median (lowest–highest).
 
+--isa avx2 runs attn-viz's forward on its AVX2 kernels, against the 256-bit FMA peak (fma_peak's
+avx2_ymm) instead of the best of both: the AVX2 figure on a host that also has AVX-512.
+
 Long texts (--long SHAPE:N,...; default gpt2-small:1024 — GPT-2's own limit — and
 llama-1b:16384; --only-long skips the table above): whole `attn-viz` processes, wall time and
 peak RSS (/usr/bin/time) against mapped weights (the weights file) + 2 GiB + the maps kept, for
@@ -40,7 +43,7 @@ to open another head (window.attnviz.select: its map decoded and drawn).
 
 usage: /usr/bin/python3 bench/run_model_benchmarks.py --models DIR [--exe build/attn-viz]
        [--shared ../shared/bench] [--threads 2] [--rounds 3] [--skip-torch] [--out FILE]
-       [--long SHAPE:N,...] [--only-long] [--long-runs NAME,...] [--pages SHAPE:N,...] [--only-pages]
+       [--long SHAPE:N,...] [--only-long] [--long-runs NAME,...] [--isa avx2] [--pages SHAPE:N,...] [--only-pages]
 (DIR as written by bench/make_bench_models.py; made there first when missing)
 """
 import argparse
@@ -61,8 +64,8 @@ SHAPES = [("gpt2-small", 1024), ("llama-1b", 512), ("pythia-410m", 1024)]
 ANCHORED = {"gpt2-small", "llama-1b"}  # the shapes ../shared/bench/bench_model.py has
 
 
-def attnviz_bench(exe, folder, n, threads, reps):
-    return run_json([exe, "--threads", str(threads), "bench", "--model", folder, "--n", str(n),
+def attnviz_bench(exe, folder, n, threads, reps, isa=None):
+    return run_json([exe, "--threads", str(threads), *(["--isa", isa] if isa else []), "bench", "--model", folder, "--n", str(n),
                      "--reps", str(reps), "--warmup", "1"])
 
 
@@ -170,13 +173,16 @@ def main():
     p.add_argument("--long-runs", default="received,npy,heads,rollout")
     p.add_argument("--pages", default="gpt2-small:1024,llama-1b:512")
     p.add_argument("--only-pages", action="store_true")
+    p.add_argument("--isa", help="the kernels' instruction set for attn-viz's forward (avx2: "
+                   "measured against the 256-bit FMA peak; the process and long runs keep the "
+                   "default)")
     a = p.parse_args()
     T = a.threads
     for shape, _ in SHAPES:
         if not os.path.exists(os.path.join(a.models, shape, "model.safetensors")):
             subprocess.run(["/usr/bin/python3", os.path.join(HERE, "make_bench_models.py"), a.models,
                             "--only", shape], check=True)
-    peak = fma_peak(a.shared)[T]
+    peak = fma_peak(a.shared, "avx2_ymm" if a.isa == "avx2" else None)[T]
     version = subprocess.run([a.exe, "--version"], capture_output=True, text=True).stdout.strip()
     commit = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
@@ -189,7 +195,7 @@ def main():
         out.write(json.dumps(kw) + "\n")
         out.flush()
 
-    record(kind="fma_peak", gflops=peak, attnviz=version)
+    record(kind="fma_peak", gflops=peak, attnviz=version, isa=a.isa)
     if a.only_long or a.only_pages:
         print(f"attn-viz {version}, {T} threads\n")
         (long_texts if a.only_long else pages)(a, record)
@@ -200,7 +206,7 @@ def main():
         av, dn, ratios = [], [], []
         for r in range(a.rounds):
             s0 = steal_seconds()
-            x = attnviz_bench(a.exe, folder, n, T, a.reps)
+            x = attnviz_bench(a.exe, folder, n, T, a.reps, a.isa)
             av.append(x)
             d = anchor(a.shared, shape, n, "dnnl", T) if shape in ANCHORED else None
             if d:
@@ -216,7 +222,8 @@ def main():
             record(kind="torch", shape=shape, n=n, result=torch)
         rows.append((shape, n, av, dn, ratios, wall, rss, torch))
 
-    print(f"FMA peak ({T} threads): {peak:.0f} GFLOP/s; attn-viz {version}\n")
+    print(f"FMA peak ({T} threads{', 256-bit' if a.isa == 'avx2' else ''}): {peak:.0f} GFLOP/s; "
+          f"attn-viz {version}{' --isa ' + a.isa if a.isa else ''}\n")
     print("| shape | n | GFLOP | impl | median s | GFLOP/s | % FMA peak | tokens/s | peak RSS MiB | ratio (anchor / attn-viz) |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for shape, n, av, dn, ratios, wall, rss, torch in rows:
