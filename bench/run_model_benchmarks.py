@@ -43,7 +43,7 @@ to open another head (window.attnviz.select: its map decoded and drawn).
 
 usage: /usr/bin/python3 bench/run_model_benchmarks.py --models DIR [--exe build/attn-viz]
        [--shared ../shared/bench] [--threads 2] [--rounds 3] [--skip-torch] [--out FILE]
-       [--long SHAPE:N,...] [--only-long] [--long-runs NAME,...] [--isa avx2] [--pages SHAPE:N,...] [--only-pages]
+       [--long SHAPE:N,...] [--only-long] [--long-runs NAME,...] [--isa avx2] [--only-table] [--pages SHAPE:N,...] [--only-pages]
 (DIR as written by bench/make_bench_models.py; made there first when missing)
 """
 import argparse
@@ -123,6 +123,34 @@ def long_texts(a, record):
                   f"{rss / bound:.2f} |")
 
 
+def issue_table(a, record):
+    """Issue 34's table of whole processes, re-measured (--only-table): GPT-2-small at 1,024
+    tokens with no output, the rollout view with --npy, the explorer page, --json, and the
+    Llama-1B shape at 4,096 tokens (refused before: every map kept)."""
+    print("| shape | n | run | wall s | peak RSS MiB | output MB |")
+    print("|---|---|---|---|---|---|")
+    for shape, n, folder, cfg, ids in runs_of(a, "gpt2-small:1024,llama-1b:4096"):
+        scratch = os.path.join(a.models, f"table-{shape}")
+        model = [a.exe, "--threads", str(a.threads), "model", "--model", folder, "--ids", ids, "-q"]
+        runs = {"no output": ([], None),
+                "--view rollout --npy D": (["--view", "rollout", "--npy", scratch], scratch),
+                "--html page.html": (["--html", scratch + ".html"], scratch + ".html"),
+                "--json": (["--json", scratch + ".json"], scratch + ".json")}
+        if shape != "gpt2-small":
+            runs = {"--view received --png": (["--view", "received", "--png", scratch + ".png"],
+                                              scratch + ".png")}
+        for name, (extra, made) in runs.items():
+            wall, rss = timed(model + extra)
+            size = 0.0
+            if made and os.path.isdir(made):
+                size = sum(os.path.getsize(os.path.join(made, f)) for f in os.listdir(made))
+            elif made:
+                size = os.path.getsize(made)
+            record(kind="table", shape=shape, n=n, run=name, wall_s=wall, peak_rss_mib=rss,
+                   output_mb=size / 1e6)
+            print(f"| {shape} | {n} | `{name}` | {wall:.2f} | {rss:.0f} | {size / 1e6:.0f} |")
+
+
 def pages(a, record):
     """The explorer page's rows (see the module's text)."""
     sys.path.insert(0, os.path.join(HERE, "..", "tests", "e2e"))
@@ -173,6 +201,7 @@ def main():
     p.add_argument("--long-runs", default="received,npy,heads,rollout")
     p.add_argument("--pages", default="gpt2-small:1024,llama-1b:512")
     p.add_argument("--only-pages", action="store_true")
+    p.add_argument("--only-table", action="store_true", help="issue 34's table of whole processes")
     p.add_argument("--isa", help="the kernels' instruction set for attn-viz's forward (avx2: "
                    "measured against the 256-bit FMA peak; the process and long runs keep the "
                    "default)")
@@ -196,9 +225,9 @@ def main():
         out.flush()
 
     record(kind="fma_peak", gflops=peak, attnviz=version, isa=a.isa)
-    if a.only_long or a.only_pages:
+    if a.only_long or a.only_pages or a.only_table:
         print(f"attn-viz {version}, {T} threads\n")
-        (long_texts if a.only_long else pages)(a, record)
+        (long_texts if a.only_long else pages if a.only_pages else issue_table)(a, record)
         return
     rows = []
     for shape, n in SHAPES:

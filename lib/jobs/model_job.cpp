@@ -117,7 +117,10 @@ keep_request check_outputs_before_work(const model_config& m, const model_job_co
   const std::size_t n = std::min(prompt + c.generate, m.max_positions);
   check_view_choice(c.choice, m.layers, m.heads, n, m.causal);
   keep_request plan = plan_keeping(m, c, n);
-  if (c.generate > 0) plan.keep.assign(plan.keep.size(), true);
+  if (c.generate > 0) {  // a generation keeps every map: its views read them
+    plan.keep.assign(plan.keep.size(), true);
+    plan.input_layers.clear();
+  }
   if (c.name_heads) {
     if (c.choice.view != maps_view::model && c.out.html.empty())
       throw usage_error(fmt::format("{} captions the model view: add {} model or {}",
