@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <vector>
@@ -13,9 +14,8 @@
 namespace attnviz {
 
 std::string scratch_file::folder() {
-  std::error_code ec;
-  const std::filesystem::path p = std::filesystem::temp_directory_path(ec);
-  return ec ? std::string("/tmp") : p.string();
+  const char* dir = std::getenv("TMPDIR");
+  return dir && *dir ? std::string(dir) : std::string("/tmp");
 }
 
 std::uint64_t scratch_file::free_bytes() {
@@ -30,8 +30,8 @@ scratch_file::scratch_file(std::string purpose) : purpose_(std::move(purpose)) {
   name.push_back('\0');
   fd_ = ::mkstemp(name.data());
   if (fd_ < 0)
-    throw input_error(purpose_, fmt::format("cannot make a working file in '{}': {}", folder(),
-                                            std::strerror(errno)));
+    throw input_error(purpose_, fmt::format("cannot make a working file in '{}' (TMPDIR): {}",
+                                            folder(), std::strerror(errno)));
   ::unlink(name.data());
 }
 

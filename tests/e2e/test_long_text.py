@@ -169,6 +169,14 @@ def test_received_rollout_from_the_last_layer_down(env):
     env.run("draw", "--weights", os.path.join(env.path("rr-1"), "attention.npy"), "--view",
             "received-rollout", "--npy", drawn)
     assert np.abs(load(drawn, "view.npy") - load(env.path("rr-1"), "view.npy")).max() <= 1e-6
+    # a TMPDIR that is no folder: one message naming it, before any work, nothing written
+    not_a_folder = env.path("not-a-folder")
+    open(not_a_folder, "w").close()
+    png = env.path("rr-never.png")
+    _, err = env.run("model", "--model", gpt2(env), "--ids", IDS, "--view", "received-rollout",
+                     "--png", png, "-q", expect=2, extra_env={"TMPDIR": not_a_folder})
+    assert not_a_folder in err and "TMPDIR" in err and err.count("\n") == 1, err
+    assert not os.path.exists(png)
 
 
 def long_model(env):
