@@ -77,6 +77,8 @@ model translates greedily, up to --max-new tokens, and the text is printed.
   --npy DIR   encoder_attention.npy  float32 [Le, He, ns, ns]
               decoder_attention.npy  float32 [Ld, Hd, nt, nt]   (masked entries 0)
               cross_attention.npy    float32 [Ld, Hd, nt, ns]   (target rows, source columns)
+              encoder_received.npy, decoder_received.npy, cross_received.npy   float32
+                                     [L, H, ns | nt | ns]: each map's column sums
               source_ids.npy, target_ids.npy   int64; source_tokens.json, target_tokens.json
               decoder_hidden.npy     float32 [nt, d]
   --json      the same, with the decoder's inputs and the generated text

@@ -15,14 +15,20 @@ constexpr double fixed_one = 1099511627776.0;  // 2^40: a term of 1
 }  // namespace
 
 std::vector<float> column_sums(const float* maps, std::size_t count, std::size_t n) {
-  std::vector<float> out(count * n);
-#pragma omp parallel for schedule(static) if (count * n * n > (1u << 20))
+  return column_sums(maps, count, n, n);
+}
+
+std::vector<float> column_sums(const float* maps, std::size_t count, std::size_t rows,
+                               std::size_t cols) {
+  std::vector<float> out(count * cols);
+#pragma omp parallel for schedule(static) if (count * rows * cols > (1u << 20))
   for (std::ptrdiff_t m = 0; m < static_cast<std::ptrdiff_t>(count); ++m) {
-    std::vector<double> sum(n, 0.0);
-    const float* a = maps + static_cast<std::size_t>(m) * n * n;
-    for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t j = 0; j < n; ++j) sum[j] += a[i * n + j];
-    for (std::size_t j = 0; j < n; ++j) out[static_cast<std::size_t>(m) * n + j] = static_cast<float>(sum[j]);
+    std::vector<double> sum(cols, 0.0);
+    const float* a = maps + static_cast<std::size_t>(m) * rows * cols;
+    for (std::size_t i = 0; i < rows; ++i)
+      for (std::size_t j = 0; j < cols; ++j) sum[j] += a[i * cols + j];
+    float* o = out.data() + static_cast<std::size_t>(m) * cols;
+    for (std::size_t j = 0; j < cols; ++j) o[j] = static_cast<float>(sum[j]);
   }
   return out;
 }

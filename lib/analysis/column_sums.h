@@ -2,7 +2,8 @@
 // row's weight w_i is 1 for the received view, a rollout's running share for the rolled-out
 // one: jobs/received_rollout.h).
 //
-//   column_sums        maps already in memory, [count, n, n] → [count, n], added in double
+//   column_sums        maps already in memory, [count, n, n] → [count, n] (or rectangular,
+//                      [count, rows, cols] → [count, cols]: cross attention), added in double
 //   fixed_column_sums  rows arriving block by block from the fused kernel's threads (the taps of
 //                      model/map_taps.h): each term w_i · a_ij cut to a whole multiple of 2^-40
 //                      and added in 64-bit integers, one row of sums per thread and head, so the
@@ -19,6 +20,8 @@
 namespace attnviz {
 
 std::vector<float> column_sums(const float* maps, std::size_t count, std::size_t n);
+std::vector<float> column_sums(const float* maps, std::size_t count, std::size_t rows,
+                               std::size_t cols);
 
 class fixed_column_sums {
  public:

@@ -9,6 +9,7 @@
 #include "attnviz/version.h"
 #include "error.h"
 #include "io/file_io.h"
+#include "analysis/column_sums.h"
 #include "io/npy.h"
 #include "index_list.h"
 #include "jobs/memory_guard.h"
@@ -78,6 +79,18 @@ void add_npy(output_batch& batch, const std::string& dir, const model_report& r)
                         f.decoder_attention.data()));
   batch.add(at("cross_attention.npy"),
             npy_float32({f.decoder_layers, f.decoder_heads, f.nt, f.ns}, f.cross_attention.data()));
+  // the attention each token receives: every map's column sums (cross: each source token's,
+  // from the target rows)
+  const std::size_t Le = f.encoder_layers * f.encoder_heads, Ld = f.decoder_layers * f.decoder_heads;
+  batch.add(at("encoder_received.npy"),
+            npy_float32({f.encoder_layers, f.encoder_heads, f.ns},
+                        column_sums(f.encoder_attention.data(), Le, f.ns).data()));
+  batch.add(at("decoder_received.npy"),
+            npy_float32({f.decoder_layers, f.decoder_heads, f.nt},
+                        column_sums(f.decoder_attention.data(), Ld, f.nt).data()));
+  batch.add(at("cross_received.npy"),
+            npy_float32({f.decoder_layers, f.decoder_heads, f.ns},
+                        column_sums(f.cross_attention.data(), Ld, f.nt, f.ns).data()));
   batch.add(at("source_ids.npy"), npy_int64({r.ids.size()}, r.ids.data()));
   batch.add(at("target_ids.npy"), npy_int64({f.targets.size()}, f.targets.data()));
   batch.add(at("source_tokens.json"), dumped(r.tokens));

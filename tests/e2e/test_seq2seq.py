@@ -70,6 +70,10 @@ def check_folder(env, folder):
         assert a.dtype == np.float32 and a.shape == ref[key].shape, (npy, a.shape, ref[key].shape)
         worst = max(worst, float(np.abs(a - ref[key]).max()))
         assert np.allclose(a.sum(-1), 1.0, atol=1e-5), npy
+        # the attention each token receives: every map's column sums (cross: each source token's)
+        received = np.load(os.path.join(out, npy.replace("attention", "received") + ".npy"))
+        want = a.astype(np.float64).sum(-2)
+        assert received.shape == want.shape and np.abs(received - want).max() <= 1e-5, npy
     decoder = got["decoder_attention"]
     assert (decoder[..., np.triu_indices(decoder.shape[-1], 1)[0], np.triu_indices(decoder.shape[-1], 1)[1]] == 0).all()
     hidden = np.load(os.path.join(out, "decoder_hidden.npy"))
