@@ -68,7 +68,8 @@ activations. --view received draws the attention each token receives over the te
 wrapped like a page (per --layers x --heads), from the column sums every run keeps;
 --view received-rollout the same through the rollout over --layers (a second pass from the
 last layer down, each layer's input kept in a scratch file in $TMPDIR: about twice the
-forward's time); --npy streams attention.npy to disk. --max-memory refuses before any work, naming what would fit.
+forward's time); --npy streams attention.npy to disk. --max-memory refuses before any work,
+naming what would fit.
 
 Encoder-decoder models (bart, mbart, marian): --text / --ids is the source; --target /
 --target-ids the target, read with teacher forcing (the decoder reads the start token and the

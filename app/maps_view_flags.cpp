@@ -18,9 +18,9 @@ void add_maps_view_flags(CLI::App& cmd, view_choice& c, maps_view_flags& f) {
                  "rollout or flow through --layers (Abnar & Zuidema 2020; flow is a maximum "
                  "flow per pair of tokens, for short texts: up to 316 tokens through 12 causal "
                  "layers, 170 without a mask); lines or overlay (the head view of --layer: lines "
-                 "from each query to its keys, --heads side by side or in one panel); alignment (encoder-decoder "
-                 "models: the cross attention over --layers x --heads as a word alignment); "
-                 "received (long texts: the attention each token receives over --layers x "
+                 "from each query to its keys, --heads side by side or in one panel); alignment "
+                 "(encoder-decoder models: the cross attention over --layers x --heads as a word "
+                 "alignment); received (long texts: the attention each token receives over --layers x "
                  "--heads, drawn over the text like a page); received-rollout (the same through "
                  "the rollout over --layers: which input tokens the output traces back to)")
       ->check(CLI::IsMember(names_of(maps_view_names)))
@@ -28,8 +28,7 @@ void add_maps_view_flags(CLI::App& cmd, view_choice& c, maps_view_flags& f) {
       ->group("Figure");
   cmd.add_option("--layers", c.layers,
                  "The layers of --view model, mean, max, rollout, flow, alignment, received or "
-                 "received-rollout, "
-                 "e.g. 0,5-7 [default: all]")
+                 "received-rollout, e.g. 0,5-7 [default: all]")
       ->group("Figure");
   cmd.add_option("--heads", c.heads,
                  "The heads of --view model, mean, max, lines, overlay, alignment or received, "

@@ -33,8 +33,14 @@ bool forward_only(const std::vector<std::vector<double>>& cap, std::size_t n) {
 class layered_flow {
  public:
   layered_flow(const std::vector<std::vector<double>>& cap, std::size_t n, bool causal)
-      : cap_(cap), L_(cap.size()), n_(n), causal_(causal), out_(L_ * n * n), in_(L_ * n * n),
-        level_((L_ + 1) * n), next_((L_ + 1) * n) {}
+      : cap_(cap),
+        L_(cap.size()),
+        n_(n),
+        causal_(causal),
+        out_(L_ * n * n),
+        in_(L_ * n * n),
+        level_((L_ + 1) * n),
+        next_((L_ + 1) * n) {}
 
   // The maximum flow from (0, j) to (L, i) through tokens [lo, hi].
   double run(std::size_t j, std::size_t i, std::size_t lo, std::size_t hi) {
@@ -47,18 +53,23 @@ class layered_flow {
       }
     double total = 0.0;
     while (levels(j, i)) {
-      for (std::size_t b = 0; b <= L_; ++b) std::fill_n(next_.begin() + static_cast<std::ptrdiff_t>(b * n_ + lo), hi - lo + 1, 0);
-      for (double f; (f = push(0, j, i, std::numeric_limits<double>::infinity())) > 0.0;) total += f;
+      for (std::size_t b = 0; b <= L_; ++b)
+        std::fill_n(next_.begin() + static_cast<std::ptrdiff_t>(b * n_ + lo), hi - lo + 1, 0);
+      for (double f; (f = push(0, j, i, std::numeric_limits<double>::infinity())) > 0.0;)
+        total += f;
     }
     return total;
   }
 
  private:
-  std::size_t at(std::size_t b, std::size_t r, std::size_t c) const { return (b * n_ + r) * n_ + c; }
+  std::size_t at(std::size_t b, std::size_t r, std::size_t c) const {
+    return (b * n_ + r) * n_ + c;
+  }
   std::size_t width() const { return hi_ - lo_ + 1; }
   // Arc k of node (b, t): k < width forward to (b + 1, lo + k), else backward to
   // (b − 1, lo + k − width); its residual capacity (0 where there is no such arc).
-  double residual(std::size_t b, std::size_t t, std::size_t k, std::size_t& nb, std::size_t& nt) const {
+  double residual(std::size_t b, std::size_t t, std::size_t k, std::size_t& nb,
+                  std::size_t& nt) const {
     const std::size_t w = width();
     if (k < w) {
       nt = lo_ + k;
@@ -82,7 +93,8 @@ class layered_flow {
     }
   }
   bool levels(std::size_t j, std::size_t i) {
-    for (std::size_t b = 0; b <= L_; ++b) std::fill_n(level_.begin() + static_cast<std::ptrdiff_t>(b * n_ + lo_), width(), -1);
+    for (std::size_t b = 0; b <= L_; ++b)
+      std::fill_n(level_.begin() + static_cast<std::ptrdiff_t>(b * n_ + lo_), width(), -1);
     std::queue<std::size_t> q;
     level_[j] = 0;
     q.push(j);
@@ -208,11 +220,12 @@ void check_flow_size(std::size_t n, std::size_t layers, bool causal) {
   if (flow_work(n, layers, causal) <= flow_max_work) return;
   std::size_t fits = 1;
   while (flow_work(fits + 1, layers, causal) <= flow_max_work) ++fits;
-  throw usage_error(fmt::format("{} flow: one maximum flow per pair of tokens is for short texts "
-                                "(through {} {}layers, at most {} tokens; about L · n⁴{} steps); "
-                                "this run has {} (use rollout, or fewer {})",
-                                param("view"), layers, causal ? "causal " : "", fits,
-                                causal ? " / 12" : "", n, param("layers")));
+  throw usage_error(
+      fmt::format("{} flow: one maximum flow per pair of tokens is for short texts "
+                  "(through {} {}layers, at most {} tokens; about L · n⁴{} steps); "
+                  "this run has {} (use rollout, or fewer {})",
+                  param("view"), layers, causal ? "causal " : "", fits, causal ? " / 12" : "", n,
+                  param("layers")));
 }
 
 matrix attention_flow(const model_maps& m, const std::vector<std::size_t>& layers,

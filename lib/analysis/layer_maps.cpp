@@ -71,7 +71,8 @@ matrix attention_rollout_ref(const model_maps& m, const std::vector<std::size_t>
   return out;
 }
 
-std::vector<double> rollout_column_sums(const model_maps& m, const std::vector<std::size_t>& layers) {
+std::vector<double> rollout_column_sums(const model_maps& m,
+                                        const std::vector<std::size_t>& layers) {
   const std::size_t n = m.n;
   std::vector<double> v(n, 1.0), next(n);
   for (std::size_t k = layers.size(); k-- > 0;) {  // v ← v Â_l

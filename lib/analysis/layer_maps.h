@@ -44,7 +44,8 @@ matrix attention_rollout_ref(const model_maps& m, const std::vector<std::size_t>
 
 // The rollout's column sums u_j = Σ_i R[i, j] without R: v = 1ᵀ, then v ← v Â_l from the last
 // chosen layer down (serial, double; what jobs/received_rollout.h computes without the maps).
-std::vector<double> rollout_column_sums(const model_maps& m, const std::vector<std::size_t>& layers);
+std::vector<double> rollout_column_sums(const model_maps& m,
+                                        const std::vector<std::size_t>& layers);
 
 // Â_l = ½ mean_h A_l,h + ½ I, rows renormalised (a fully masked row stays the identity's), in
 // double, n × n: what rollout and flow (attention_flow.h) read.

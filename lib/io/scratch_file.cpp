@@ -45,8 +45,8 @@ void scratch_file::write_at(std::uint64_t offset, const void* bytes, std::size_t
     const ssize_t put = ::pwrite(fd_, p, count, static_cast<off_t>(offset));
     if (put < 0 && errno == EINTR) continue;
     if (put <= 0)
-      throw input_error(purpose_, fmt::format("cannot write its working file in '{}': {}",
-                                              folder(), std::strerror(put < 0 ? errno : ENOSPC)));
+      throw input_error(purpose_, fmt::format("cannot write its working file in '{}': {}", folder(),
+                                              std::strerror(put < 0 ? errno : ENOSPC)));
     p += put;
     offset += static_cast<std::uint64_t>(put);
     count -= static_cast<std::size_t>(put);
@@ -59,9 +59,9 @@ void scratch_file::read_at(std::uint64_t offset, void* bytes, std::size_t count)
     const ssize_t got = ::pread(fd_, p, count, static_cast<off_t>(offset));
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0)
-      throw input_error(purpose_, fmt::format("cannot read back its working file in '{}': {}",
-                                              folder(), got < 0 ? std::strerror(errno)
-                                                                : "the file ended early"));
+      throw input_error(purpose_,
+                        fmt::format("cannot read back its working file in '{}': {}", folder(),
+                                    got < 0 ? std::strerror(errno) : "the file ended early"));
     p += got;
     offset += static_cast<std::uint64_t>(got);
     count -= static_cast<std::size_t>(got);

@@ -23,8 +23,8 @@ class layer_inputs {
   void save(std::size_t layer, const float* x, std::size_t n, std::size_t d);
   // A saved input (logic_error for one never saved).
   matrix load(std::size_t layer) const;
-  // The scratch bytes `count` layers take.
   std::size_t rows() const noexcept { return n_; }
+  // The scratch bytes `count` layers take.
   static std::uint64_t bytes(std::size_t count, std::size_t n, std::size_t d);
 
  private:

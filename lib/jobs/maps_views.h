@@ -13,11 +13,11 @@
 //                   the weight it gets from the queries that can see it, Σ_i a_ij / (n − j) under
 //                   a causal mask, Σ_i a_ij / n without; reads the column sums (`received`), not
 //                   the maps, so it is there at any length
-//   received-rollout  the same through the attention rollout over --layers: per token j, Σ_i R[i, j]
-//                   (R the rollout, every head) over the same count of queries — which input
-//                   tokens the model's output, all layers together, traces back to. From a model
-//                   run, a second pass from the last layer down (jobs/received_rollout.h), at any
-//                   length; from maps in memory, rollout_column_sums
+//   received-rollout  the same through the attention rollout over --layers: per token j,
+//                   Σ_i R[i, j] (R the rollout, every head) over the same count of queries —
+//                   which input tokens the model's output, all layers together, traces back to.
+//                   From a model run, a second pass from the last layer down
+//                   (jobs/received_rollout.h), at any length; from maps, rollout_column_sums
 //   generation      after `model --generate`: the generated tokens as rows, the prompt and the
 //                   earlier generated tokens as columns, a rule at the prompt's end; one head's
 //                   map (--layer, --head) or the mean over --layers × --heads, each row divided

@@ -161,10 +161,9 @@ void run_forward(const hf_model& m, const model_job_config& c, keep_request plan
   r.forward = run_model(m, r.ids, c.progress, nullptr, r.keeper.get());
   if (r.keeper->keeps_all()) r.forward.attention = r.keeper->take_all();
   r.received = r.keeper->received();
-  if (r.keeper->inputs())
-    r.received_rollout =
-        rolled_out_received(m, *r.keeper->inputs(),
-                            chosen(c.choice.layers, m.config.layers, "layers", "layer"), c.progress);
+  if (!r.keeper->inputs()) return;
+  const auto layers = chosen(c.choice.layers, m.config.layers, "layers", "layer");
+  r.received_rollout = rolled_out_received(m, *r.keeper->inputs(), layers, c.progress);
 }
 
 void check_length(std::size_t tokens, std::size_t max_positions, const char* from, bool text) {

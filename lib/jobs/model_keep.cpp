@@ -23,7 +23,8 @@ bool draws(const model_job_config& c) {
   return c.out.figure() || c.term || (!c.out.npy_dir.empty() && computes_map(c.choice.view));
 }
 
-// The maps the view reads (model_keep.h), marked in r.keep.
+// The maps the view reads (model_keep.h), marked in r.keep (received-rollout: the layers
+// whose inputs it keeps).
 void mark_view_needs(const view_choice& v, keep_request& r) {
   const auto layers = chosen(v.layers, r.layers, "layers", "layer");
   const auto heads = chosen(v.heads, r.heads, "heads", "head");
@@ -45,10 +46,12 @@ void mark_view_needs(const view_choice& v, keep_request& r) {
     case maps_view::overlay:
       for (const std::size_t h : heads) mark(v.layer, h);
       return;
+    case maps_view::received_rollout:  // no map: the inputs of --layers, for a second pass
+      r.input_layers = layers;
+      return;
     case maps_view::alignment:
     case maps_view::generation:
-    case maps_view::received:
-    case maps_view::received_rollout: return;
+    case maps_view::received: return;
   }
 }
 
@@ -69,12 +72,9 @@ keep_request plan_keeping(const model_config& m, const model_job_config& c, std:
   r.n = n;
   r.causal = m.causal;
   r.keep.assign(m.layers * m.heads, keeps_every_map(c));
+  r.input_width = m.d_model;
   if (!keeps_every_map(c) && draws(c)) mark_view_needs(c.choice, r);
   r.measure = c.name_heads;  // the captions' statistics, row by row
-  if (!keeps_every_map(c) && draws(c) && c.choice.view == maps_view::received_rollout) {
-    r.input_layers = chosen(c.choice.layers, m.layers, "layers", "layer");
-    r.input_width = m.d_model;
-  }
   if (c.out.npy_dir.empty()) {
     if (!c.npy_layers.empty() || !c.npy_heads.empty())
       throw usage_error(fmt::format("{} and {} choose the maps of attention.npy: add {} DIR",
@@ -136,7 +136,6 @@ void check_model_memory(const model_config& m, const model_job_config& c, const 
 }
 
 void check_model_disk(const keep_request& r) {
-  std::error_code ec;
   if (const std::uint64_t inputs = input_bytes(r); inputs > 0) {
     const std::uint64_t free = scratch_file::free_bytes();
     if (free < inputs)
@@ -150,6 +149,7 @@ void check_model_disk(const keep_request& r) {
   }
   const std::uint64_t need = file_bytes(r);
   if (need == 0) return;
+  std::error_code ec;
   const auto space = std::filesystem::space(r.file_folder, ec);
   if (ec || space.available >= need) return;
   throw usage_error(fmt::format("{}: attention.npy would take {} ({} layers × {} heads × {} × {} "

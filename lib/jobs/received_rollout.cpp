@@ -22,7 +22,8 @@ class rollout_taps final : public map_taps {
     if (!sums_.add(head, i0, rows, weights, v_.data())) stray_thread_ = true;
   }
   void layer_done(std::size_t) override {
-    if (stray_thread_) throw std::logic_error("rollout_taps: rows from a thread it has no sums for");
+    if (stray_thread_)
+      throw std::logic_error("rollout_taps: rows from a thread it has no sums for");
     const std::vector<double> sums = sums_.take();
     const std::size_t n = v_.size();
     for (std::size_t j = 0; j < n; ++j) {

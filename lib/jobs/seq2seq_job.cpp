@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "analysis/column_sums.h"
 #include "attnviz/version.h"
 #include "error.h"
 #include "io/file_io.h"
-#include "analysis/column_sums.h"
 #include "io/npy.h"
 #include "index_list.h"
 #include "jobs/memory_guard.h"
@@ -81,7 +81,8 @@ void add_npy(output_batch& batch, const std::string& dir, const model_report& r)
             npy_float32({f.decoder_layers, f.decoder_heads, f.nt, f.ns}, f.cross_attention.data()));
   // the attention each token receives: every map's column sums (cross: each source token's,
   // from the target rows)
-  const std::size_t Le = f.encoder_layers * f.encoder_heads, Ld = f.decoder_layers * f.decoder_heads;
+  const std::size_t Le = f.encoder_layers * f.encoder_heads;
+  const std::size_t Ld = f.decoder_layers * f.decoder_heads;
   batch.add(at("encoder_received.npy"),
             npy_float32({f.encoder_layers, f.encoder_heads, f.ns},
                         column_sums(f.encoder_attention.data(), Le, f.ns).data()));
