@@ -31,6 +31,53 @@ void read_end_ids(const config_reader& r, model_config& c) {
   }
 }
 
+// The token ids config.json names, each one id, a list of ids or null. Those attn-viz looks up
+// (decoder_start, forced_bos, eos) and every other one present must name a row of the embedding
+// table; a negative id means "none" only where configs use it so (pad_token_id −1, LLaMA's).
+constexpr const char* token_id_keys[] = {"bos_token_id",          "eos_token_id",
+                                         "pad_token_id",          "decoder_start_token_id",
+                                         "forced_bos_token_id",   "forced_eos_token_id",
+                                         "mask_token_id",         "unk_token_id",
+                                         "sep_token_id",          "cls_token_id"};
+
+void check_token_id_keys(const config_reader& r, const model_config& c) {
+  for (const char* key : token_id_keys) {
+    if (!r.has(key)) continue;
+    const nlohmann::json& v = r.object().at(key);
+    const nlohmann::json list = v.is_array() ? v : nlohmann::json::array({v});
+    for (const auto& id : list) {
+      if (id.is_number_integer() && id.get<std::int64_t>() == -1 &&
+          std::string_view(key) == "pad_token_id")
+        continue;
+      if (!id.is_number_unsigned() || id.get<std::uint64_t>() >= c.vocab)
+        r.fail(key, fmt::format("a token id below the vocabulary's {} (vocab_size; or a list of "
+                                "them, or null), got {}",
+                                c.vocab, v.dump()));
+    }
+  }
+}
+
+// The ids the family settled on (read or defaulted) that a run looks up.
+void check_used_ids(const config_reader& r, const model_config& c) {
+  const auto check = [&](std::int64_t id, const char* key, bool none_allowed) {
+    if (none_allowed && id == -1) return;
+    if (id < 0 || static_cast<std::uint64_t>(id) >= c.vocab)
+      r.fail(key, fmt::format("a token id below the vocabulary's {} (vocab_size); the key is "
+                              "absent and its default {} is not",
+                              c.vocab, id));
+  };
+  check(c.eos_id, "eos_token_id", true);
+  if (c.encoder_decoder) {
+    check(c.decoder_start_id, "decoder_start_token_id", false);
+    check(c.forced_bos_id, "forced_bos_token_id", true);
+  }
+  for (const std::int64_t id : c.banned_ids)
+    if (static_cast<std::uint64_t>(id) >= c.vocab)
+      r.fail("bad_words_ids", fmt::format("token ids below the vocabulary's {} (vocab_size), "
+                                          "got {}",
+                                          c.vocab, id));
+}
+
 }  // namespace
 
 model_config parse_model_config(const std::string& json_text, const std::string& path) {
@@ -62,6 +109,8 @@ model_config model_config_of(const nlohmann::json& j, const std::string& path) {
     throw input_error(path, fmt::format("{} query heads cannot share {} key/value heads evenly",
                                         c.heads, c.kv_heads));
   if (c.causal && !c.encoder_decoder) read_end_ids(r, c);
+  check_token_id_keys(r, c);
+  check_used_ids(r, c);
   return c;
 }
 

@@ -347,8 +347,14 @@ std::vector<float> sinusoid_table(std::size_t rows, std::size_t d) {
 
 matrix token_rows(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_t) {
   const auto d = static_cast<std::size_t>(m.tokens->shape[1]);
+  const auto V = static_cast<std::uint64_t>(m.tokens->shape[0]);
   matrix x(ids.size(), d);
   for (std::size_t r = 0; r < ids.size(); ++r) {
+    // Every id was checked where it entered (the text's, config.json's): one outside the table
+    // here is a defect, never a read past it.
+    if (ids[r] < 0 || static_cast<std::uint64_t>(ids[r]) >= V)
+      throw std::logic_error(fmt::format("token_rows: id {} outside the embedding table's {} rows",
+                                         ids[r], V));
     const std::size_t at = static_cast<std::size_t>(ids[r]) * d;
     m.tokens->to_float(at, d, x.row(r));
     m.tokens->check_finite(x.row(r), at, d);

@@ -608,6 +608,27 @@ std::unique_ptr<model_tokenizer> from_bert_files(const fs::path& dir) {
   return t;
 }
 
+// Every piece a SentencePiece model can give (normal and user-defined ones) needs its id in
+// vocab.json: a missing one would become <unk> without a word.
+void check_pieces_have_ids(const sp_model_file& m, const std::string& spm,
+                           const std::unordered_map<std::string, std::int64_t>& vocab,
+                           const std::string& vocab_path) {
+  std::size_t missing = 0, kept = 0;
+  const std::string* first = nullptr;
+  for (const sp_piece& p : m.pieces) {
+    if (p.type != sp_piece_type::normal && p.type != sp_piece_type::user_defined) continue;
+    ++kept;
+    if (vocab.count(p.piece)) continue;
+    if (!first) first = &p.piece;
+    ++missing;
+  }
+  if (missing)
+    throw input_error(vocab_path, fmt::format("has no id for '{}', a piece of {}, nor for {} more "
+                                              "of its {} pieces: vocab.json must map every piece "
+                                              "of source.spm and target.spm",
+                                              *first, spm, missing - 1, kept));
+}
+
 // Marian's source.spm / target.spm with the vocab.json both map into; </s> after the text.
 std::unique_ptr<model_tokenizer> from_marian_files(const fs::path& dir, tokenizer_side side) {
   const std::string vocab_path = (dir / "vocab.json").string();
@@ -622,10 +643,12 @@ std::unique_ptr<model_tokenizer> from_marian_files(const fs::path& dir, tokenize
   fs::path spm = dir / (side == tokenizer_side::target ? "target.spm" : "source.spm");
   std::error_code ec;
   if (side == tokenizer_side::target && !fs::exists(spm, ec)) spm = dir / "source.spm";
+  sp_model_file model = read_sentencepiece_file(spm.string());
+  check_pieces_have_ids(model, spm.string(), *vocab, vocab_path);
   sp_tokenizer_options o;
   o.append_eos = true;
   o.vocab = std::move(vocab);
-  return make_sentencepiece_tokenizer(read_sentencepiece_file(spm.string()), spm.string(), o);
+  return make_sentencepiece_tokenizer(std::move(model), spm.string(), o);
 }
 
 }  // namespace

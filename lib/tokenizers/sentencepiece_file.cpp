@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include <cstring>
 
 #include "error.h"
@@ -84,7 +86,10 @@ sp_piece read_piece(proto_reader r) {
   while (!r.done()) {
     const auto [field, wire] = r.key();
     if (field == 1 && wire == 2) p.piece = std::string(r.bytes());
-    else if (field == 2 && wire == 5) p.score = r.fixed32_float();
+    else if (field == 2 && wire == 5) {
+      p.score = r.fixed32_float();
+      if (!std::isfinite(p.score)) r.fail(fmt::format("a finite score, got {}", p.score));
+    }
     else if (field == 3 && wire == 0) {
       const std::uint64_t t = r.varint();
       if (t < 1 || t > 6) r.fail(fmt::format("a piece type from 1 to 6, got {}", t));

@@ -14,6 +14,7 @@ and the refusals: exit 2, one line, nothing written."""
 import json
 import os
 import shutil
+import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -597,6 +598,82 @@ def test_bad_inputs_are_refused_with_one_message(env):
     write_safetensors(path, tensors, "F16")
     refuse(env, ["--model", folder, "--ids", src], "model.decoder.embed_positions.weight",
            "sinusoid")
+
+
+def test_token_ids_of_the_config_are_checked_before_any_read(env):
+    """decoder_start_token_id or forced_bos_token_id past the vocabulary: one message naming the
+    key and config.json, for model, model --target and heads (it used to read past the table)."""
+    sample = os.path.join(env.samples, "rv-kjv-marian")
+    for key in ("decoder_start_token_id", "forced_bos_token_id"):
+        for bad in (7669, 8000, 1000000, 1000000000):
+            folder = env.path(f"ids-{key}-{bad}")
+            shutil.rmtree(folder, ignore_errors=True)
+            shutil.copytree(sample, folder)
+            cfg = json.load(open(os.path.join(folder, "config.json")))
+            cfg[key] = bad
+            json.dump(cfg, open(os.path.join(folder, "config.json"), "w"))
+            for args in (["model", "--model", folder, "--text", "Y dijo Dios", "--max-new", "2"],
+                         ["model", "--model", folder, "--text", "Y dijo Dios", "--target", "And God"],
+                         ["heads", "--model", folder]):
+                _, err = env.run(*args, expect=2)
+                lines = [l for l in err.splitlines() if l.strip()]
+                assert len(lines) == 1, (args, err)
+                assert f"config.json: key '{key}': expected a token id below the vocabulary's 7669" \
+                    in lines[0], (args, lines[0])
+
+
+def varint(data, at):
+    value, shift = 0, 0
+    while True:
+        b = data[at]
+        at += 1
+        value |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            return value, at
+
+
+def score_offset(data):
+    """The byte of the first piece's score in a SentencePiece ModelProto: the first field 1
+    (pieces) holds field 1 (the piece, a string) and field 2 (its score, 32-bit)."""
+    key, at = varint(data, 0)
+    assert key == (1 << 3 | 2), key
+    end_len, at = varint(data, at)
+    end = at + end_len
+    while at < end:
+        key, at = varint(data, at)
+        if key == (2 << 3 | 5):
+            return at
+        if key & 7 == 2:
+            n, at = varint(data, at)
+            at += n
+        elif key & 7 == 0:
+            _, at = varint(data, at)
+        elif key & 7 == 5:
+            at += 4
+    raise AssertionError("no score in the first piece")
+
+
+def test_a_marian_vocabulary_must_hold_every_piece(env):
+    sample = os.path.join(env.samples, "rv-kjv-marian")
+    folder = env.path("short-vocab")
+    shutil.copytree(sample, folder)
+    vocab = json.load(open(os.path.join(folder, "vocab.json"), encoding="utf-8"))
+    kept = dict(list(vocab.items())[:100])
+    json.dump(kept, open(os.path.join(folder, "vocab.json"), "w", encoding="utf-8"))
+    _, err = env.run("model", "--model", folder, "--text", "Y dijo Dios", "--max-new", "2", expect=2)
+    lines = [l for l in err.splitlines() if l.strip()]
+    assert len(lines) == 1 and "vocab.json: has no id for" in lines[0] and "source.spm" in lines[0] \
+        and "must map every piece" in lines[0], err
+    # a score that is not a number: the SentencePiece file is refused at the score's byte
+    folder = env.path("nan-score")
+    shutil.copytree(sample, folder)
+    path = os.path.join(folder, "source.spm")
+    data = bytearray(open(path, "rb").read())
+    data[score_offset(data):score_offset(data) + 4] = struct.pack("<f", float("nan"))
+    open(path, "wb").write(bytes(data))
+    _, err = env.run("model", "--model", folder, "--text", "Y dijo Dios", "--max-new", "2", expect=2)
+    assert "source.spm" in err and "a finite score, got nan" in err, err
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 // model/hf_config.h: each family's sizes read under its own names, and the refusals.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
@@ -74,6 +75,62 @@ TEST_CASE("a bad config names the file and the key") {
 }
 
 namespace {
+std::string marian_with(const std::string& extra) {
+  return R"({"model_type": "marian", "d_model": 8, "encoder_layers": 1, "decoder_layers": 1,
+             "encoder_attention_heads": 2, "decoder_attention_heads": 2, "encoder_ffn_dim": 8,
+             "decoder_ffn_dim": 8, "max_position_embeddings": 16, "vocab_size": 100,
+             "pad_token_id": 99, "eos_token_id": 0)" + extra + "}";
+}
+
+std::string llama_ids(const std::string& ids) {
+  return R"({"model_type": "llama", "hidden_size": 32, "num_attention_heads": 2,
+             "num_hidden_layers": 1, "intermediate_size": 8, "max_position_embeddings": 8,
+             "vocab_size": 9, )" + ids + "}";
+}
+}  // namespace
+
+TEST_CASE("every token id config.json names is checked against the vocabulary") {
+  const model_config ok = parse_model_config(marian_with(R"(, "decoder_start_token_id": 99,
+                                                           "forced_bos_token_id": null)"),
+                                             "m/config.json");
+  CHECK((ok.decoder_start_id == 99 && ok.forced_bos_id == -1 && ok.eos_id == 0));
+  for (const char* key : {"decoder_start_token_id", "forced_bos_token_id", "forced_eos_token_id",
+                          "bos_token_id", "mask_token_id", "unk_token_id"})
+    for (const char* id : {"100", "1000000000"}) {
+      CAPTURE(key);
+      CAPTURE(id);
+      const std::string want = fmt::format("m/config.json: key '{}': expected a token id below "
+                                           "the vocabulary's 100",
+                                           key);
+      CHECK_THROWS_WITH_AS(
+          parse_model_config(marian_with(fmt::format(R"(, "{}": {})", key, id)), "m/config.json"),
+          doctest::Contains(want.c_str()), input_error);
+    }
+  CHECK_THROWS_WITH_AS(parse_model_config(marian_with(R"(, "bad_words_ids": [[100]])"), "c.json"),
+                       doctest::Contains("key 'bad_words_ids'"), input_error);
+  // a list, as Llama 3's eos_token_id; LLaMA's pad_token_id −1 means none
+  CHECK_THROWS_WITH_AS(parse_model_config(marian_with(R"(, "forced_eos_token_id": [0, 100])"),
+                                          "c.json"),
+                       doctest::Contains("key 'forced_eos_token_id'"), input_error);
+  CHECK_NOTHROW(parse_model_config(llama_ids(R"("pad_token_id": -1, "bos_token_id": 1)"), "c.json"));
+  CHECK_THROWS_WITH_AS(parse_model_config(llama_ids(R"("bos_token_id": 9)"), "c.json"),
+                       doctest::Contains("key 'bos_token_id'"), input_error);
+  CHECK_THROWS_WITH_AS(parse_model_config(llama_ids(R"("bos_token_id": -5)"), "c.json"),
+                       doctest::Contains("key 'bos_token_id'"), input_error);
+  // a default the config leaves in place must fit too (BART's end token is 2)
+  CHECK_THROWS_WITH_AS(
+      parse_model_config(R"({"model_type": "bart", "d_model": 8, "encoder_layers": 1,
+                             "decoder_layers": 1, "encoder_attention_heads": 2,
+                             "decoder_attention_heads": 2, "encoder_ffn_dim": 8,
+                             "decoder_ffn_dim": 8, "max_position_embeddings": 16,
+                             "vocab_size": 2, "pad_token_id": 1})",
+                         "c.json"),
+      doctest::Contains("key 'eos_token_id': expected a token id below the vocabulary's 2 "
+                        "(vocab_size); the key is absent and its default 2 is not"),
+      input_error);
+}
+
+namespace {
 const char* llama_with(const std::string& scaling) {
   static std::string text;
   text = R"({"model_type": "llama", "hidden_size": 32, "num_attention_heads": 2,
@@ -81,6 +138,7 @@ const char* llama_with(const std::string& scaling) {
              "vocab_size": 9, "rope_theta": 10000, "rope_scaling": )" + scaling + "}";
   return text.c_str();
 }
+
 }  // namespace
 
 TEST_CASE("RoPE frequencies: plain, linear and Llama 3's scaling, by hand") {
