@@ -245,6 +245,43 @@ bool natural_less(const std::string& a, const std::string& b) {
   return a.size() - i < b.size() - j;
 }
 
+namespace {
+
+// A member's local header must agree with its central directory entry: the same method, and
+// the same sizes unless they follow the data (flag bit 3) or sit in a zip64 field (0xFFFFFFFF).
+void check_local_header(std::string_view b, std::uint64_t local, std::uint32_t method,
+                        std::uint64_t csize, std::uint64_t usize, const std::string& name,
+                        const std::string& source) {
+  const auto damaged = [&](std::string_view what, std::uint64_t here, std::uint64_t central) {
+    throw input_error(source, fmt::format("byte {}: zip member {}'s local header declares {} {} "
+                                          "where the central directory declares {}",
+                                          local, name, what, here, central));
+  };
+  if (u16(b, local + 8) != method) damaged("compression method", u16(b, local + 8), method);
+  if (u16(b, local + 6) & 8) return;
+  const std::uint64_t lc = u32(b, local + 18), lu = u32(b, local + 22);
+  if (lc != 0xFFFFFFFF && lc != csize) damaged("a compressed size of", lc, csize);
+  if (lu != 0xFFFFFFFF && lu != usize) damaged("a size of", lu, usize);
+}
+
+// A member's .npy header, read from its first bytes alone and checked against the size the zip
+// declares for the member: a damaged member is refused before a byte of its data is inflated.
+npy_header member_header(std::string_view b, const zip_member& m, const std::string& path) {
+  // an .npy header fits in its first 64 KiB + 12 bytes unless it is a version 2 header that long
+  constexpr std::uint64_t header_bytes = (64u << 10) + 12;
+  const std::string source = path + ":" + m.name;
+  const npy_header h = parse_npy_header(zip_member_bytes(b, m, path, header_bytes), source);
+  const std::uint64_t have = m.usize > h.data_at ? m.usize - h.data_at : 0;
+  if (have != h.count * h.width)
+    throw input_error::at_offset(source, h.data_at,
+                                 fmt::format("the data is {} bytes; shape {} of {}-byte floats "
+                                             "needs {}",
+                                             have, h.shape_text, h.width, h.count * h.width));
+  return h;
+}
+
+}  // namespace
+
 std::vector<zip_member> zip_members(std::string_view b, const std::string& source) {
   // the end of central directory record: signature 0x06054b50, at most 65,535 bytes of comment
   // after it
@@ -296,6 +333,7 @@ std::vector<zip_member> zip_members(std::string_view b, const std::string& sourc
     }
     if (local + 30 > b.size() || u32(b, local) != 0x04034b50)
       throw input_error(source, fmt::format("byte {}: damaged zip member {}", local, m.name));
+    check_local_header(b, local, m.method, csize, usize, m.name, source);
     m.data = local + 30 + u16(b, local + 26) + u16(b, local + 28);
     if (m.data + csize > b.size())
       throw input_error(source, fmt::format("byte {}: zip member {} is cut short ({} bytes "
@@ -344,15 +382,12 @@ attention_file read_attention_file(const std::string& path, const std::string& k
 
 std::uint64_t attention_file_memory(std::string_view bytes, const std::string& ext,
                                     const std::string& path) {
-  // an .npy header fits in its first 64 KiB + 12 bytes unless it is a version 2 header that long
-  constexpr std::uint64_t header_bytes = (64u << 10) + 12;
   if (ext == ".npy") return 4 * parse_npy_header(bytes, path).count;
   if (ext == ".safetensors") return 2 * static_cast<std::uint64_t>(bytes.size());
   if (ext == ".json") return 10 * static_cast<std::uint64_t>(bytes.size());
   std::uint64_t floats = 0, largest = 0;
   for (const zip_member& m : zip_members(bytes, path)) {
-    const std::string head = zip_member_bytes(bytes, m, path, header_bytes);
-    floats += 4 * parse_npy_header(head, path + ":" + m.name).count;
+    floats += 4 * member_header(bytes, m, path).count;
     largest = std::max(largest, m.usize);
   }
   return floats + largest;
@@ -373,6 +408,7 @@ attention_file parse_attention_file(const std::string& bytes, const std::string&
       std::string array = m.name;
       if (array.size() > 4 && array.compare(array.size() - 4, 4, ".npy") == 0)
         array.resize(array.size() - 4);
+      member_header(bytes, m, path);
       arrays.emplace_back(array, parse_npy(zip_member_bytes(bytes, m, path), path + ":" + m.name));
     }
     f = choose(std::move(arrays), key, path);

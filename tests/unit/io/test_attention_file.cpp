@@ -120,3 +120,33 @@ TEST_CASE("the memory an .npz needs is read from its headers, before any array i
   // an .npy's floats from its header alone, the data not even present
   CHECK(attnviz::attention_file_memory(npy_header_f4("(2, 3)"), ".npy", "t.npy") == 24);
 }
+
+TEST_CASE("a member whose .npy header disagrees with the zip's size is refused before inflating") {
+  // the header declares [1, 1, 1024, 1024] float32 (4 MiB), which the member holds; the zip
+  // declares 88 bytes more: inflating it whole would end early, so a refusal that names the
+  // sizes came from the headers alone
+  const std::string header = npy_header_f4("(1, 1, 1024, 1024)");
+  const std::size_t body = std::size_t(1024) * 1024 * 4;
+  const std::string zip = stored_zip("arr_0.npy", deflate_raw(header + std::string(body, '\0')), 8,
+                                     header.size() + body + 88);
+  const std::string needs = "the data is " + std::to_string(body + 88) +
+                            " bytes; shape (1, 1, 1024, 1024) of 4-byte floats needs " +
+                            std::to_string(body);
+  CHECK_THROWS_WITH_AS(attnviz::attention_file_memory(zip, ".npz", "t.npz"),
+                       doctest::Contains(needs.c_str()), attnviz::input_error);
+  CHECK_THROWS_WITH_AS(attnviz::parse_attention_file(zip, ".npz", "", "t.npz"),
+                       doctest::Contains(needs.c_str()), attnviz::input_error);
+}
+
+TEST_CASE("a local header that disagrees with the central directory is damage") {
+  std::string zip = stored_zip("a.npy", "hello");
+  zip[22] = 9;  // the local header's uncompressed size: 9, the central directory's 5
+  CHECK_THROWS_WITH_AS(read_zip(zip, "t.npz"),
+                       doctest::Contains("byte 0: zip member a.npy's local header declares a size "
+                                         "of 9 where the central directory declares 5"),
+                       attnviz::input_error);
+  zip = stored_zip("a.npy", "hello");
+  zip[8] = 8;  // the local header's method: deflate, the central directory's stored
+  CHECK_THROWS_WITH_AS(read_zip(zip, "t.npz"), doctest::Contains("compression method 8"),
+                       attnviz::input_error);
+}
