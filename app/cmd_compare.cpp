@@ -10,6 +10,7 @@
 #include "jobs/model_job.h"
 #include "options.h"
 #include "report.h"
+#include "suggest.h"
 
 namespace attnviz::cli {
 
@@ -103,14 +104,14 @@ them, --png/--svg draw the JS matrix.
   maps->maps_only.push_back(cmd->add_option("--between", maps->between,
                                             "With --model or --weights: heads (of --layer) or "
                                             "layers")
-                                ->check(CLI::IsMember(names_of(compare_between_names)))
+                                ->check(one_of(names_of(compare_between_names)))
                                 ->capture_default_str()
                                 ->group("Model"));
   maps->maps_only.push_back(
       cmd->add_option("--stack", mj.stack,
                       "With --model, an encoder-decoder: the stack compared, encoder (default), "
                       "decoder, or cross (its heads ranked by alignment error against --gold)")
-          ->check(CLI::IsMember(names_of(seq2seq_stack_names)))
+          ->check(one_of(names_of(seq2seq_stack_names)))
           ->group("Model"));
   maps->maps_only.push_back(
       cmd->add_option("--target-ids", maps->target_ids,

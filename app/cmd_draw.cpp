@@ -9,6 +9,7 @@
 #include "maps_view_flags.h"
 #include "options.h"
 #include "report.h"
+#include "suggest.h"
 
 namespace attnviz::cli {
 
@@ -75,7 +76,7 @@ Examples:
       ->group("Input");
   cmd->add_option("--causal", f->causal,
                   "Grey the upper triangle: auto (when every map is 0 there), on, off")
-      ->check(CLI::IsMember(names_of(causal_mode_names)))
+      ->check(one_of(names_of(causal_mode_names)))
       ->capture_default_str()
       ->group("Figure");
   cmd->add_option("--max-memory", f->max_memory,
@@ -97,7 +98,7 @@ Examples:
     draw_job_config job = f->job;
     resolve_maps_view(f->view, job.choice);
     job.causal = value_of(causal_mode_names, f->causal, "--causal");
-    job.max_memory = parse_size(f->max_memory, "--max-memory");
+    job.max_memory = memory_limit(f->max_memory, "--max-memory");
     if (!job.out.any() && !f->view.term)
       throw usage_error("nothing to write: give --png, --svg, --html, --npy or --term");
     if (!job.key_tokens.empty() && f->view.term)

@@ -9,6 +9,7 @@
 #include "jobs/model_job.h"
 #include "options.h"
 #include "report.h"
+#include "suggest.h"
 
 namespace attnviz::cli {
 
@@ -101,7 +102,7 @@ Examples:
   cmd->add_option("--stack", c.stack,
                   "Encoder-decoder models: the self-attention stack searched, encoder or decoder "
                   "(default; teacher-forced on the same tokens)")
-      ->check(CLI::IsMember({"encoder", "decoder", "cross"}))
+      ->check(one_of({"encoder", "decoder", "cross"}))
       ->group("Input");
   cmd->add_option("--top", f->top, "Heads listed per pattern")
       ->check(CLI::Range(1, 100000))

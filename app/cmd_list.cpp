@@ -7,6 +7,7 @@
 #include "attention/registry.h"
 #include "commands.h"
 #include "error.h"
+#include "suggest.h"
 
 namespace attnviz::cli {
 namespace {
@@ -33,7 +34,7 @@ action setup_list(CLI::App& app) {
   auto* cmd = app.add_subcommand("list", "List every attention variant with formula and paper");
   cmd->add_option("stage", *which,
                   "Only one part: score, align, context, position, mask or structure")
-      ->check(CLI::IsMember({"all", "score", "align", "context", "position", "mask", "structure"}))
+      ->check(one_of({"all", "score", "align", "context", "position", "mask", "structure"}))
       ->capture_default_str();
   return [which] {
     const std::string& w = *which;

@@ -12,6 +12,7 @@
 #include "jobs/run_job.h"
 #include "options.h"
 #include "report.h"
+#include "suggest.h"
 
 namespace attnviz::cli {
 
@@ -97,7 +98,7 @@ void add_long_input_flags(CLI::App& cmd, run_flags& f) {
   cmd.add_option("--pool", f.pool,
                   "Streaming: a pixel is the mean of the weights it covers (a row of pixels "
                   "still sums to 1 per token) or their max (single sharp links stay visible)")
-      ->check(CLI::IsMember(names_of(pool_mode_names)))
+      ->check(one_of(names_of(pool_mode_names)))
       ->capture_default_str()
       ->group("Long inputs");
   cmd.add_flag("--quiet,-q", f.quiet, "No progress bar on stderr")->group("Long inputs");

@@ -8,6 +8,7 @@
 #include "error.h"
 #include "options.h"
 #include "render/terminal.h"
+#include "suggest.h"
 
 namespace attnviz::cli {
 
@@ -23,7 +24,7 @@ void add_maps_view_flags(CLI::App& cmd, view_choice& c, maps_view_flags& f) {
                  "alignment); received (long texts: the attention each token receives over --layers x "
                  "--heads, drawn over the text like a page); received-rollout (the same through "
                  "the rollout over --layers: which input tokens the output traces back to)")
-      ->check(CLI::IsMember(names_of(maps_view_names)))
+      ->check(one_of(names_of(maps_view_names)))
       ->capture_default_str()
       ->group("Figure");
   cmd.add_option("--layers", c.layers,
@@ -43,7 +44,7 @@ void add_maps_view_flags(CLI::App& cmd, view_choice& c, maps_view_flags& f) {
       ->group("Figure");
   cmd.add_option("--cmap", f.cmap, "Colormap [default: viridis]")->group("Figure");
   cmd.add_option("--annotate", f.annotate, "Write each weight in its cell: auto, on, off")
-      ->check(CLI::IsMember(names_of(annotate_mode_names)))
+      ->check(one_of(names_of(annotate_mode_names)))
       ->capture_default_str()
       ->group("Figure");
   cmd.add_option("--cell", c.look.cell,

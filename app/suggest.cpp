@@ -1,38 +1,30 @@
 #include "suggest.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
+#include "names.h"
+
 namespace attnviz::cli {
 
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
+std::string closest(std::string_view word, const std::vector<std::string>& candidates) {
+  const std::vector<std::string_view> views(candidates.begin(), candidates.end());
+  const std::size_t i = nearest_name(word, views);
+  return i == std::string_view::npos ? std::string() : candidates[i];
 }
 
-std::string closest(std::string_view word, const std::vector<std::string>& candidates) {
-  const std::size_t limit = std::max<std::size_t>(2, word.size() / 2);
-  std::string best;
-  std::size_t best_d = limit + 1;
-  for (const auto& c : candidates) {
-    const std::size_t d = edit_distance(word, c);
-    if (d < best_d) {
-      best_d = d;
-      best = c;
-    }
-  }
-  return best;
+CLI::Validator one_of(std::vector<std::string> names) {
+  const std::string description = fmt::format("{{{}}}", fmt::join(names, ","));
+  return CLI::Validator(
+      [names = std::move(names)](std::string& value) -> std::string {
+        if (std::find(names.begin(), names.end(), value) != names.end()) return {};
+        const std::string guess = closest(value, names);
+        return fmt::format("'{}' is not one of {}{}", value, fmt::join(names, ", "),
+                           guess.empty() ? "" : fmt::format(": did you mean '{}'?", guess));
+      },
+      description);
 }
 
 namespace {

@@ -1,5 +1,5 @@
-// "did you mean …?" for a mistyped command or flag, like git: the closest name by edit distance
-// (Levenshtein), when it is close enough to be what was meant.
+// "did you mean …?" for a mistyped command, flag or enumerated value, like git: the nearest name
+// by lib/names.h's one suggester (nearest_name), when it is close enough to be what was meant.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -9,12 +9,13 @@
 
 namespace attnviz::cli {
 
-// Insertions, deletions and substitutions turning a into b.
-std::size_t edit_distance(std::string_view a, std::string_view b);
-
-// The candidate closest to `word` if within max(2, half its length) edits (ties: the first);
-// empty when none is.
+// The candidate nearest `word` (nearest_name), or empty when none is close enough.
 std::string closest(std::string_view word, const std::vector<std::string>& candidates);
+
+// The check of an option that takes one of `names` (CLI::IsMember's place, with the same
+// "{a,b,c}" description that --help, the manual and the completions read): a value outside them
+// fails with "'modle' is not one of model, lines, …: did you mean 'model'?".
+CLI::Validator one_of(std::vector<std::string> names);
 
 // After a parse error: the message for the first unknown command or flag in argv ("unknown
 // command 'rn': did you mean 'run'?", "run: unknown flag --txt: did you mean --text?"), or ""

@@ -294,9 +294,30 @@ def test_did_you_mean(env):
                        (["model", "--modle", "x"], "model: unknown flag --modle: did you mean --model?"),
                        (["run", "--colormap=viridis"], "did you mean --cmap?"),
                        (["zzzzzz"], "unknown command 'zzzzzz' (see 'attn-viz --help' for the list)"),
-                       (["run", "--qqqqqqqqqq"], "run: unknown flag --qqqqqqqqqq (see 'attn-viz run --help')")]:
+                       (["run", "--qqqqqqqqqq"], "run: unknown flag --qqqqqqqqqq (see 'attn-viz run --help')"),
+                       (["model", "--flow-x", "1"], "model: unknown flag --flow-x (see 'attn-viz model --help')")]:
         _, err = env.run(*argv, expect=2)
         assert want in err and err.count("\n") == 1, (argv, err)
+    # enumerated values get the same suggester as commands, flags and registries
+    samples = env.samples
+    for argv, want in [(["model", "--model", os.path.join(samples, "kjv-gpt"), "--text", "x", "--view", "modle"],
+                        "--view: 'modle' is not one of "),
+                       (["run", "--text", "x", "--oov", "zeros"], "--oov: 'zeros' is not one of "),
+                       (["run", "--text", "x", "--show", "score"], "did you mean 'scores'?")]:
+        _, err = env.run(*argv, expect=2)
+        assert want in err and err.count("\n") == 1, (argv, err)
+    _, err = env.run("model", "--model", os.path.join(samples, "kjv-gpt"), "--text", "x", "--view", "modle",
+                     expect=2)
+    assert "did you mean 'model'?" in err, err
+
+
+def test_messages_name_the_flag_and_the_value(env):
+    kjv = os.path.join(env.samples, "kjv-gpt")
+    _, err = env.run("model", "--model", kjv, "--text", "x", "--generate", "2", "--sample",
+                     "--temperature", "0", expect=2)
+    assert "--temperature: must be a number above 0, got 0" in err and len(err) < 200, err
+    _, err = env.run("model", "--model", kjv, "--text", "x", "--generate", "2", "--stop", "", expect=2)
+    assert "--stop" in err and "must not be empty" in err, err
 
 
 def test_man_page_lists_every_command_and_option(env):
