@@ -15,6 +15,7 @@
 #include "jobs/memory_guard.h"
 #include "jobs/model_job.h"
 #include "render/colormap.h"
+#include "suggest.h"
 #include "text/embedding_cache.h"
 
 namespace attnviz::cli {
@@ -27,7 +28,8 @@ std::string joined_names(const Entries& entries) {
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
-// A real number > 0 (CLI::PositiveNumber's message prints DBL_MAX in full).
+}  // namespace
+
 const CLI::Validator& positive_number() {
   static const CLI::Validator v(
       [](std::string& value) -> std::string {
@@ -41,7 +43,14 @@ const CLI::Validator& positive_number() {
   return v;
 }
 
-}  // namespace
+const CLI::Validator& non_empty() {
+  static const CLI::Validator v(
+      [](std::string& value) -> std::string {
+        return value.empty() ? "must not be empty (leave the flag out instead)" : "";
+      },
+      "", "non-empty");
+  return v;
+}
 
 void add_input_flags(CLI::App& cmd, common_flags& f) {
   auto& c = f.input;
@@ -100,7 +109,7 @@ void add_embedding_flags(CLI::App& cmd, common_flags& f) {
   cmd.add_option("--oov", f.oov,
                  "Tokens not in the vocabulary: hash (deterministic vector per token, scaled like "
                  "the file's), zero, or error")
-      ->check(CLI::IsMember(names_of(oov_policy_names)))
+      ->check(one_of(names_of(oov_policy_names)))
       ->capture_default_str()
       ->group("Input");
   cmd.add_option("--max-memory", f.max_memory,
@@ -136,7 +145,7 @@ void add_stage_flags(CLI::App& cmd, common_flags& f) {
       ->group("Variant");
   cmd.add_option("--hard", f.hard,
                  "Hard context: sample j* from a_i with --seed, or take the argmax")
-      ->check(CLI::IsMember(names_of(hard_mode_names)))
+      ->check(one_of(names_of(hard_mode_names)))
       ->capture_default_str()
       ->group("Variant");
   cmd.add_option("--window", s.window,
@@ -175,7 +184,7 @@ void add_head_flags(CLI::App& cmd, common_flags& f) {
   cmd.add_option("--combine", f.combine,
                  "How heads become the output: concat (concat(heads) W^O) or weighted "
                  "(Weighted Transformer: normalised learned shares kappa_h per head)")
-      ->check(CLI::IsMember(names_of(head_combine_names)))
+      ->check(one_of(names_of(head_combine_names)))
       ->capture_default_str()
       ->group("Variant");
   cmd.add_option("--position,-p", f.position,
@@ -260,7 +269,7 @@ void add_view_flags(CLI::App& cmd, common_flags& f, bool crop) {
   cmd.add_option("--show", f.show,
                  "Matrix to draw: weights a_ij (sequential colours) or scores e_ij (before "
                  "alignment; diverging colours centred on 0)")
-      ->check(CLI::IsMember(names_of(shown_matrix_names)))
+      ->check(one_of(names_of(shown_matrix_names)))
       ->capture_default_str()
       ->group("Figure");
   cmd.add_option("--head-view", f.head_view,
@@ -318,7 +327,7 @@ void add_look_flags(CLI::App& cmd, common_flags& f) {
   add_colour_flags(cmd, f.scale, f.vmin, f.vmax, f.grids);
   cmd.add_option("--annotate", f.annotate,
                  "Write each cell's value in it: auto (when every value fits its cell), on, off")
-      ->check(CLI::IsMember(names_of(annotate_mode_names)))
+      ->check(one_of(names_of(annotate_mode_names)))
       ->capture_default_str()
       ->group("Figure");
   cmd.add_option("--cell", f.cell,
@@ -388,7 +397,7 @@ void add_output_flags(CLI::App& cmd, job_outputs& out, std::initializer_list<out
            [&out](const std::string& v) { out.text = v == "paths" ? svg_text::paths : svg_text::glyphs; },
            "SVG text: glyphs (<text>, searchable; the viewer's font, Unifont metrics) or paths "
            "(the bundled font's pixels: the same everywhere, CJK included) [default: glyphs]")
-        ->check(CLI::IsMember({"glyphs", "paths"}))
+        ->check(one_of({"glyphs", "paths"}))
         ->type_name("HOW")
         ->group("Output");
 }
@@ -401,7 +410,7 @@ std::vector<std::string> output_flag_names() {
 }
 
 std::uint64_t resolve_max_memory(const common_flags& f) {
-  return parse_size(f.max_memory, "--max-memory");
+  return memory_limit(f.max_memory, "--max-memory");
 }
 
 void resolve_text_or_ids(std::string& text, const std::string& ids_flag,

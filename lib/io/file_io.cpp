@@ -417,9 +417,10 @@ output_batch::target_list output_batch::resolve_targets(bool& has_stdout) {
 }
 
 // The folders swept of a killed run's temporaries and made, the replaced files written to
-// locked temporaries, the streams written, then every temporary renamed into place; on any
-// failure the temporaries and the folders made are removed.
-void output_batch::place(const target_list& targets) {
+// locked temporaries, the streams written, `before_renames` run (standard output's bytes), then
+// every temporary renamed into place; on any failure the temporaries and the folders made are
+// removed, so no existing file is replaced by a run whose standard output failed.
+void output_batch::place(const target_list& targets, const std::function<void()>& before_renames) {
   std::vector<temporary> temps;
   std::vector<std::string> made_dirs;
   try {
@@ -443,6 +444,7 @@ void output_batch::place(const target_list& targets) {
         copy_to_stream(f->streamed->fd_, t.path, f->path);
       else if (t.how == output_target::kind::stream)
         write_stream(t.path, f->bytes, f->path);
+    before_renames();
     for (const auto& [temp, dest] : renames)
       if (std::rename(temp.c_str(), dest.c_str()) != 0)
         throw input_error(dest, fmt::format("cannot rename into place: {}", std::strerror(errno)));
@@ -471,15 +473,15 @@ std::vector<std::string> output_batch::commit() {
   std::string stdout_bytes;
   for (auto& f : files_)
     if (f.path == stdout_name) stdout_bytes = std::move(f.bytes);
-  place(targets);
-  files_.clear();
-  dirs_.clear();
-  if (has_stdout) {
+  place(targets, [&] {
+    if (!has_stdout) return;
     std::fflush(stdout);
     const std::size_t n = std::fwrite(stdout_bytes.data(), 1, stdout_bytes.size(), stdout);
     if (n != stdout_bytes.size() || std::fflush(stdout) != 0)
       throw input_error("standard output", fmt::format("cannot write: {}", std::strerror(errno)));
-  }
+  });
+  files_.clear();
+  dirs_.clear();
   return order;
 }
 

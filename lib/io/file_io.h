@@ -53,7 +53,8 @@ output_target resolve_output(const std::string& path, const std::string& name);
 //   are written renames the temporaries into place. On any failure the temporaries and the
 //   folders it made are removed and existing files are left untouched (a stream may have
 //   received part of its bytes). Returns the destination paths as given, in the order added.
-//   One output may be "-": its bytes go to standard output, after every file is in place.
+//   One output may be "-": its bytes go to standard output once every file is written and
+//   before any is renamed into place, so a failed standard output replaces no file.
 // An output too large to build in memory (attention.npy of a long text), written while the run
 // works: a locked temporary (".NAME.tmp-XXXXXX") in `folder` — the destination's folder, or the
 // existing folder above one commit will make, on the same file system — `size` bytes long
@@ -96,7 +97,7 @@ class output_batch {
   };
   using target_list = std::vector<std::pair<output_target, pending*>>;
   target_list resolve_targets(bool& has_stdout);
-  void place(const target_list& targets);
+  void place(const target_list& targets, const std::function<void()>& before_renames);
   std::vector<pending> files_;
   std::vector<std::string> dirs_;
 };

@@ -10,6 +10,7 @@
 #include "attention/pipeline.h"
 #include "attention/registry.h"
 #include "error.h"
+#include "jobs/system_memory.h"
 #include "render/heatmap.h"
 
 namespace attnviz {
@@ -73,7 +74,7 @@ void check_memory(const run_size& s, std::uint64_t limit) {
       "Use fewer tokens, leave out {}/{}/{}, or raise the limit with {}",
       format_bytes(need), s.n_q, s.n_k, s.heads > 1 ? fmt::format(" × {} heads", s.heads) : "",
       s.variants > 1 ? fmt::format(" × {} variants", s.variants) : "",
-      s.image ? " with a heatmap" : "", parts, format_bytes(limit), param("json"), param("png"),
+      s.image ? " with a heatmap" : "", parts, limit_text(limit), param("json"), param("png"),
       param("svg"), param("max_memory")));
 }
 
@@ -82,7 +83,7 @@ void check_read_memory(const std::string& path, std::uint64_t need, std::uint64_
   throw usage_error(fmt::format("{}: its arrays would need about {} to read (as its headers "
                                 "declare them), more than the limit of {}; raise the limit with "
                                 "{} if the file is what you meant",
-                                path, format_bytes(need), format_bytes(limit),
+                                path, format_bytes(need), limit_text(limit),
                                 param("max_memory")));
 }
 
@@ -107,6 +108,27 @@ std::uint64_t parse_size(std::string_view text, std::string_view flag) {
   if (ec != std::errc() || !unit.empty() || !(value > 0.0) || value * mult >= 1.8e19)
     throw usage_error(fmt::format("{} '{}': expected a size such as 512M, 8G or 1.5G", flag, text));
   return static_cast<std::uint64_t>(value * mult);
+}
+
+namespace {
+system_memory_limit& system_bound() {  // the system's limit, when it bound the last run's
+  static system_memory_limit bound{0, {}};
+  return bound;
+}
+}  // namespace
+
+std::uint64_t memory_limit(std::string_view text, std::string_view flag) {
+  const std::uint64_t asked = parse_size(text, flag);
+  const system_memory_limit sys = system_memory_limit_now();
+  if (sys.bytes >= asked) return asked;
+  system_bound() = sys;
+  return sys.bytes;
+}
+
+std::string limit_text(std::uint64_t limit) {
+  const system_memory_limit& b = system_bound();
+  return !b.what.empty() && b.bytes == limit ? fmt::format("{} ({})", format_bytes(limit), b.what)
+                                             : format_bytes(limit);
 }
 
 std::string format_bytes(std::uint64_t bytes) {

@@ -56,6 +56,12 @@ void check_read_memory(const std::string& path, std::uint64_t need, std::uint64_
 
 // "512M", "8G", "1.5G", "1000000" (bytes; K, M, G, T are powers of 1024; an optional B or iB).
 std::uint64_t parse_size(std::string_view text, std::string_view flag);
+// --max-memory's limit for a run: parse_size(text), or less when the system allows less
+// (jobs/system_memory.h: ulimit -v, the cgroup's memory.max), which limit_text then names.
+std::uint64_t memory_limit(std::string_view text, std::string_view flag);
+// "8.0 GiB", or "1.2 GiB (what the address-space limit (ulimit -v) leaves this process)" for
+// the limit memory_limit took from the system: how every refusal states its limit.
+std::string limit_text(std::uint64_t limit);
 std::string format_bytes(std::uint64_t bytes);
 
 }  // namespace attnviz

@@ -132,7 +132,7 @@ void check_model_memory(const model_config& m, const model_job_config& c, const 
   throw usage_error(fmt::format("this run would need about {} of memory ({}), more than {} {}: "
                                 "{}, or raise {}",
                                 format_bytes(need), what, param("max_memory"),
-                                format_bytes(c.max_memory), hint, param("max_memory")));
+                                limit_text(c.max_memory), hint, param("max_memory")));
 }
 
 void check_model_disk(const keep_request& r) {

@@ -79,7 +79,7 @@ run_report run_streamed(const run_config& c, const prepared_input& in) {
     throw usage_error(fmt::format(
         "streaming {} × {} tokens to {} × {} pixels would need about {}, more than the limit of "
         "{}; {} or raise {}",
-        n_q, n_k, bins_q, bins_k, format_bytes(need), format_bytes(c.max_memory),
+        n_q, n_k, bins_q, bins_k, format_bytes(need), limit_text(c.max_memory),
         param_bytes > need / 2
             ? fmt::format("{} of it are the parameters and projections: use fewer {} or a "
                           "smaller {}",

@@ -258,8 +258,8 @@ def test_json_under_a_memory_limit_fails_cleanly(env):
         return
     words = [line.split(" ", 1)[0] for line in open(env.embeddings, encoding="utf-8")][:300]
     write(env.path("4k.txt"), " ".join(words[(i * 7) % len(words)] for i in range(4000)))
-    outcomes = set()
-    for mib in (350, 450, 550, 650, 800):
+    outcomes, before_work = set(), 0
+    for mib in (350, 450, 550, 650, 800, 1000):
         def limit(mib=mib):
             resource.setrlimit(resource.RLIMIT_AS, (mib << 20, mib << 20))
         out = env.path(f"j{mib}.json")
@@ -271,11 +271,16 @@ def test_json_under_a_memory_limit_fails_cleanly(env):
         assert proc.returncode in (0, 2), f"{mib} MiB: exit {proc.returncode}: {err[-500:]}"
         outcomes.add(proc.returncode)
         if proc.returncode == 2:
-            assert "out of memory" in err, err
+            # refused before any work when the estimate passes what ulimit -v leaves, else
+            # stopped cleanly when an allocation fails
+            assert "out of memory" in err or "(what the address-space limit (ulimit -v) leaves " \
+                "this process)" in err, err
+            before_work += "ulimit -v" in err
             assert not os.path.exists(out), "a failed run left its JSON"
         else:
             assert read(out).endswith(b"}\n")
     assert outcomes == {0, 2}, f"the limits did not bracket the run: {outcomes}"
+    assert before_work > 0, "no run was refused before its work"
     # the size check counts the JSON text (about 13 bytes a number): it stops the run first
     code, err = run_raw(env, ["run", "--tokens", "-", "--no-stream", "--json", "x.json",
                               "--max-memory", "300M"], stdin=open(env.path("4k.txt"), "rb"))
@@ -395,6 +400,25 @@ def test_resume_reports_what_it_skipped(env):
                           text=True)
     assert proc.returncode == 0, proc.stderr
     assert "ran 0 of 2 line(s), 2 already done (--resume)" in proc.stdout, proc.stdout
+
+
+def test_a_failed_standard_output_replaces_no_file(env):
+    """A run whose standard output cannot be written leaves every existing output as it was."""
+    os.makedirs(env.path("out"), exist_ok=True)
+    samples = os.path.abspath(env.samples)
+    for argv in (["run", "--text", "the cat sat", "--png", "out/existing.png", "--json", "-"],
+                 ["run", "--text", "the cat sat", "--json", "out/existing.json", "--png", "-"],
+                 ["model", "--model", os.path.join(samples, "kjv-gpt"), "--text", "And God said",
+                  "--png", "out/existing.png", "--json", "-"]):
+        for name in ("existing.png", "existing.json"):
+            write(env.path(os.path.join("out", name)), "keep me")
+        with open("/dev/full", "wb") as full:
+            code, err = run_raw(env, argv, stdout=full)
+        assert code == 2 and "standard output: cannot write" in err, (argv, code, err)
+        for name in ("existing.png", "existing.json"):
+            assert read(env.path(os.path.join("out", name))) == b"keep me", (argv, name)
+        assert sorted(os.listdir(env.path("out"))) == ["existing.json", "existing.png"], \
+            (argv, os.listdir(env.path("out")))
 
 
 if __name__ == "__main__":
