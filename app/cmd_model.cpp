@@ -6,13 +6,14 @@
 #include <memory>
 
 #include "commands.h"
-#include "maps_view_flags.h"
 #include "error.h"
 #include "jobs/model_job.h"
+#include "maps_view_flags.h"
 #include "options.h"
 #include "render/terminal.h"
-#include "tokenizers/token_display.h"
 #include "report.h"
+#include "suggest.h"
+#include "tokenizers/token_display.h"
 
 namespace attnviz::cli {
 
@@ -25,6 +26,16 @@ struct model_flags {
   maps_view_flags view;
   bool quiet = false;
 };
+
+// After a run that asked for nothing: where its attention can be seen.
+void print_model_outputs_hint(std::FILE* out, const std::string& dir) {
+  fmt::print(out,
+             "nothing written. To see the attention: --png FILE (every layer's every head; "
+             "--view lines, heads, rollout, … for others), --html FILE (one page to explore), "
+             "--term (here), --json FILE or --npy DIR (the numbers); attn-viz heads --model {} "
+             "names what each head does\n",
+             dir);
+}
 
 }  // namespace
 
@@ -141,7 +152,7 @@ Examples:
   cmd->add_option("--temperature", c.how.temperature,
                   "With --sample: T, the logits' divisor (below 1 sharper, above 1 flatter)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber)
+      ->check(positive_number())
       ->group("Generation");
   cmd->add_option("--top-p", c.how.top_p,
                   "With --sample: draw only from the most likely tokens whose probabilities "
@@ -155,6 +166,7 @@ Examples:
       ->group("Generation");
   cmd->add_option("--stop", c.stop,
                   "Stop generating once the continuation contains this text")
+      ->check(non_empty())
       ->needs(generate)
       ->group("Generation");
   cmd->add_option("--max-new", c.max_new,
@@ -167,7 +179,7 @@ Examples:
                   "Encoder-decoder models: the attention --view draws: encoder, decoder "
                   "(self-attention, every view) or cross (target rows, source columns: head, "
                   "mean, max, alignment); the --html page holds all three and opens on this one")
-      ->check(CLI::IsMember(names_of(seq2seq_stack_names)))
+      ->check(one_of(names_of(seq2seq_stack_names)))
       ->capture_default_str()
       ->group("Figure");
   cmd->add_option("--align", c.align_path,
@@ -179,7 +191,7 @@ Examples:
   cmd->add_option("--align-method", f->align_method,
                   "argmax: each target word to its most attended source word; intersect: only "
                   "the pairs where the source word's most attended target word agrees")
-      ->check(CLI::IsMember({"argmax", "intersect"}))
+      ->check(one_of({"argmax", "intersect"}))
       ->capture_default_str()
       ->group("Output");
   cmd->add_option("--gold", c.gold_path,
@@ -235,8 +247,13 @@ Examples:
     job.term = f->view.term;
     job.method = f->align_method == "intersect" ? align_method::intersect : align_method::argmax;
     resolve_maps_view(f->view, job.choice);
-    job.max_memory = parse_size(f->max_memory, "--max-memory");
+    job.max_memory = memory_limit(f->max_memory, "--max-memory");
     if (f->quiet) job.progress = job.choice.progress = progress_style::quiet;
+    // nothing asked for: the most likely next tokens (or [MASK] fillers), and what to ask for
+    const bool nothing_asked = !job.out.any() && !f->view.term && job.top_k == 0 &&
+                               job.generate == 0 && !job.name_heads && job.align_path.empty() &&
+                               job.gold_path.empty();
+    if (nothing_asked) job.top_k = 5, job.top_k_if_possible = true;
     // the continuation as it comes: on stdout, unless an output takes it
     const job_outputs& o = job.out;
     std::FILE* text_out = stdout;
@@ -269,6 +286,7 @@ Examples:
         print_view_term(stack_source(maps, job.stack), job.choice);
       }
       print_written(r.written);
+      if (nothing_asked) print_model_outputs_hint(out, job.model_dir);
       return 0;
     }
     if (r.prompt > 0)
@@ -286,6 +304,7 @@ Examples:
     }
     if (f->view.term) print_view_term(model_maps_source(r, job), job.choice);
     print_written(r.written);
+    if (nothing_asked) print_model_outputs_hint(out, job.model_dir);
     return 0;
   };
 }

@@ -139,7 +139,12 @@ void add_predictions(const hf_model& m, const model_job_config& c,
   for (const std::size_t row : prediction_rows(r)) {
     model_prediction p;
     p.position = row;
-    p.top = top_predictions(m, r.forward, row, c.top_k);
+    try {
+      p.top = top_predictions(m, r.forward, row, c.top_k);
+    } catch (const input_error&) {  // no LM head: nothing to predict with
+      if (c.top_k_if_possible) return;
+      throw;
+    }
     for (const auto& [id, prob] : p.top)
       p.top_tokens.push_back(vocab ? vocab->token(id) : fmt::format("{}", id));
     r.predictions.push_back(std::move(p));

@@ -48,6 +48,9 @@ struct model_job_config {
   view_choice choice;             // what --png/--svg draw (maps_views.h)
   bool name_heads = false;  // caption the model view's heads with the head finder's names
   std::size_t top_k = 0;    // 0: no predictions
+  // top_k was not asked for but chosen to show something (a run without outputs): a model
+  // without an LM head, or an encoder–decoder one, then gets no predictions instead of a refusal
+  bool top_k_if_possible = false;
   // Encoder–decoder models (jobs/seq2seq_job.h): the target as text or ids (teacher forcing),
   // else greedy generation of at most max_new tokens
   std::string target_text;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 
 #include "analysis/subwords.h"
 #include "attnviz/version.h"
@@ -21,8 +22,57 @@
 
 namespace attnviz {
 
+namespace {
+
+bool any_name(const std::vector<std::string>& names, const std::function<bool(const std::string&)>& f) {
+  return std::any_of(names.begin(), names.end(), f);
+}
+
+// The flag that would read a parameters file of which a run used nothing, from its names.
+std::string flag_for_tensors(const std::vector<std::string>& names) {
+  const auto starts = [](const std::string& p) {
+    return [p](const std::string& n) { return n.rfind(p, 0) == 0; };
+  };
+  if (any_name(names, [](const std::string& n) {
+        return n == "in_proj_weight" || n == "q_proj.weight" || n == "query.weight";
+      }))
+    return fmt::format("{} reads its projections (W_Q, W_K, W_V)", param("project"));
+  if (any_name(names, starts("score.")))
+    return fmt::format("{} names the score function whose score.* tensors it holds (attn-viz "
+                       "list score)",
+                       param("score"));
+  if (any_name(names, starts("align.")))
+    return fmt::format("{} names the alignment whose align.* tensors it holds", param("align"));
+  if (any_name(names, starts("heads.")))
+    return fmt::format("{} reads its heads.N.* tensors", param("heads"));
+  if (any_name(names, starts("han.")))
+    return "attn-viz han reads its han.* tensors";
+  for (const auto& n : names)
+    if (const auto at = n.find("attn."); at != std::string::npos)
+      return fmt::format("it looks like a model's checkpoint: {} {} {} runs one of its attention "
+                         "layers, and attn-viz model --model DIR the whole model",
+                         param("params-prefix"), n.substr(0, at + 5), param("project"));
+  return fmt::format("see attn-viz list for the tensors each variant reads ({})",
+                     param("params-out") + " writes those of a run");
+}
+
+// A parameters file of which the run used nothing is a mistake, not a warning.
+void refuse_unused_file(const param_store& params) {
+  if (!params.from_file() || !params.used().empty()) return;
+  const std::vector<std::string> unused = params.unused_file_tensors();
+  if (unused.empty()) return;
+  const std::size_t shown = std::min<std::size_t>(unused.size(), 4);
+  throw usage_error(fmt::format(
+      "{} {}: this run uses none of its {} tensors ({}{}); {}", param("params"), params.source(),
+      unused.size(), fmt::join(unused.begin(), unused.begin() + static_cast<std::ptrdiff_t>(shown), ", "),
+      shown < unused.size() ? ", …" : "", flag_for_tensors(unused)));
+}
+
+}  // namespace
+
 std::vector<std::string> run_warnings(const run_config& c, const prepared_input& in,
                                       const param_store& params) {
+  refuse_unused_file(params);
   std::vector<std::string> warnings;
   for (auto& w : input_warnings(in, c.input)) warnings.push_back(std::move(w));
   if (c.spec.position == position_scheme::alibi)

@@ -51,7 +51,8 @@ run_report run_prepared(const run_config& config, const prepared_input& input, p
                         output_batch& out);
 
 // Shared by the full and the streaming path: the run's warnings (OOV tokens, tensors of the
-// weights file the variant did not use) and the JSON's metadata.
+// weights file the variant did not use; a file of which it used nothing is refused, naming the
+// flag that would read it) and the JSON's metadata.
 std::vector<std::string> run_warnings(const run_config& config, const prepared_input& input,
                                       const param_store& params);
 // What the materialised run of `input` with config's outputs takes (for check_memory).

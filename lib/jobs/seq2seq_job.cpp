@@ -39,7 +39,7 @@ void check_seq2seq_memory(const model_config& m, std::size_t ns, std::size_t nt,
   throw usage_error(fmt::format("keeping the three attentions of {} source and {} target tokens "
                                 "would need about {}, more than the limit of {}: use shorter "
                                 "texts{}, or raise the limit with {}",
-                                ns, nt, format_bytes(need), format_bytes(c.max_memory),
+                                ns, nt, format_bytes(need), limit_text(c.max_memory),
                                 json ? fmt::format(", leave out {}", param("json")) : "",
                                 param("max_memory")));
 }
@@ -168,7 +168,7 @@ void check_choice(const model_job_config& c, const model_config& m, std::size_t 
 void run_seq2seq_job(const hf_model& m, const model_job_config& c, model_report& r) {
   const model_config& mc = m.config;
   r.encoder_decoder = true;
-  if (c.top_k > 0 || c.name_heads)
+  if ((c.top_k > 0 && !c.top_k_if_possible) || c.name_heads)
     throw usage_error(fmt::format("{} and {} read a decoder-only or encoder-only model's heads; "
                                   "{} is an encoder–decoder model",
                                   param("top-k"), param("name-heads"), c.model_dir));

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "error.h"
@@ -59,6 +61,29 @@ hf_model load_single_file(const std::string& path, const std::string& file) {
   return m;
 }
 
+// What a file given as --model that is not GGUF holds, by its first bytes.
+[[noreturn]] void refuse_model_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  unsigned char head[9] = {};  // 8 shown; a safetensors header's length, then its '{'
+  in.read(reinterpret_cast<char*>(head), sizeof head);
+  const auto got = static_cast<std::size_t>(in.gcount()), n = std::min<std::size_t>(got, 8);
+  std::string hex, shown;
+  for (std::size_t i = 0; i < n; ++i) {
+    hex += fmt::format("{}{:02x}", i ? " " : "", head[i]);
+    shown += head[i] >= 0x20 && head[i] < 0x7f ? static_cast<char>(head[i]) : '.';
+  }
+  std::string seen = n == 0 ? "it is empty"
+                            : fmt::format("it starts with {} ('{}')", hex, shown);
+  std::uint64_t header = 0;
+  for (std::size_t i = 0; i < 8; ++i) header |= std::uint64_t{head[i]} << (8 * i);
+  if (got == 9 && head[8] == '{' && header > 1 && header < (std::uint64_t{100} << 20))
+    seen += ", as a .safetensors file does: give the folder that holds it and its config.json";
+  throw input_error(path, fmt::format("is not a GGUF file, which starts with 'GGUF': {}. --model "
+                                      "takes a Hugging Face model folder (config.json and "
+                                      "model.safetensors) or a GGUF file",
+                                      seen));
+}
+
 }  // namespace
 
 hf_model load_model(const std::string& dir) {
@@ -67,6 +92,7 @@ hf_model load_model(const std::string& dir) {
   m.dir = dir;
   const std::string config = (std::filesystem::path(dir) / "config.json").string();
   std::error_code ec;
+  if (std::filesystem::is_regular_file(dir, ec)) refuse_model_file(dir);
   if (!std::filesystem::is_directory(dir, ec))
     throw input_error(dir, "is not a folder (expected a Hugging Face model folder with "
                            "config.json and model.safetensors)");

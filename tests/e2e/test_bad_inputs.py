@@ -175,6 +175,25 @@ def test_other_commands_fail_the_same_way(env):
         assert not os.path.exists(out), args
 
 
+def test_a_parameters_file_of_which_nothing_is_used_is_refused(env):
+    """--params with no tensor the run reads: exit 2 naming the flag that would read it."""
+    out = env.path("unused.png")
+    kjv = os.path.join(env.samples, "kjv-gpt", "model.safetensors")
+    _, err = env.run("run", "--text", "the cat sat", "--params", kjv, "--png", out, expect=2)
+    assert err.count("\n") == 1 and "--params" in err and "uses none of its 52 tensors" in err, err
+    assert "--params-prefix h.0.attn. --project" in err, err
+    assert not os.path.exists(out)
+    # the projections a run without --project leaves unread: --project named
+    proj = env.path("proj.safetensors")
+    env.run("run", "--text", "the cat sat", "--project", "--params-out", proj)
+    _, err = env.run("run", "--text", "the cat sat", "--params", proj, expect=2)
+    assert "uses none of its" in err and "--project reads its projections" in err, err
+    # used in part: a warning, as before
+    _, err = env.run("run", "--text", "the cat sat", "--project", "--score", "general", "--params-out", proj)
+    _, err = env.run("run", "--text", "the cat sat", "--project", "--params", proj)
+    assert "tensors not used by this variant: score.W" in err, err
+
+
 def test_accepted_oddities(env):
     """CRLF, a BOM and a duplicated word are read (the first row wins); punctuation-only and
     all-OOV sentences give a result with a warning."""

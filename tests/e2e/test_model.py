@@ -13,6 +13,7 @@ tokens), JSON against the arrays, the figure, and the refusals: exit 2, one line
 written."""
 import json
 import os
+import re
 import shutil
 import struct
 import sys
@@ -133,6 +134,14 @@ def test_bad_models_and_ids_are_refused_with_one_message(env):
     refuse(env, ["--model", good, "--ids", "1,x"], "--ids", "'x'")
     refuse(env, ["--model", good, "--ids", ids, "--layer", "2"], "--layer 2", "2 layers")
     refuse(env, ["--model", env.path("nowhere"), "--ids", ids], "nowhere")
+    # a file that is not GGUF, whatever its name says: what it is not, what it starts with
+    fake = env.path("renamed.gguf")
+    shutil.copy(os.path.join(good, "model.safetensors"), fake)
+    refuse(env, ["--model", fake, "--ids", ids], "renamed.gguf: is not a GGUF file, which starts with 'GGUF': "
+           "it starts with ", "as a .safetensors file does", "Hugging Face model folder")
+    with open(env.path("empty.gguf"), "wb"):
+        pass
+    refuse(env, ["--model", env.path("empty.gguf"), "--ids", ids], "is not a GGUF file, which starts with 'GGUF': it is empty")
     # an unsupported family, listing the supported ones
     folder = broken_copy(env, "xlnet")
     cfg = json.load(open(os.path.join(folder, "config.json")))
@@ -267,6 +276,19 @@ def test_nan_or_inf_in_the_weights_is_named_with_its_tensor_and_element(env):
         plant(folder, name, index, value)
         line = refuse(env, ["--model", folder, "--ids", ids], f"'{name}'", words, "model.safetensors")
         assert "overflow" not in line, line
+
+
+def test_a_run_without_outputs_shows_something(env):
+    """model with no output flag: the most likely next tokens and the outputs to ask for."""
+    out, _ = env.run("model", "--model", os.path.join(env.samples, "kjv-gpt"), "--text",
+                     "And God said, Let there be")
+    lines = out.splitlines()
+    assert lines[1].startswith("after position"), out
+    assert re.match(r"\s+1\. \S.*p = 0\.\d{4}$", lines[2]), out
+    assert "nothing written" in out and "--png FILE" in out and "--html FILE" in out, out
+    # a model without an LM head (BERT without cls.predictions): no predictions, still the list
+    out, _ = env.run("model", "--model", os.path.join(env.data, "hf", "bert_f32"), "--ids", "1,2,3")
+    assert "nothing written" in out, out
 
 
 if __name__ == "__main__":
