@@ -47,12 +47,17 @@ figure head_view_figure(const head_view_spec& spec) {
     labels.push_back(label(t, font));
     label_w = std::max(label_w, font.text_width(labels.back()));
   }
+  label_w = std::max(label_w, font.text_width(U"queries"));  // the columns' headers fit too
   const int panel_w = 2 * (label_w + label_pad) + line_gap;
   const std::size_t panels = spec.overlay ? 1 : shown.size();
   const int title_h = title_block_height(spec.title, spec.subtitle, 1);
-  // legend: "■ H3" per head
+  // rows above the tokens: the legend ("■ H3" per head), each panel's "head N" (apart), and
+  // each column's header ("queries" left, "keys" right)
+  const int glyph_h = bitmap_font::height;
   const int legend_y = figure_margin + title_h + 4;
-  const int top = legend_y + bitmap_font::height + 14;
+  const int head_y = legend_y + glyph_h + 12;
+  const int columns_y = head_y + (spec.overlay ? 0 : glyph_h + 6);
+  const int top = columns_y + glyph_h + 8;
   const int width = std::max(2 * figure_margin + static_cast<int>(panels) * (panel_w + panel_gap) -
                                  panel_gap,
                              2 * figure_margin + title_block_width(spec.title, spec.subtitle, 1));
@@ -77,9 +82,10 @@ figure head_view_figure(const head_view_spec& spec) {
     }
     if (!spec.overlay) {
       const std::u32string name = decode_utf8_lossy(fmt::format("head {}", shown[p]));
-      fig.text(x0 + (panel_w - font.text_width(name)) / 2, top - bitmap_font::height - 2, name,
-               muted);
+      fig.text(x0 + (panel_w - font.text_width(name)) / 2, head_y, name, ink);
     }
+    fig.text(left_end - label_pad - font.text_width(U"queries"), columns_y, U"queries", muted);
+    fig.text(right_start + label_pad, columns_y, U"keys", muted);
     const std::vector<std::size_t> heads =
         spec.overlay ? shown : std::vector<std::size_t>{shown[p]};
     for (const std::size_t h : heads) {

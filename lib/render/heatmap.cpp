@@ -100,26 +100,57 @@ int text_scale(int cell) {
   return std::max(1, cell / 40);
 }
 
-int title_block_height(const std::string& title, const std::string& subtitle, int scale) {
-  const int glyph_h = bitmap_font::height * scale;
-  return (title.empty() ? 0 : glyph_h + 4) + (subtitle.empty() ? 0 : glyph_h);
+std::vector<std::u32string> subtitle_lines(const std::string& subtitle, int wrap, int scale) {
+  const bitmap_font& font = bitmap_font::unifont();
+  const std::u32string text = decode_utf8_lossy(subtitle);
+  if (text.empty()) return {};
+  if (wrap <= 0 || font.text_width(text) * scale <= wrap) return {text};
+  std::vector<std::u32string> lines;
+  std::u32string line;
+  for (std::size_t at = 0; at <= text.size();) {
+    std::size_t end = text.find(U' ', at);
+    if (end == std::u32string::npos) end = text.size();
+    const std::u32string word = text.substr(at, end - at);
+    std::u32string longer = line.empty() ? word : line + U' ' + word;
+    if (!line.empty() && font.text_width(longer) * scale > wrap) {
+      lines.push_back(std::move(line));
+      line = word;
+    } else {
+      line = std::move(longer);
+    }
+    at = end + 1;
+  }
+  if (!line.empty()) lines.push_back(std::move(line));
+  return lines;
 }
 
-int title_block_width(const std::string& title, const std::string& subtitle, int scale) {
+int title_block_height(const std::string& title, const std::string& subtitle, int scale,
+                       int wrap) {
+  const int glyph_h = bitmap_font::height * scale;
+  const auto lines = static_cast<int>(subtitle_lines(subtitle, wrap, scale).size());
+  return (title.empty() ? 0 : glyph_h + 4) + (lines == 0 ? 0 : lines * glyph_h + (lines - 1) * 2);
+}
+
+int title_block_width(const std::string& title, const std::string& subtitle, int scale,
+                      int wrap) {
   const bitmap_font& font = bitmap_font::unifont();
-  return std::max(font.text_width(decode_utf8_lossy(title)),
-                  font.text_width(decode_utf8_lossy(subtitle))) *
-         scale;
+  int width = font.text_width(decode_utf8_lossy(title)) * scale;
+  for (const auto& line : subtitle_lines(subtitle, wrap, scale))
+    width = std::max(width, font.text_width(line) * scale);
+  return width;
 }
 
 void draw_title_block(figure& fig, const std::string& title, const std::string& subtitle,
-                      int scale) {
+                      int scale, int wrap) {
   int y = margin;
   if (!title.empty()) {
     fig.text(margin, y, decode_utf8_lossy(title), ink, scale);
     y += bitmap_font::height * scale + 4;
   }
-  if (!subtitle.empty()) fig.text(margin, y, decode_utf8_lossy(subtitle), muted, scale);
+  for (const auto& line : subtitle_lines(subtitle, wrap, scale)) {
+    fig.text(margin, y, line, muted, scale);
+    y += bitmap_font::height * scale + 2;
+  }
 }
 
 namespace {
@@ -249,18 +280,21 @@ heatmap_layout layout_heatmap(const heatmap_spec& spec) {
 
   const int grid_w = L.cell * static_cast<int>(m.cols());
   const int grid_h = L.cell * static_cast<int>(m.rows());
-  const int title_h = title_block_height(spec.title, spec.subtitle, s) + 12;
   L.grid_x = margin + glyph_h + 8 + row_label_w + label_gap;
-  L.grid_y = margin + title_h;
   int right = L.grid_x + grid_w + margin;
   if (spec.colorbar) {
     L.bar_x = L.grid_x + grid_w + bar_gap;
-    L.bar_y = L.grid_y;
     L.bar_w = bar_width * s;
     L.bar_h = std::max(grid_h, 120);
     right = L.bar_x + colorbar_width(L.vmin, L.vmax, s, spec.scale) + margin;
   }
-  L.width = std::max(right, margin + title_block_width(spec.title, spec.subtitle, s) + margin);
+  // the subtitle wraps to the map's width (at least the title's, and 320 px a text scale)
+  const int wrap = std::max({right - 2 * margin, 320 * s,
+                             title_block_width(spec.title, "", s)});
+  L.subtitle_wrap = wrap;
+  L.grid_y = margin + title_block_height(spec.title, spec.subtitle, s, wrap) + 12;
+  L.bar_y = L.grid_y;
+  L.width = std::max(right, margin + title_block_width(spec.title, spec.subtitle, s, wrap) + margin);
   const int below_grid = L.grid_y + grid_h + label_gap + col_label_w + 8 + glyph_h;
   L.height = std::max(below_grid, L.bar_y + L.bar_h + glyph_h / 2) + margin;
   if (!L.notes.empty()) L.note_y = L.height - margin + 8;
@@ -281,7 +315,7 @@ figure heatmap_figure(const heatmap_spec& spec) {
   const int n_rows = static_cast<int>(m.rows()), n_cols = static_cast<int>(m.cols());
   auto colour_of = [&](double v) { return cmap.at(scale_position(spec.scale, v, L.vmin, L.vmax)); };
 
-  draw_title_block(fig, spec.title, spec.subtitle, s);
+  draw_title_block(fig, spec.title, spec.subtitle, s, L.subtitle_wrap);
 
   // cells, then annotations in a colour that contrasts with each cell
   auto hidden = [&](int i, int j) {

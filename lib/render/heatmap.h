@@ -68,6 +68,7 @@ struct heatmap_layout {
   int grid_x = 0, grid_y = 0;  // top-left of cell (0, 0)
   int bar_x = 0, bar_y = 0, bar_w = 0, bar_h = 0;
   int max_label_px = 0;  // labels longer than this are cut with '…'
+  int subtitle_wrap = 0;  // the subtitle's lines fit this many pixels
   double vmin = 0.0, vmax = 1.0;
   std::vector<double> ticks;
   std::vector<std::string> numbers;  // the cells' texts (row-major; "" blank); empty: none
@@ -101,10 +102,15 @@ canvas render_heatmap(const heatmap_spec& spec);  // rasterize(heatmap_figure(sp
 
 // Title (ink) and subtitle (grey) at the top-left margin of a figure; empty lines take no room.
 // title_block_height is the height they take, title_block_width the width (without margins).
-int title_block_height(const std::string& title, const std::string& subtitle, int scale);
-int title_block_width(const std::string& title, const std::string& subtitle, int scale);
+// A subtitle wider than `wrap` pixels (0: never) is broken at spaces into lines that fit (a
+// word wider than that keeps a line of its own), so a long subtitle never widens a figure.
+std::vector<std::u32string> subtitle_lines(const std::string& subtitle, int wrap, int scale);
+int title_block_height(const std::string& title, const std::string& subtitle, int scale,
+                       int wrap = 0);
+int title_block_width(const std::string& title, const std::string& subtitle, int scale,
+                      int wrap = 0);
 void draw_title_block(figure& fig, const std::string& title, const std::string& subtitle,
-                      int scale);
+                      int scale, int wrap = 0);
 constexpr int figure_margin = 16;
 
 // A colour bar of h pixels at (x, y) with ticks and labels right of it (placed by the colour

@@ -277,3 +277,35 @@ TEST_CASE("a map too long for every label says which it shows; the default size 
   CHECK(layout_heatmap(spec).label_every == 1);
   CHECK(layout_heatmap(spec).notes.empty());
 }
+
+TEST_CASE("a long subtitle wraps to the map's width instead of widening the figure") {
+  const matrix w(8, 8, 0.125f);
+  heatmap_spec spec;
+  spec.values = &w;
+  spec.row_labels = spec.col_labels = {"a", "b", "c", "d", "e", "f", "g", "h"};
+  spec.cell = 40;
+  spec.title = "self-attention · scaled_dot";
+  const int plain = layout_heatmap(spec).width;
+  std::string subtitle;
+  for (int k = 0; k < 12; ++k)
+    subtitle += std::string(k ? " " : "") + "glove.6B.50d.sample.txt · parameters --seed 42";
+  spec.subtitle = subtitle;
+  const heatmap_layout L = layout_heatmap(spec);
+  CHECK(L.width == plain);
+  const int lines = static_cast<int>(subtitle_lines(subtitle, L.subtitle_wrap, L.scale).size());
+  CHECK(lines > 2);
+  // every line fits, each but the last could not take its next word, and no word is lost
+  const bitmap_font& font = bitmap_font::unifont();
+  std::u32string joined;
+  for (const auto& line : subtitle_lines(subtitle, L.subtitle_wrap, L.scale)) {
+    CHECK(font.text_width(line) * L.scale <= L.subtitle_wrap);
+    joined += (joined.empty() ? U"" : U" ") + line;
+  }
+  CHECK(joined == decode_utf8_lossy(subtitle));
+  // the grid moves down by the extra lines (16 px each and a 2 px gap)
+  heatmap_spec short_one = spec;
+  short_one.subtitle = "glove";
+  CHECK(L.grid_y == layout_heatmap(short_one).grid_y + (lines - 1) * (bitmap_font::height * L.scale + 2));
+  // a subtitle that fits stays one line
+  CHECK(subtitle_lines("glove", L.subtitle_wrap, L.scale).size() == 1);
+}
