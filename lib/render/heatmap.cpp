@@ -100,27 +100,49 @@ int text_scale(int cell) {
   return std::max(1, cell / 40);
 }
 
+namespace {
+
+// `text` split at `sep` (kept at the end of each piece but the last).
+std::vector<std::u32string> split_keeping(const std::u32string& text, const std::u32string& sep) {
+  std::vector<std::u32string> pieces;
+  std::size_t at = 0;
+  for (std::size_t next; (next = text.find(sep, at)) != std::u32string::npos; at = next + sep.size())
+    pieces.push_back(text.substr(at, next + sep.size() - at));
+  pieces.push_back(text.substr(at));
+  return pieces;
+}
+
+int trimmed_width(std::u32string t, int scale) {
+  while (!t.empty() && t.back() == U' ') t.pop_back();
+  return bitmap_font::unifont().text_width(t) * scale;
+}
+
+}  // namespace
+
 std::vector<std::u32string> subtitle_lines(const std::string& subtitle, int wrap, int scale) {
-  const bitmap_font& font = bitmap_font::unifont();
   const std::u32string text = decode_utf8_lossy(subtitle);
   if (text.empty()) return {};
-  if (wrap <= 0 || font.text_width(text) * scale <= wrap) return {text};
+  if (wrap <= 0 || trimmed_width(text, scale) <= wrap) return {text};
+  // whole " · " parts where they fit; a part too wide for a line alone broken at its spaces
   std::vector<std::u32string> lines;
   std::u32string line;
-  for (std::size_t at = 0; at <= text.size();) {
-    std::size_t end = text.find(U' ', at);
-    if (end == std::u32string::npos) end = text.size();
-    const std::u32string word = text.substr(at, end - at);
-    std::u32string longer = line.empty() ? word : line + U' ' + word;
-    if (!line.empty() && font.text_width(longer) * scale > wrap) {
-      lines.push_back(std::move(line));
-      line = word;
-    } else {
-      line = std::move(longer);
+  const auto add = [&](const std::u32string& piece) {
+    if (!line.empty() && trimmed_width(line + piece, scale) > wrap) {
+      lines.push_back(line);
+      line.clear();
     }
-    at = end + 1;
+    line += piece;
+  };
+  for (const auto& part : split_keeping(text, U" · ")) {
+    if (trimmed_width(line + part, scale) <= wrap || trimmed_width(part, scale) <= wrap) {
+      add(part);
+      continue;
+    }
+    for (const auto& word : split_keeping(part, U" ")) add(word);
   }
-  if (!line.empty()) lines.push_back(std::move(line));
+  if (!line.empty()) lines.push_back(line);
+  for (auto& l : lines)
+    while (!l.empty() && l.back() == U' ') l.pop_back();
   return lines;
 }
 

@@ -300,6 +300,8 @@ TEST_CASE("a long subtitle wraps to the map's width instead of widening the figu
   for (const auto& line : subtitle_lines(subtitle, L.subtitle_wrap, L.scale)) {
     CHECK(font.text_width(line) * L.scale <= L.subtitle_wrap);
     joined += (joined.empty() ? U"" : U" ") + line;
+    // broken between " · " parts where they fit, never inside "--seed 42"
+    CHECK(line.substr(line.size() - 6) != U"--seed");
   }
   CHECK(joined == decode_utf8_lossy(subtitle));
   // the grid moves down by the extra lines (16 px each and a 2 px gap)
