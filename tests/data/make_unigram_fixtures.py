@@ -12,10 +12,13 @@ from tests/data/tokenizers/spm/nfkc.model; make_unigram_fixtures.mjs then writes
 import base64
 import json
 import os
+import sys
 
 import sentencepiece as spm
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
+from formats import varint  # noqa: E402
 OUT = os.path.join(HERE, "tokenizers", "unigram_json")
 
 
@@ -36,17 +39,6 @@ def fields(b):
             v, i = b[i:i + 8], i + 8
         out.append((f, w, v))
     return out
-
-
-def varint(b, i):
-    r = s = 0
-    while True:
-        x = b[i]
-        i += 1
-        r |= (x & 127) << s
-        s += 7
-        if x < 128:
-            return r, i
 
 
 def main():

@@ -62,6 +62,18 @@ def read_safetensors(path):
     return out
 
 
+def varint(data, at):
+    """A protobuf varint at byte `at`: (its value, the byte after it)."""
+    value = shift = 0
+    while True:
+        b = data[at]
+        at += 1
+        value |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            return value, at
+
+
 def colormap(env, name):
     """assets/colormaps/NAME.csv as 256 RGB byte triples (rounded as the C++ table rounds)."""
     path = os.path.join(os.path.dirname(env.samples), "assets", "colormaps", name + ".csv")

@@ -19,7 +19,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from browser import start_browser  # noqa: E402
-from formats import colormap, page_aggregate, page_maps, read_safetensors, shown_tokens  # noqa: E402
+from formats import colormap, page_aggregate, page_maps, read_safetensors, shown_tokens, varint  # noqa: E402
 from harness import import_numpy, main  # noqa: E402
 
 np = import_numpy()
@@ -620,17 +620,6 @@ def test_token_ids_of_the_config_are_checked_before_any_read(env):
                 assert len(lines) == 1, (args, err)
                 assert f"config.json: key '{key}': expected a token id below the vocabulary's 7669" \
                     in lines[0], (args, lines[0])
-
-
-def varint(data, at):
-    value, shift = 0, 0
-    while True:
-        b = data[at]
-        at += 1
-        value |= (b & 0x7F) << shift
-        shift += 7
-        if b < 0x80:
-            return value, at
 
 
 def score_offset(data):
