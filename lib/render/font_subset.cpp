@@ -156,12 +156,17 @@ std::string cmap_table(const std::vector<char32_t>& cps) {
 
 }  // namespace
 
-std::string unifont_subset_ttf(const std::u32string& characters) {
+std::vector<char32_t> unifont_subset_order(const std::u32string& characters) {
   const bitmap_font& font = bitmap_font::unifont();
   std::set<char32_t> wanted;
   for (char32_t cp : characters)
     if (cp <= 0xfffd && cp >= 0x20 && font.has(cp)) wanted.insert(cp);
-  const std::vector<char32_t> cps(wanted.begin(), wanted.end());
+  return {wanted.begin(), wanted.end()};
+}
+
+std::string unifont_subset_ttf(const std::u32string& characters) {
+  const bitmap_font& font = bitmap_font::unifont();
+  const std::vector<char32_t> cps = unifont_subset_order(characters);
 
   std::vector<outline> glyphs;
   glyphs.push_back(make_outline(font.get(0xfffd)));  // .notdef

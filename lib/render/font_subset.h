@@ -12,6 +12,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace attnviz {
 
@@ -19,5 +20,8 @@ inline constexpr const char* label_font_family = "AttnVizUnifont";
 
 // The font's bytes for `characters` (duplicates and code points past U+FFFF ignored).
 std::string unifont_subset_ttf(const std::u32string& characters);
+// The characters that font holds, in glyph order: glyph i + 1 is the i-th (glyph 0 is .notdef,
+// U+FFFD's picture, which stands for every other character).
+std::vector<char32_t> unifont_subset_order(const std::u32string& characters);
 
 }  // namespace attnviz

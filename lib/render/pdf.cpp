@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <unordered_map>
 #include <stdexcept>
 #include <vector>
 
 #include "io/zlib_stream.h"
-#include "render/glyph_runs.h"
+#include "render/font.h"
+#include "render/font_subset.h"
 
 namespace attnviz {
 namespace {
@@ -50,6 +52,99 @@ class pdf_objects {
   std::vector<std::string> bodies_;
 };
 
+// The labels' font: the Unifont subset of every character the figure's texts use, as a Type 0
+// font (Identity-H: each 2-byte code is a glyph id, glyph i + 1 the i-th character of
+// unifont_subset_order), with each glyph's width and a ToUnicode map, so a reader draws the
+// same pixels as the PNG and can select, search and copy every label.
+struct pdf_font {
+  std::unordered_map<char32_t, int> gid;  // the characters the subset holds
+  int object = 0;                          // the Type 0 font (0: the figure has no text)
+};
+
+std::u32string figure_characters(const figure& fig) {
+  std::u32string all;
+  for (const auto& it : fig.items())
+    if (it.what == fig_item::kind::text) all += it.text;
+  return all;
+}
+
+// A subset's name tag: six capitals from its characters (the same characters, the same tag).
+std::string subset_tag(const std::vector<char32_t>& order) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (const char32_t cp : order) h = (h ^ cp) * 1099511628211ull;
+  std::string tag;
+  for (int k = 0; k < 6; ++k, h /= 26) tag += static_cast<char>('A' + h % 26);
+  return tag;
+}
+
+// /W's widths (1/1000 em; a 16 px glyph is one em) of glyphs 1 … n.
+std::string glyph_widths(const std::vector<char32_t>& order) {
+  const bitmap_font& font = bitmap_font::unifont();
+  std::string w = "[1 [";
+  for (const char32_t cp : order) w += fmt::format("{} ", font.get(cp).width * 1000 / 16);
+  return w + "]]";
+}
+
+// Glyph id -> Unicode, 100 entries a block as the CMap format allows.
+std::string to_unicode_cmap(const std::vector<char32_t>& order) {
+  std::string map =
+      "/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n/CIDSystemInfo << "
+      "/Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n/CMapName /Adobe-Identity-UCS "
+      "def\n/CMapType 2 def\n1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n";
+  for (std::size_t at = 0; at < order.size(); at += 100) {
+    const std::size_t end = std::min(order.size(), at + 100);
+    map += fmt::format("{} beginbfchar\n", end - at);
+    for (std::size_t i = at; i < end; ++i)
+      map += fmt::format("<{:04X}> <{:04X}>\n", i + 1, static_cast<std::uint32_t>(order[i]));
+    map += "endbfchar\n";
+  }
+  return map + "endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n";
+}
+
+pdf_font add_font(pdf_objects& objects, const figure& fig) {
+  pdf_font f;
+  const std::u32string characters = figure_characters(fig);
+  if (characters.empty()) return f;
+  const std::vector<char32_t> order = unifont_subset_order(characters);
+  for (std::size_t i = 0; i < order.size(); ++i) f.gid[order[i]] = static_cast<int>(i + 1);
+  const std::string name = subset_tag(order) + "+" + label_font_family;
+  const std::string ttf = unifont_subset_ttf(characters);
+  const int file = objects.add_stream(fmt::format("/Length1 {}", ttf.size()), ttf);
+  const int descriptor = objects.add(fmt::format(
+      "<< /Type /FontDescriptor /FontName /{} /Flags 4 /FontBBox [0 -125 1000 875] "
+      "/ItalicAngle 0 /Ascent 875 /Descent -125 /CapHeight 875 /StemV 80 /FontFile2 {} 0 R >>",
+      name, file));
+  const int glyphs = objects.add(fmt::format(
+      "<< /Type /Font /Subtype /CIDFontType2 /BaseFont /{} /CIDSystemInfo << /Registry (Adobe) "
+      "/Ordering (Identity) /Supplement 0 >> /FontDescriptor {} 0 R /DW {} /W {} "
+      "/CIDToGIDMap /Identity >>",
+      name, descriptor, bitmap_font::unifont().get(0xfffd).width * 1000 / 16,
+      glyph_widths(order)));
+  const int unicode = objects.add_stream("", to_unicode_cmap(order));
+  f.object = objects.add(fmt::format("<< /Type /Font /Subtype /Type0 /BaseFont /{} /Encoding "
+                                     "/Identity-H /DescendantFonts [{} 0 R] /ToUnicode {} 0 R >>",
+                                     name, glyphs, unicode));
+  return f;
+}
+
+// A text item as text: the font at one em = 16 px × scale, its baseline 14 px × scale below the
+// top (Unifont's ascent). The page's y runs down, so the text matrix flips y back: horizontal
+// text [k 0 0 −k x y + 14s], upward text (read bottom to top) [0 −k −k 0 x + 14s y].
+std::string text_ops(const fig_item& it, const pdf_font& f) {
+  if (it.text.empty()) return {};
+  const int s = it.scale, k = 16 * s;
+  std::string codes;
+  for (const char32_t cp : it.text) {
+    const auto g = f.gid.find(cp);
+    codes += fmt::format("{:04X}", g == f.gid.end() ? 0 : g->second);
+  }
+  const std::string matrix =
+      it.dir == text_direction::horizontal
+          ? fmt::format("{} 0 0 {} {} {}", k, -k, it.x, it.y + 14 * s)
+          : fmt::format("0 {} {} 0 {} {}", -k, -k, it.x + 14 * s, it.y);
+  return colour(it.color, "rg") + fmt::format("BT /F1 1 Tf {} Tm <{}> Tj ET\n", matrix, codes);
+}
+
 }  // namespace
 
 std::string to_pdf(const figure& fig, int dpi) {
@@ -66,6 +161,7 @@ std::string to_pdf(const figure& fig, int dpi) {
   content += colour(fig.background(), "rg");
   content += fmt::format("0 0 {} {} re f\n", fig.width(), fig.height());
 
+  const pdf_font font = add_font(objects, fig);
   std::string xobjects, states;
   std::map<int, std::string> opacity_state;  // opacity in 1/1000 -> /G name
   int images = 0;
@@ -83,14 +179,9 @@ std::string to_pdf(const figure& fig, int dpi) {
                                it.w - t, it.h - t);
         break;
       }
-      case fig_item::kind::text: {
-        const auto boxes = glyph_boxes(it);
-        if (boxes.empty()) break;
-        content += colour(it.color, "rg");
-        for (const auto& b : boxes) content += fmt::format("{} {} {} {} re\n", b.x, b.y, b.w, b.h);
-        content += "f\n";
+      case fig_item::kind::text:
+        content += text_ops(it, font);
         break;
-      }
       case fig_item::kind::image: {
         const std::string name = fmt::format("Im{}", images++);
         const int id = objects.add_stream(
@@ -122,6 +213,7 @@ std::string to_pdf(const figure& fig, int dpi) {
   std::string resources = "<<";
   if (!xobjects.empty()) resources += " /XObject << " + xobjects + ">>";
   if (!states.empty()) resources += " /ExtGState << " + states + ">>";
+  if (font.object) resources += fmt::format(" /Font << /F1 {} 0 R >>", font.object);
   resources += " >>";
   objects.set(catalog, fmt::format("<< /Type /Catalog /Pages {} 0 R >>", pages));
   objects.set(pages, fmt::format("<< /Type /Pages /Kids [{} 0 R] /Count 1 >>", page));

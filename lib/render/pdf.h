@@ -2,8 +2,10 @@
 // Illustrator, LaTeX's \includegraphics) take it as is and it prints sharp at any size.
 //
 //   rect / frame  filled / stroked rectangles          line   a stroked line, its opacity
-//   text          the Unifont glyphs' pixels as filled rectangles (glyph_runs.h): no font in
-//                 the file, so CJK and every other label look the same in every viewer
+//   text          text in an embedded font: the subset of the bundled Unifont that the labels
+//                 use (font_subset.h, as the HTML pages embed it; glyphs whose outlines are
+//                 their pixels), so CJK and every other label look the same in every viewer and
+//                 can be selected, searched and copied (a ToUnicode map), at any size
 //   image         an RGB image XObject (pooled maps, the model view's thumbnails)
 //
 // The page is width × height pixels at `dpi` (1 px = 72/dpi pt; 96, the CSS pixel, by

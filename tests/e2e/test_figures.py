@@ -388,6 +388,63 @@ def stream_of(obj):
     return head, zlib.decompress(rest[:length])
 
 
+UNIFONT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "assets", "unifont",
+                       "unifont-15.0.01-bmp.hex")
+
+
+def unifont():
+    """{code point: (width, rows as ints, bit width-1 = leftmost pixel)} from the bundled .hex."""
+    glyphs = {}
+    with open(UNIFONT, encoding="ascii") as f:
+        for line in f:
+            cp, bits = line.strip().split(":")
+            w = len(bits) // 4  # 32 hex digits: 8 px wide, 64: 16
+            glyphs[int(cp, 16)] = (w, [int(bits[i * w // 4:(i + 1) * w // 4], 16) for i in range(16)])
+    return glyphs
+
+
+class PdfFont:
+    """The Type 0 font of a page: its glyph ids' characters (ToUnicode) and widths (/W)."""
+
+    def __init__(self, objects, page):
+        m = re.search(rb"/Font << /F1 (\d+) 0 R >>", page)
+        self.present = m is not None
+        if not self.present:
+            return
+        type0 = objects[int(m.group(1))]
+        assert b"/Subtype /Type0" in type0 and b"/Encoding /Identity-H" in type0, type0
+        _, cmap = stream_of(objects[int(re.search(rb"/ToUnicode (\d+) 0 R", type0).group(1))])
+        self.char = {int(a, 16): chr(int(b, 16)) for a, b in re.findall(rb"<([0-9A-F]{4})> <([0-9A-F]{4})>", cmap)}
+        cid = objects[int(re.search(rb"/DescendantFonts \[(\d+) 0 R\]", type0).group(1))]
+        assert b"/CIDToGIDMap /Identity" in cid and b"/FontFile2" in \
+            objects[int(re.search(rb"/FontDescriptor (\d+) 0 R", cid).group(1))]
+        self.default_width = int(re.search(rb"/DW (\d+)", cid).group(1))
+        widths = re.search(rb"/W \[1 \[([\d ]*)\]\]", cid).group(1).split()
+        self.width = {k + 1: int(w) for k, w in enumerate(widths)}
+
+
+def paint_text(r, glyphs, font, codes, tm, fill):
+    """A Tj of glyph ids under the text matrix tm, painted as the PNG draws Unifont: each
+    glyph's pixels from its ToUnicode character, advancing by its /W width."""
+    a, b, c, d, e, f = tm
+    s = int(round(abs(a or b) / 16))
+    horizontal = b == 0
+    advance = 0
+    for k in range(0, len(codes), 4):
+        gid = int(codes[k:k + 4], 16)
+        w, rows = glyphs[ord(font.char[gid])] if gid in font.char else glyphs[0xFFFD]
+        for gy in range(16):
+            for gx in range(w):
+                if not rows[gy] >> (w - 1 - gx) & 1:
+                    continue
+                u, v = advance + gx * s, gy * s
+                if horizontal:  # [k 0 0 -k x y+14s]
+                    r.fill(e + u, f - 14 * s + v, s, s, fill)
+                else:  # [0 -k -k 0 x+14s y]: along the text up, across it rightwards
+                    r.fill(e - 14 * s + v, f - u - s + 1, s, s, fill)
+        advance += font.width.get(gid, font.default_width) * 16 * s // 1000
+
+
 def paint_pdf(data, px_w, px_h):
     """The PDF's page painted at one pixel per figure pixel (its content maps pixels to points
     with one cm; fills, strokes and images as the PNG paints them)."""
@@ -397,13 +454,22 @@ def paint_pdf(data, px_w, px_h):
     images = {name.decode(): int(num) for name, num in re.findall(rb"/(Im\d+) (\d+) 0 R", page)}
     _, ops = stream_of(content)
     r = Raster(px_w, px_h)
+    font, glyphs = PdfFont(objects, page), None
     stack, fill, stroke, width, rects = [], (0, 0, 0), (0, 0, 0), 1.0, []
-    image_cm = None
+    image_cm, text_matrix, codes = None, None, ""
     for tok in ops.split():
         t = tok.decode()
         if re.fullmatch(r"-?[\d.]+", t):
             stack.append(float(t))
             continue
+        if t.startswith("<") and t.endswith(">"):
+            codes = t[1:-1]
+            continue
+        if t == "Tm":
+            text_matrix = stack[-6:]
+        elif t == "Tj":
+            glyphs = glyphs or unifont()
+            paint_text(r, glyphs, font, codes, text_matrix, fill)
         if t == "rg":
             fill = tuple(int(round(v * 255)) for v in stack[-3:])
         elif t == "RG":
@@ -453,7 +519,8 @@ def test_svg_text_as_paths_paints_the_png(env):
 
 def test_pdf_paints_the_png(env):
     """--pdf: a valid file (xref offsets, deflated streams) whose page, painted, is the PNG;
-    the model view's thumbnails as images too. With pdftoppm installed, a real reader's
+    the labels as text in the embedded Unifont subset (painted from its ToUnicode characters and
+    /W widths), the model view's thumbnails as images. With pdftoppm installed, a real reader's
     rendering agrees as well."""
     for name, argv in (("heatmap", ["run", "--tokens", "机器 学习 the cat sat on the mat"]),
                        ("model-view", ["draw", "--weights", model_maps(env), "--view", "model"])):
@@ -469,6 +536,13 @@ def test_pdf_paints_the_png(env):
         assert (painted != want).any(-1).sum() == 0, (name, (painted != want).any(-1).sum())
         env.run(*argv, "--pdf", env.path(name + "-again.pdf"))
         assert open(env.path(name + "-again.pdf"), "rb").read() == data  # same figure, same bytes
+        if name == "heatmap":  # the labels are text a reader can select and search
+            assert b"/FontFile2" in data and b"/ToUnicode" in data
+            if shutil.which("pdftotext"):
+                words = subprocess.run(["pdftotext", pdf, "-"], capture_output=True, text=True,
+                                       check=True).stdout
+                for want_word in ("机器", "学习", "cat", "mat", "self-attention"):
+                    assert want_word in words, (want_word, words)
         if shutil.which("pdftoppm"):
             subprocess.run(["pdftoppm", "-r", "96", "-png", pdf, env.path(name + "-poppler")],
                            check=True)
