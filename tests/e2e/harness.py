@@ -5,6 +5,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import traceback
 
 SKIP = 77  # ctest SKIP_RETURN_CODE
@@ -79,15 +80,16 @@ class Skipped(Exception):
 
 
 def run_tests(tests, env):
-    """Runs every test(env); prints a line each and the closing 'N passed, N skipped, N failed'
+    """Runs every test(env); prints a line each (a passed one with its seconds) and the closing 'N passed, N skipped, N failed'
     line. Exit code: 1 when any failed; else 77 (ctest's SKIP_RETURN_CODE: the test shows as
     skipped) when any was skipped; else 0."""
     passed = failed = skipped = 0
     for test in tests:
+        started = time.monotonic()
         try:
             test(env)
             passed += 1
-            print(f"PASS {test.__name__}")
+            print(f"PASS {test.__name__} ({time.monotonic() - started:.1f} s)")
         except Skipped as why:
             skipped += 1
             print(f"SKIPPED {test.__name__}: {why}")

@@ -217,8 +217,8 @@ def check_numbers(svg, weights, cell):
     found = grid_texts(svg, n, cell)
     note = next((t[5] for t in svg_texts(svg) if t[5].startswith("numbers") or "cells blank" in t[5]), "")
     boxes = []
+    cx, cy = x0y0(svg, n, cell)
     for (x, top, length, size), (i, j), text in found:
-        cx, cy = x0y0(svg, n, cell)
         assert cx + j * cell <= x and x + length <= cx + (j + 1) * cell, ("spills", i, j, text)
         assert cy + i * cell <= top and top + size <= cy + (i + 1) * cell, ("spills", i, j, text)
         step = 0.01 if ("percent" in note or len(text.split(".")[-1]) == 2) else 0.1
