@@ -57,7 +57,8 @@ by block inside the matrix products (never a float copy of the model). Ollama's 
 the largest files in ~/.ollama/models/blobs (no extension; recognised by their contents).
 Layers and heads count from 0, as in the arrays: attention.npy[layer, head, query, key].
 
-Outputs:
+Outputs (without any: the five most likely next tokens, or each [MASK]'s fillers, and this
+list in short):
   --npy DIR   attention.npy  float32 [layers, heads, n, n]   (row i = query i): the maps of
                              --npy-layers x --npy-heads (default: all), written to the file
                              as the forward makes them
