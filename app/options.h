@@ -42,13 +42,13 @@ struct common_flags {
   std::string cache_dir;  // --cache-dir (implies --cache)
 };
 
-// --text --tokens --source --target --values --keep-case --embeddings --oov
 // A real number > 0, refused as "must be a number above 0, got 0" (CLI::PositiveNumber's
 // message prints DBL_MAX in full).
 const CLI::Validator& positive_number();
 // A text that is not empty ("--stop ''" would match at once, or never).
 const CLI::Validator& non_empty();
 
+// --text --tokens --source --target --values --keep-case --embeddings --oov
 void add_input_flags(CLI::App& cmd, common_flags& flags);
 // --merge-subwords (run and compare: the commands whose maps are drawn per token).
 void add_subword_flag(CLI::App& cmd, common_flags& f);

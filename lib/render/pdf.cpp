@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <map>
-#include <unordered_map>
 #include <stdexcept>
+#include <unordered_map>
 #include <vector>
 
 #include "io/zlib_stream.h"
@@ -145,6 +145,15 @@ std::string text_ops(const fig_item& it, const pdf_font& f) {
   return colour(it.color, "rg") + fmt::format("BT /F1 1 Tf {} Tm <{}> Tj ET\n", matrix, codes);
 }
 
+// The page's resource dictionary: its images, opacity states and font (each only when used).
+std::string page_resources(const std::string& xobjects, const std::string& states, int font) {
+  std::string resources = "<<";
+  if (!xobjects.empty()) resources += " /XObject << " + xobjects + ">>";
+  if (!states.empty()) resources += " /ExtGState << " + states + ">>";
+  if (font) resources += fmt::format(" /Font << /F1 {} 0 R >>", font);
+  return resources + " >>";
+}
+
 }  // namespace
 
 std::string to_pdf(const figure& fig, int dpi) {
@@ -210,11 +219,7 @@ std::string to_pdf(const figure& fig, int dpi) {
     }
   }
   const int contents = objects.add_stream("", content);
-  std::string resources = "<<";
-  if (!xobjects.empty()) resources += " /XObject << " + xobjects + ">>";
-  if (!states.empty()) resources += " /ExtGState << " + states + ">>";
-  if (font.object) resources += fmt::format(" /Font << /F1 {} 0 R >>", font.object);
-  resources += " >>";
+  const std::string resources = page_resources(xobjects, states, font.object);
   objects.set(catalog, fmt::format("<< /Type /Catalog /Pages {} 0 R >>", pages));
   objects.set(pages, fmt::format("<< /Type /Pages /Kids [{} 0 R] /Count 1 >>", page));
   objects.set(page, fmt::format("<< /Type /Page /Parent {} 0 R /MediaBox [0 0 {:.6g} {:.6g}] "

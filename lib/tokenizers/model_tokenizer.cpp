@@ -643,12 +643,12 @@ std::unique_ptr<model_tokenizer> from_marian_files(const fs::path& dir, tokenize
   fs::path spm = dir / (side == tokenizer_side::target ? "target.spm" : "source.spm");
   std::error_code ec;
   if (side == tokenizer_side::target && !fs::exists(spm, ec)) spm = dir / "source.spm";
-  sp_model_file model = read_sentencepiece_file(spm.string());
+  const sp_model_file model = read_sentencepiece_file(spm.string());
   check_pieces_have_ids(model, spm.string(), *vocab, vocab_path);
   sp_tokenizer_options o;
   o.append_eos = true;
   o.vocab = std::move(vocab);
-  return make_sentencepiece_tokenizer(std::move(model), spm.string(), o);
+  return make_sentencepiece_tokenizer(model, spm.string(), o);
 }
 
 }  // namespace
