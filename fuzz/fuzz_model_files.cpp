@@ -1,6 +1,6 @@
 // libFuzzer target: the text files of a model folder, on arbitrary bytes. The input up to the
-// first NUL byte is read as a tokenizer.json, which then encodes the rest as text; the same
-// first part is also read as a config.json.
+// first NUL byte is parsed as JSON once and read as a tokenizer.json, which then encodes the
+// rest as text, and as a config.json.
 // Allowed outcomes: a tokenizer, ids within what it declared and as many tokens as ids, a
 // config; or an input_error. Anything else (another exception, a crash, a sanitizer report)
 // is a bug.
@@ -9,6 +9,7 @@
 #include <string>
 
 #include "error.h"
+#include "io/json_file.h"
 #include "model/hf_config.h"
 #include "tokenizers/model_tokenizer.h"
 
@@ -17,14 +18,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::size_t nul = input.find('\0');
   const std::string json = input.substr(0, nul);
   const std::string text = nul == std::string::npos ? "" : input.substr(nul + 1);
+  nlohmann::json parsed;
   try {
-    const auto tokenizer = attnviz::parse_tokenizer_json(json, "tokenizer.json");
+    parsed = attnviz::parse_json_text(json, "tokenizer.json");
+  } catch (const attnviz::input_error&) {
+    return 0;
+  }
+  try {
+    const auto tokenizer = attnviz::tokenizer_of(parsed, "tokenizer.json");
     const attnviz::encoding e = tokenizer->encode(text);
     if (e.ids.size() != e.tokens.size()) std::abort();
   } catch (const attnviz::input_error&) {
   }
+  if (!parsed.is_object()) return 0;  // parse_model_config's first refusal
   try {
-    const attnviz::model_config c = attnviz::parse_model_config(json, "config.json");
+    const attnviz::model_config c = attnviz::model_config_of(parsed, "config.json");
     if (c.heads == 0 || c.head_dim == 0 || c.kv_heads == 0 || c.heads % c.kv_heads != 0) std::abort();
   } catch (const attnviz::input_error&) {
   }

@@ -3,8 +3,11 @@
 #
 # Builds the libFuzzer targets (clang, AddressSanitizer + UndefinedBehaviorSanitizer) into
 # build-fuzz/ and runs each TARGET (default: all eight) for SECONDS (default 60) on a scratch copy
-# of its seed corpus fuzz/corpus/TARGET/. Prints the executions each ran clean for; stops with a
-# non-zero exit and the crashing input (build-fuzz/crash-*) at the first failure.
+# of its seed corpus fuzz/corpus/TARGET/, with one worker per core (ATTNVIZ_FUZZ_WORKERS to
+# choose): each worker a libFuzzer process with its own seed on the same corpus folder, which
+# each reloads as the others add to it. Prints the executions the workers ran clean for
+# together; stops with a non-zero exit and the crashing input (build-fuzz/crash-*) at the first
+# failure.
 #   targets: embeddings safetensors tokenizer binding model_files attention_file sentencepiece gguf
 #
 # Each target's -max_len lets it build the structures its format can hold: the JSON readers
@@ -36,19 +39,32 @@ max_len() {
   esac
 }
 
+workers=${ATTNVIZ_FUZZ_WORKERS:-$(nproc)}
 for t in $targets; do
   work=$(mktemp -d)
   cp "fuzz/corpus/$t/"* "$work/"
-  log="$build/fuzz_$t.log"
-  if ! "$build/fuzz/fuzz_$t" "$work" -max_total_time="$secs" -max_len="$(max_len "$t")" \
-       -print_final_stats=1 \
-       -artifact_prefix="$build/crash-$t-" > "$log" 2>&1; then
-    tail -40 "$log"
+  pids=()
+  rm -f "$build"/fuzz_"${t}"_*.log
+  for w in $(seq 1 "$workers"); do
+    "$build/fuzz/fuzz_$t" "$work" -max_total_time="$secs" -max_len="$(max_len "$t")" \
+      -print_final_stats=1 -artifact_prefix="$build/crash-$t-" \
+      > "$build/fuzz_${t}_$w.log" 2>&1 &
+    pids+=($!)
+  done
+  failed=0
+  for w in $(seq 1 "$workers"); do
+    if ! wait "${pids[$((w - 1))]}"; then
+      tail -40 "$build/fuzz_${t}_$w.log"
+      failed=1
+    fi
+  done
+  if [ "$failed" = 1 ]; then
     echo "fuzz_$t: FAILED (input saved as $build/crash-$t-*)"
     exit 1
   fi
-  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
-  echo "fuzz_$t: $runs executions in ${secs} s, no crash"
+  runs=$(cat "$build"/fuzz_"${t}"_*.log | grep -o 'stat::number_of_executed_units: *[0-9]*' |
+         grep -o '[0-9]*$' | awk '{ s += $1 } END { print s }')
+  echo "fuzz_$t: $runs executions in ${secs} s ($workers workers), no crash"
   if [ "$long" = 1 ]; then
     before=$(ls "fuzz/corpus/$t" | wc -l)
     "$build/fuzz/fuzz_$t" -merge=1 -max_len="$(max_len "$t")" "fuzz/corpus/$t" "$work" \

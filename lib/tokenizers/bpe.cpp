@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 #include <limits>
 #include <queue>
@@ -12,13 +13,10 @@ namespace attnviz {
 
 namespace {
 
-std::string pair_key(const std::string& a, const std::string& b) {
-  std::string k;
-  k.reserve(a.size() + b.size() + 1);
-  k += a;
-  k += '\x01';
-  k += b;
-  return k;
+constexpr std::uint32_t unnumbered = std::numeric_limits<std::uint32_t>::max();
+
+std::uint64_t pair_key(std::uint32_t left, std::uint32_t right) {
+  return static_cast<std::uint64_t>(left) << 32 | right;
 }
 
 // The UTF-8 characters of s.
@@ -35,68 +33,91 @@ std::vector<std::string> characters(const std::string& s) {
 
 }  // namespace
 
+// Each merge (a, b) at rank r: a, b and what they become numbered; the joined text drops the
+// right symbol's continuation prefix ("a" + "##b" -> "ab"). The first rank of a pair wins.
 bpe_model::bpe_model(std::unordered_map<std::string, std::int64_t> vocab,
                      const std::vector<std::pair<std::string, std::string>>& merges,
                      bpe_options options)
     : vocab_(std::move(vocab)), options_(std::move(options)) {
-  ranks_.reserve(merges.size());
-  for (std::size_t r = 0; r < merges.size(); ++r)
-    ranks_.emplace(pair_key(merges[r].first, merges[r].second), r);  // the first rank wins
+  const std::string& prefix = options_.continuing_subword_prefix;
+  rules_.reserve(merges.size());
+  for (std::size_t r = 0; r < merges.size(); ++r) {
+    const auto& [a, b] = merges[r];
+    const bool prefixed = !prefix.empty() && b.compare(0, prefix.size(), prefix) == 0;
+    const std::uint32_t left = intern(a), right = intern(b);
+    const std::uint32_t joined = intern(a + (prefixed ? b.substr(prefix.size()) : b));
+    rules_.emplace(pair_key(left, right), merge_rule{static_cast<std::uint32_t>(r), joined});
+  }
+  if (options_.byte_fallback)
+    for (int b = 0; b < 256; ++b) {
+      const auto it = vocab_.find(fmt::format("<0x{:02X}>", b));
+      byte_tokens_.push_back(it == vocab_.end() ? -1 : it->second);
+    }
 }
 
-std::size_t bpe_model::rank(const std::string& left, const std::string& right) const {
-  const auto it = ranks_.find(pair_key(left, right));
-  return it == ranks_.end() ? std::numeric_limits<std::size_t>::max() : it->second;
+std::uint32_t bpe_model::intern(const std::string& text) {
+  const auto [it, added] = symbol_of_.emplace(text, static_cast<std::uint32_t>(symbols_.size()));
+  if (added) {
+    symbols_.push_back(text);
+    const auto id = vocab_.find(text);
+    symbol_token_.push_back(id == vocab_.end() ? -1 : id->second);
+  }
+  return it->second;
+}
+
+const bpe_model::merge_rule* bpe_model::rule(std::uint32_t left, std::uint32_t right) const {
+  if (left == unnumbered || right == unnumbered) return nullptr;
+  const auto it = rules_.find(pair_key(left, right));
+  return it == rules_.end() ? nullptr : &it->second;
 }
 
 // Symbols: a doubly linked list over the characters (a merged symbol keeps its left index, so
 // index order is text order). Candidates: a min-heap of (rank, left index); a candidate is
 // stale when its pair has changed since it was pushed (its left symbol merged away, or either
 // side grown), which the rank of the pair as it now stands tells.
-//   pass: pop the lowest (rank, position); skip it when stale; join right into left; push the
-//         new pairs with the neighbours on both sides.
-std::vector<std::string> bpe_model::merge(const std::string& word) const {
-  std::vector<std::string> sym = characters(word);
+//   pass: pop the lowest (rank, position); skip it when stale; the left symbol becomes the
+//         rule's joined one; push the new pairs with the neighbours on both sides.
+void bpe_model::merge(const std::string& word, std::vector<std::uint32_t>& out,
+                      std::vector<std::string>& unnamed) const {
+  std::vector<std::string> text = characters(word);
   if (!options_.continuing_subword_prefix.empty())
-    for (std::size_t i = 1; i < sym.size(); ++i)
-      sym[i] = options_.continuing_subword_prefix + sym[i];
-  if (!options_.end_of_word_suffix.empty()) sym.back() += options_.end_of_word_suffix;
-  const std::size_t none = std::numeric_limits<std::size_t>::max(), n = sym.size();
+    for (std::size_t i = 1; i < text.size(); ++i)
+      text[i] = options_.continuing_subword_prefix + text[i];
+  if (!options_.end_of_word_suffix.empty()) text.back() += options_.end_of_word_suffix;
+  const std::size_t none = std::numeric_limits<std::size_t>::max(), n = text.size();
+  std::vector<std::uint32_t> sym(n);
   std::vector<std::size_t> prev(n), next(n);
   for (std::size_t i = 0; i < n; ++i) {
+    const auto it = symbol_of_.find(text[i]);
+    sym[i] = it == symbol_of_.end() ? unnumbered : it->second;
     prev[i] = i ? i - 1 : none;
     next[i] = i + 1 < n ? i + 1 : none;
   }
-  std::vector<bool> alive(n, true);
-  using candidate = std::pair<std::size_t, std::size_t>;  // (rank, left index)
+  using candidate = std::pair<std::uint32_t, std::size_t>;  // (rank, left index)
   std::priority_queue<candidate, std::vector<candidate>, std::greater<>> heap;
   auto push = [&](std::size_t left) {
     if (left == none || next[left] == none) return;
-    const std::size_t r = rank(sym[left], sym[next[left]]);
-    if (r != none) heap.emplace(r, left);
+    if (const merge_rule* m = rule(sym[left], sym[next[left]])) heap.emplace(m->rank, left);
   };
   for (std::size_t i = 0; i + 1 < n; ++i) push(i);
-  const std::string& prefix = options_.continuing_subword_prefix;
   while (!heap.empty()) {
     const auto [r, left] = heap.top();
     heap.pop();
-    if (!alive[left] || next[left] == none || rank(sym[left], sym[next[left]]) != r) continue;
+    if (sym[left] == unnumbered || next[left] == none) continue;
+    const merge_rule* m = rule(sym[left], sym[next[left]]);
+    if (!m || m->rank != r) continue;
     const std::size_t right = next[left];
-    // the right symbol's continuation prefix goes: "a" + "##b" -> "ab"
-    const bool prefixed = !prefix.empty() && sym[right].compare(0, prefix.size(), prefix) == 0;
-    sym[left] += prefixed ? sym[right].substr(prefix.size()) : sym[right];
-    alive[right] = false;
+    sym[left] = m->joined;
+    sym[right] = unnumbered;  // gone: never read again, as nothing links to it
     next[left] = next[right];
     if (next[right] != none) prev[next[right]] = left;
     push(prev[left]);
     push(left);
   }
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < n; i = next[i]) {
-    out.push_back(std::move(sym[i]));
-    if (next[i] == none) break;
+  for (std::size_t i = 0; i != none; i = next[i]) {
+    out.push_back(sym[i]);
+    unnamed.push_back(sym[i] == unnumbered ? std::move(text[i]) : std::string());
   }
-  return out;
 }
 
 void bpe_model::encode(const std::string& word, std::vector<std::int64_t>& ids,
@@ -108,41 +129,47 @@ void bpe_model::encode(const std::string& word, std::vector<std::int64_t>& ids,
       tokens.push_back(word);
       return;
     }
-  const std::vector<std::string> symbols = merge(word);
-  for (const auto& s : symbols) {
-    if (const auto it = vocab_.find(s); it != vocab_.end()) {
-      ids.push_back(it->second);
-      tokens.push_back(s);
-      continue;
+  std::vector<std::uint32_t> symbols;
+  std::vector<std::string> unnamed;
+  merge(word, symbols, unnamed);
+  for (std::size_t i = 0; i < symbols.size(); ++i) {
+    const std::uint32_t s = symbols[i];
+    if (s != unnumbered && symbol_token_[s] >= 0) {
+      ids.push_back(symbol_token_[s]);
+      tokens.push_back(symbols_[s]);
+    } else {
+      emit(s == unnumbered ? unnamed[i] : symbols_[s], ids, tokens);
     }
-    if (options_.byte_fallback) {
-      bool all = true;
-      std::vector<std::pair<std::int64_t, std::string>> bytes;
-      for (const char ch : s) {
-        const std::string b = fmt::format("<0x{:02X}>", static_cast<unsigned char>(ch));
-        const auto it = vocab_.find(b);
-        if (it == vocab_.end()) {
-          all = false;
-          break;
-        }
-        bytes.emplace_back(it->second, b);
-      }
-      if (all) {
-        for (auto& [id, t] : bytes) ids.push_back(id), tokens.push_back(std::move(t));
-        continue;
-      }
-    }
-    if (!options_.unk.empty())
-      if (const auto it = vocab_.find(options_.unk); it != vocab_.end()) {
-        ids.push_back(it->second);
-        tokens.push_back(options_.unk);
-        continue;
-      }
-    throw input_error(param("text"),
-                      fmt::format("the piece '{}' is not in the tokenizer's vocabulary, which "
-                                  "has no unknown token",
-                                  s));
   }
+}
+
+void bpe_model::emit(const std::string& s, std::vector<std::int64_t>& ids,
+                     std::vector<std::string>& tokens) const {
+  if (const auto it = vocab_.find(s); it != vocab_.end()) {
+    ids.push_back(it->second);
+    tokens.push_back(s);
+    return;
+  }
+  if (options_.byte_fallback &&
+      std::all_of(s.begin(), s.end(),
+                  [&](char ch) { return byte_tokens_[static_cast<unsigned char>(ch)] >= 0; })) {
+    for (const char ch : s) {
+      const auto b = static_cast<unsigned char>(ch);
+      ids.push_back(byte_tokens_[b]);
+      tokens.push_back(fmt::format("<0x{:02X}>", b));
+    }
+    return;
+  }
+  if (!options_.unk.empty())
+    if (const auto it = vocab_.find(options_.unk); it != vocab_.end()) {
+      ids.push_back(it->second);
+      tokens.push_back(options_.unk);
+      return;
+    }
+  throw input_error(param("text"),
+                    fmt::format("the piece '{}' is not in the tokenizer's vocabulary, which "
+                                "has no unknown token",
+                                s));
 }
 
 }  // namespace attnviz

@@ -674,6 +674,10 @@ std::unique_ptr<model_tokenizer> parse_tokenizer_json(std::string_view text,
   return with_file_errors(source, [&] { return read_tokenizer_json(text, source); });
 }
 
+std::unique_ptr<model_tokenizer> tokenizer_of(const json& j, const std::string& source) {
+  return with_file_errors(source, [&] { return read_tokenizer_object(j, source); });
+}
+
 std::unique_ptr<model_tokenizer> gguf_tokenizer(const gguf_keys& keys) {
   if (!keys.has("tokenizer.ggml.model")) return nullptr;  // ids only
   return with_file_errors(keys.source(), [&] {

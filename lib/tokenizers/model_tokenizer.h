@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -60,5 +61,7 @@ std::unique_ptr<model_tokenizer> gguf_tokenizer(const gguf_keys& keys);
 // A tokenizer.json's text (`source` names it in errors).
 std::unique_ptr<model_tokenizer> parse_tokenizer_json(std::string_view json_text,
                                                       const std::string& source);
+// The same for a tokenizer.json already parsed.
+std::unique_ptr<model_tokenizer> tokenizer_of(const nlohmann::json& j, const std::string& source);
 
 }  // namespace attnviz
