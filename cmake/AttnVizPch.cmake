@@ -22,3 +22,9 @@ function(attnviz_light_optimisation)
   set_property(SOURCE ${ARGN} APPEND PROPERTY COMPILE_OPTIONS
                "$<$<CONFIG:Release,RelWithDebInfo>:-O1>")
 endfunction()
+
+# attnviz_light_target(TARGET): the same for every file of TARGET (as a target option, so its
+# files can still be combined by a unity build, which leaves out files with options of their own).
+function(attnviz_light_target target)
+  target_compile_options(${target} PRIVATE "$<$<CONFIG:Release,RelWithDebInfo>:-O1>")
+endfunction()
