@@ -315,6 +315,81 @@ def test_nothing_left_when_the_outputs_cannot_be_placed(env):
     assert os.path.exists(os.path.join(fresh, "attention.npy"))
     assert not [f for f in os.listdir(env.tmp) if ".tmp-" in f]
 
+def read_safetensors(path):
+    """The float32 tensors of a .safetensors file, as float64."""
+    raw = open(path, "rb").read()
+    size = int.from_bytes(raw[:8], "little")
+    header = json.loads(raw[8:8 + size])
+    out = {}
+    for name, t in header.items():
+        if name != "__metadata__":
+            assert t["dtype"] == "F32", (name, t["dtype"])
+            a, b = t["data_offsets"]
+            out[name] = np.frombuffer(raw[8 + size + a:8 + size + b], "<f4").reshape(t["shape"]).astype(np.float64)
+    return out
+
+
+def llama_attention(p, config, ids):
+    """LlamaForCausalLM's forward in float64 from its definition (RMSNorm, rotary positions on
+    the two halves of each head, SwiGLU): per layer the column sums of every head's map [H, n]
+    and the heads' mean map [n, n]."""
+    d, H, n = config["hidden_size"], config["num_attention_heads"], len(ids)
+    dh, eps = d // H, config["rms_norm_eps"]
+    angles = np.outer(np.arange(n), 1.0 / config["rope_theta"] ** (np.arange(0, dh, 2) / dh))
+    cos, sin = np.cos(np.concatenate([angles] * 2, -1)), np.sin(np.concatenate([angles] * 2, -1))
+
+    def rms(x, w):
+        return x / np.sqrt((x * x).mean(-1, keepdims=True) + eps) * w
+
+    def rotate(x):
+        return x * cos + np.concatenate([-x[..., dh // 2:], x[..., :dh // 2]], -1) * sin
+
+    x, hidden = p["model.embed_tokens.weight"][ids], np.triu(np.ones((n, n), bool), 1)
+    received, means = [], []
+    for l in range(config["num_hidden_layers"]):
+        w = lambda name: p[f"model.layers.{l}.{name}.weight"]  # noqa: E731
+        m = rms(x, w("input_layernorm"))
+        q, k, v = ((m @ w(f"self_attn.{s}_proj").T).reshape(n, H, dh).transpose(1, 0, 2) for s in "qkv")
+        s = rotate(q) @ rotate(k).transpose(0, 2, 1) / np.sqrt(dh)
+        s -= np.where(hidden, 0, s).max(-1, keepdims=True)
+        a = np.exp(s, where=~hidden, out=np.zeros_like(s))  # hidden keys: exactly 0
+        a /= a.sum(-1, keepdims=True)
+        received.append(a.sum(1))
+        means.append(a.mean(0))
+        x = x + (a @ v).transpose(1, 0, 2).reshape(n, d) @ w("self_attn.o_proj").T
+        m = rms(x, w("post_attention_layernorm"))
+        gate = m @ w("mlp.gate_proj").T
+        x = x + (gate / (1 + np.exp(-gate)) * (m @ w("mlp.up_proj").T)) @ w("mlp.down_proj").T
+    return np.stack(received), means
+
+
+def test_the_bundled_long_model_reads_a_whole_book(env):
+    """samples/kjv-llama (samples/train_long_model.py, rotary positions, 4,096 of them) over the
+    whole book of Ruth (samples/ruth.txt, about 3,700 tokens): received.npy against a float64
+    NumPy forward written from Llama's definition, and the rolled-out page against the rollout
+    pushed down as a vector in NumPy."""
+    folder = os.path.join(env.samples, "kjv-llama")
+    config = json.load(open(os.path.join(folder, "config.json")))
+    assert config["max_position_embeddings"] >= 4096, config
+    book = open(os.path.join(env.samples, "ruth.txt"), encoding="utf-8").read()
+    out, png = env.path("ruth"), env.path("ruth.png")
+    env.run("model", "--model", folder, "--text", "-", "--view", "received-rollout", "--npy", out,
+            "--png", png, "-q", stdin=book)
+    ids = load(out, "token_ids.npy")
+    n = len(ids)
+    assert 3500 <= n <= 4096, n
+    received, means = llama_attention(read_safetensors(os.path.join(folder, "model.safetensors")),
+                                      config, ids)
+    got = load(out, "received.npy")
+    assert got.shape == received.shape == (4, 4, n), (got.shape, received.shape)
+    assert np.abs(got - received).max() <= 1e-3 * n ** 0.5, np.abs(got - received).max()
+    v = np.ones(n)
+    for mean in reversed(means):
+        v = 0.5 * v + 0.5 * (v @ mean)
+    want = v / (n - np.arange(n))
+    assert np.abs(load(out, "view.npy") - want).max() <= 1e-4, np.abs(load(out, "view.npy") - want).max()
+    assert os.path.getsize(png) > 0
+
 
 if __name__ == "__main__":
     sys.exit(main(globals()))
