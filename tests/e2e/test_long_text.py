@@ -365,9 +365,10 @@ def llama_attention(p, config, ids):
 
 def test_the_bundled_long_model_reads_a_whole_book(env):
     """samples/kjv-llama (samples/train_long_model.py, rotary positions, 4,096 of them) over the
-    whole book of Ruth (samples/ruth.txt, about 3,700 tokens): received.npy against a float64
-    NumPy forward written from Llama's definition, and the rolled-out page against the rollout
-    pushed down as a vector in NumPy."""
+    whole book of Ruth (samples/ruth.txt, about 3,700 tokens): every map's rows sum to 1 and the
+    rolled-out page to the text's length; on its first two chapters (about 2,000 tokens: a third
+    of the whole book's n² work), received.npy and the rolled-out page against a float64 NumPy
+    forward written from Llama's definition."""
     folder = os.path.join(env.samples, "kjv-llama")
     config = json.load(open(os.path.join(folder, "config.json")))
     assert config["max_position_embeddings"] >= 4096, config
@@ -375,20 +376,27 @@ def test_the_bundled_long_model_reads_a_whole_book(env):
     out, png = env.path("ruth"), env.path("ruth.png")
     env.run("model", "--model", folder, "--text", "-", "--view", "received-rollout", "--npy", out,
             "--png", png, "-q", stdin=book)
-    ids = load(out, "token_ids.npy")
-    n = len(ids)
+    n = len(load(out, "token_ids.npy"))
     assert 3500 <= n <= 4096, n
+    assert np.abs(load(out, "received.npy").sum(-1) - n).max() <= 1e-3 * n
+    assert abs((load(out, "view.npy") * (n - np.arange(n))).sum() - n) <= 1e-3 * n
+    assert os.path.getsize(png) > 0
+    two = env.path("ruth-1-2")
+    env.run("model", "--model", folder, "--text", "-", "--view", "received-rollout", "--npy", two,
+            "-q", stdin="\n".join(book.split("\n")[:2]))
+    ids = load(two, "token_ids.npy")
+    n = len(ids)
+    assert n > 1900, n
     received, means = llama_attention(read_safetensors(os.path.join(folder, "model.safetensors")),
                                       config, ids)
-    got = load(out, "received.npy")
+    got = load(two, "received.npy")
     assert got.shape == received.shape == (4, 4, n), (got.shape, received.shape)
     assert np.abs(got - received).max() <= 1e-3 * n ** 0.5, np.abs(got - received).max()
     v = np.ones(n)
     for mean in reversed(means):
         v = 0.5 * v + 0.5 * (v @ mean)
     want = v / (n - np.arange(n))
-    assert np.abs(load(out, "view.npy") - want).max() <= 1e-4, np.abs(load(out, "view.npy") - want).max()
-    assert os.path.getsize(png) > 0
+    assert np.abs(load(two, "view.npy") - want).max() <= 1e-4, np.abs(load(two, "view.npy") - want).max()
 
 
 if __name__ == "__main__":

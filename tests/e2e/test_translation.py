@@ -17,11 +17,11 @@ from harness import import_numpy, main, sanitized  # noqa: E402
 np = import_numpy()
 # of the 209 held out: enough for stable counts, quick enough for a test (fewer under the
 # sanitizers, where each run is several times slower)
-VERSES = 80
+VERSES = 40
 
 
 def verses(env):
-    return 40 if sanitized(env.exe) else VERSES
+    return 30 if sanitized(env.exe) else VERSES
 
 
 def folder(env):
