@@ -293,6 +293,19 @@ def learning_rate(step, steps):
     return LR_END + 0.5 * (LR - LR_END) * (1 + math.cos(math.pi * t))
 
 
+def train_step(model, opt, x, y, lr):
+    """One AdamW step at learning rate lr on next-token cross-entropy, gradients clipped at 1;
+    returns the loss."""
+    for group in opt.param_groups:
+        group["lr"] = lr
+    loss = torch.nn.functional.cross_entropy(model(x).view(-1, VOCAB), y.reshape(-1))
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_([p for _, p in model.named()], 1.0)
+    opt.step()
+    return loss
+
+
 @torch.no_grad()
 def mean_loss(model, tokens, windows=64):
     total, count = 0.0, 0
@@ -387,14 +400,8 @@ def main():
     t0 = time.time()
     steps = args.steps
     for step in range(steps):
-        for group in opt.param_groups:
-            group["lr"] = learning_rate(step, steps)
         x, y = batch(tokens, g)
-        loss = torch.nn.functional.cross_entropy(model(x).view(-1, VOCAB), y.reshape(-1))
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_([p for _, p in model.named()], 1.0)
-        opt.step()
+        loss = train_step(model, opt, x, y, learning_rate(step, steps))
         if step % 50 == 0 or step == steps - 1:
             curve.append([step, round(float(loss), 4)])
             rate = (step + 1) * BATCH * POSITIONS / (time.time() - t0)

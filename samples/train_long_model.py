@@ -174,14 +174,8 @@ def optimiser(model):
 def train(model, opt, g, tokens, held, first, curve, out):
     t0 = time.time()
     for step in range(first, STEPS):
-        for group in opt.param_groups:
-            group["lr"] = demo.learning_rate(step, STEPS)
         x, y = batch_for(step, tokens, g)
-        loss = torch.nn.functional.cross_entropy(model(x).view(-1, VOCAB), y.reshape(-1))
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_([p for _, p in model.named()], 1.0)
-        opt.step()
+        loss = demo.train_step(model, opt, x, y, demo.learning_rate(step, STEPS))
         if step % 50 == 0 or step == STEPS - 1:
             curve.append([step, round(float(loss), 4)])
             print(f"step {step:5d}  window {x.shape[1]}  loss {float(loss):.3f}  "
