@@ -13,7 +13,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from formats import colormap, nice_at_or_above  # noqa: E402
+from formats import colormap, nice_at_or_above, read_safetensors  # noqa: E402
 from harness import import_numpy, main, peak_rss, sanitized  # noqa: E402
 from test_views import write_gpt2  # noqa: E402
 
@@ -239,7 +239,6 @@ def test_heads_measured_row_by_row(env):
 def numpy_gpt2_hidden(folder, ids):
     """The last hidden state of write_gpt2's checkpoint in float64 (the attention a block of rows
     at a time, so 4,200 tokens fit)."""
-    from formats import read_safetensors
     cfg = json.load(open(os.path.join(folder, "config.json")))
     W = {k: v.astype(np.float64) for k, v in read_safetensors(os.path.join(folder, "model.safetensors")).items()}
     d, H, n = cfg["n_embd"], cfg["n_head"], len(ids)
@@ -314,20 +313,6 @@ def test_nothing_left_when_the_outputs_cannot_be_placed(env):
     env.run("model", "--model", gpt2(env), "--ids", IDS, "--npy", fresh, "-q")
     assert os.path.exists(os.path.join(fresh, "attention.npy"))
     assert not [f for f in os.listdir(env.tmp) if ".tmp-" in f]
-
-def read_safetensors(path):
-    """The float32 tensors of a .safetensors file, as float64."""
-    raw = open(path, "rb").read()
-    size = int.from_bytes(raw[:8], "little")
-    header = json.loads(raw[8:8 + size])
-    out = {}
-    for name, t in header.items():
-        if name != "__metadata__":
-            assert t["dtype"] == "F32", (name, t["dtype"])
-            a, b = t["data_offsets"]
-            out[name] = np.frombuffer(raw[8 + size + a:8 + size + b], "<f4").reshape(t["shape"]).astype(np.float64)
-    return out
-
 
 def llama_attention(p, config, ids):
     """LlamaForCausalLM's forward in float64 from its definition (RMSNorm, rotary positions on
