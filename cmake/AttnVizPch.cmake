@@ -14,21 +14,19 @@ function(attnviz_precompile target)
   target_precompile_headers(${target} PRIVATE ${ARGN})  # C++ only: the targets have no C files
 endfunction()
 
-# attnviz_light_optimisation(SOURCE...): files that parse arguments, plan jobs and report, where
-# -O3 only costs compile time (the app's commands took 115 s at -O3 and 62 s at -O1 on 2 cores,
-# most of it CLI11's templates instantiated in each file); the kernels, the forward, the
-# analyses and the writers keep -O3. Release and RelWithDebInfo only (Debug stays -O0).
+# -O1 for the files that parse arguments, plan jobs and report, where -O3 only costs compile
+# time (the app's commands took 115 s at -O3 and 62 s at -O1 on 2 cores, most of it CLI11's
+# templates instantiated in each file); the kernels, the forward, the analyses and the writers
+# keep -O3. Release and RelWithDebInfo only (Debug stays -O0).
 set(attnviz_light_flag "$<$<CONFIG:Release,RelWithDebInfo>:-O1>")
-function(attnviz_light_optimisation)
-  set_property(SOURCE ${ARGN} APPEND PROPERTY COMPILE_OPTIONS "${attnviz_light_flag}")
-endfunction()
 
-# attnviz_light_target(TARGET): the same for every file of TARGET (as a target option, so its
-# files can still be combined by a unity build, which leaves out files with options of their own).
+# attnviz_light_target(TARGET): -O1 for every file of TARGET, as a target option (a unity build
+# leaves out files with options of their own).
 function(attnviz_light_target target)
   target_compile_options(${target} PRIVATE "${attnviz_light_flag}")
 endfunction()
 
-# CMake leaves unity builds to the developer; this project turns on the one it measured (the
-# app's two batches, app/CMakeLists.txt) unless told not to.
-option(ATTNVIZ_UNITY "Compile the program's command-line files in two batches (faster builds)" ON)
+# CMake leaves unity builds to the developer; this project turns on the ones it measured (the
+# library's batches of 12 files, lib/CMakeLists.txt: 275 s to build the program without them,
+# 143 s with them on 2 cores; the app's two batches, app/CMakeLists.txt) unless told not to.
+option(ATTNVIZ_UNITY "Compile the library and the program in batches of files (faster builds)" ON)

@@ -11,7 +11,7 @@ namespace {
 
 // The magic, version and header of an array of `descr` with `shape`, padded so the data starts
 // at a multiple of 64 bytes; `count` gets the number of elements.
-std::string npy_header(const char* descr, const std::vector<std::size_t>& shape,
+std::string npy_header_text(const char* descr, const std::vector<std::size_t>& shape,
                        std::size_t& count) {
   std::string dims;
   count = 1;
@@ -50,21 +50,21 @@ void append_le(std::string& out, const T* values, std::size_t n) {
 
 std::string npy_float32(const std::vector<std::size_t>& shape, const float* values) {
   std::size_t count = 0;
-  std::string out = npy_header("<f4", shape, count);
+  std::string out = npy_header_text("<f4", shape, count);
   append_le(out, values, count);
   return out;
 }
 
 std::string npy_int64(const std::vector<std::size_t>& shape, const std::int64_t* values) {
   std::size_t count = 0;
-  std::string out = npy_header("<i8", shape, count);
+  std::string out = npy_header_text("<i8", shape, count);
   append_le(out, values, count);
   return out;
 }
 
 std::string npy_float32_header(const std::vector<std::size_t>& shape) {
   std::size_t count = 0;
-  return npy_header("<f4", shape, count);
+  return npy_header_text("<f4", shape, count);
 }
 
 }  // namespace attnviz

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "error.h"
+#include "half_float.h"
 #include "io/file_io.h"
 #include "io/json_file.h"
 
@@ -33,27 +34,6 @@ std::size_t dtype_size(const std::string& dtype) {
 }
 
 }  // namespace
-
-float half_to_float(std::uint16_t h) {
-  const int sign = (h >> 15) & 1;
-  const int exp = (h >> 10) & 0x1f;
-  const int frac = h & 0x3ff;
-  double v;
-  if (exp == 0)
-    v = std::ldexp(frac, -24);
-  else if (exp == 31)
-    v = frac ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
-  else
-    v = std::ldexp(frac + 1024, exp - 25);
-  return static_cast<float>(sign ? -v : v);
-}
-
-float bf16_to_float(std::uint16_t h) {
-  const std::uint32_t bits = static_cast<std::uint32_t>(h) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
 
 std::string shape_string(const std::vector<std::int64_t>& shape) {
   return fmt::format("[{}]", fmt::join(shape, ", "));

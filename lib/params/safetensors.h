@@ -53,8 +53,5 @@ std::string serialize_safetensors(const std::vector<std::pair<std::string, tenso
 
 std::string shape_string(const std::vector<std::int64_t>& shape);
 
-// IEEE half and bfloat16 bits to float (exact: every value of both is a float).
-float half_to_float(std::uint16_t bits);
-float bf16_to_float(std::uint16_t bits);
 
 }  // namespace attnviz

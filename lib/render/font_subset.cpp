@@ -97,7 +97,7 @@ std::string utf16be(const std::string& ascii) {
   return out;
 }
 
-std::string name_table() {
+std::string name_table_bytes() {
   const std::pair<int, std::string> names[] = {
       {1, label_font_family}, {2, "Regular"}, {3, std::string(label_font_family) + " Regular"},
       {4, std::string(label_font_family) + " Regular"}, {5, "Version 1.0"},
@@ -265,7 +265,7 @@ std::string unifont_subset_ttf(const std::u32string& characters) {
 
   std::map<std::string, std::string> tables = {
       {"OS/2", os2}, {"cmap", cmap_table(cps)}, {"glyf", glyf}, {"head", head},
-      {"hhea", hhea}, {"hmtx", hmtx}, {"loca", loca}, {"maxp", maxp}, {"name", name_table()},
+      {"hhea", hhea}, {"hmtx", hmtx}, {"loca", loca}, {"maxp", maxp}, {"name", name_table_bytes()},
       {"post", post}};
   const auto count = static_cast<std::uint32_t>(tables.size());
   std::uint32_t search = 1, selector = 0;

@@ -8,8 +8,6 @@
 
 namespace attnviz {
 namespace {
-constexpr int margin = figure_margin;
-constexpr int bar_gap = 24;
 }  // namespace
 
 int auto_grid_cols(std::size_t n) {
@@ -65,19 +63,19 @@ figure grid_figure(const grid_spec& spec) {
   for (std::size_t r = 1; r < row_y.size(); ++r) row_y[r] += row_y[r - 1];
 
   const int s = layouts[0].scale, glyph_h = bitmap_font::height * s;
-  const int top = margin + title_block_height(spec.title, spec.subtitle, s) + 4;
+  const int top = figure_margin + title_block_height(spec.title, spec.subtitle, s) + 4;
   int width = col_x.back();
   int bar_x = 0, bar_y = 0, bar_h = 0;
   if (spec.scale == scale_mode::shared) {
-    bar_x = width + bar_gap - margin;
+    bar_x = width + figure_bar_gap - figure_margin;
     bar_y = top + layouts[0].grid_y;
     bar_h = row_y[static_cast<std::size_t>(rows) - 1] +
             layouts[0].cell * static_cast<int>(panels[0].values->rows());
     bar_h = std::max(bar_h, 120);
-    width = bar_x + colorbar_width(vmin, vmax, s, panels[0].scale) + margin;
+    width = bar_x + colorbar_width(vmin, vmax, s, panels[0].scale) + figure_margin;
   }
-  width = std::max(width, 2 * margin + title_block_width(spec.title, spec.subtitle, s));
-  const int height = std::max(top + row_y.back(), bar_y + bar_h + glyph_h / 2 + margin);
+  width = std::max(width, 2 * figure_margin + title_block_width(spec.title, spec.subtitle, s));
+  const int height = std::max(top + row_y.back(), bar_y + bar_h + glyph_h / 2 + figure_margin);
 
   figure fig(width, height);
   draw_title_block(fig, spec.title, spec.subtitle, s);

@@ -12,9 +12,7 @@
 namespace attnviz {
 namespace {
 
-constexpr rgb ink{34, 34, 34};
-constexpr rgb muted{102, 102, 102};
-constexpr int row_h = 18, line_gap = 150, panel_gap = 40, label_pad = 6, max_label = 16;
+constexpr int line_row_h = 18, line_gap = 150, panel_gap = 40, label_pad = 6, max_label = 16;
 // Tableau 10
 constexpr rgb palette[] = {{31, 119, 180},  {255, 127, 14}, {44, 160, 44},  {214, 39, 40},
                            {148, 103, 189}, {140, 86, 75},  {227, 119, 194}, {127, 127, 127},
@@ -61,14 +59,14 @@ figure head_view_figure(const head_view_spec& spec) {
   const int width = std::max(2 * figure_margin + static_cast<int>(panels) * (panel_w + panel_gap) -
                                  panel_gap,
                              2 * figure_margin + title_block_width(spec.title, spec.subtitle, 1));
-  const int height = top + static_cast<int>(n) * row_h + figure_margin;
+  const int height = top + static_cast<int>(n) * line_row_h + figure_margin;
   figure fig(width, height);
   draw_title_block(fig, spec.title, spec.subtitle, 1);
   int lx = figure_margin;
   for (const std::size_t h : shown) {
     fig.rect(lx, legend_y + 3, 10, 10, head_colour(h));
     const std::u32string name = decode_utf8_lossy(fmt::format("H{}", h));
-    fig.text(lx + 14, legend_y, name, ink);
+    fig.text(lx + 14, legend_y, name, figure_ink);
     lx += 14 + font.text_width(name) + 16;
   }
   for (std::size_t p = 0; p < panels; ++p) {
@@ -76,16 +74,16 @@ figure head_view_figure(const head_view_spec& spec) {
     const int left_end = x0 + label_w + label_pad;  // where the lines start
     const int right_start = left_end + line_gap;
     for (std::size_t i = 0; i < n; ++i) {
-      const int y = top + static_cast<int>(i) * row_h;
-      fig.text(left_end - label_pad - font.text_width(labels[i]), y, labels[i], ink);
-      fig.text(right_start + label_pad, y, labels[i], ink);
+      const int y = top + static_cast<int>(i) * line_row_h;
+      fig.text(left_end - label_pad - font.text_width(labels[i]), y, labels[i], figure_ink);
+      fig.text(right_start + label_pad, y, labels[i], figure_ink);
     }
     if (!spec.overlay) {
       const std::u32string name = decode_utf8_lossy(fmt::format("head {}", shown[p]));
-      fig.text(x0 + (panel_w - font.text_width(name)) / 2, head_y, name, ink);
+      fig.text(x0 + (panel_w - font.text_width(name)) / 2, head_y, name, figure_ink);
     }
-    fig.text(left_end - label_pad - font.text_width(U"queries"), columns_y, U"queries", muted);
-    fig.text(right_start + label_pad, columns_y, U"keys", muted);
+    fig.text(left_end - label_pad - font.text_width(U"queries"), columns_y, U"queries", figure_muted);
+    fig.text(right_start + label_pad, columns_y, U"keys", figure_muted);
     const std::vector<std::size_t> heads =
         spec.overlay ? shown : std::vector<std::size_t>{shown[p]};
     for (const std::size_t h : heads) {
@@ -94,8 +92,8 @@ figure head_view_figure(const head_view_spec& spec) {
         for (std::size_t j = 0; j < n; ++j) {
           const double w = a[i * n + j];
           if (!(w >= spec.min_weight)) continue;
-          const int yi = top + static_cast<int>(i) * row_h + row_h / 2 - 1;
-          const int yj = top + static_cast<int>(j) * row_h + row_h / 2 - 1;
+          const int yi = top + static_cast<int>(i) * line_row_h + line_row_h / 2 - 1;
+          const int yj = top + static_cast<int>(j) * line_row_h + line_row_h / 2 - 1;
           fig.line(left_end, yi, right_start, yj, 2.0, head_colour(h), std::min(1.0, w));
         }
     }

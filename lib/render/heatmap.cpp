@@ -12,14 +12,9 @@
 namespace attnviz {
 namespace {
 
-constexpr int margin = figure_margin;
 constexpr int label_gap = 6;
-constexpr int bar_gap = 24;
 constexpr int bar_width = 18;
-constexpr int tick_len = 4;
 constexpr int label_max_cells = 20;  // narrow characters
-constexpr rgb ink{34, 34, 34};
-constexpr rgb muted{102, 102, 102};
 constexpr rgb masked_grey{224, 224, 224};
 
 }  // namespace
@@ -164,13 +159,13 @@ int title_block_width(const std::string& title, const std::string& subtitle, int
 
 void draw_title_block(figure& fig, const std::string& title, const std::string& subtitle,
                       int scale, int wrap) {
-  int y = margin;
+  int y = figure_margin;
   if (!title.empty()) {
-    fig.text(margin, y, decode_utf8_lossy(title), ink, scale);
+    fig.text(figure_margin, y, decode_utf8_lossy(title), figure_ink, scale);
     y += bitmap_font::height * scale + 4;
   }
   for (const auto& line : subtitle_lines(subtitle, wrap, scale)) {
-    fig.text(margin, y, line, muted, scale);
+    fig.text(figure_margin, y, line, figure_muted, scale);
     y += bitmap_font::height * scale + 2;
   }
 }
@@ -200,7 +195,7 @@ int colorbar_width(double vmin, double vmax, int scale, const colour_scale& cs) 
   int tick_w = 0;
   for (double t : colorbar_values(vmin, vmax, cs, 1000, scale))
     tick_w = std::max(tick_w, font.text_width(decode_utf8_lossy(tick_label(t))) * scale);
-  return bar_width * scale + tick_len + 4 + tick_w;
+  return bar_width * scale + figure_tick_len + 4 + tick_w;
 }
 
 void draw_colorbar(figure& fig, int x, int y, int h, const colormap& cmap, double vmin, double vmax,
@@ -217,13 +212,13 @@ void draw_colorbar(figure& fig, int x, int y, int h, const colormap& cmap, doubl
       run_colour = c;
     }
   }
-  fig.frame(x - 1, y - 1, w + 2, h + 2, 1, muted);
+  fig.frame(x - 1, y - 1, w + 2, h + 2, 1, figure_muted);
   for (double tv : colorbar_values(vmin, vmax, cs, h, scale)) {
     const double t = scale_position(cs, tv, vmin, vmax);
     const int ty = y + static_cast<int>(std::lround((1.0 - t) * (h - 1)));
-    fig.rect(x + w, ty, tick_len, 1, ink);
-    fig.text(x + w + tick_len + 4, ty - bitmap_font::height * scale / 2,
-             decode_utf8_lossy(tick_label(tv)), ink, scale);
+    fig.rect(x + w, ty, figure_tick_len, 1, figure_ink);
+    fig.text(x + w + figure_tick_len + 4, ty - bitmap_font::height * scale / 2,
+             decode_utf8_lossy(tick_label(tv)), figure_ink, scale);
   }
 }
 
@@ -302,27 +297,27 @@ heatmap_layout layout_heatmap(const heatmap_spec& spec) {
 
   const int grid_w = L.cell * static_cast<int>(m.cols());
   const int grid_h = L.cell * static_cast<int>(m.rows());
-  L.grid_x = margin + glyph_h + 8 + row_label_w + label_gap;
-  int right = L.grid_x + grid_w + margin;
+  L.grid_x = figure_margin + glyph_h + 8 + row_label_w + label_gap;
+  int right = L.grid_x + grid_w + figure_margin;
   if (spec.colorbar) {
-    L.bar_x = L.grid_x + grid_w + bar_gap;
+    L.bar_x = L.grid_x + grid_w + figure_bar_gap;
     L.bar_w = bar_width * s;
     L.bar_h = std::max(grid_h, 120);
-    right = L.bar_x + colorbar_width(L.vmin, L.vmax, s, spec.scale) + margin;
+    right = L.bar_x + colorbar_width(L.vmin, L.vmax, s, spec.scale) + figure_margin;
   }
   // the subtitle wraps to the map's width (at least the title's, and 320 px a text scale)
-  const int wrap = std::max({right - 2 * margin, 320 * s,
+  const int wrap = std::max({right - 2 * figure_margin, 320 * s,
                              title_block_width(spec.title, "", s)});
   L.subtitle_wrap = wrap;
-  L.grid_y = margin + title_block_height(spec.title, spec.subtitle, s, wrap) + 12;
+  L.grid_y = figure_margin + title_block_height(spec.title, spec.subtitle, s, wrap) + 12;
   L.bar_y = L.grid_y;
-  L.width = std::max(right, margin + title_block_width(spec.title, spec.subtitle, s, wrap) + margin);
+  L.width = std::max(right, figure_margin + title_block_width(spec.title, spec.subtitle, s, wrap) + figure_margin);
   const int below_grid = L.grid_y + grid_h + label_gap + col_label_w + 8 + glyph_h;
-  L.height = std::max(below_grid, L.bar_y + L.bar_h + glyph_h / 2) + margin;
-  if (!L.notes.empty()) L.note_y = L.height - margin + 8;
+  L.height = std::max(below_grid, L.bar_y + L.bar_h + glyph_h / 2) + figure_margin;
+  if (!L.notes.empty()) L.note_y = L.height - figure_margin + 8;
   for (const auto& note : L.notes) {
     L.height += glyph_h + (&note == &L.notes.front() ? 8 : 2);
-    L.width = std::max(L.width, 2 * margin + font.text_width(decode_utf8_lossy(note)) * s);
+    L.width = std::max(L.width, 2 * figure_margin + font.text_width(decode_utf8_lossy(note)) * s);
   }
   return L;
 }
@@ -373,14 +368,14 @@ figure heatmap_figure(const heatmap_spec& spec) {
   if (spec.boundary_col > 0 && spec.boundary_col < static_cast<std::size_t>(n_cols))
     fig.rect(L.grid_x + static_cast<int>(spec.boundary_col) * L.cell - 1, L.grid_y - 4, 2,
              n_rows * L.cell + 8, rgb{214, 39, 40});
-  fig.frame(L.grid_x - 1, L.grid_y - 1, n_cols * L.cell + 2, n_rows * L.cell + 2, 1, muted);
+  fig.frame(L.grid_x - 1, L.grid_y - 1, n_cols * L.cell + 2, n_rows * L.cell + 2, 1, figure_muted);
 
   // row labels: right-aligned, vertically centred
   const int text_off = (L.cell - glyph_h) / 2;
   for (int i = 0; i < n_rows && i < static_cast<int>(spec.row_labels.size()); i += L.label_every) {
     const auto t = label_text(spec.row_labels[static_cast<std::size_t>(i)], font);
     fig.text(L.grid_x - label_gap - font.text_width(t) * s, L.grid_y + i * L.cell + text_off, t,
-             ink, s);
+             figure_ink, s);
   }
   // column labels: rotated, read bottom to top, ending just below the grid
   const int grid_bottom = L.grid_y + n_rows * L.cell;
@@ -389,22 +384,22 @@ figure heatmap_figure(const heatmap_spec& spec) {
     const auto t = label_text(spec.col_labels[static_cast<std::size_t>(j)], font);
     const int w = font.text_width(t) * s;
     col_label_w = std::max(col_label_w, w);
-    fig.text(L.grid_x + j * L.cell + text_off, grid_bottom + label_gap + w - 1, t, ink, s,
+    fig.text(L.grid_x + j * L.cell + text_off, grid_bottom + label_gap + w - 1, t, figure_ink, s,
              text_direction::upward);
   }
   // axis names
   const auto col_axis = decode_utf8_lossy(spec.col_axis);
   fig.text(L.grid_x + (n_cols * L.cell - font.text_width(col_axis) * s) / 2,
-           grid_bottom + label_gap + col_label_w + 8, col_axis, muted, s);
+           grid_bottom + label_gap + col_label_w + 8, col_axis, figure_muted, s);
   const auto row_axis = decode_utf8_lossy(spec.row_axis);
-  fig.text(margin, L.grid_y + (n_rows * L.cell + font.text_width(row_axis) * s) / 2, row_axis,
-           muted, s, text_direction::upward);
+  fig.text(figure_margin, L.grid_y + (n_rows * L.cell + font.text_width(row_axis) * s) / 2, row_axis,
+           figure_muted, s, text_direction::upward);
 
   if (spec.colorbar)
     draw_colorbar(fig, L.bar_x, L.bar_y, L.bar_h, cmap, L.vmin, L.vmax, s, spec.scale);
   for (std::size_t k = 0; k < L.notes.size(); ++k)
-    fig.text(margin, L.note_y + static_cast<int>(k) * (glyph_h + 2), decode_utf8_lossy(L.notes[k]),
-             muted, s);
+    fig.text(figure_margin, L.note_y + static_cast<int>(k) * (glyph_h + 2), decode_utf8_lossy(L.notes[k]),
+             figure_muted, s);
   return fig;
 }
 

@@ -98,7 +98,7 @@ ojson panel_json(const html_panel& p, const view_options& look) {
   return panel;
 }
 
-constexpr const char* page_style = R"(
+constexpr const char* map_page_style = R"(
 .main{display:flex;gap:24px;align-items:flex-start;flex-wrap:wrap}
 canvas{display:block;cursor:crosshair}
 aside{min-width:320px;max-width:560px;flex:1}
@@ -113,7 +113,7 @@ aside{min-width:320px;max-width:560px;flex:1}
 #notes{margin-top:18px;font:12.5px/1.5 AttnVizUnifont,ui-monospace,"DejaVu Sans Mono",monospace;white-space:pre-wrap}
 )";
 
-constexpr const char* page_script = R"JS(
+constexpr const char* map_page_script = R"JS(
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("attnviz-data").textContent);
@@ -317,7 +317,7 @@ std::string html_page(const std::vector<html_panel>& panels, const view_options&
                      {"gamma", view.colours.gamma}};
   data["panels"] = std::move(list);
 
-  std::string page = html_head(title, page_style);
+  std::string page = html_head(title, map_page_style);
   page += html_title_block(title, subtitle);
   page +=
       "<div class=\"controls\">\n"
@@ -332,7 +332,7 @@ std::string html_page(const std::vector<html_panel>& panels, const view_options&
       "<dl id=\"stages\"></dl>\n</aside>\n</div>\n";
   if (!notes.empty())
     page += fmt::format("<pre id=\"notes\">{}</pre>\n", escape_html(notes));
-  page += html_tail(data, page_script);
+  page += html_tail(data, map_page_script);
   return with_label_font(std::move(page));
 }
 

@@ -18,7 +18,7 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-constexpr const char* page_style = R"(
+constexpr const char* model_page_style = R"(
 h2{font-size:15px;margin:0 0 6px}
 .main{display:flex;gap:28px;align-items:flex-start;flex-wrap:wrap}
 canvas{display:block}
@@ -32,7 +32,7 @@ canvas[hidden]{display:none}
   white-space:pre-wrap;font:12.5px/1.5 AttnVizUnifont,ui-monospace,"DejaVu Sans Mono",monospace;max-width:560px}
 )";
 
-constexpr const char* page_script = R"JS(
+constexpr const char* model_page_script = R"JS(
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("attnviz-data").textContent);
@@ -695,7 +695,7 @@ std::string model_page(const model_page_spec& s) {
     data["stacks"] = std::move(stacks);
   }
 
-  std::string page = html_head(s.title, page_style);
+  std::string page = html_head(s.title, model_page_style);
   page += html_title_block(s.title, s.subtitle);
   page += "<div class=\"controls\">\n";
   if (s.stacks.size() > 1) page += stack_control;
@@ -717,7 +717,7 @@ std::string model_page(const model_page_spec& s) {
       "</div>\n";
   // the blobs (ASCII) go in after the font's scan for the characters the page uses
   const std::string marker = "<!--attnviz-blobs-->\n";
-  page += html_tail(data, page_script, marker);
+  page += html_tail(data, model_page_script, marker);
   page = with_label_font(std::move(page));
   page.replace(page.find(marker), marker.size(), blobs.elements);
   return page;

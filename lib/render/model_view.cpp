@@ -14,10 +14,8 @@
 namespace attnviz {
 namespace {
 
-constexpr rgb ink{34, 34, 34};
-constexpr rgb muted{102, 102, 102};
 constexpr rgb hidden_grey{232, 232, 232};
-constexpr int gap = 6;  // between thumbnails
+constexpr int thumb_gap = 6;  // between thumbnails
 
 std::vector<std::size_t> all_up_to(std::size_t n) {
   std::vector<std::size_t> v(n);
@@ -149,9 +147,9 @@ figure model_view_figure(const model_view_spec& spec) {
   const int title_h = title_block_height(spec.title, spec.subtitle, 1);
   const int grid_x = figure_margin + label_w + 8;
   const int grid_y = figure_margin + title_h + glyph_h + 6;
-  const int cell_w = t + gap, cell_h = t + under + gap;
-  const int grid_w = static_cast<int>(cols.size()) * cell_w - gap;
-  const int grid_h = static_cast<int>(rows.size()) * cell_h - gap;
+  const int cell_w = t + thumb_gap, cell_h = t + under + thumb_gap;
+  const int grid_w = static_cast<int>(cols.size()) * cell_w - thumb_gap;
+  const int grid_h = static_cast<int>(rows.size()) * cell_h - thumb_gap;
   const int bar_x = grid_x + grid_w + 24;
   const int bar_h = std::min(grid_h, std::max(160, t * 2));
   const int bar_w = per_panel ? 0 : colorbar_width(vmin, vmax, 1, cs) + 24;
@@ -164,12 +162,12 @@ figure model_view_figure(const model_view_spec& spec) {
   for (std::size_t c = 0; c < cols.size(); ++c) {
     const std::u32string label = decode_utf8_lossy(fmt::format("H{}", cols[c]));
     const int x = grid_x + static_cast<int>(c) * cell_w + (t - font.text_width(label)) / 2;
-    fig.text(x, grid_y - glyph_h - 4, label, muted);
+    fig.text(x, grid_y - glyph_h - 4, label, figure_muted);
   }
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const int y = grid_y + static_cast<int>(r) * cell_h;
     const std::u32string label = decode_utf8_lossy(fmt::format("L{}", rows[r]));
-    fig.text(grid_x - 8 - font.text_width(label), y + (t - glyph_h) / 2, label, muted);
+    fig.text(grid_x - 8 - font.text_width(label), y + (t - glyph_h) / 2, label, figure_muted);
     for (std::size_t c = 0; c < cols.size(); ++c) {
       const int x = grid_x + static_cast<int>(c) * cell_w;
       const float* a = map(rows[r], cols[c]);
@@ -179,12 +177,12 @@ figure model_view_figure(const model_view_spec& spec) {
             resolve_range(cs, {0.0, nice_at_or_above(map_colour_max(a, n, spec.causal))},
                           log ? map_min_positive(a, n, spec.causal) : 0.0);
       fig.image(x, y, t, t, thumbnail(a, n, t, spec.causal, cs, bottom, top, cmap));
-      fig.frame(x - 1, y - 1, t + 2, t + 2, 1, muted);
+      fig.frame(x - 1, y - 1, t + 2, t + 2, 1, figure_muted);
       int below = y + t + 2;
       if (per_panel) {
         const std::u32string s =
             fit_text(decode_utf8_lossy(fmt::format("{:g}-{:g}", bottom, top)), t, font);
-        fig.text(x, below, s, muted);
+        fig.text(x, below, s, figure_muted);
         below += glyph_h + 2;
       }
       if (captions) {
@@ -193,7 +191,7 @@ figure model_view_figure(const model_view_spec& spec) {
         while (!caption.empty() && at <= caption.size()) {
           const std::size_t end = std::min(caption.find('\n', at), caption.size());
           fig.text(x, below, fit_text(decode_utf8_lossy(caption.substr(at, end - at)), t, font),
-                   ink);
+                   figure_ink);
           below += glyph_h + 2;
           at = end + 1;
         }

@@ -26,7 +26,7 @@ ojson rows_of(const matrix& m, std::size_t first, std::size_t d) {
   return rows;
 }
 
-constexpr const char* page_style = R"(
+constexpr const char* neuron_page_style = R"(
 .main{display:flex;gap:24px;align-items:flex-start;flex-wrap:wrap}
 canvas{display:block;cursor:crosshair}
 #hover{font-weight:600;min-height:3em;margin:10px 0 4px;white-space:pre-wrap}
@@ -34,7 +34,7 @@ canvas{display:block;cursor:crosshair}
 .scroll{max-width:100%}
 )";
 
-constexpr const char* page_script = R"JS(
+constexpr const char* neuron_page_script = R"JS(
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("attnviz-data").textContent);
@@ -218,14 +218,14 @@ std::string neuron_page(const neuron_page_spec& s) {
     map.push_back(std::move(row));
   }
   data["map"] = std::move(map);
-  std::string page = html_head(s.title, page_style);
+  std::string page = html_head(s.title, neuron_page_style);
   page += html_title_block(s.title, s.subtitle);
   page +=
       "<div class=\"controls\">\n<label>Query <select id=\"query\"></select></label>\n</div>\n"
       "<div class=\"scroll\"><canvas id=\"neuron\" width=\"10\" height=\"10\"></canvas></div>\n"
       "<div id=\"hover\">Hover a cell: its dimension and numbers.</div>\n"
       "<div id=\"check\"></div>\n";
-  page += html_tail(data, page_script);
+  page += html_tail(data, neuron_page_script);
   return with_label_font(std::move(page));
 }
 

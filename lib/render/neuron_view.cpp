@@ -15,10 +15,8 @@
 namespace attnviz {
 namespace {
 
-constexpr rgb ink{34, 34, 34};
-constexpr rgb muted{102, 102, 102};
 constexpr rgb bar_blue{31, 119, 180};
-constexpr int row_h = 18, strip_h = 14, label_chars = 18, column_gap = 16, bar_w = 120;
+constexpr int neuron_row_h = 18, strip_h = 14, label_chars = 18, column_gap = 16, bar_w = 120;
 
 const neuron_trace& trace_of(const neuron_view_spec& s) {
   if (!s.trace || !s.tokens || s.trace->query >= s.tokens->size())
@@ -73,15 +71,15 @@ void legend(figure& fig, int x, int y, int w, const std::string& name, double ra
             const colormap& cmap) {
   const bitmap_font& font = bitmap_font::unifont();
   const std::u32string label = decode_utf8_lossy(name);
-  fig.text(x, y, label, ink);
+  fig.text(x, y, label, figure_ink);
   const int bx = x + font.text_width(label) + 8;
   for (int px = 0; px < w; ++px)
     fig.rect(bx + px, y + 3, 1, 10, cmap.at(static_cast<double>(px) / (w - 1)));
-  fig.frame(bx - 1, y + 2, w + 2, 12, 1, muted);
+  fig.frame(bx - 1, y + 2, w + 2, 12, 1, figure_muted);
   const std::u32string lo = decode_utf8_lossy(fmt::format("{:+.3g}", -range));
   const std::u32string hi = decode_utf8_lossy(fmt::format("{:+.3g}", range));
-  fig.text(bx, y + 16, lo, muted);
-  fig.text(bx + w - font.text_width(hi), y + 16, hi, muted);
+  fig.text(bx, y + 16, lo, figure_muted);
+  fig.text(bx + w - font.text_width(hi), y + 16, hi, figure_muted);
 }
 
 }  // namespace
@@ -218,46 +216,46 @@ figure neuron_view_figure(const neuron_view_spec& s) {
                   s.rope ? " (q, k after RoPE)" : "", t.context_norm);
   const int title_h = title_block_height(title, subtitle, 1);
   const int head_y = figure_margin + title_h + 6;
-  const int q_y = head_y + row_h + 2;
-  const int keys_y = q_y + row_h + 10;
-  const int foot_y = keys_y + static_cast<int>(shown.size()) * row_h + 10;
-  const int legend_y = foot_y + row_h + 4;
-  const int height = legend_y + 2 * row_h + 4 + figure_margin;
+  const int q_y = head_y + neuron_row_h + 2;
+  const int keys_y = q_y + neuron_row_h + 10;
+  const int foot_y = keys_y + static_cast<int>(shown.size()) * neuron_row_h + 10;
+  const int legend_y = foot_y + neuron_row_h + 4;
+  const int height = legend_y + 2 * neuron_row_h + 4 + figure_margin;
   const int width = std::max(2 * figure_margin + content_w,
                              2 * figure_margin + title_block_width(title, subtitle, 1));
   figure fig(width, height);
   draw_title_block(fig, title, subtitle, 1);
 
-  auto header = [&](int x, const std::string& text) { fig.text(x, head_y, decode_utf8_lossy(text), muted); };
+  auto header = [&](int x, const std::string& text) { fig.text(x, head_y, decode_utf8_lossy(text), figure_muted); };
   header(x_vec, s.rope ? "q, k (after RoPE)" : "q, k");
   header(x_prod, "q ⊙ k");
   header(x_score, "q·k/√d");
   header(x_bar, "softmax");
 
   const std::u32string q_label = label(t.query, "query ");
-  fig.text(x_vec - 10 - font.text_width(q_label), q_y, q_label, ink);
+  fig.text(x_vec - 10 - font.text_width(q_label), q_y, q_label, figure_ink);
   strip(fig, x_vec, q_y + 1, cell, t.q, vec_range, cmap);
-  fig.rect(figure_margin, keys_y - 6, width - 2 * figure_margin, 1, muted);
+  fig.rect(figure_margin, keys_y - 6, width - 2 * figure_margin, 1, figure_muted);
 
   for (std::size_t r = 0; r < shown.size(); ++r) {
     const neuron_key& k = t.keys[shown[r]];
-    const int y = keys_y + static_cast<int>(r) * row_h;
+    const int y = keys_y + static_cast<int>(r) * neuron_row_h;
     const std::u32string l = label(k.j, "");
-    fig.text(x_vec - 10 - font.text_width(l), y, l, k.j == t.query ? bar_blue : ink);
+    fig.text(x_vec - 10 - font.text_width(l), y, l, k.j == t.query ? bar_blue : figure_ink);
     strip(fig, x_vec, y + 1, cell, k.k, vec_range, cmap);
     strip(fig, x_prod, y + 1, cell, k.product, prod_range, cmap);
     const std::u32string score = decode_utf8_lossy(fmt::format("{:+.3f}", k.score));
-    fig.text(x_score + score_w - font.text_width(score), y, score, ink);
+    fig.text(x_score + score_w - font.text_width(score), y, score, figure_ink);
     const int w = static_cast<int>(std::lround(k.weight * bar_w));
     if (w > 0) fig.rect(x_bar, y + 2, w, strip_h - 2, bar_blue);
     fig.frame(x_bar, y + 1, bar_w, strip_h, 1, rgb{200, 200, 200});
-    fig.text(x_bar + bar_w + 8, y, decode_utf8_lossy(fmt::format("{:.1f}%", 100.0 * k.weight)), ink);
+    fig.text(x_bar + bar_w + 8, y, decode_utf8_lossy(fmt::format("{:.1f}%", 100.0 * k.weight)), figure_ink);
   }
   std::string foot = fmt::format("{} visible key{}", t.keys.size(), t.keys.size() == 1 ? "" : "s");
   if (shown.size() < t.keys.size())
     foot = fmt::format("{} of {}, the highest weights, in position order", shown.size(), foot);
   if (t.hidden_keys) foot += fmt::format(" · {} hidden by the mask", t.hidden_keys);
-  fig.text(figure_margin, foot_y, decode_utf8_lossy(foot), muted);
+  fig.text(figure_margin, foot_y, decode_utf8_lossy(foot), figure_muted);
   legend(fig, figure_margin, legend_y, 160, "q, k", vec_range, cmap);
   legend(fig, figure_margin + 320, legend_y, 160, "q ⊙ k", prod_range, cmap);
   return fig;

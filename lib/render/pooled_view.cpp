@@ -14,11 +14,7 @@
 namespace attnviz {
 namespace {
 
-constexpr int margin = figure_margin;
-constexpr int gap = 8;
-constexpr int tick_len = 4;
-constexpr rgb ink{34, 34, 34};
-constexpr rgb muted{102, 102, 102};
+constexpr int map_gap = 8;
 
 // Token indices to tick: nice multiples in [0, n − 1].
 std::vector<std::size_t> token_ticks(std::size_t n) {
@@ -67,15 +63,15 @@ figure pooled_heatmap_figure(const pooled_view_spec& spec) {
   const std::string col_axis = axis_name(spec.col_axis, spec.cols);
 
   const int title_h = title_block_height(spec.title, spec.subtitle, 1);
-  const int map_x = margin + glyph + gap + row_label_w + tick_len + 2;
-  const int map_y = margin + title_h + (title_h ? 12 : 0);
+  const int map_x = figure_margin + glyph + map_gap + row_label_w + figure_tick_len + 2;
+  const int map_y = figure_margin + title_h + (title_h ? 12 : 0);
   const int bar_x = map_x + map_w + 24;
   const int bar_w = colorbar_width(vmin, vmax, 1);
-  const int width = std::max({bar_x + bar_w + margin,
-                              margin + title_block_width(spec.title, spec.subtitle, 1) + margin,
-                              map_x + font.text_width(decode_utf8_lossy(col_axis)) + margin});
-  const int height = std::max(map_y + map_h + tick_len + 2 + glyph + gap + glyph + margin,
-                              map_y + font.text_width(decode_utf8_lossy(row_axis)) + margin);
+  const int width = std::max({bar_x + bar_w + figure_margin,
+                              figure_margin + title_block_width(spec.title, spec.subtitle, 1) + figure_margin,
+                              map_x + font.text_width(decode_utf8_lossy(col_axis)) + figure_margin});
+  const int height = std::max(map_y + map_h + figure_tick_len + 2 + glyph + map_gap + glyph + figure_margin,
+                              map_y + font.text_width(decode_utf8_lossy(row_axis)) + figure_margin);
   figure fig(width, height);
   draw_title_block(fig, spec.title, spec.subtitle, 1);
 
@@ -95,26 +91,26 @@ figure pooled_heatmap_figure(const pooled_view_spec& spec) {
         }
     }
   fig.image(map_x, map_y, map_w, map_h, std::move(pixels));
-  fig.frame(map_x - 1, map_y - 1, map_w + 2, map_h + 2, 1, muted);
+  fig.frame(map_x - 1, map_y - 1, map_w + 2, map_h + 2, 1, figure_muted);
 
   // ticks: at the first pixel of the bin holding the token
   for (auto t : row_ticks) {
     const int y = map_y + static_cast<int>(spec.rows.of(t)) * z;
     const std::u32string label = decode_utf8_lossy(std::to_string(t));
-    fig.rect(map_x - 1 - tick_len, y, tick_len, 1, ink);
-    fig.text(map_x - 2 - tick_len - font.text_width(label), std::max(map_y, y - glyph / 2), label,
-             ink);
+    fig.rect(map_x - 1 - figure_tick_len, y, figure_tick_len, 1, figure_ink);
+    fig.text(map_x - 2 - figure_tick_len - font.text_width(label), std::max(map_y, y - glyph / 2), label,
+             figure_ink);
   }
   const int tick_y = map_y + map_h + 1;
   for (auto t : col_ticks) {
     const int x = map_x + static_cast<int>(spec.cols.of(t)) * z;
     const std::u32string label = decode_utf8_lossy(std::to_string(t));
-    fig.rect(x, tick_y, 1, tick_len, ink);
-    fig.text(std::max(map_x, x - font.text_width(label) / 2), tick_y + tick_len + 1, label, ink);
+    fig.rect(x, tick_y, 1, figure_tick_len, figure_ink);
+    fig.text(std::max(map_x, x - font.text_width(label) / 2), tick_y + figure_tick_len + 1, label, figure_ink);
   }
-  fig.text(map_x, tick_y + tick_len + 1 + glyph + gap, decode_utf8_lossy(col_axis), ink);
-  fig.text(margin, map_y + font.text_width(decode_utf8_lossy(row_axis)),
-           decode_utf8_lossy(row_axis), ink, 1, text_direction::upward);
+  fig.text(map_x, tick_y + figure_tick_len + 1 + glyph + map_gap, decode_utf8_lossy(col_axis), figure_ink);
+  fig.text(figure_margin, map_y + font.text_width(decode_utf8_lossy(row_axis)),
+           decode_utf8_lossy(row_axis), figure_ink, 1, text_direction::upward);
   draw_colorbar(fig, bar_x, map_y, map_h, cmap, vmin, vmax, 1);
   return fig;
 }

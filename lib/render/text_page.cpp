@@ -12,10 +12,10 @@ namespace attnviz {
 namespace {
 
 constexpr int line_height = bitmap_font::height + 6;
-constexpr int pad = 1;   // pixels either side of a token's text on its background
-constexpr int gap = 6;   // before a token that starts with a space
+constexpr int box_pad = 1;   // pixels either side of a token's text on its background
+constexpr int space_gap = 6;   // before a token that starts with a space
 
-// One token as it sits on the page: its text (without the leading space mark), whether a gap
+// One token as it sits on the page: its text (without the leading space mark), whether a space_gap
 // comes before it, whether it ends the line.
 struct piece {
   std::u32string text;
@@ -52,13 +52,13 @@ page_layout lay_out(const std::vector<std::string>& tokens, int width, const bit
   int x = 0, line = 0;
   for (const std::string& token : tokens) {
     piece p = piece_of(token);
-    int w = font.text_width(p.text) + 2 * pad;
+    int w = font.text_width(p.text) + 2 * box_pad;
     if (w > width) {
-      while (!p.text.empty() && font.text_width(p.text + U"…") + 2 * pad > width) p.text.pop_back();
+      while (!p.text.empty() && font.text_width(p.text + U"…") + 2 * box_pad > width) p.text.pop_back();
       p.text += U"…";
-      w = font.text_width(p.text) + 2 * pad;
+      w = font.text_width(p.text) + 2 * box_pad;
     }
-    const int before = p.space_before && x > 0 ? gap : 0;
+    const int before = p.space_before && x > 0 ? space_gap : 0;
     if (x > 0 && x + before + w > width) {
       x = 0;
       ++line;
@@ -103,8 +103,8 @@ figure text_page_figure(const text_page_spec& spec) {
     const rgb bg = cmap.at(scale_position(spec.colours, spec.values[k], lo, hi));
     const rgb ink = luminance(bg) > 0.35 ? rgb{0, 0, 0} : rgb{255, 255, 255};
     const int x0 = figure_margin + at[k].first, y0 = top + at[k].second * line_height;
-    fig.rect(x0, y0, font.text_width(pieces[k].text) + 2 * pad, line_height - 2, bg);
-    fig.text(x0 + pad, y0 + 2, pieces[k].text, ink);
+    fig.rect(x0, y0, font.text_width(pieces[k].text) + 2 * box_pad, line_height - 2, bg);
+    fig.text(x0 + box_pad, y0 + 2, pieces[k].text, ink);
   }
   draw_colorbar(fig, figure_margin * 2 + text_w, figure_margin, bar_h, cmap, lo, hi, 1,
                 spec.colours);

@@ -35,6 +35,9 @@
 
 namespace attnviz {
 
+// This family's own parts, named apart from the other families' (the library
+// compiles as a unity build).
+namespace bart_parts {
 namespace {
 
 bool is_marian(const model_config& c) { return c.model_type == "marian"; }
@@ -255,9 +258,10 @@ void decoder_block(layer_context& lc, const layer_weights& w, matrix& x, const d
 }
 
 }  // namespace
+}  // namespace bart_parts
 
-const family_spec bart_family{"bart",        {"bart", "mbart", "marian"}, read_config, bind,
-                              embed,         block,                        nullptr,
-                              decoder_embed, decoder_block};
+const family_spec bart_family{"bart", {"bart", "mbart", "marian"}, bart_parts::read_config,
+                              bart_parts::bind, bart_parts::embed, bart_parts::block, nullptr,
+                              bart_parts::decoder_embed, bart_parts::decoder_block};
 
 }  // namespace attnviz

@@ -26,6 +26,9 @@
 
 namespace attnviz {
 
+// This family's own parts, named apart from the other families' (the library
+// compiles as a unity build).
+namespace bert_parts {
 namespace {
 
 void read_config(const config_reader& r, model_config& c) {
@@ -140,10 +143,10 @@ matrix prediction_input(const hf_model& m, matrix h) {
 }
 
 }  // namespace
+}  // namespace bert_parts
 
-const family_spec bert_family{"bert",         {"bert", "roberta", "xlm-roberta"},
-                              read_config,    bind,
-                              embed,          post_norm_block,
-                              prediction_input};
+const family_spec bert_family{"bert", {"bert", "roberta", "xlm-roberta"}, bert_parts::read_config,
+                              bert_parts::bind, bert_parts::embed, post_norm_block,
+                              bert_parts::prediction_input};
 
 }  // namespace attnviz

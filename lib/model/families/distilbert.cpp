@@ -19,6 +19,9 @@
 
 namespace attnviz {
 
+// This family's own parts, named apart from the other families' (the library
+// compiles as a unity build).
+namespace distilbert_parts {
 namespace {
 
 void read_config(const config_reader& r, model_config& c) {
@@ -94,8 +97,10 @@ matrix prediction_input(const hf_model& m, matrix h) {
 }
 
 }  // namespace
+}  // namespace distilbert_parts
 
-const family_spec distilbert_family{"distilbert", {"distilbert"}, read_config, bind, embed,
-                                    post_norm_block, prediction_input};
+const family_spec distilbert_family{"distilbert", {"distilbert"}, distilbert_parts::read_config,
+                                    distilbert_parts::bind, distilbert_parts::embed,
+                                    post_norm_block, distilbert_parts::prediction_input};
 
 }  // namespace attnviz

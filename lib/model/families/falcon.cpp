@@ -26,6 +26,9 @@
 
 namespace attnviz {
 
+// This family's own parts, named apart from the other families' (the library
+// compiles as a unity build).
+namespace falcon_parts {
 namespace {
 
 void read_attention_layout(const config_reader& r, model_config& c) {
@@ -116,7 +119,9 @@ void block(layer_context& lc, const layer_weights& w, matrix& x, float* maps, la
 }
 
 }  // namespace
+}  // namespace falcon_parts
 
-const family_spec falcon_family{"falcon", {"falcon"}, read_config, bind, token_rows, block};
+const family_spec falcon_family{"falcon", {"falcon"}, falcon_parts::read_config, falcon_parts::bind,
+                                token_rows, falcon_parts::block};
 
 }  // namespace attnviz

@@ -39,6 +39,9 @@
 
 namespace attnviz {
 
+// This family's own parts, named apart from the other families' (the library
+// compiles as a unity build).
+namespace gemma_parts {
 namespace {
 
 // A soft cap: the number, 0 (none) when the key is null, `fallback` when it is absent.
@@ -195,8 +198,10 @@ void block(layer_context& lc, const layer_weights& w, matrix& x, float* maps, la
 }
 
 }  // namespace
+}  // namespace gemma_parts
 
-const family_spec gemma_family{"gemma", {"gemma", "gemma2", "gemma3_text"}, read_config, bind,
-                               embed,   block};
+const family_spec gemma_family{"gemma", {"gemma", "gemma2", "gemma3_text"},
+                               gemma_parts::read_config, gemma_parts::bind, gemma_parts::embed,
+                               gemma_parts::block};
 
 }  // namespace attnviz

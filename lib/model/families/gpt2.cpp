@@ -16,6 +16,9 @@
 
 namespace attnviz {
 
+// This family's own parts, named apart from the other families' (the library
+// compiles as a unity build).
+namespace gpt2_parts {
 namespace {
 
 void read_config(const config_reader& r, model_config& c) {
@@ -75,7 +78,9 @@ matrix embed(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_
 }
 
 }  // namespace
+}  // namespace gpt2_parts
 
-const family_spec gpt2_family{"gpt2", {"gpt2"}, read_config, bind, embed, pre_norm_block};
+const family_spec gpt2_family{"gpt2", {"gpt2"}, gpt2_parts::read_config, gpt2_parts::bind,
+                              gpt2_parts::embed, pre_norm_block};
 
 }  // namespace attnviz

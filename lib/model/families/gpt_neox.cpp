@@ -23,6 +23,9 @@
 
 namespace attnviz {
 
+// This family's own parts, named apart from the other families' (the library
+// compiles as a unity build).
+namespace gpt_neox_parts {
 namespace {
 
 bool parallel(const model_config& c) { return c.parallel_residual; }
@@ -86,7 +89,9 @@ void block(layer_context& lc, const layer_weights& w, matrix& x, float* maps, la
 }
 
 }  // namespace
+}  // namespace gpt_neox_parts
 
-const family_spec gpt_neox_family{"gpt_neox", {"gpt_neox"}, read_config, bind, token_rows, block};
+const family_spec gpt_neox_family{"gpt_neox", {"gpt_neox"}, gpt_neox_parts::read_config,
+                                  gpt_neox_parts::bind, token_rows, gpt_neox_parts::block};
 
 }  // namespace attnviz

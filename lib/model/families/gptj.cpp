@@ -19,6 +19,9 @@
 
 namespace attnviz {
 
+// This family's own parts, named apart from the other families' (the library
+// compiles as a unity build).
+namespace gptj_parts {
 namespace {
 
 void read_config(const config_reader& r, model_config& c) {
@@ -73,7 +76,9 @@ void bind(hf_model& m) {
 }
 
 }  // namespace
+}  // namespace gptj_parts
 
-const family_spec gptj_family{"gptj", {"gptj"}, read_config, bind, token_rows, parallel_block};
+const family_spec gptj_family{"gptj", {"gptj"}, gptj_parts::read_config, gptj_parts::bind,
+                              token_rows, parallel_block};
 
 }  // namespace attnviz

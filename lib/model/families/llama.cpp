@@ -21,6 +21,9 @@
 
 namespace attnviz {
 
+// This family's own parts, named apart from the other families' (the library
+// compiles as a unity build).
+namespace llama_parts {
 namespace {
 
 void read_sliding_window(const config_reader& r, model_config& c) {
@@ -87,8 +90,9 @@ void bind(hf_model& m) {
 }
 
 }  // namespace
+}  // namespace llama_parts
 
-const family_spec llama_family{"llama", {"llama", "mistral", "qwen2"}, read_config, bind,
-                               token_rows,  pre_norm_block};
+const family_spec llama_family{"llama", {"llama", "mistral", "qwen2"}, llama_parts::read_config,
+                               llama_parts::bind, token_rows, pre_norm_block};
 
 }  // namespace attnviz

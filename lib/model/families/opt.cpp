@@ -23,6 +23,9 @@
 
 namespace attnviz {
 
+// This family's own parts, named apart from the other families' (the library
+// compiles as a unity build).
+namespace opt_parts {
 namespace {
 
 bool pre_norm(const model_config& c) { return !c.post_norm; }
@@ -121,7 +124,9 @@ matrix prediction_input(const hf_model& m, matrix h) {
 }
 
 }  // namespace
+}  // namespace opt_parts
 
-const family_spec opt_family{"opt", {"opt"}, read_config, bind, embed, block, prediction_input};
+const family_spec opt_family{"opt", {"opt"}, opt_parts::read_config, opt_parts::bind,
+                             opt_parts::embed, opt_parts::block, opt_parts::prediction_input};
 
 }  // namespace attnviz

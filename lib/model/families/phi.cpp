@@ -20,6 +20,9 @@
 
 namespace attnviz {
 
+// This family's own parts, named apart from the other families' (the library
+// compiles as a unity build).
+namespace phi_parts {
 namespace {
 
 void read_config(const config_reader& r, model_config& c) {
@@ -77,7 +80,9 @@ void bind(hf_model& m) {
 }
 
 }  // namespace
+}  // namespace phi_parts
 
-const family_spec phi_family{"phi", {"phi"}, read_config, bind, token_rows, parallel_block};
+const family_spec phi_family{"phi", {"phi"}, phi_parts::read_config, phi_parts::bind, token_rows,
+                             parallel_block};
 
 }  // namespace attnviz

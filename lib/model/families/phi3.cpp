@@ -21,6 +21,9 @@
 
 namespace attnviz {
 
+// This family's own parts, named apart from the other families' (the library
+// compiles as a unity build).
+namespace phi3_parts {
 namespace {
 
 void read_config(const config_reader& r, model_config& c) {
@@ -70,7 +73,9 @@ void bind(hf_model& m) {
 }
 
 }  // namespace
+}  // namespace phi3_parts
 
-const family_spec phi3_family{"phi3", {"phi3"}, read_config, bind, token_rows, pre_norm_block};
+const family_spec phi3_family{"phi3", {"phi3"}, phi3_parts::read_config, phi3_parts::bind,
+                              token_rows, pre_norm_block};
 
 }  // namespace attnviz

@@ -37,6 +37,9 @@
 
 namespace attnviz {
 
+// This family's own parts, named apart from the other families' (the library
+// compiles as a unity build).
+namespace t5_parts {
 namespace {
 
 void read_feed_forward(const config_reader& r, model_config& c) {
@@ -195,9 +198,10 @@ matrix decoder_embed(const hf_model& m, const std::vector<std::int64_t>& ids, st
 }
 
 }  // namespace
+}  // namespace t5_parts
 
-const family_spec t5_family{"t5",          {"t5", "mt5"}, read_config, bind,
-                            token_rows,    block,         nullptr,     decoder_embed,
-                            decoder_block};
+const family_spec t5_family{"t5", {"t5", "mt5"}, t5_parts::read_config, t5_parts::bind, token_rows,
+                            t5_parts::block, nullptr, t5_parts::decoder_embed,
+                            t5_parts::decoder_block};
 
 }  // namespace attnviz

@@ -19,6 +19,9 @@
 
 namespace attnviz {
 
+// This format's own parts, named apart from the other formats' (the library
+// compiles as a unity build).
+namespace gguf_file_parts {
 namespace {
 
 namespace fs = std::filesystem;
@@ -93,7 +96,9 @@ void open(const fs::path& path, checkpoint& c) {
 }
 
 }  // namespace
+}  // namespace gguf_file_parts
 
-const weight_format gguf_format{"gguf", "a .gguf file", claims, open};
+const weight_format gguf_format{"gguf", "a .gguf file", gguf_file_parts::claims,
+                                gguf_file_parts::open};
 
 }  // namespace attnviz

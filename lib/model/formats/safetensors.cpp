@@ -18,6 +18,9 @@
 
 namespace attnviz {
 
+// This format's own parts, named apart from the other formats' (the library
+// compiles as a unity build).
+namespace safetensors_file_parts {
 namespace {
 
 namespace fs = std::filesystem;
@@ -105,8 +108,11 @@ void open(const fs::path& dir, checkpoint& c) {
 }
 
 }  // namespace
+}  // namespace safetensors_file_parts
 
-const weight_format safetensors_format{
-    "safetensors", "model.safetensors nor model.safetensors.index.json", claims, open};
+const weight_format safetensors_format{"safetensors",
+                                       "model.safetensors nor model.safetensors.index.json",
+                                       safetensors_file_parts::claims,
+                                       safetensors_file_parts::open};
 
 }  // namespace attnviz

@@ -11,6 +11,7 @@
 #include "attention/mask.h"
 #include "attention/score.h"
 #include "error.h"
+#include "half_float.h"
 #include "helpers.h"
 #include "kernels/kernels.h"
 #include "params/safetensors.h"
