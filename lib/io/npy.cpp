@@ -12,7 +12,7 @@ namespace {
 // The magic, version and header of an array of `descr` with `shape`, padded so the data starts
 // at a multiple of 64 bytes; `count` gets the number of elements.
 std::string npy_header_text(const char* descr, const std::vector<std::size_t>& shape,
-                       std::size_t& count) {
+                            std::size_t& count) {
   std::string dims;
   count = 1;
   for (std::size_t s : shape) {

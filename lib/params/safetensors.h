@@ -53,5 +53,4 @@ std::string serialize_safetensors(const std::vector<std::pair<std::string, tenso
 
 std::string shape_string(const std::vector<std::int64_t>& shape);
 
-
 }  // namespace attnviz

@@ -12,8 +12,8 @@
 
 namespace attnviz {
 namespace {
-constexpr int box_pad = 4;       // inside a word box
-constexpr int word_gap = 4;       // between word boxes and lines
+constexpr int box_pad = 4;   // inside a word box
+constexpr int word_gap = 4;  // between word boxes and lines
 constexpr int box_gap = 12;  // between the sentence box and its words
 constexpr rgb frame_grey{160, 160, 160};
 }  // namespace

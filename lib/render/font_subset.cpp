@@ -263,10 +263,16 @@ std::string unifont_subset_ttf(const std::u32string& characters) {
   i16(post, -units_per_pixel * 2), i16(post, units_per_pixel);
   for (int k = 0; k < 5; ++k) u32(post, 0);
 
-  std::map<std::string, std::string> tables = {
-      {"OS/2", os2}, {"cmap", cmap_table(cps)}, {"glyf", glyf}, {"head", head},
-      {"hhea", hhea}, {"hmtx", hmtx}, {"loca", loca}, {"maxp", maxp}, {"name", name_table_bytes()},
-      {"post", post}};
+  std::map<std::string, std::string> tables = {{"OS/2", os2},
+                                               {"cmap", cmap_table(cps)},
+                                               {"glyf", glyf},
+                                               {"head", head},
+                                               {"hhea", hhea},
+                                               {"hmtx", hmtx},
+                                               {"loca", loca},
+                                               {"maxp", maxp},
+                                               {"name", name_table_bytes()},
+                                               {"post", post}};
   const auto count = static_cast<std::uint32_t>(tables.size());
   std::uint32_t search = 1, selector = 0;
   while (search * 2 <= count) search *= 2, ++selector;

@@ -7,8 +7,6 @@
 #include "render/font.h"
 
 namespace attnviz {
-namespace {
-}  // namespace
 
 int auto_grid_cols(std::size_t n) {
   if (n <= 1) return 1;

@@ -82,7 +82,8 @@ figure head_view_figure(const head_view_spec& spec) {
       const std::u32string name = decode_utf8_lossy(fmt::format("head {}", shown[p]));
       fig.text(x0 + (panel_w - font.text_width(name)) / 2, head_y, name, figure_ink);
     }
-    fig.text(left_end - label_pad - font.text_width(U"queries"), columns_y, U"queries", figure_muted);
+    fig.text(left_end - label_pad - font.text_width(U"queries"), columns_y, U"queries",
+             figure_muted);
     fig.text(right_start + label_pad, columns_y, U"keys", figure_muted);
     const std::vector<std::size_t> heads =
         spec.overlay ? shown : std::vector<std::size_t>{shown[p]};

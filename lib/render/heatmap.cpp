@@ -306,12 +306,13 @@ heatmap_layout layout_heatmap(const heatmap_spec& spec) {
     right = L.bar_x + colorbar_width(L.vmin, L.vmax, s, spec.scale) + figure_margin;
   }
   // the subtitle wraps to the map's width (at least the title's, and 320 px a text scale)
-  const int wrap = std::max({right - 2 * figure_margin, 320 * s,
-                             title_block_width(spec.title, "", s)});
+  const int wrap =
+      std::max({right - 2 * figure_margin, 320 * s, title_block_width(spec.title, "", s)});
   L.subtitle_wrap = wrap;
   L.grid_y = figure_margin + title_block_height(spec.title, spec.subtitle, s, wrap) + 12;
   L.bar_y = L.grid_y;
-  L.width = std::max(right, figure_margin + title_block_width(spec.title, spec.subtitle, s, wrap) + figure_margin);
+  L.width = std::max(
+      right, figure_margin + title_block_width(spec.title, spec.subtitle, s, wrap) + figure_margin);
   const int below_grid = L.grid_y + grid_h + label_gap + col_label_w + 8 + glyph_h;
   L.height = std::max(below_grid, L.bar_y + L.bar_h + glyph_h / 2) + figure_margin;
   if (!L.notes.empty()) L.note_y = L.height - figure_margin + 8;
@@ -392,14 +393,14 @@ figure heatmap_figure(const heatmap_spec& spec) {
   fig.text(L.grid_x + (n_cols * L.cell - font.text_width(col_axis) * s) / 2,
            grid_bottom + label_gap + col_label_w + 8, col_axis, figure_muted, s);
   const auto row_axis = decode_utf8_lossy(spec.row_axis);
-  fig.text(figure_margin, L.grid_y + (n_rows * L.cell + font.text_width(row_axis) * s) / 2, row_axis,
-           figure_muted, s, text_direction::upward);
+  fig.text(figure_margin, L.grid_y + (n_rows * L.cell + font.text_width(row_axis) * s) / 2,
+           row_axis, figure_muted, s, text_direction::upward);
 
   if (spec.colorbar)
     draw_colorbar(fig, L.bar_x, L.bar_y, L.bar_h, cmap, L.vmin, L.vmax, s, spec.scale);
   for (std::size_t k = 0; k < L.notes.size(); ++k)
-    fig.text(figure_margin, L.note_y + static_cast<int>(k) * (glyph_h + 2), decode_utf8_lossy(L.notes[k]),
-             figure_muted, s);
+    fig.text(figure_margin, L.note_y + static_cast<int>(k) * (glyph_h + 2),
+             decode_utf8_lossy(L.notes[k]), figure_muted, s);
   return fig;
 }
 

@@ -112,8 +112,8 @@ int title_block_width(const std::string& title, const std::string& subtitle, int
 void draw_title_block(figure& fig, const std::string& title, const std::string& subtitle,
                       int scale, int wrap = 0);
 constexpr int figure_margin = 16;
-constexpr int figure_bar_gap = 24;         // between a map and its colour bar
-constexpr int figure_tick_len = 4;         // a colour bar's or an axis's tick
+constexpr int figure_bar_gap = 24;          // between a map and its colour bar
+constexpr int figure_tick_len = 4;          // a colour bar's or an axis's tick
 constexpr rgb figure_ink{34, 34, 34};       // titles and labels
 constexpr rgb figure_muted{102, 102, 102};  // subtitles, ticks' labels and frames
 

@@ -226,7 +226,9 @@ figure neuron_view_figure(const neuron_view_spec& s) {
   figure fig(width, height);
   draw_title_block(fig, title, subtitle, 1);
 
-  auto header = [&](int x, const std::string& text) { fig.text(x, head_y, decode_utf8_lossy(text), figure_muted); };
+  auto header = [&](int x, const std::string& text) {
+    fig.text(x, head_y, decode_utf8_lossy(text), figure_muted);
+  };
   header(x_vec, s.rope ? "q, k (after RoPE)" : "q, k");
   header(x_prod, "q ⊙ k");
   header(x_score, "q·k/√d");
@@ -249,7 +251,8 @@ figure neuron_view_figure(const neuron_view_spec& s) {
     const int w = static_cast<int>(std::lround(k.weight * bar_w));
     if (w > 0) fig.rect(x_bar, y + 2, w, strip_h - 2, bar_blue);
     fig.frame(x_bar, y + 1, bar_w, strip_h, 1, rgb{200, 200, 200});
-    fig.text(x_bar + bar_w + 8, y, decode_utf8_lossy(fmt::format("{:.1f}%", 100.0 * k.weight)), figure_ink);
+    fig.text(x_bar + bar_w + 8, y, decode_utf8_lossy(fmt::format("{:.1f}%", 100.0 * k.weight)),
+             figure_ink);
   }
   std::string foot = fmt::format("{} visible key{}", t.keys.size(), t.keys.size() == 1 ? "" : "s");
   if (shown.size() < t.keys.size())

@@ -67,11 +67,13 @@ figure pooled_heatmap_figure(const pooled_view_spec& spec) {
   const int map_y = figure_margin + title_h + (title_h ? 12 : 0);
   const int bar_x = map_x + map_w + 24;
   const int bar_w = colorbar_width(vmin, vmax, 1);
-  const int width = std::max({bar_x + bar_w + figure_margin,
-                              figure_margin + title_block_width(spec.title, spec.subtitle, 1) + figure_margin,
-                              map_x + font.text_width(decode_utf8_lossy(col_axis)) + figure_margin});
-  const int height = std::max(map_y + map_h + figure_tick_len + 2 + glyph + map_gap + glyph + figure_margin,
-                              map_y + font.text_width(decode_utf8_lossy(row_axis)) + figure_margin);
+  const int width =
+      std::max({bar_x + bar_w + figure_margin,
+                figure_margin + title_block_width(spec.title, spec.subtitle, 1) + figure_margin,
+                map_x + font.text_width(decode_utf8_lossy(col_axis)) + figure_margin});
+  const int height =
+      std::max(map_y + map_h + figure_tick_len + 2 + glyph + map_gap + glyph + figure_margin,
+               map_y + font.text_width(decode_utf8_lossy(row_axis)) + figure_margin);
   figure fig(width, height);
   draw_title_block(fig, spec.title, spec.subtitle, 1);
 
@@ -98,17 +100,19 @@ figure pooled_heatmap_figure(const pooled_view_spec& spec) {
     const int y = map_y + static_cast<int>(spec.rows.of(t)) * z;
     const std::u32string label = decode_utf8_lossy(std::to_string(t));
     fig.rect(map_x - 1 - figure_tick_len, y, figure_tick_len, 1, figure_ink);
-    fig.text(map_x - 2 - figure_tick_len - font.text_width(label), std::max(map_y, y - glyph / 2), label,
-             figure_ink);
+    fig.text(map_x - 2 - figure_tick_len - font.text_width(label), std::max(map_y, y - glyph / 2),
+             label, figure_ink);
   }
   const int tick_y = map_y + map_h + 1;
   for (auto t : col_ticks) {
     const int x = map_x + static_cast<int>(spec.cols.of(t)) * z;
     const std::u32string label = decode_utf8_lossy(std::to_string(t));
     fig.rect(x, tick_y, 1, figure_tick_len, figure_ink);
-    fig.text(std::max(map_x, x - font.text_width(label) / 2), tick_y + figure_tick_len + 1, label, figure_ink);
+    fig.text(std::max(map_x, x - font.text_width(label) / 2), tick_y + figure_tick_len + 1, label,
+             figure_ink);
   }
-  fig.text(map_x, tick_y + figure_tick_len + 1 + glyph + map_gap, decode_utf8_lossy(col_axis), figure_ink);
+  fig.text(map_x, tick_y + figure_tick_len + 1 + glyph + map_gap, decode_utf8_lossy(col_axis),
+           figure_ink);
   fig.text(figure_margin, map_y + font.text_width(decode_utf8_lossy(row_axis)),
            decode_utf8_lossy(row_axis), figure_ink, 1, text_direction::upward);
   draw_colorbar(fig, bar_x, map_y, map_h, cmap, vmin, vmax, 1);

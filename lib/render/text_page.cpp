@@ -12,8 +12,8 @@ namespace attnviz {
 namespace {
 
 constexpr int line_height = bitmap_font::height + 6;
-constexpr int box_pad = 1;   // pixels either side of a token's text on its background
-constexpr int space_gap = 6;   // before a token that starts with a space
+constexpr int box_pad = 1;    // pixels either side of a token's text on its background
+constexpr int space_gap = 6;  // before a token that starts with a space
 
 // One token as it sits on the page: its text (without the leading space mark), whether a space_gap
 // comes before it, whether it ends the line.
@@ -54,7 +54,8 @@ page_layout lay_out(const std::vector<std::string>& tokens, int width, const bit
     piece p = piece_of(token);
     int w = font.text_width(p.text) + 2 * box_pad;
     if (w > width) {
-      while (!p.text.empty() && font.text_width(p.text + U"…") + 2 * box_pad > width) p.text.pop_back();
+      while (!p.text.empty() && font.text_width(p.text + U"…") + 2 * box_pad > width)
+        p.text.pop_back();
       p.text += U"…";
       w = font.text_width(p.text) + 2 * box_pad;
     }

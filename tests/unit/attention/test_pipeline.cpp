@@ -14,6 +14,10 @@ using attnviz::testing::mat;
 using attnviz::testing::self_input;
 using attnviz::testing::store;
 
+// This file's cases and helpers, apart from the other files' (the tests compile as a unity
+// build).
+namespace pipeline_cases {
+
 namespace {
 
 const matrix X = mat(3, 2, {1, 0, 0, 2, 1, 1});
@@ -233,3 +237,5 @@ TEST_CASE("local-p under a causal mask: a window past the query has no key, list
   }
   CHECK(empty_rows > 0);  // the case happens for these inputs
 }
+
+}  // namespace pipeline_cases

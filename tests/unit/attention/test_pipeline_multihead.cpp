@@ -17,6 +17,10 @@ using attnviz::testing::random_matrix;
 using attnviz::testing::self_input;
 using attnviz::testing::store;
 
+// This file's cases and helpers, apart from the other files' (the tests compile as a unity
+// build).
+namespace pipeline_multihead_cases {
+
 namespace {
 
 tensor_data tensor(const matrix& m) {
@@ -267,3 +271,5 @@ TEST_CASE("ConvS2S values: v_j = z_j + e_j, the projected keys plus the embeddin
   auto q = param_store::seeded(6);
   CHECK_THROWS_AS(run_attention(self_input(X), spec, q), usage_error);
 }
+
+}  // namespace pipeline_multihead_cases

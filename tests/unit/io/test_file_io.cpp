@@ -20,6 +20,10 @@ using namespace attnviz;
 using attnviz::testing::temp_dir;
 namespace fs = std::filesystem;
 
+// This file's cases and helpers, apart from the other files' (the tests compile as a unity
+// build).
+namespace file_io_cases {
+
 namespace {
 std::string slurp(const std::string& p) {
   std::ifstream in(p, std::ios::binary);
@@ -267,3 +271,5 @@ TEST_CASE("a folder the batch makes is removed again when the batch fails") {
   ok.commit();
   CHECK(slurp(d.path("npy/weights.npy")) == "w");
 }
+
+}  // namespace file_io_cases

@@ -12,6 +12,10 @@
 
 using namespace attnviz;
 
+// This file's cases and helpers, apart from the other files' (the tests compile as a unity
+// build).
+namespace npy_read_cases {
+
 namespace {
 
 // A version-1.0 file with `header` (padded to 64) and `data`.
@@ -90,3 +94,5 @@ TEST_CASE("malformed files are refused with the byte offset") {
   cut.resize(20);
   CHECK(error_of(cut).find("ends first") != std::string::npos);
 }
+
+}  // namespace npy_read_cases

@@ -8,25 +8,15 @@
 #include <string>
 
 #include "error.h"
+#include "helpers.h"
 #include "jobs/job_outputs.h"
 #include "render/figure.h"
 
 using namespace attnviz;
+using attnviz::testing::temp_dir;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct temp_dir {
-  fs::path dir;
-  temp_dir() {
-    dir = fs::temp_directory_path() /
-          ("attnviz-job-outputs-" + std::to_string(reinterpret_cast<std::uintptr_t>(this)));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~temp_dir() { fs::remove_all(dir); }
-  std::string path(const std::string& name) const { return (dir / name).string(); }
-};
 
 std::string read(const std::string& path) {
   std::ifstream f(path, std::ios::binary);

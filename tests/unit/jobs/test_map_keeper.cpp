@@ -18,6 +18,10 @@ using namespace attnviz;
 using attnviz::testing::random_matrix;
 using attnviz::testing::temp_dir;
 
+// This file's cases and helpers, apart from the other files' (the tests compile as a unity
+// build).
+namespace map_keeper_cases {
+
 namespace {
 
 constexpr std::size_t H = 3, n = 150, d = 16;
@@ -226,3 +230,5 @@ TEST_CASE("a streamed file dropped without being placed leaves nothing") {
   CHECK(!std::filesystem::exists(name));
   CHECK(!std::filesystem::exists(dir.path("big.npy")));
 }
+
+}  // namespace map_keeper_cases

@@ -12,6 +12,10 @@
 using namespace attnviz;
 using attnviz::testing::for_each_isa;
 
+// This file's cases and helpers, apart from the other files' (the tests compile as a unity
+// build).
+namespace elementwise_cases {
+
 namespace {
 
 // rows × cols, entries scale · uniform[-1, 1), with some exact zeros and ±scale extremes.
@@ -145,3 +149,5 @@ TEST_CASE("large arrays go through the threaded path and still match") {
   layer_norm_ref(ref, gamma, {}, 1e-5);
   check_same(layer_norm_of(x, gamma, {}, 1e-5), ref, 4e-6);
 }
+
+}  // namespace elementwise_cases

@@ -14,6 +14,10 @@
 using namespace attnviz;
 namespace fs = std::filesystem;
 
+// This file's cases and helpers, apart from the other files' (the tests compile as a unity
+// build).
+namespace checkpoint_cases {
+
 namespace {
 
 // A safetensors file with one tensor of raw little-endian bytes.
@@ -102,3 +106,5 @@ TEST_CASE("an index maps tensors to shards; a shard outside the folder is refuse
   CHECK_THROWS_WITH_AS(checkpoint::open(d.dir.string()),
                        doctest::Contains("has no tensor 'a'"), input_error);
 }
+
+}  // namespace checkpoint_cases

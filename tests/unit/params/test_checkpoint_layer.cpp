@@ -12,6 +12,10 @@ using namespace attnviz;
 using attnviz::testing::random_matrix;
 using attnviz::testing::self_input;
 
+// This file's cases and helpers, apart from the other files' (the tests compile as a unity
+// build).
+namespace checkpoint_layer_cases {
+
 namespace {
 
 constexpr std::size_t d = 6;
@@ -181,3 +185,5 @@ TEST_CASE("a prefix with no tensors, or with no attention layer, is a clear erro
   CHECK_THROWS_WITH_AS(param_store::open("", 0, "bert."), "params_prefix needs params FILE",
                        usage_error);
 }
+
+}  // namespace checkpoint_layer_cases

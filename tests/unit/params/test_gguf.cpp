@@ -15,6 +15,10 @@
 
 using namespace attnviz;
 
+// This file's cases and helpers, apart from the other files' (the tests compile as a unity
+// build).
+namespace gguf_cases {
+
 namespace {
 
 std::string read_fixture() {
@@ -222,3 +226,5 @@ TEST_CASE("ggml's type names, refused types by name") {
   CHECK(ggml_supported_types().find("Q6_K") != std::string::npos);
   CHECK(!ggml_type_of(15).has_value());  // Q8_K: refused
 }
+
+}  // namespace gguf_cases

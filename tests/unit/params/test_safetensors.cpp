@@ -8,6 +8,10 @@
 
 using namespace attnviz;
 
+// This file's cases and helpers, apart from the other files' (the tests compile as a unity
+// build).
+namespace safetensors_cases {
+
 namespace {
 
 // A file built by hand, byte by byte, following the format description.
@@ -101,3 +105,5 @@ TEST_CASE("broken files are input errors that say what is wrong") {
   CHECK(error_of(handmade(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", f32({nan})))
             .find("expected a finite number") != std::string::npos);
 }
+
+}  // namespace safetensors_cases

@@ -16,6 +16,10 @@ using namespace attnviz;
 using attnviz::testing::temp_dir;
 namespace fs = std::filesystem;
 
+// This file's cases and helpers, apart from the other files' (the tests compile as a unity
+// build).
+namespace embedding_cache_cases {
+
 namespace {
 
 // 1500 rows "w<i> v v v" (a duplicate of w3 at row 1200), values from i.
@@ -154,3 +158,5 @@ TEST_CASE("cache: word2vec binary and gzip sources; errors stay the source's") {
   const std::string file = d.file("plain", "x");
   CHECK_THROWS_AS(read_embeddings_cached(src, {"a"}, 0, file + "/sub"), usage_error);
 }
+
+}  // namespace embedding_cache_cases

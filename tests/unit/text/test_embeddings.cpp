@@ -13,6 +13,10 @@
 using namespace attnviz;
 using attnviz::testing::temp_dir;
 
+// This file's cases and helpers, apart from the other files' (the tests compile as a unity
+// build).
+namespace embeddings_cases {
+
 namespace {
 std::string error_of(const std::string& path,
                      const std::unordered_set<std::string>& wanted = {"a"}) {
@@ -302,3 +306,5 @@ TEST_CASE("long skipped rows: fields counted and characters checked across 16-by
   trailing.insert(trailing.size() - 1, " \t ");  // trailing separators are not a field
   CHECK(read_embeddings(d.file("trailing.txt", trailing), {"absent"}).rows == 1101);
 }
+
+}  // namespace embeddings_cases

@@ -16,6 +16,10 @@
 
 using namespace attnviz;
 
+// This file's cases and helpers, apart from the other files' (the tests compile as a unity
+// build).
+namespace sentencepiece_tokenizer_cases {
+
 namespace {
 
 const std::string folder = std::string(ATTNVIZ_TEST_DATA) + "/tokenizers/spm/";
@@ -189,3 +193,5 @@ TEST_CASE("a Unigram tokenizer.json it cannot run is refused with the JSON path"
   CHECK(e.ids == std::vector<std::int64_t>{1, 1, 0, 1});
   CHECK(e.tokens == std::vector<std::string>{"a", "a", "xy", "a"});
 }
+
+}  // namespace sentencepiece_tokenizer_cases
