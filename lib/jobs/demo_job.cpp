@@ -25,7 +25,7 @@ namespace attnviz {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr const char* embeddings_name = "glove.6B.50d.sample.txt";
+constexpr const char* sample_embeddings_name = "glove.6B.50d.sample.txt";
 // The trained model in samples/ (samples/train_demo_model.py) and the text the demo runs it on.
 constexpr const char* demo_model_name = "kjv-gpt";
 constexpr const char* demo_model_text =
@@ -117,7 +117,7 @@ std::string slug(const std::string& text) {
 std::string find_samples_dir() {
   auto has_samples = [](const fs::path& p) {
     std::error_code ec;
-    return fs::is_regular_file(p / embeddings_name, ec);
+    return fs::is_regular_file(p / sample_embeddings_name, ec);
   };
   if (const char* env = std::getenv("ATTNVIZ_SAMPLES"); env && *env) return env;
   for (const char* candidate : {default_samples_dir, installed_samples_dir})
@@ -206,7 +206,7 @@ demo_report run_demo(
   make_demo_dir(out_dir);
 
   run_config base;
-  base.input.embeddings = (samples / embeddings_name).string();
+  base.input.embeddings = (samples / sample_embeddings_name).string();
   base.spec.seed = config.seed;
   auto jobs = demo_runs(base, sentences, pairs, (samples / "pairs.tsv").string());
   const std::string document = demo_document(samples);

@@ -5,12 +5,14 @@
 #include "render/json_numbers.h"
 
 namespace attnviz {
+namespace {
+using ojson = nlohmann::ordered_json;
+}  // namespace
 
 std::string model_to_json(const model_json_meta& meta, const model_config& config,
                           const std::vector<std::string>& tokens,
                           const std::vector<std::int64_t>& ids, const model_forward& f,
                           const std::vector<model_prediction>& predictions) {
-  using ojson = nlohmann::ordered_json;
   ojson head;
   head["attn-viz"] = meta.generator;
   head["model"] = {{"model_type", config.model_type}, {"folder", meta.folder},

@@ -16,7 +16,8 @@ namespace attnviz {
 namespace {
 
 constexpr rgb bar_blue{31, 119, 180};
-constexpr int neuron_row_h = 18, strip_h = 14, label_chars = 18, column_gap = 16, bar_w = 120;
+constexpr int neuron_row_h = 18, strip_h = 14, label_chars = 18, column_gap = 16,
+              weight_bar_w = 120;
 
 const neuron_trace& trace_of(const neuron_view_spec& s) {
   if (!s.trace || !s.tokens || s.trace->query >= s.tokens->size())
@@ -206,7 +207,7 @@ figure neuron_view_figure(const neuron_view_spec& s) {
   const int x_score = x_prod + strip_w + column_gap;
   const int score_w = 9 * 8;
   const int x_bar = x_score + score_w + column_gap;
-  const int content_w = x_bar + bar_w + 8 + 8 * 8 - figure_margin;
+  const int content_w = x_bar + weight_bar_w + 8 + 8 * 8 - figure_margin;
 
   const std::string title =
       fmt::format("neuron view · {} · layer {}, head {} · query {} {}", s.folder, t.layer, t.head,
@@ -248,11 +249,11 @@ figure neuron_view_figure(const neuron_view_spec& s) {
     strip(fig, x_prod, y + 1, cell, k.product, prod_range, cmap);
     const std::u32string score = decode_utf8_lossy(fmt::format("{:+.3f}", k.score));
     fig.text(x_score + score_w - font.text_width(score), y, score, figure_ink);
-    const int w = static_cast<int>(std::lround(k.weight * bar_w));
+    const int w = static_cast<int>(std::lround(k.weight * weight_bar_w));
     if (w > 0) fig.rect(x_bar, y + 2, w, strip_h - 2, bar_blue);
-    fig.frame(x_bar, y + 1, bar_w, strip_h, 1, rgb{200, 200, 200});
-    fig.text(x_bar + bar_w + 8, y, decode_utf8_lossy(fmt::format("{:.1f}%", 100.0 * k.weight)),
-             figure_ink);
+    fig.frame(x_bar, y + 1, weight_bar_w, strip_h, 1, rgb{200, 200, 200});
+    fig.text(x_bar + weight_bar_w + 8, y,
+             decode_utf8_lossy(fmt::format("{:.1f}%", 100.0 * k.weight)), figure_ink);
   }
   std::string foot = fmt::format("{} visible key{}", t.keys.size(), t.keys.size() == 1 ? "" : "s");
   if (shown.size() < t.keys.size())

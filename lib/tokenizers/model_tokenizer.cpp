@@ -30,9 +30,10 @@
 namespace attnviz {
 
 namespace fs = std::filesystem;
-using json = nlohmann::json;
 
 namespace {
+
+using json = nlohmann::json;
 
 struct added_token {
   std::string content;

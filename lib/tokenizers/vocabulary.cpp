@@ -17,10 +17,10 @@
 namespace attnviz {
 
 namespace fs = std::filesystem;
-using json = nlohmann::json;
 
 namespace {
 
+using json = nlohmann::json;
 
 void put(vocabulary& v, std::int64_t id, std::string token, const std::string& path,
          const std::string& where) {
