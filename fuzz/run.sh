@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Usage: fuzz/run.sh [--long] [SECONDS] [TARGET ...]
+# Usage: fuzz/run.sh [SECONDS] [TARGET ...]     the short run (default 60 s a target; CI's)
+#        fuzz/run.sh --long [TARGET ...]        the deep run: 10 M executions a target
 #
 # Builds the libFuzzer targets (clang, AddressSanitizer + UndefinedBehaviorSanitizer) into
-# build-fuzz/ and runs each TARGET (default: all eight) for SECONDS (default 60) on a scratch copy
-# of its seed corpus fuzz/corpus/TARGET/, with one worker per core (ATTNVIZ_FUZZ_WORKERS to
-# choose): each worker a libFuzzer process with its own seed on the same corpus folder, which
-# each reloads as the others add to it. Prints the executions the workers ran clean for
-# together; stops with a non-zero exit and the crashing input (build-fuzz/crash-*) at the first
+# build-fuzz/ and runs each TARGET (default: all eight) on a scratch copy of its seed corpus
+# fuzz/corpus/TARGET/, with one worker per core (ATTNVIZ_FUZZ_WORKERS to choose): each worker a
+# libFuzzer process with its own seed on the same corpus folder, which each reloads as the
+# others add to it. Prints the executions the workers ran clean for together and the time they
+# took; stops with a non-zero exit and the crashing input (build-fuzz/crash-*) at the first
 # failure.
 #   targets: embeddings safetensors tokenizer binding model_files attention_file sentencepiece gguf
 #
@@ -14,16 +15,24 @@
 # (model_files: tokenizer.json and config.json; attention_file; safetensors' header) 128 KiB, so
 # nesting 60,000 levels deep can be built and mutated (each has such a seed), the others 16 KiB.
 #
-# --long: the deep run (default 1800 s a target instead of 60). Afterwards the inputs that
-# reached new code are merged into fuzz/corpus/TARGET/ (libFuzzer's -merge=1 keeps only those
-# that add coverage), so the corpus grows from run to run; commit it. CI runs the short mode on
-# the committed corpus. Every new parser gets its own target here from the start.
+# --long: an execution budget rather than a time: each target runs until its workers have
+# executed ATTNVIZ_FUZZ_RUNS inputs together (default 10,000,000, shared equally among them),
+# with a time cap of ATTNVIZ_FUZZ_MAX_SECONDS a target (default 10,800); a target stopped by
+# the cap before its budget makes the run fail, saying how far it got. Afterwards the inputs
+# that reached new code are merged into fuzz/corpus/TARGET/ (libFuzzer's -merge=1 keeps only
+# those that add coverage), so the corpus grows from run to run; commit it. CI runs the short
+# mode on the committed corpus. Every new parser gets its own target here from the start.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 long=0
 if [ "${1:-}" = "--long" ]; then long=1; shift; fi
-secs=${1:-$([ "$long" = 1 ] && echo 1800 || echo 60)}
-[ $# -gt 0 ] && shift
+if [ "$long" = 1 ]; then
+  secs=${ATTNVIZ_FUZZ_MAX_SECONDS:-10800}
+  budget=${ATTNVIZ_FUZZ_RUNS:-10000000}
+else
+  secs=${1:-60}
+  [ $# -gt 0 ] && shift
+fi
 targets=${*:-embeddings safetensors tokenizer binding model_files attention_file sentencepiece gguf}
 build=${ATTNVIZ_FUZZ_BUILD:-build-fuzz}
 
@@ -40,13 +49,16 @@ max_len() {
 }
 
 workers=${ATTNVIZ_FUZZ_WORKERS:-$(nproc)}
+runs_each=-1  # libFuzzer's "no limit"
+[ "$long" = 1 ] && runs_each=$(( (budget + workers - 1) / workers ))
 for t in $targets; do
   work=$(mktemp -d)
   cp "fuzz/corpus/$t/"* "$work/"
   pids=()
+  start=$(date +%s)
   rm -f "$build"/fuzz_"${t}"_*.log
   for w in $(seq 1 "$workers"); do
-    "$build/fuzz/fuzz_$t" "$work" -max_total_time="$secs" -max_len="$(max_len "$t")" \
+    "$build/fuzz/fuzz_$t" "$work" -max_total_time="$secs" -runs="$runs_each" -max_len="$(max_len "$t")" \
       -print_final_stats=1 -artifact_prefix="$build/crash-$t-" \
       > "$build/fuzz_${t}_$w.log" 2>&1 &
     pids+=($!)
@@ -64,7 +76,12 @@ for t in $targets; do
   fi
   runs=$(cat "$build"/fuzz_"${t}"_*.log | grep -o 'stat::number_of_executed_units: *[0-9]*' |
          grep -o '[0-9]*$' | awk '{ s += $1 } END { print s }')
-  echo "fuzz_$t: $runs executions in ${secs} s ($workers workers), no crash"
+  took=$(( $(date +%s) - start ))
+  echo "fuzz_$t: $runs executions in $took s ($workers workers), no crash"
+  if [ "$long" = 1 ] && [ "$runs" -lt "$budget" ]; then
+    echo "fuzz_$t: stopped by the time cap (${secs} s) after $runs of $budget executions"
+    exit 1
+  fi
   if [ "$long" = 1 ]; then
     before=$(ls "fuzz/corpus/$t" | wc -l)
     "$build/fuzz/fuzz_$t" -merge=1 -max_len="$(max_len "$t")" "fuzz/corpus/$t" "$work" \
