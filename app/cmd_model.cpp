@@ -21,7 +21,7 @@ namespace {
 
 struct model_flags {
   model_job_config job;
-  std::string ids, target_ids, stack = "cross", align_method = "argmax";
+  std::string ids, target_ids, stack = "cross", align_method = "argmax", measure = "weights";
   std::string max_memory = "8G";
   maps_view_flags view;
   bool quiet = false;
@@ -72,6 +72,15 @@ list in short):
                              ([n] with --view received or received-rollout)
   --json      tokens, ids, the model's sizes and every layer's heads' weights
   --png/--svg/--term   one head's map: --layer L --head H
+
+Measures (--measure; decoder-only and encoder models): weights are not contributions. With
+--measure norms every view, --json and --html show how long the vector each key adds to each
+query's output is, a_ij |f_h(x_j)| with f_h(x) = (x W_V + b_V) W_O^h (Kobayashi et al. 2020),
+each row scaled to sum to 1: a token attended to with a large weight but a short value vector
+(a first token, a full stop) fades. --npy still writes the weights to attention.npy and adds
+              norms.npy        float32 [layers, heads, n, n]: a_ij |f_h(x_j)| per head
+              norms_layer.npy  float32 [layers, n, n]: |sum_h a^h_ij f_h(x_j)| per layer
+              (both as they are, not scaled; received.npy and view.npy are the measure's)
 
 Long texts: only the maps an output reads are kept in memory (--view head: one; mean, max,
 model: --layers x --heads; rollout, flow: --layers x every head; --json and --html: all of
@@ -207,6 +216,15 @@ Examples:
                   "or all of them for --json and --html), their JSON, the forward itself")
       ->capture_default_str()
       ->group("Input");
+  cmd->add_option("--measure", f->measure,
+                  "What the maps show, in every view, --json and --html: weights (the attention "
+                  "weights a_ij); norms (Kobayashi et al. 2020: a_ij |f(x_j)|, how long the "
+                  "vector key j adds to query i's output is, f(x) = (x W_V + b_V) W_O per head, "
+                  "each row scaled to sum to 1). Decoder-only and encoder models. --npy still "
+                  "writes the weights to attention.npy and adds the measure's arrays")
+      ->check(one_of(measure_names()))
+      ->capture_default_str()
+      ->group("Figure");
   add_maps_view_flags(*cmd, c.choice, f->view);
   cmd->add_flag("--name-heads", c.name_heads,
                 "Caption the model view's thumbnails (and the --html grid) with what the head finder sees (previous, "
@@ -248,6 +266,7 @@ Examples:
     job.term = f->view.term;
     job.method = f->align_method == "intersect" ? align_method::intersect : align_method::argmax;
     resolve_maps_view(f->view, job.choice);
+    job.measure = &measure_named(f->measure, "--measure");
     job.max_memory = memory_limit(f->max_memory, "--max-memory");
     if (f->quiet) job.progress = job.choice.progress = progress_style::quiet;
     // nothing asked for: the most likely next tokens (or [MASK] fillers), and what to ask for

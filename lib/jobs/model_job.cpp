@@ -29,8 +29,8 @@ namespace {
 void add_attention_npy(output_batch& batch, const std::string& path, const model_report& r,
                        const std::vector<std::size_t>& layers,
                        const std::vector<std::size_t>& heads) {
-  if (r.keeper) {
-    batch.add_streamed(path, r.keeper->file());
+  if (r.weights_keeper) {
+    batch.add_streamed(path, r.weights_keeper->file());
     return;
   }
   const model_forward& f = r.forward;
@@ -57,6 +57,8 @@ void add_npy(output_batch& batch, const std::string& dir, const model_report& r,
             nlohmann::json{{"layers", layers}, {"heads", heads}}.dump() + "\n");
   batch.add((fs::path(dir) / "received.npy").string(),
             npy_float32({f.layers, f.heads, f.n}, r.received.data()));
+  for (const measure_array& a : r.measure_arrays)
+    batch.add((fs::path(dir) / a.file).string(), npy_float32(a.shape, a.values.data()));
   batch.add((fs::path(dir) / "token_ids.npy").string(), npy_int64({r.ids.size()}, r.ids.data()));
   batch.add((fs::path(dir) / "hidden.npy").string(),
             npy_float32({f.hidden.rows(), f.hidden.cols()}, f.hidden.data()));
@@ -109,6 +111,29 @@ void check_generation_flags(const model_job_config& c, const model_config& m) {
                                   param("top-k"), param("name-heads"), param("text")));
 }
 
+// --measure: a measure other than the weights reads one forward of a decoder-only or encoder
+// model over a fixed text, and feeds every view but received-rollout (which recomputes the
+// weights layer by layer from the saved inputs).
+void check_measure(const model_job_config& c, const model_config& m) {
+  if (!c.measure || !c.measure->make) return;
+  const std::string_view name = c.measure->name;
+  if (m.encoder_decoder)
+    throw usage_error(fmt::format("{} {} reads the self-attention of decoder-only and encoder "
+                                  "models; {} is an encoder–decoder model ({}): its maps are "
+                                  "shown as {} weights",
+                                  param("measure"), name, c.model_dir, m.model_type,
+                                  param("measure")));
+  if (c.generate > 0)
+    throw usage_error(fmt::format("{} {} reads one forward over a fixed text, not a generation: "
+                                  "generate first, then run {} on the whole text",
+                                  param("measure"), name, param("text")));
+  if (c.choice.view == maps_view::received_rollout)
+    throw usage_error(fmt::format("{} received-rollout recomputes the weights from each layer's "
+                                  "input and cannot show {} {}: draw {} received or {} rollout",
+                                  param("view"), param("measure"), name, param("view"),
+                                  param("view")));
+}
+
 // The view, --name-heads, the page's size and the memory and disk the run takes, before any
 // work, for the most rows the run may have (the prompt and what --generate may add); the maps
 // the run keeps and writes (a generation keeps them all).
@@ -151,6 +176,26 @@ void add_predictions(const hf_model& m, const model_job_config& c,
   }
 }
 
+// The forward with a measure between the kernel and the keeper of the maps the views read
+// (lib/measures/measure.h): a second keeper receives the weights themselves, for attention.npy
+// and the heads' statistics.
+void run_measured_forward(const hf_model& m, const model_job_config& c, keep_request plan,
+                          model_report& r) {
+  keep_request weights_plan = plan;
+  weights_plan.keep.assign(weights_plan.keep.size(), false);
+  weights_plan.input_layers.clear();
+  plan.file_layers.clear();
+  plan.file_heads.clear();
+  plan.file_path.clear();
+  plan.measure = false;
+  r.weights_keeper = std::make_shared<map_keeper>(std::move(weights_plan));
+  r.keeper = std::make_shared<map_keeper>(std::move(plan));
+  const measure_shape shape{m.config.layers, m.config.heads, r.ids.size(), !c.out.npy_dir.empty()};
+  const std::unique_ptr<measure_taps> taps = c.measure->make(shape, *r.keeper, *r.weights_keeper);
+  r.forward = run_model(m, r.ids, c.progress, nullptr, taps.get());
+  r.measure_arrays = taps->take_arrays();
+}
+
 // The forward over r.ids, its maps kept and written as `plan` says (or a generation, which
 // keeps them all), and every map's column sums.
 void run_forward(const hf_model& m, const model_job_config& c, keep_request plan,
@@ -162,8 +207,12 @@ void run_forward(const hf_model& m, const model_job_config& c, keep_request plan
     return;
   }
   if (plan.measure) plan.marked = special_tokens(r.tokens);
-  r.keeper = std::make_shared<map_keeper>(std::move(plan));
-  r.forward = run_model(m, r.ids, c.progress, nullptr, r.keeper.get());
+  if (c.measure && c.measure->make) {
+    run_measured_forward(m, c, std::move(plan), r);
+  } else {
+    r.keeper = r.weights_keeper = std::make_shared<map_keeper>(std::move(plan));
+    r.forward = run_model(m, r.ids, c.progress, nullptr, r.keeper.get());
+  }
   if (r.keeper->keeps_all()) r.forward.attention = r.keeper->take_all();
   r.received = r.keeper->received();
   if (!r.keeper->inputs()) return;
@@ -202,6 +251,7 @@ maps_source model_maps_source(const model_report& r, const model_job_config& c) 
   s.causal = r.config.causal;
   s.name = folder_name(c.model_dir);
   s.subtitle = model_summary(r.config);
+  if (c.measure && c.measure->make) s.subtitle += fmt::format(" · {}", c.measure->name);
   s.prompt = r.prompt;
   return s;
 }
@@ -272,6 +322,7 @@ model_report run_model_job(const model_job_config& c) {
   model_report r;
   r.config = m.config;
   check_generation_flags(c, m.config);
+  check_measure(c, m.config);
   if (m.config.encoder_decoder) {
     run_seq2seq_job(m, c, r);
     return r;
@@ -294,7 +345,8 @@ model_report run_model_job(const model_job_config& c) {
   const std::string folder = folder_name(c.model_dir);
   job_products made;
   made.json = [&] {
-    model_json_meta meta{fmt::format("attn-viz {}", version), folder, ""};
+    model_json_meta meta{fmt::format("attn-viz {}", version), folder, "", ""};
+    if (c.measure && c.measure->make) meta.measure = std::string(c.measure->name);
     if (r.prompt > 0) meta.generation = generation_json(r, c, -1);
     return model_to_json(meta, r.config, r.tokens, r.ids, r.forward, r.predictions);
   };
@@ -307,7 +359,7 @@ model_report run_model_job(const model_job_config& c) {
       const std::size_t period = finder_period(m.config, 0, c.model_dir);
       const model_forward random =
           run_model(m, repeated_random_ids(period, m.config.vocab, 0), progress_style::quiet);
-      for (const head_finding& f : find_heads(random, period, r.keeper->stats(), 0.4))
+      for (const head_finding& f : find_heads(random, period, r.weights_keeper->stats(), 0.4))
         captions->push_back(finding_caption(f));
     }
     return *captions;

@@ -34,6 +34,7 @@
 #include "model/hf_config.h"
 #include "model/seq2seq.h"
 #include "jobs/seq2seq_views.h"
+#include "measures/measure.h"
 #include "jobs/maps_views.h"
 #include "render/model_json.h"
 
@@ -70,6 +71,8 @@ struct model_job_config {
   align_method method = align_method::argmax;
   progress_style progress = progress_style::automatic;
   std::uint64_t max_memory = default_memory_limit;
+  // What the maps show (lib/measures/measure.h): null, the weights
+  const measure_spec* measure = nullptr;
   // A caller that reads the report's maps itself (compare --model): keep every map, whatever
   // the outputs read (jobs/model_keep.h)
   bool keep_every_map = false;
@@ -96,6 +99,10 @@ struct model_report {
   // in a generation, whose maps are all in `forward`), and every map's column sums
   // [layers, heads, n]
   std::shared_ptr<map_keeper> keeper;
+  // With a measure: what keeps the weights themselves (attention.npy, the heads' statistics;
+  // else `keeper` itself), and the measure's arrays for --npy
+  std::shared_ptr<map_keeper> weights_keeper;
+  std::vector<measure_array> measure_arrays;
   std::vector<float> received;
   std::vector<float> received_rollout;  // --view received-rollout's column sums (a second pass)
 };

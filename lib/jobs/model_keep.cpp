@@ -97,6 +97,9 @@ std::uint64_t model_run_bytes(const model_config& m, const model_job_config& c,
   const double n = static_cast<double>(r.n), maps = static_cast<double>(m.layers * m.heads);
   double bytes = 16.0 * (1 << 20) + static_cast<double>(kept_bytes(r)) +
                  static_cast<double>(forward_bytes(m, r.n));
+  if (c.measure && c.measure->bytes)
+    bytes += static_cast<double>(c.measure->bytes(
+        {m.layers, m.heads, r.n, !c.out.npy_dir.empty()}));  // its work and arrays
   if (!c.out.json.empty()) bytes += maps * n * n * 16.0;
   if (!c.out.html.empty()) bytes += maps * n * n * 4.0;  // blobs, their text, the page's copies
   if (c.out.figure() && received_view(c.choice.view)) {

@@ -150,6 +150,8 @@ matrix attend_and_output(layer_context& lc, const attention_weights& w, projecte
   lc.lap("project");
   attend_projected(a, spec, lc.m.weights.source());
   lc.lap("attend");
+  if (biased && lc.taps)  // a measure's time (lib/measures/) counts as the output's
+    lc.taps->values({lc.layer, H, lc.kv_heads, dh, a.n_k, a.v, a.ldv, w.o, lc.layout});
   matrix out = linear(context, *w.o, lc.layout, w.o_b, lc.conv);
   lc.lap("output");
   return out;

@@ -8,7 +8,23 @@
 
 #include <cstddef>
 
+#include "model/checkpoint.h"
+#include "model/linear.h"
+
 namespace attnviz {
+
+// What a layer's self-attention hands the taps besides its weights, for the measures that weigh
+// the values (lib/measures/): the value rows the heads mixed and the output projection they go
+// through. v: n_k rows of kv_heads · head_dim (biases included; query head h reads key/value
+// head h / (heads / kv_heads)), row stride ldv; o: W_O as stored, [d, heads · head_dim]
+// (out_in) or [heads · head_dim, d] (in_out). Valid only during the call.
+struct attention_values {
+  std::size_t layer = 0, heads = 0, kv_heads = 0, head_dim = 0, n_k = 0;
+  const float* v = nullptr;
+  std::size_t ldv = 0;
+  const weight_view* o = nullptr;
+  linear_layout layout = linear_layout::out_in;
+};
 
 class map_taps {
  public:
@@ -27,6 +43,9 @@ class map_taps {
   virtual void layer_input(std::size_t layer, const float* x, std::size_t n, std::size_t d) {
     (void)layer, (void)x, (void)n, (void)d;
   }
+  // The layer's values and output projection, after every head has sent its rows and before
+  // layer_done (one thread). Nothing by default. May throw.
+  virtual void values(const attention_values& parts) { (void)parts; }
   // After every head of the layer has sent its rows (one thread). May throw.
   virtual void layer_done(std::size_t layer) = 0;
 };

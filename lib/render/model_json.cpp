@@ -22,6 +22,7 @@ std::string model_to_json(const model_json_meta& meta, const model_config& confi
   head["tokens"] = tokens;
   head["ids"] = ids;
   if (!meta.generation.empty()) head["generation"] = ojson::parse(meta.generation);
+  if (!meta.measure.empty()) head["measure"] = meta.measure;
   if (!predictions.empty()) {
     ojson preds = ojson::array();
     for (const auto& p : predictions) {

@@ -3,7 +3,9 @@
 //   {"attn-viz": "attn-viz 0.1.0", "model": {model_type, layers, d_model, heads, kv_heads,
 //    head_dim, vocab, folder}, "tokens": [...], "ids": [...],
 //    "predictions": [{"position": i, "top": [{"id", "token", "probability"}]}],   (--top-k)
+//    "measure": "norms",                                                   (--measure)
 //    "layers": [{"layer": 0, "heads": [[[a_00, a_01, …], …], …]}, …]}
+// With a measure other than the weights (lib/measures/) the heads' maps are that measure's.
 // Rows are queries; numbers as every other writer prints them (json_numbers.h).
 #pragma once
 
@@ -27,6 +29,7 @@ struct model_json_meta {
   std::string generator;  // "attn-viz 0.1.0"
   std::string folder;     // the model folder's name
   std::string generation;  // `model --generate`: the "generation" object's JSON, else empty
+  std::string measure;     // what the maps are (lib/measures/), empty: the weights
 };
 
 std::string model_to_json(const model_json_meta& meta, const model_config& config,

@@ -126,7 +126,10 @@ std::string render_terminal(const heatmap_spec& spec, term_colors mode) {
   std::size_t depth = 0;
   for (const auto& t : spec.col_labels) {
     std::u32string c = printable(t);
-    if (c.size() > col_label_rows) c = c.substr(0, col_label_rows - 1) + U"…";
+    if (c.size() > col_label_rows) {  // in place: GCC 12 warns (wrongly) about substr + U"…"
+      c.resize(col_label_rows - 1);
+      c += U'…';
+    }
     depth = std::max(depth, c.size());
     cols.push_back(std::move(c));
   }

@@ -19,6 +19,9 @@ model.safetensors.index.json + shards, a vocabulary file) and reference.npz with
                                  rerun per token, the last row's argmax appended)
   greedy_attention  float64 [L, H, n + 10, n + 10]  the maps over ids + greedy
   greedy_gap        float64 []   the smallest gap between a step's two largest logits
+  the families whose forward records them (GPT-2, BERT, Llama/Mistral/Qwen2, Phi-3) also:
+  norms        float64 [L, H, n, n]  Kobayashi et al. 2020's a^h_ij |f_h(x_j)|
+  norms_layer  float64 [L, n, n]     |sum_h a^h_ij f_h(x_j)|   (f_h(x_j) = v_h(x_j) W_O^h)
 
 The checked-in set (tests/data/hf/, seed 0) is what tests/e2e/test_model.py checks always; where
 torch can be imported the test also makes a fresh set with another seed and checks that.
@@ -199,6 +202,24 @@ def softmax_attention(q, k, v, mask):
     return a, a @ v
 
 
+_norms = None  # while a reference forward runs: each layer's value-weighted norms
+
+
+def record_norms(a, v, wo):
+    """Value-weighted norms (Kobayashi et al. 2020) of one layer, written from the definition:
+    a [H, n, n] weights, v [H, n, dh] each query head's values (biases included; grouped-query
+    heads repeated), wo [H·dh, d] the output projection as x @ wo. f_h(x_j) = v[h, j] @ wo's
+    rows of head h, formed as full vectors; per head a_ij |f_h(x_j)|, per layer
+    |sum_h a^h_ij f_h(x_j)|."""
+    if _norms is None:
+        return
+    H, n, dh = v.shape
+    f = torch.stack([v[h] @ wo[h * dh:(h + 1) * dh] for h in range(H)])  # [H, n, d]
+    per_head = a * f.norm(dim=-1)[:, None, :]
+    per_layer = torch.einsum("hij,hjd->ijd", a, f).norm(dim=-1)
+    _norms.append((per_head, per_layer))
+
+
 def gelu_new(x):
     return 0.5 * x * (1 + torch.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
 
@@ -262,6 +283,7 @@ def gpt2_forward(c, R, ids):
         q, k, v = (t.view(n, H, dh).transpose(0, 1) for t in qkv.split(d, -1))
         a, ctx = softmax_attention(q, k, v, causal)
         maps.append(a)
+        record_norms(a, v, R[p + "attn.c_proj.weight"])
         x = x + ctx.transpose(0, 1).reshape(n, d) @ R[p + "attn.c_proj.weight"] + R[p + "attn.c_proj.bias"]
         h = layer_norm(x, R[p + "ln_2.weight"], R[p + "ln_2.bias"], eps)
         x = x + gelu_new(h @ R[p + "mlp.c_fc.weight"] + R[p + "mlp.c_fc.bias"]) @ R[p + "mlp.c_proj.weight"] \
@@ -328,6 +350,7 @@ def make_bert(c, g, folder):
                    for p in ("query", "key", "value"))
         a, ctx = softmax_attention(q, k, v, None)
         maps.append(a)
+        record_norms(a, v, R[f"{l}.ao.w"].T)
         x = layer_norm(x + ctx.transpose(0, 1).reshape(n, d) @ R[f"{l}.ao.w"].T + R[f"{l}.ao.b"],
                        R[f"{l}.aln.w"], R[f"{l}.aln.b"], eps)
         h = gelu_erf(x @ R[f"{l}.i.w"].T + R[f"{l}.i.b"])
@@ -449,6 +472,7 @@ def llama_forward(c, R, ids):
         k, v = k.repeat_interleave(H // KV, 0), v.repeat_interleave(H // KV, 0)  # repeat_kv
         a, ctx = softmax_attention(q, k, v, mask)
         maps.append(a)
+        record_norms(a, v, R[p + "self_attn.o_proj.weight"].T)
         x = x + ctx.transpose(0, 1).reshape(n, H * dh) @ R[p + "self_attn.o_proj.weight"].T
         m = rms_norm(x, R[p + "post_attention_layernorm.weight"], eps)
         gate = m @ R[p + "mlp.gate_proj.weight"].T
@@ -925,6 +949,7 @@ def phi3_forward(c, R, ids):
         k, v = k.repeat_interleave(H // KV, 0), v.repeat_interleave(H // KV, 0)
         a, ctx = softmax_attention(q, k, v, mask)
         maps.append(a)
+        record_norms(a, v, R[p + "self_attn.o_proj.weight"].T)
         x = x + ctx.transpose(0, 1).reshape(n, H * dh) @ R[p + "self_attn.o_proj.weight"].T
         m = rms_norm(x, R[p + "post_attention_layernorm.weight"], eps)
         gate, up = (m @ R[p + "mlp.gate_up_proj.weight"].T).chunk(2, -1)
@@ -1126,15 +1151,23 @@ def make(out_dir, seed, names=None):
             continue
         g = torch.Generator().manual_seed(seed * 1000 + i)
         folder = os.path.join(out_dir, name)
+        global _norms
+        _norms = []  # an encoder's maker runs its forward itself
         made = MAKERS[c["family"]](c, g, folder)
         extra = {}
         if len(made) == 3:  # a causal model: its forward, and a greedy continuation
             cfg, ids, forward = made
+            _norms = []
             maps, hidden, logits = forward(ids)
             row, probs = len(ids) - 1, torch.softmax(logits[-1], -1)
+            recorded, _norms = _norms, None
             extra = greedy(forward, ids)
         else:
             cfg, ids, maps, hidden, row, probs = made
+            recorded, _norms = _norms, None
+        if recorded:
+            extra["norms"] = torch.stack([h for h, _ in recorded]).numpy()
+            extra["norms_layer"] = torch.stack([l for _, l in recorded]).numpy()
         with open(os.path.join(folder, "config.json"), "w") as f:
             json.dump(cfg, f, indent=2)
         np.savez(os.path.join(folder, "reference.npz"), ids=ids.numpy().astype(np.int64),

@@ -568,6 +568,7 @@ def test_model_heads_and_draw(env):
              "--max-memory": fails(["--max-memory", "1K"], ["--max-memory"]),
              "--name-heads": differs(["--view", "model"], ["--name-heads"]),
              "--top-k": differs([], ["--top-k", "3"]),
+             "--measure": differs([], ["--measure", "norms"]),
              "--json": differs([], ["--json", "{d}/o.json"]),
              "--npy-layers": differs(["--npy", "{d}/n"], ["--npy-layers", "1"]),
              "--npy-heads": differs(["--npy", "{d}/n"], ["--npy-heads", "0,2"]),

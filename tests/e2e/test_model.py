@@ -24,6 +24,7 @@ from harness import import_numpy, main, png_size  # noqa: E402
 
 np = import_numpy()
 TOLERANCE = 1e-4
+NORMS_TOLERANCE = 1e-5  # relative to the largest (measured: about 1e-6)
 
 
 def ids_of(folder):
@@ -51,6 +52,8 @@ def check_folder(env, folder):
     assert ids.dtype == np.int64 and (ids == ref["ids"]).all()
     tokens = json.load(open(os.path.join(out, "tokens.json"), encoding="utf-8"))
     assert len(tokens) == len(ids) and all(isinstance(t, str) and t for t in tokens)
+    if "norms" in ref.files:
+        check_norms(env, folder, ref, attention)
     if has_head:  # the printed top 3 are the reference's, with its probabilities
         probs = ref["top_probs"]
         want = list(np.argsort(-probs)[:3])
@@ -59,6 +62,33 @@ def check_folder(env, folder):
         assert got == want, (got, want, stdout)
         for l, w in zip(lines, want):
             assert abs(float(l[-1]) - probs[w]) < 1e-4, (l, probs[w])
+
+
+def check_norms(env, folder, ref, weights):
+    """--measure norms against the reference's value-weighted norms (Kobayashi et al. 2020,
+    formed there as full vectors, in float64): norms.npy per head, norms_layer.npy per layer,
+    within 1e-4 of the largest; attention.npy still the weights, to the byte; the JSON's maps
+    (what every view reads) the per-head norms with each row scaled to sum to 1."""
+    name = os.path.basename(folder)
+    out = env.path("norms-" + name)
+    env.run("model", "--model", folder, "--ids", ids_of(folder), "--measure", "norms", "--npy", out,
+            "--json", out + ".json", "--quiet")
+    got = np.load(os.path.join(out, "norms.npy"))
+    layer = np.load(os.path.join(out, "norms_layer.npy"))
+    assert got.dtype == np.float32 and got.shape == ref["norms"].shape, got.shape
+    assert layer.shape == ref["norms_layer"].shape, layer.shape
+    dn = np.abs(got - ref["norms"]).max() / np.abs(ref["norms"]).max()
+    dl = np.abs(layer - ref["norms_layer"]).max() / np.abs(ref["norms_layer"]).max()
+    print(f"  {name}: norms {got.shape}: max relative diff {dn:.2e}, per layer {dl:.2e}")
+    assert dn <= NORMS_TOLERANCE and dl <= NORMS_TOLERANCE, (dn, dl)
+    assert np.array_equal(np.load(os.path.join(out, "attention.npy")), weights)
+    doc = json.load(open(out + ".json", encoding="utf-8"))
+    assert doc["measure"] == "norms"
+    shown = np.array([l["heads"] for l in doc["layers"]], dtype=np.float64)
+    want = ref["norms"] / ref["norms"].sum(-1, keepdims=True)
+    assert np.abs(shown - want).max() <= TOLERANCE, np.abs(shown - want).max()
+    assert np.allclose(shown.sum(-1), 1.0, atol=1e-5)
+    assert (shown[ref["attention"] == 0] == 0).all(), "a masked key got a share"
 
 
 def test_checked_in_models(env):
@@ -124,6 +154,22 @@ def broken_copy(env, name, source="gpt2_f32"):
     folder = env.path(name)
     shutil.copytree(os.path.join(env.data, "hf", source), folder)
     return folder
+
+
+def test_measures_are_refused_where_they_cannot_run(env):
+    """--measure: an unknown name gets the nearest; a measure other than the weights reads one
+    forward of a decoder-only or encoder model over a fixed text, and feeds every view but
+    received-rollout."""
+    good = os.path.join(env.data, "hf", "gpt2_f32")
+    ids = ids_of(good)
+    refuse(env, ["--model", good, "--ids", ids, "--measure", "norm"], "--measure", "norms")
+    refuse(env, ["--model", good, "--ids", ids, "--measure", "norms", "--generate", "2"],
+           "--measure norms", "generat")
+    refuse(env, ["--model", good, "--ids", ids, "--measure", "norms", "--view", "received-rollout"],
+           "--view received-rollout", "--measure norms")
+    bart = os.path.join(env.data, "seq2seq", "bart_f32")
+    refuse(env, ["--model", bart, "--ids", "5,6,7", "--measure", "norms"], "--measure norms",
+           "encoder–decoder")
 
 
 def test_bad_models_and_ids_are_refused_with_one_message(env):

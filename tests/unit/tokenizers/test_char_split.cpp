@@ -9,34 +9,34 @@
 #include "tokenizers/model_tokenizer.h"
 
 using namespace attnviz;
-using pieces = std::vector<std::string>;
+using split_pieces = std::vector<std::string>;
 
 TEST_CASE("Whitespace: word runs and symbol runs, whitespace dropped, Unicode words whole") {
   CHECK(whitespace_pieces("Hey friend!  How are you?!?") ==
-        pieces{"Hey", "friend", "!", "How", "are", "you", "?!?"});
+        split_pieces{"Hey", "friend", "!", "How", "are", "you", "?!?"});
   CHECK(whitespace_pieces("snake_case x2 $5.00") ==
-        pieces{"snake_case", "x2", "$", "5", ".", "00"});
+        split_pieces{"snake_case", "x2", "$", "5", ".", "00"});
   // letters with accents (precomposed and combining), CJK, and a no-break space
   CHECK(whitespace_pieces("caf\xC3\xA9 cafe\xCC\x81\xC2\xA0\xE4\xB8\xAD\xE6\x96\x87,ok") ==
-        pieces{"caf\xC3\xA9", "cafe\xCC\x81", "\xE4\xB8\xAD\xE6\x96\x87", ",", "ok"});
+        split_pieces{"caf\xC3\xA9", "cafe\xCC\x81", "\xE4\xB8\xAD\xE6\x96\x87", ",", "ok"});
   CHECK(whitespace_pieces(" \t\n ").empty());
 }
 
 TEST_CASE("WhitespaceSplit: only White_Space separates") {
-  CHECK(whitespace_split("  it's  a\u3000test!\n") == pieces{"it's", "a", "test!"});
+  CHECK(whitespace_split("  it's  a\u3000test!\n") == split_pieces{"it's", "a", "test!"});
   CHECK(whitespace_split("").empty());
 }
 
 TEST_CASE("Punctuation: each punctuation character alone, the rest in runs") {
   CHECK(punctuation_split("Hey!! you, there\xE2\x80\x94ok") ==
-        pieces{"Hey", "!", "!", " you", ",", " there", "\xE2\x80\x94", "ok"});
-  CHECK(punctuation_split("$5") == pieces{"$", "5"});  // ASCII symbols count as punctuation
+        split_pieces{"Hey", "!", "!", " you", ",", " there", "\xE2\x80\x94", "ok"});
+  CHECK(punctuation_split("$5") == split_pieces{"$", "5"});  // ASCII symbols count as punctuation
 }
 
 TEST_CASE("Digits: runs of numerals, or each one; Unicode digits too") {
-  CHECK(digits_split("Call 911 or 1-2", false) == pieces{"Call ", "911", " or ", "1", "-", "2"});
-  CHECK(digits_split("ab123", true) == pieces{"ab", "1", "2", "3"});
-  CHECK(digits_split("x\xD9\xA3\xD9\xA4y", false) == pieces{"x", "\xD9\xA3\xD9\xA4", "y"});  // Arabic-Indic
+  CHECK(digits_split("Call 911 or 1-2", false) == split_pieces{"Call ", "911", " or ", "1", "-", "2"});
+  CHECK(digits_split("ab123", true) == split_pieces{"ab", "1", "2", "3"});
+  CHECK(digits_split("x\xD9\xA3\xD9\xA4y", false) == split_pieces{"x", "\xD9\xA3\xD9\xA4", "y"});  // Arabic-Indic
 }
 
 namespace {

@@ -1,0 +1,89 @@
+#include "measures/measure.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "names.h"
+
+namespace attnviz {
+
+const measure_spec& norms_measure();
+
+namespace {
+
+const measure_spec weights_spec{
+    "weights", "the attention weights a_ij themselves: how much query i looks at key j", nullptr,
+    nullptr};
+
+}  // namespace
+
+measure_taps::measure_taps(const measure_shape& shape, map_taps& views, map_taps& weights)
+    : shape_(shape),
+      views_(views),
+      weights_(weights),
+      alpha_(shape.heads * shape.n * shape.n, 0.0f),
+      shown_(shape.heads * shape.n * shape.n, 0.0f) {}
+
+float* measure_taps::map_of(std::size_t layer, std::size_t head) {
+  if (weights_.map_of(layer, head))
+    throw std::logic_error("measure_taps: the weights' taps keep a map (they only write a file)");
+  return nullptr;  // the kernel's rows come to rows()
+}
+
+void measure_taps::rows(std::size_t layer, std::size_t head, std::size_t i0, std::size_t rows,
+                        const float* weights, std::size_t n) noexcept {
+  std::copy(weights, weights + rows * n, alpha_.data() + (head * shape_.n + i0) * shape_.n);
+  weights_.rows(layer, head, i0, rows, weights, n);
+}
+
+void measure_taps::layer_input(std::size_t layer, const float* x, std::size_t n, std::size_t d) {
+  weights_.layer_input(layer, x, n, d);
+  views_.layer_input(layer, x, n, d);
+}
+
+void measure_taps::layer_done(std::size_t layer) {
+  weights_.layer_done(layer);
+  measure_layer(layer, shown_.data());
+  const std::size_t nn = shape_.n * shape_.n;
+  for (std::size_t h = 0; h < shape_.heads; ++h) {
+    const float* map = shown_.data() + h * nn;
+    if (float* kept = views_.map_of(layer, h)) std::copy(map, map + nn, kept);
+    views_.rows(layer, h, 0, shape_.n, map, shape_.n);
+  }
+  views_.layer_done(layer);
+}
+
+const std::vector<const measure_spec*>& attention_measures() {
+  static const std::vector<const measure_spec*> all{&weights_spec, &norms_measure()};
+  return all;
+}
+
+std::vector<std::string> measure_names() {
+  std::vector<std::string> names;
+  for (const measure_spec* m : attention_measures()) names.emplace_back(m->name);
+  return names;
+}
+
+const measure_spec& measure_named(std::string_view name, std::string_view flag) {
+  std::vector<std::string_view> known;
+  std::vector<std::pair<std::string_view, std::string_view>> candidates;
+  for (const measure_spec* m : attention_measures()) {
+    if (m->name == name) return *m;
+    known.push_back(m->name);
+    candidates.emplace_back(m->name, m->name);
+  }
+  throw_unknown_name(flag.empty() ? "measure" : flag, name, known, candidates);
+}
+
+void normalise_row(float* row, const float* fallback, std::size_t n) {
+  double sum = 0.0;
+  for (std::size_t j = 0; j < n; ++j) sum += row[j];
+  if (sum <= 0.0) {
+    std::copy(fallback, fallback + n, row);
+    return;
+  }
+  const double inv = 1.0 / sum;
+  for (std::size_t j = 0; j < n; ++j) row[j] = static_cast<float>(row[j] * inv);
+}
+
+}  // namespace attnviz

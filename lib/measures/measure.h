@@ -1,0 +1,92 @@
+// What a self-attention map shows: the weights the kernel computed, or a measure of how much each
+// key changes each query's output (Kobayashi et al. 2020, 2021; Ferrando et al. 2022). A measure
+// sits between the attention kernel and the taps that keep, stream and sum the maps
+// (model/map_taps.h): it collects the layer's weights, receives its values and output projection
+// (map_taps::values), and at the layer's end sends its own maps on, each row summing to 1, in the
+// taps' protocol — so every view, --json, --html and the head finder read the measure with no
+// branch of their own, while attention.npy still receives the weights.
+//
+// A measure is one file in lib/measures/ holding a measure_taps subclass and its measure_spec,
+// listed in measure.cpp's table (read by the command line, the jobs and the tests):
+//
+//   measure   maps shown (per head)                      --npy adds
+//   weights   α^h_ij                                     –
+//   norms     α^h_ij ‖f_h(x_j)‖, per row normalised        norms.npy [L, H, n, n],
+//             (measures/norms.cpp)                        norms_layer.npy [L, n, n]
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/map_taps.h"
+
+namespace attnviz {
+
+struct measure_shape {
+  std::size_t layers = 0, heads = 0, n = 0;
+  bool keep_arrays = false;  // the arrays --npy writes are kept (measure_taps::arrays)
+};
+
+// An array --npy writes for a measure: `file` in the output folder, float32 of `shape`.
+struct measure_array {
+  std::string file;
+  std::vector<std::size_t> shape;
+  std::vector<float> values;
+};
+
+// A measure in the forward. The part every measure shares is here: the kernel's rows of each
+// head gathered into the layer's [H, n, n] weights (and passed on at once to `weights`, which
+// writes attention.npy); at layer_done the subclass turns them (and what values() gave it) into
+// the maps shown, which go to `views` head by head.
+class measure_taps : public map_taps {
+ public:
+  measure_taps(const measure_shape& shape, map_taps& views, map_taps& weights);
+  float* map_of(std::size_t layer, std::size_t head) override;
+  void rows(std::size_t layer, std::size_t head, std::size_t i0, std::size_t rows,
+            const float* weights, std::size_t n) noexcept override;
+  void layer_input(std::size_t layer, const float* x, std::size_t n, std::size_t d) override;
+  void layer_done(std::size_t layer) override;
+  // The arrays --npy adds (with shape.keep_arrays, complete after the last layer_done), moved
+  // out: a second call gets them empty.
+  virtual std::vector<measure_array> take_arrays() = 0;
+
+ protected:
+  // The layer's maps to show ([H, n, n] at `shown`, each row summing to 1 where the weights'
+  // row does, masked entries 0), from weights() and what values() kept.
+  virtual void measure_layer(std::size_t layer, float* shown) = 0;
+  // Head h's weights of the running layer (n × n, complete at measure_layer).
+  const float* weights(std::size_t head) const { return alpha_.data() + head * shape_.n * shape_.n; }
+  const measure_shape& shape() const noexcept { return shape_; }
+
+ private:
+  measure_shape shape_;
+  map_taps& views_;
+  map_taps& weights_;
+  std::vector<float> alpha_, shown_;  // [H, n, n] each
+};
+
+struct measure_spec {
+  std::string_view name;
+  std::string_view summary;  // for --help: what the maps show, and the paper
+  // The measure between the kernel and `views`; `weights` receives the weights themselves.
+  // Null for the weights measure: the kernel's rows go to the taps directly.
+  std::unique_ptr<measure_taps> (*make)(const measure_shape& shape, map_taps& views,
+                                        map_taps& weights) = nullptr;
+  // The bytes the measure holds during a forward besides the maps the taps keep.
+  std::uint64_t (*bytes)(const measure_shape& shape) = nullptr;
+};
+
+// Every measure, weights first (the default).
+const std::vector<const measure_spec*>& attention_measures();
+std::vector<std::string> measure_names();
+// The measure called `name`; a usage_error naming `flag`, the measures and the nearest otherwise.
+const measure_spec& measure_named(std::string_view name, std::string_view flag);
+
+// A row of n values (each ≥ 0) scaled to sum to 1; a row summing to 0 becomes `fallback`'s.
+void normalise_row(float* row, const float* fallback, std::size_t n);
+
+}  // namespace attnviz

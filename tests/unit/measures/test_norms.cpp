@@ -1,0 +1,162 @@
+// The value-norms measure (measures/norms.cpp) on hand-made layers: against plain loops that
+// form every f_h(x_j) = v_h(x_j) W_O^h as a vector and sum the weighted vectors (no Gram
+// matrices), in both weight layouts and under grouped-query heads; the maps the views get are
+// those norms with each row scaled to sum to 1, masked keys exactly 0, and the weights taps get
+// the kernel's rows untouched.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "helpers.h"
+#include "measures/measure.h"
+
+using namespace attnviz;
+using attnviz::testing::random_matrix;
+
+namespace norms_cases {
+
+namespace {
+
+// Taps that keep what they are sent: every head's map, whole.
+struct recording_taps final : map_taps {
+  std::size_t heads, n;
+  std::vector<float> maps;  // [heads, n, n] of the last layer
+  std::size_t done = 0;
+  recording_taps(std::size_t h, std::size_t rows) : heads(h), n(rows), maps(h * rows * rows) {}
+  float* map_of(std::size_t, std::size_t) override { return nullptr; }
+  void rows(std::size_t, std::size_t head, std::size_t i0, std::size_t count, const float* w,
+            std::size_t) noexcept override {
+    std::copy(w, w + count * n, maps.data() + (head * n + i0) * n);
+  }
+  void layer_done(std::size_t) override { ++done; }
+};
+
+// A causal layer's weights: row i spreads over keys 0..i as a softmax of random scores.
+std::vector<float> causal_weights(std::size_t H, std::size_t n, unsigned seed) {
+  const matrix s = random_matrix(H * n, n, seed);
+  std::vector<float> a(H * n * n, 0.0f);
+  for (std::size_t r = 0; r < H * n; ++r) {
+    const std::size_t i = r % n;
+    double z = 0.0;
+    for (std::size_t j = 0; j <= i; ++j) z += std::exp(2.0 * s(r, j));
+    for (std::size_t j = 0; j <= i; ++j)
+      a[r * n + j] = static_cast<float>(std::exp(2.0 * s(r, j)) / z);
+  }
+  return a;
+}
+
+struct layer_case {
+  std::size_t H, KV, dh, d, n;
+  linear_layout layout;
+};
+
+// Runs one layer through the measure; returns the views' maps, checks the rest against loops.
+void check_layer(const layer_case& t) {
+  const std::size_t H = t.H, n = t.n, HD = H * t.dh;
+  const std::vector<float> alpha = causal_weights(H, n, 11);
+  const matrix v = random_matrix(n, t.KV * t.dh, 12);
+  const matrix w = t.layout == linear_layout::out_in ? random_matrix(t.d, HD, 13)
+                                                     : random_matrix(HD, t.d, 13);
+  weight_view o;
+  o.name = "o_proj.weight";
+  o.shape = t.layout == linear_layout::out_in
+                ? std::vector<std::int64_t>{static_cast<std::int64_t>(t.d), static_cast<std::int64_t>(HD)}
+                : std::vector<std::int64_t>{static_cast<std::int64_t>(HD), static_cast<std::int64_t>(t.d)};
+  o.data = reinterpret_cast<const unsigned char*>(w.data());
+
+  recording_taps views(H, n), weights(H, n);
+  const measure_spec& spec = measure_named("norms", "--measure");
+  auto taps = spec.make({1, H, n, true}, views, weights);
+  for (std::size_t h = 0; h < H; ++h) CHECK(taps->map_of(0, h) == nullptr);
+  for (std::size_t h = 0; h < H; ++h)  // rows in two blocks, as the kernel sends them
+    for (std::size_t i0 : {std::size_t{0}, n / 2})
+      taps->rows(0, h, i0, i0 == 0 ? n / 2 : n - n / 2, alpha.data() + (h * n + i0) * n, n);
+  taps->values({0, H, t.KV, t.dh, n, v.data(), v.cols(), &o, t.layout});
+  taps->layer_done(0);
+  CHECK(views.done == 1);
+  CHECK(weights.done == 1);
+  CHECK(weights.maps == alpha);
+
+  // f_h(x_j) by loops, in double
+  auto f = [&](std::size_t h, std::size_t j, std::size_t c) {
+    const std::size_t kv = h / (H / t.KV);
+    double s = 0.0;
+    for (std::size_t e = 0; e < t.dh; ++e) {
+      const double we = t.layout == linear_layout::out_in ? w(c, h * t.dh + e) : w(h * t.dh + e, c);
+      s += static_cast<double>(v(j, kv * t.dh + e)) * we;
+    }
+    return s;
+  };
+  auto arrays = taps->take_arrays();
+  REQUIRE(arrays.size() == 2);
+  const std::vector<float>&per_head = arrays[0].values, &per_layer = arrays[1].values;
+  CHECK(arrays[0].file == "norms.npy");
+  CHECK(arrays[1].shape == std::vector<std::size_t>{1, n, n});
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<double> want_row(H * n, 0.0);
+    for (std::size_t j = 0; j < n; ++j) {
+      std::vector<double> sum(t.d, 0.0);
+      for (std::size_t h = 0; h < H; ++h) {
+        const double a = alpha[(h * n + i) * n + j];
+        double len = 0.0;
+        for (std::size_t c = 0; c < t.d; ++c) {
+          const double fc = f(h, j, c);
+          len += fc * fc;
+          sum[c] += a * fc;
+        }
+        want_row[h * n + j] = a * std::sqrt(len);
+        CHECK(per_head[(h * n + i) * n + j] == doctest::Approx(a * std::sqrt(len)).epsilon(1e-5));
+      }
+      double layer = 0.0;
+      for (double s : sum) layer += s * s;
+      CHECK(per_layer[i * n + j] == doctest::Approx(std::sqrt(layer)).epsilon(1e-4));
+    }
+    for (std::size_t h = 0; h < H; ++h) {
+      double total = 0.0;
+      for (std::size_t j = 0; j < n; ++j) total += want_row[h * n + j];
+      double shown_sum = 0.0;
+      for (std::size_t j = 0; j < n; ++j) {
+        const float shown = views.maps[(h * n + i) * n + j];
+        shown_sum += shown;
+        if (j > i) CHECK(shown == 0.0f);  // masked: exactly 0
+        CHECK(shown == doctest::Approx(want_row[h * n + j] / total).epsilon(1e-5));
+      }
+      CHECK(shown_sum == doctest::Approx(1.0).epsilon(1e-6));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("norms: per head, per layer and the views' maps against loops over the vectors") {
+  SUBCASE("out_in weights (torch.nn.Linear), one value head per query head") {
+    check_layer({3, 3, 4, 10, 9, linear_layout::out_in});
+  }
+  SUBCASE("in_out weights (GPT-2's Conv1D)") { check_layer({2, 2, 5, 7, 8, linear_layout::in_out}); }
+  SUBCASE("grouped-query heads: four query heads read two value heads") {
+    check_layer({4, 2, 3, 6, 70, linear_layout::out_in});
+  }
+}
+
+TEST_CASE("norms: a row whose weighted vectors are all zero shows the weights") {
+  // value rows of zeros: every |f(x_j)| is 0, so nothing can be scaled; the row falls back
+  std::vector<float> row{0.0f, 0.0f, 0.0f}, fallback{0.25f, 0.75f, 0.0f};
+  normalise_row(row.data(), fallback.data(), 3);
+  CHECK(row == fallback);
+  std::vector<float> some{1.0f, 3.0f, 0.0f};
+  normalise_row(some.data(), fallback.data(), 3);
+  CHECK(some[0] == doctest::Approx(0.25));
+  CHECK(some[1] == doctest::Approx(0.75));
+  CHECK(some[2] == 0.0f);
+}
+
+TEST_CASE("measures: the table names weights first; an unknown name is refused with the nearest") {
+  CHECK(measure_names().front() == "weights");
+  CHECK_FALSE(static_cast<bool>(measure_named("weights", "--measure").make));
+  CHECK(static_cast<bool>(measure_named("norms", "--measure").make));
+  CHECK_THROWS_WITH_AS(measure_named("norm", "--measure"),
+                       doctest::Contains("Did you mean 'norms'?"), usage_error);
+}
+
+}  // namespace norms_cases
