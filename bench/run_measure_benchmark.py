@@ -2,10 +2,13 @@
 """What a measure (`attn-viz model --measure`) costs beside the weights, in one run on this
 machine: whole `attn-viz model` processes over the same ids, alternating, each round
 
-  weights   --npy DIR                    the forward with every map written (attention.npy)
-  MEASURE   --measure MEASURE --npy DIR  the same forward, the measure's maps and arrays too
+  weights npy        --npy DIR                    every map written (attention.npy)
+  MEASURE npy        --measure MEASURE --npy DIR  the same, and the measure's arrays
+  weights received   --view received --png F      the maps' column sums drawn (no map kept)
+  MEASURE received   --measure MEASURE --view received --png F   the measure's
 
-and the ratio MEASURE / weights per round (median, lowest–highest). The model folders are
+and the ratio of each MEASURE run to the weights run with the same outputs, per round (median,
+lowest–highest): "received" is the measure's own work, "npy" adds its arrays' writing. The model folders are
 bench/make_bench_models.py's (random weights in Hugging Face's names and shapes).
 
 usage: /usr/bin/python3 bench/run_measure_benchmark.py --models DIR [--shape gpt2-small:1024]
@@ -55,13 +58,15 @@ def main():
     print(f"{cpu_name()}, {os.cpu_count()} cores; {version}; {a.threads} threads; {shape}, n = {n}")
     scratch = tempfile.mkdtemp()
     base = [a.exe, "--threads", str(a.threads), "model", "--model", folder, "--ids", ids, "-q"]
-    runs = {"weights": base + ["--npy", os.path.join(scratch, "w")]}
-    for m in a.measures.split(","):
-        runs[m] = base + ["--measure", m, "--npy", os.path.join(scratch, m)]
+    received = ["--view", "received", "--png", os.path.join(scratch, "r.png")]
+    runs = {}
+    for m in ["weights"] + a.measures.split(","):
+        runs[f"{m} npy"] = base + ["--measure", m, "--npy", os.path.join(scratch, m)]
+        runs[f"{m} received"] = base + ["--measure", m] + received
     seconds = {k: [] for k in runs}
     rss = {k: 0.0 for k in runs}
     try:
-        timed(runs["weights"])  # the weights into the page cache
+        timed(runs["weights received"])  # the weights into the page cache
         for _ in range(a.rounds):
             for k, argv in runs.items():
                 wall, peak = timed(argv)
@@ -69,10 +74,11 @@ def main():
                 rss[k] = max(rss[k], peak)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    print("| run | median s | peak RSS MiB | ratio to weights, median (lowest–highest) |")
+    print("| run | median s | peak RSS MiB | ratio to weights with the same outputs, median (lowest–highest) |")
     print("| --- | --- | --- | --- |")
     for k in runs:
-        ratios = [t / w for t, w in zip(seconds[k], seconds["weights"])]
+        same = "weights " + k.split(" ", 1)[1]
+        ratios = [t / w for t, w in zip(seconds[k], seconds[same])]
         print(f"| {k} | {statistics.median(seconds[k]):.3f} | {rss[k]:.0f} | "
               f"{statistics.median(ratios):.2f}× ({min(ratios):.2f}–{max(ratios):.2f}) |")
     print(json.dumps({"shape": shape, "n": int(n), "threads": a.threads, "cpu": cpu_name(),

@@ -57,8 +57,8 @@ void add_npy(output_batch& batch, const std::string& dir, const model_report& r,
             nlohmann::json{{"layers", layers}, {"heads", heads}}.dump() + "\n");
   batch.add((fs::path(dir) / "received.npy").string(),
             npy_float32({f.layers, f.heads, f.n}, r.received.data()));
-  for (const measure_array& a : r.measure_arrays)
-    batch.add((fs::path(dir) / a.file).string(), npy_float32(a.shape, a.values.data()));
+  if (r.measure)
+    for (const streamed_npy* a : r.measure->arrays()) batch.add_streamed(a->path(), a->file());
   batch.add((fs::path(dir) / "token_ids.npy").string(), npy_int64({r.ids.size()}, r.ids.data()));
   batch.add((fs::path(dir) / "hidden.npy").string(),
             npy_float32({f.hidden.rows(), f.hidden.cols()}, f.hidden.data()));
@@ -154,7 +154,8 @@ keep_request check_outputs_before_work(const model_config& m, const model_job_co
   }
   if (!c.out.html.empty()) check_model_page_size(m.layers, m.heads, n);
   check_model_memory(m, c, plan);
-  check_model_disk(plan);
+  const bool measured = c.measure && c.measure->disk_bytes;
+  check_model_disk(plan, measured ? c.measure->disk_bytes(measure_shape_of(m, c, plan)) : 0);
   return plan;
 }
 
@@ -188,12 +189,11 @@ void run_measured_forward(const hf_model& m, const model_job_config& c, keep_req
   plan.file_heads.clear();
   plan.file_path.clear();
   plan.measure = false;
+  const measure_shape shape = measure_shape_of(m.config, c, weights_plan);
   r.weights_keeper = std::make_shared<map_keeper>(std::move(weights_plan));
   r.keeper = std::make_shared<map_keeper>(std::move(plan));
-  const measure_shape shape{m.config.layers, m.config.heads, r.ids.size(), !c.out.npy_dir.empty()};
-  const std::unique_ptr<measure_taps> taps = c.measure->make(shape, *r.keeper, *r.weights_keeper);
-  r.forward = run_model(m, r.ids, c.progress, nullptr, taps.get());
-  r.measure_arrays = taps->take_arrays();
+  r.measure = c.measure->make(shape, *r.keeper, *r.weights_keeper);
+  r.forward = run_model(m, r.ids, c.progress, nullptr, r.measure.get());
 }
 
 // The forward over r.ids, its maps kept and written as `plan` says (or a generation, which

@@ -100,9 +100,9 @@ struct model_report {
   // [layers, heads, n]
   std::shared_ptr<map_keeper> keeper;
   // With a measure: what keeps the weights themselves (attention.npy, the heads' statistics;
-  // else `keeper` itself), and the measure's arrays for --npy
+  // else `keeper` itself), and the measure (its arrays for --npy)
   std::shared_ptr<map_keeper> weights_keeper;
-  std::vector<measure_array> measure_arrays;
+  std::shared_ptr<measure_taps> measure;
   std::vector<float> received;
   std::vector<float> received_rollout;  // --view received-rollout's column sums (a second pass)
 };

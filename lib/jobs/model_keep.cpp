@@ -92,14 +92,23 @@ keep_request plan_keeping(const model_config& m, const model_job_config& c, std:
   return r;
 }
 
+measure_shape measure_shape_of(const model_config& m, const model_job_config& c,
+                               const keep_request& r) {
+  measure_shape s{m.layers, m.heads, r.n, m.d_model, {}, {}};
+  if (!c.out.npy_dir.empty()) {
+    s.npy_dir = c.out.npy_dir;
+    s.npy_folder = r.file_folder;
+  }
+  return s;
+}
+
 std::uint64_t model_run_bytes(const model_config& m, const model_job_config& c,
                               const keep_request& r) {
   const double n = static_cast<double>(r.n), maps = static_cast<double>(m.layers * m.heads);
   double bytes = 16.0 * (1 << 20) + static_cast<double>(kept_bytes(r)) +
                  static_cast<double>(forward_bytes(m, r.n));
   if (c.measure && c.measure->bytes)
-    bytes += static_cast<double>(c.measure->bytes(
-        {m.layers, m.heads, r.n, !c.out.npy_dir.empty()}));  // its work and arrays
+    bytes += static_cast<double>(c.measure->bytes(measure_shape_of(m, c, r)));
   if (!c.out.json.empty()) bytes += maps * n * n * 16.0;
   if (!c.out.html.empty()) bytes += maps * n * n * 4.0;  // blobs, their text, the page's copies
   if (c.out.figure() && received_view(c.choice.view)) {
@@ -138,7 +147,7 @@ void check_model_memory(const model_config& m, const model_job_config& c, const 
                                 limit_text(c.max_memory), hint, param("max_memory")));
 }
 
-void check_model_disk(const keep_request& r) {
+void check_model_disk(const keep_request& r, std::uint64_t measure_bytes) {
   if (const std::uint64_t inputs = input_bytes(r); inputs > 0) {
     const std::uint64_t free = scratch_file::free_bytes();
     if (free < inputs)
@@ -150,15 +159,19 @@ void check_model_disk(const keep_request& r) {
                                     r.n, r.input_width, scratch_file::folder(),
                                     format_bytes(free), param("layers")));
   }
-  const std::uint64_t need = file_bytes(r);
+  const std::uint64_t need = file_bytes(r) + measure_bytes;
   if (need == 0) return;
   std::error_code ec;
   const auto space = std::filesystem::space(r.file_folder, ec);
   if (ec || space.available >= need) return;
+  const std::string also =
+      measure_bytes > 0 ? fmt::format(", and {}'s arrays {} more", param("measure"),
+                                      format_bytes(measure_bytes))
+                        : std::string();
   throw usage_error(fmt::format("{}: attention.npy would take {} ({} layers × {} heads × {} × {} "
-                                "floats), and {} has {} free: choose fewer maps with {} and {}",
-                                param("npy"), format_bytes(need), r.file_layers.size(),
-                                r.file_heads.size(), r.n, r.n, r.file_folder,
+                                "floats){}, and {} has {} free: choose fewer maps with {} and {}",
+                                param("npy"), format_bytes(file_bytes(r)), r.file_layers.size(),
+                                r.file_heads.size(), r.n, r.n, also, r.file_folder,
                                 format_bytes(space.available), param("npy_layers"),
                                 param("npy_heads")));
 }

@@ -34,12 +34,17 @@ namespace attnviz {
 // the model's layers or heads.
 keep_request plan_keeping(const model_config& m, const model_job_config& c, std::size_t n);
 
+// The shape a measure (lib/measures/) works on in this run: its arrays go where attention.npy
+// goes.
+measure_shape measure_shape_of(const model_config& m, const model_job_config& c,
+                               const keep_request& r);
+
 std::uint64_t model_run_bytes(const model_config& m, const model_job_config& c,
                               const keep_request& r);
 void check_model_memory(const model_config& m, const model_job_config& c, const keep_request& r);
-// attention.npy's size against the space its folder has left (usage_error naming --npy-layers
-// and --npy-heads, which choose fewer maps), and the saved inputs' against the scratch folder's
-// (naming --layers).
-void check_model_disk(const keep_request& r);
+// attention.npy's size (and the measure's arrays', `measure_bytes`) against the space its
+// folder has left (usage_error naming --npy-layers and --npy-heads, which choose fewer maps),
+// and the saved inputs' against the scratch folder's (naming --layers).
+void check_model_disk(const keep_request& r, std::uint64_t measure_bytes = 0);
 
 }  // namespace attnviz

@@ -22,20 +22,16 @@
 #include <string_view>
 #include <vector>
 
+#include "io/npy_stream.h"
 #include "model/map_taps.h"
 
 namespace attnviz {
 
 struct measure_shape {
-  std::size_t layers = 0, heads = 0, n = 0;
-  bool keep_arrays = false;  // the arrays --npy writes are kept (measure_taps::arrays)
-};
-
-// An array --npy writes for a measure: `file` in the output folder, float32 of `shape`.
-struct measure_array {
-  std::string file;
-  std::vector<std::size_t> shape;
-  std::vector<float> values;
+  std::size_t layers = 0, heads = 0, n = 0, width = 0;  // width: the model's d
+  // --npy: the folder the measure's arrays go to (empty: none), and where their temporaries
+  // go (the folder, or the existing one above it)
+  std::string npy_dir, npy_folder;
 };
 
 // A measure in the forward. The part every measure shares is here: the kernel's rows of each
@@ -50,9 +46,9 @@ class measure_taps : public map_taps {
             const float* weights, std::size_t n) noexcept override;
   void layer_input(std::size_t layer, const float* x, std::size_t n, std::size_t d) override;
   void layer_done(std::size_t layer) override;
-  // The arrays --npy adds (with shape.keep_arrays, complete after the last layer_done), moved
-  // out: a second call gets them empty.
-  virtual std::vector<measure_array> take_arrays() = 0;
+  // The arrays --npy adds (with shape.npy_dir), written as the layers finish (io/npy_stream.h):
+  // complete after the last layer_done.
+  virtual std::vector<const streamed_npy*> arrays() const = 0;
 
  protected:
   // The layer's maps to show ([H, n, n] at `shown`, each row summing to 1 where the weights'
@@ -76,8 +72,10 @@ struct measure_spec {
   // Null for the weights measure: the kernel's rows go to the taps directly.
   std::unique_ptr<measure_taps> (*make)(const measure_shape& shape, map_taps& views,
                                         map_taps& weights) = nullptr;
-  // The bytes the measure holds during a forward besides the maps the taps keep.
+  // The bytes the measure holds during a forward besides the maps the taps keep, and the bytes
+  // its arrays take on disk.
   std::uint64_t (*bytes)(const measure_shape& shape) = nullptr;
+  std::uint64_t (*disk_bytes)(const measure_shape& shape) = nullptr;
 };
 
 // Every measure, weights first (the default).

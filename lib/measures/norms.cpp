@@ -16,14 +16,15 @@
 //
 //   N_ij² = Σ_{h,h'} α^h_ij α^h'_ij G_j[h, h'],   ‖f_h(x_j)‖ = √G_j[h, h].
 //
-// Work a layer: the F_j (n·H·d_h·d, the output projection once more), the G_j (n·H²·d), the
-// quadratic forms (n²·H², in double: its terms cancel). The views get N^h normalised per row —
-// the share of the weighted-value length of query i that key j gives; the arrays keep N^h and N
-// as they are.
+// Work a layer: the F_j (n·H·d_h·d, the output projection once more), the G_j (n·H²·d / 2),
+// the quadratic forms (n²·H², as t = G_j a then a·t, the last sum in double). The views get N^h
+// normalised per row — the share of the weighted-value length of query i that key j gives; the
+// arrays keep N^h and N as they are, written to their files layer by layer.
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <stdexcept>
-#include <utility>
+#include <memory>
 
 #include "kernels/kernels.h"
 #include "measures/measure.h"
@@ -32,35 +33,56 @@ namespace attnviz {
 
 namespace norms_parts {
 
-constexpr std::size_t key_block = 64;  // keys whose f_h(x_j) are formed at once
+// The keys whose f_h(x_j) are formed at once: as many as fit in 4 MiB of f (b × H × d floats),
+// so that the Gram matrices read them from the cache the product left them in; at least 16.
+std::size_t key_block(std::size_t heads, std::size_t d) {
+  return std::max<std::size_t>(16, (std::size_t{1} << 20) / std::max<std::size_t>(1, heads * d));
+}
+
+// Σ_k a[k] b[k] over d floats, in eight running sums (so the compiler can keep them in vectors).
+float dot(const float* a, const float* b, std::size_t d) {
+  float part[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  std::size_t k = 0;
+  for (; k + 8 <= d; k += 8)
+    for (std::size_t t = 0; t < 8; ++t) part[t] += a[k + t] * b[k + t];
+  float s = 0.0f;
+  for (; k < d; ++k) s += a[k] * b[k];
+  for (float p : part) s += p;
+  return s;
+}
 
 class norms_taps final : public measure_taps {
  public:
-  norms_taps(const measure_shape& s, map_taps& views, map_taps& weights)
-      : measure_taps(s, views, weights),
-        length_(s.heads * s.n),
-        gram_(s.n * s.heads * s.heads),
-        row_norms_(s.n) {
-    if (s.keep_arrays) {
-      per_head_.assign(s.layers * s.heads * s.n * s.n, 0.0f);
-      per_layer_.assign(s.layers * s.n * s.n, 0.0f);
-    }
-  }
-
+  norms_taps(const measure_shape& s, map_taps& views, map_taps& weights);
   void values(const attention_values& p) override;
-  std::vector<measure_array> take_arrays() override;
+  std::vector<const streamed_npy*> arrays() const override {
+    if (!per_head_file_) return {};
+    return {per_head_file_.get(), per_layer_file_.get()};
+  }
 
  protected:
   void measure_layer(std::size_t layer, float* shown) override;
 
  private:
+  void gram_block(std::size_t j0, std::size_t b, std::size_t d, const float* f);
   void per_layer_row(std::size_t i, float* out) const;
 
   std::vector<float> length_;  // [H, n]: ‖f_h(x_j)‖ of the running layer
-  std::vector<float> gram_;    // [n, H, H]: G_j
-  std::vector<float> row_norms_;
-  std::vector<float> per_head_, per_layer_;  // the arrays, when kept
+  std::vector<float> gram_;    // [n, H, H]: G_j (both triangles)
+  std::unique_ptr<streamed_npy> per_head_file_, per_layer_file_;  // --npy
+  std::vector<float> per_layer_;  // [n, n] of the running layer, for its file
 };
+
+norms_taps::norms_taps(const measure_shape& s, map_taps& views, map_taps& weights)
+    : measure_taps(s, views, weights), length_(s.heads * s.n), gram_(s.n * s.heads * s.heads) {
+  if (s.npy_dir.empty()) return;
+  const std::filesystem::path dir(s.npy_dir);
+  per_head_file_ = std::make_unique<streamed_npy>((dir / "norms.npy").string(), s.npy_folder,
+                                                  std::vector<std::size_t>{s.layers, s.heads, s.n, s.n});
+  per_layer_file_ = std::make_unique<streamed_npy>((dir / "norms_layer.npy").string(), s.npy_folder,
+                                                   std::vector<std::size_t>{s.layers, s.n, s.n});
+  per_layer_.assign(s.n * s.n, 0.0f);
+}
 
 // F for keys [j0, j0 + b): f (b × H × d, row j's heads side by side) = V_h W_O^h per head, W_O
 // as floats in its stored layout (out_in: [d, H·d_h], read transposed; in_out: [H·d_h, d]).
@@ -78,6 +100,20 @@ void form_values(const attention_values& p, const std::vector<float>& w, std::si
   }
 }
 
+// G_j and ‖f_h(x_j)‖ for keys [j0, j0 + b), from their vectors f (b × H × d).
+void norms_taps::gram_block(std::size_t j0, std::size_t b, std::size_t d, const float* f) {
+  const std::size_t H = shape().heads, n = shape().n;
+#pragma omp parallel for schedule(static)
+  for (std::size_t r = 0; r < b; ++r) {
+    const float* fj = f + r * H * d;
+    float* g = gram_.data() + (j0 + r) * H * H;
+    for (std::size_t h = 0; h < H; ++h)
+      for (std::size_t h2 = h; h2 < H; ++h2)
+        g[h * H + h2] = g[h2 * H + h] = dot(fj + h * d, fj + h2 * d, d);
+    for (std::size_t h = 0; h < H; ++h) length_[h * n + j0 + r] = std::sqrt(g[h * H + h]);
+  }
+}
+
 void norms_taps::values(const attention_values& p) {
   const std::size_t H = p.heads, n = p.n_k;
   if (H != shape().heads || n != shape().n || p.kv_heads == 0 || H % p.kv_heads != 0)
@@ -85,61 +121,61 @@ void norms_taps::values(const attention_values& p) {
   std::vector<float> w(p.o->count());
   p.o->to_float(0, w.size(), w.data());
   const std::size_t d = w.size() / (H * p.head_dim);
-  std::vector<float> f(key_block * H * d);
-  for (std::size_t j0 = 0; j0 < n; j0 += key_block) {
-    const std::size_t b = std::min(key_block, n - j0);
+  const std::size_t block = std::min(key_block(H, d), n);
+  std::vector<float> f(block * H * d);
+  for (std::size_t j0 = 0; j0 < n; j0 += block) {
+    const std::size_t b = std::min(block, n - j0);
     form_values(p, w, d, j0, b, f.data());
-    for (std::size_t r = 0; r < b; ++r) {
-      const float* fj = f.data() + r * H * d;
-      float* g = gram_.data() + (j0 + r) * H * H;
-      kernels::gemm(H, H, d, 1.0f, fj, d, fj, d, true, 0.0f, g, H);
-      for (std::size_t h = 0; h < H; ++h)
-        length_[h * n + j0 + r] = std::sqrt(std::max(0.0f, g[h * H + h]));
-    }
+    gram_block(j0, b, d, f.data());
   }
 }
 
-// N_ij for every key j of query i, into out (n floats).
+// N_ij for every key j of query i, into out (n floats): t = G_j a (a: the heads' weights of
+// (i, j)), N² = a·t.
 void norms_taps::per_layer_row(std::size_t i, float* out) const {
   const std::size_t H = shape().heads, n = shape().n;
-  std::vector<double> a(H);
+  std::vector<float> a(H), t(H);
   for (std::size_t j = 0; j < n; ++j) {
     bool any = false;
-    for (std::size_t h = 0; h < H; ++h) any |= (a[h] = weights(h)[i * n + j]) != 0.0;
+    for (std::size_t h = 0; h < H; ++h) any |= (a[h] = weights(h)[i * n + j]) != 0.0f;
     if (!any) {
       out[j] = 0.0f;
       continue;
     }
     const float* g = gram_.data() + j * H * H;
+    std::fill(t.begin(), t.end(), 0.0f);
+    for (std::size_t h = 0; h < H; ++h)
+      for (std::size_t h2 = 0; h2 < H; ++h2) t[h2] += g[h * H + h2] * a[h];
     double s = 0.0;
-    for (std::size_t h = 0; h < H; ++h) {
-      s += a[h] * a[h] * g[h * H + h];
-      for (std::size_t h2 = h + 1; h2 < H; ++h2) s += 2.0 * a[h] * a[h2] * g[h * H + h2];
-    }
+    for (std::size_t h = 0; h < H; ++h) s += static_cast<double>(a[h]) * t[h];
     out[j] = static_cast<float>(std::sqrt(std::max(0.0, s)));
   }
 }
 
 void norms_taps::measure_layer(std::size_t layer, float* shown) {
   const std::size_t H = shape().heads, n = shape().n, nn = n * n;
-  const bool keep = !per_head_.empty();
+  const bool files = static_cast<bool>(per_head_file_);
+  // raw N^h first (with --npy written whole to norms.npy before), then each row scaled
 #pragma omp parallel for schedule(dynamic, 16)
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t h = 0; h < H; ++h) {
       const float* a = weights(h) + i * n;
       float* row = shown + h * nn + i * n;
       for (std::size_t j = 0; j < n; ++j) row[j] = a[j] * length_[h * n + j];
-      if (keep) std::copy(row, row + n, per_head_.data() + (layer * H + h) * nn + i * n);
-      normalise_row(row, a, n);
+      if (!files) normalise_row(row, a, n);
     }
-    if (keep) per_layer_row(i, per_layer_.data() + layer * nn + i * n);
+    if (files) per_layer_row(i, per_layer_.data() + i * n);
   }
-}
-
-std::vector<measure_array> norms_taps::take_arrays() {
-  const measure_shape& s = shape();
-  return {{"norms.npy", {s.layers, s.heads, s.n, s.n}, std::move(per_head_)},
-          {"norms_layer.npy", {s.layers, s.n, s.n}, std::move(per_layer_)}};
+  if (!files) return;
+  per_head_file_->write(layer * H * nn, shown, H * nn);
+  per_layer_file_->write(layer * nn, per_layer_.data(), nn);
+  per_head_file_->check();
+  per_layer_file_->check();
+#pragma omp parallel for schedule(static)
+  for (std::size_t r = 0; r < H * n; ++r) {
+    const std::size_t h = r / n, i = r % n;
+    normalise_row(shown + h * nn + i * n, weights(h) + i * n, n);
+  }
 }
 
 std::unique_ptr<measure_taps> make(const measure_shape& s, map_taps& views, map_taps& weights) {
@@ -147,9 +183,18 @@ std::unique_ptr<measure_taps> make(const measure_shape& s, map_taps& views, map_
 }
 
 std::uint64_t bytes(const measure_shape& s) {
-  const std::uint64_t n = s.n, H = s.heads, L = s.layers;
-  const std::uint64_t work = 2 * H * n * n + H * n + n * H * H;  // weights, shown, lengths, G
-  return 4 * (work + (s.keep_arrays ? L * H * n * n + L * n * n : 0));
+  const std::uint64_t n = s.n, H = s.heads, d = s.width;
+  // the layer's weights and shown maps, lengths, G, W_O as floats (d × H·d_h, counted as 2 d²:
+  // H·d_h is at most 2 d in the families), a block of f, the per-layer map
+  const std::uint64_t block = std::min<std::uint64_t>(key_block(s.heads, s.width), n);
+  return 4 * (2 * H * n * n + H * n + n * H * H + 2 * d * d + block * H * d +
+              (s.npy_dir.empty() ? 0 : n * n));
+}
+
+std::uint64_t disk_bytes(const measure_shape& s) {
+  if (s.npy_dir.empty()) return 0;
+  return streamed_npy::bytes({s.layers, s.heads, s.n, s.n}) +
+         streamed_npy::bytes({s.layers, s.n, s.n});
 }
 
 }  // namespace norms_parts
@@ -159,7 +204,7 @@ const measure_spec& norms_measure() {
       "norms",
       "the length of what each key adds to each query's output, a_ij |f(x_j)| with "
       "f(x) = (x W_V + b_V) W_O per head (Kobayashi et al. 2020), each row scaled to sum to 1",
-      norms_parts::make, norms_parts::bytes};
+      norms_parts::make, norms_parts::bytes, norms_parts::disk_bytes};
   return spec;
 }
 

@@ -6,13 +6,18 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <vector>
 
 #include "helpers.h"
+#include "io/file_io.h"
+#include "io/npy_read.h"
 #include "measures/measure.h"
 
 using namespace attnviz;
 using attnviz::testing::random_matrix;
+using attnviz::testing::temp_dir;
 
 namespace norms_cases {
 
@@ -67,7 +72,9 @@ void check_layer(const layer_case& t) {
 
   recording_taps views(H, n), weights(H, n);
   const measure_spec& spec = measure_named("norms", "--measure");
-  auto taps = spec.make({1, H, n, true}, views, weights);
+  const temp_dir dir;
+  const std::string out = dir.dir().string();
+  auto taps = spec.make({1, H, n, t.d, out, out}, views, weights);
   for (std::size_t h = 0; h < H; ++h) CHECK(taps->map_of(0, h) == nullptr);
   for (std::size_t h = 0; h < H; ++h)  // rows in two blocks, as the kernel sends them
     for (std::size_t i0 : {std::size_t{0}, n / 2})
@@ -88,11 +95,18 @@ void check_layer(const layer_case& t) {
     }
     return s;
   };
-  auto arrays = taps->take_arrays();
-  REQUIRE(arrays.size() == 2);
-  const std::vector<float>&per_head = arrays[0].values, &per_layer = arrays[1].values;
-  CHECK(arrays[0].file == "norms.npy");
-  CHECK(arrays[1].shape == std::vector<std::size_t>{1, n, n});
+  output_batch batch;
+  for (const streamed_npy* a : taps->arrays()) batch.add_streamed(a->path(), a->file());
+  batch.commit();
+  auto read = [&](const std::string& name) {
+    std::ifstream in(dir.path(name), std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return parse_npy(bytes, name);
+  };
+  const npy_array head_file = read("norms.npy"), layer_file = read("norms_layer.npy");
+  CHECK(head_file.shape == std::vector<std::size_t>{1, H, n, n});
+  CHECK(layer_file.shape == std::vector<std::size_t>{1, n, n});
+  const std::vector<float>&per_head = head_file.values, &per_layer = layer_file.values;
   for (std::size_t i = 0; i < n; ++i) {
     std::vector<double> want_row(H * n, 0.0);
     for (std::size_t j = 0; j < n; ++j) {
