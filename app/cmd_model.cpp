@@ -37,6 +37,23 @@ void print_model_outputs_hint(std::FILE* out, const std::string& dir) {
              dir);
 }
 
+// The logit lens at each prediction row: per layer the top token, its probability and the
+// rank of the model's own prediction there.
+void print_logit_lens(std::FILE* out, const model_report& r, bool byte_level) {
+  const logit_lens& lens = *r.lens;
+  auto name = [&](std::size_t l, std::size_t i) {
+    return display_token(lens.tokens[(l * lens.n + i) * lens.k], byte_level);
+  };
+  for (const std::size_t i : r.lens_positions) {
+    fmt::print(out, "logit lens after position {} ({}): the model's prediction {}\n", i,
+               display_token(r.tokens[i], byte_level), name(lens.rows - 1, i));
+    for (std::size_t l = 0; l < lens.rows; ++l)
+      fmt::print(out, "  {:<9} {:<20} p = {:.4f}   prediction's rank {}\n",
+                 l + 1 < lens.rows ? fmt::format("layer {}", l) : std::string("output"),
+                 name(l, i), lens.prob(l, i), lens.final_rank[l * lens.n + i]);
+  }
+}
+
 }  // namespace
 
 action setup_model(CLI::App& app) {
@@ -225,6 +242,13 @@ Examples:
       ->check(one_of(measure_names()))
       ->capture_default_str()
       ->group("Figure");
+  cmd->add_flag("--logit-lens", c.logit_lens,
+                "The logit lens: each layer's input read as if it were the last (through the "
+                "final norm and the output embeddings), at every position: printed for the "
+                "prediction rows (the top token per layer, its probability, the rank of the "
+                "model's own prediction); --json adds every position's top --top-k tokens per "
+                "layer, --npy logit_lens.npy, logit_lens_prob.npy and logit_lens_rank.npy")
+      ->group("Output");
   add_maps_view_flags(*cmd, c.choice, f->view);
   cmd->add_flag("--name-heads", c.name_heads,
                 "Caption the model view's thumbnails (and the --html grid) with what the head finder sees (previous, "
@@ -270,7 +294,7 @@ Examples:
     job.max_memory = memory_limit(f->max_memory, "--max-memory");
     if (f->quiet) job.progress = job.choice.progress = progress_style::quiet;
     // nothing asked for: the most likely next tokens (or [MASK] fillers), and what to ask for
-    const bool nothing_asked = !job.out.any() && !f->view.term && job.top_k == 0 &&
+    const bool nothing_asked = !job.out.any() && !f->view.term && job.top_k == 0 && !job.logit_lens &&
                                job.generate == 0 && !job.name_heads && job.align_path.empty() &&
                                job.gold_path.empty();
     if (nothing_asked) job.top_k = 5, job.top_k_if_possible = true;
@@ -322,6 +346,7 @@ Examples:
         fmt::print(out, "  {:>2}. {:<20} {:>8}  p = {:.4f}\n", i + 1,
                    display_token(p.top_tokens[i], byte_level), p.top[i].first, p.top[i].second);
     }
+    if (r.lens) print_logit_lens(out, r, byte_level);
     if (f->view.term) print_view_term(model_maps_source(r, job), job.choice);
     print_written(r.written);
     if (nothing_asked) print_model_outputs_hint(out, job.model_dir);

@@ -42,6 +42,45 @@ void add_attention_npy(output_batch& batch, const std::string& path, const model
   batch.add(path, npy_float32({layers.size(), heads.size(), f.n, f.n}, chosen_maps.data()));
 }
 
+// logit_lens.npy (int64 [L + 1, n]: the top token), logit_lens_prob.npy (float32: its
+// probability) and logit_lens_rank.npy (int64: the rank of the model's own prediction).
+void add_logit_lens_npy(output_batch& batch, const std::string& dir, const logit_lens& lens) {
+  namespace fs = std::filesystem;
+  const std::size_t cells = lens.rows * lens.n;
+  std::vector<std::int64_t> ids(cells);
+  std::vector<float> probs(cells);
+  for (std::size_t c = 0; c < cells; ++c) {
+    ids[c] = lens.top_ids[c * lens.k];
+    probs[c] = lens.top_probs[c * lens.k];
+  }
+  batch.add((fs::path(dir) / "logit_lens.npy").string(), npy_int64({lens.rows, lens.n}, ids.data()));
+  batch.add((fs::path(dir) / "logit_lens_prob.npy").string(),
+            npy_float32({lens.rows, lens.n}, probs.data()));
+  batch.add((fs::path(dir) / "logit_lens_rank.npy").string(),
+            npy_int64({lens.rows, lens.n}, lens.final_rank.data()));
+}
+
+// The lens as JSON: per row (layer l's input; the last row the model's output) and position,
+// the top tokens with their probabilities and the rank of the model's own prediction.
+std::string logit_lens_json(const logit_lens& lens) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (std::size_t l = 0; l < lens.rows; ++l) {
+    nlohmann::ordered_json positions = nlohmann::ordered_json::array();
+    for (std::size_t i = 0; i < lens.n; ++i) {
+      nlohmann::ordered_json top = nlohmann::ordered_json::array();
+      for (std::size_t t = 0; t < lens.k; ++t) {
+        top.push_back({{"id", lens.id(l, i, t)},
+                       {"token", lens.tokens[(l * lens.n + i) * lens.k + t]},
+                       {"probability", std::round(lens.prob(l, i, t) * 1e6) / 1e6}});
+      }
+      positions.push_back({{"top", top}, {"final_rank", lens.final_rank[l * lens.n + i]}});
+    }
+    rows.push_back({{"layer", l}, {"positions", positions}});
+  }
+  return nlohmann::ordered_json{{"rows", rows}}.dump(-1, ' ', false,
+                                                     nlohmann::json::error_handler_t::replace);
+}
+
 void add_npy(output_batch& batch, const std::string& dir, const model_report& r,
              const model_job_config& c) {
   namespace fs = std::filesystem;
@@ -59,6 +98,7 @@ void add_npy(output_batch& batch, const std::string& dir, const model_report& r,
             npy_float32({f.layers, f.heads, f.n}, r.received.data()));
   if (r.measure)
     for (const streamed_npy* a : r.measure->arrays()) batch.add_streamed(a->path(), a->file());
+  if (r.lens) add_logit_lens_npy(batch, dir, *r.lens);
   batch.add((fs::path(dir) / "token_ids.npy").string(), npy_int64({r.ids.size()}, r.ids.data()));
   batch.add((fs::path(dir) / "hidden.npy").string(),
             npy_float32({f.hidden.rows(), f.hidden.cols()}, f.hidden.data()));
@@ -111,10 +151,20 @@ void check_generation_flags(const model_job_config& c, const model_config& m) {
                                   param("top-k"), param("name-heads"), param("text")));
 }
 
-// --measure: a measure other than the weights reads one forward of a decoder-only or encoder
-// model over a fixed text, and feeds every view but received-rollout (which recomputes the
-// weights layer by layer from the saved inputs).
+// --measure and --logit-lens: a measure other than the weights, and the lens, read one forward
+// of a decoder-only or encoder model over a fixed text; a measure feeds every view but
+// received-rollout (which recomputes the weights layer by layer from the saved inputs).
 void check_measure(const model_job_config& c, const model_config& m) {
+  if (c.logit_lens && (m.encoder_decoder || c.generate > 0))
+    throw usage_error(fmt::format("{} reads one forward of a decoder-only or encoder model over "
+                                  "a fixed text{}",
+                                  param("logit_lens"),
+                                  m.encoder_decoder
+                                      ? fmt::format("; {} is an encoder–decoder model ({})",
+                                                    c.model_dir, m.model_type)
+                                      : fmt::format(", not a generation: generate first, then "
+                                                    "run it with {} on the whole text",
+                                                    param("text"))));
   if (!c.measure || !c.measure->make) return;
   const std::string_view name = c.measure->name;
   if (m.encoder_decoder)
@@ -215,7 +265,16 @@ void run_forward(const hf_model& m, const model_job_config& c, keep_request plan
   }
   if (r.keeper->keeps_all()) r.forward.attention = r.keeper->take_all();
   r.received = r.keeper->received();
-  if (!r.keeper->inputs()) return;
+  if (c.logit_lens) {
+    const layer_inputs& inputs = *r.keeper->inputs();
+    r.lens = run_logit_lens(m, [&](std::size_t l) { return inputs.load(l); }, r.forward.hidden,
+                            std::max<std::size_t>(1, c.top_k), c.progress);
+    r.lens_positions = prediction_rows(r);
+    const std::optional<vocabulary> vocab = read_vocabulary(c.model_dir);
+    for (const std::int64_t id : r.lens->top_ids)
+      r.lens->tokens.push_back(vocab ? vocab->token(id) : fmt::format("{}", id));
+  }
+  if (!r.keeper->inputs() || c.choice.view != maps_view::received_rollout) return;
   const auto layers = chosen(c.choice.layers, m.config.layers, "layers", "layer");
   r.received_rollout = rolled_out_received(m, *r.keeper->inputs(), layers, c.progress);
 }
@@ -345,8 +404,9 @@ model_report run_model_job(const model_job_config& c) {
   const std::string folder = folder_name(c.model_dir);
   job_products made;
   made.json = [&] {
-    model_json_meta meta{fmt::format("attn-viz {}", version), folder, "", ""};
+    model_json_meta meta{fmt::format("attn-viz {}", version), folder, "", "", ""};
     if (c.measure && c.measure->make) meta.measure = std::string(c.measure->name);
+    if (r.lens) meta.logit_lens = logit_lens_json(*r.lens);
     if (r.prompt > 0) meta.generation = generation_json(r, c, -1);
     return model_to_json(meta, r.config, r.tokens, r.ids, r.forward, r.predictions);
   };

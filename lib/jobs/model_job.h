@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/logit_lens.h"
 #include "io/progress.h"
 #include "jobs/job_outputs.h"
 #include "jobs/map_keeper.h"
@@ -71,6 +72,9 @@ struct model_job_config {
   align_method method = align_method::argmax;
   progress_style progress = progress_style::automatic;
   std::uint64_t max_memory = default_memory_limit;
+  // The logit lens (analysis/logit_lens.h): every layer's guess at every position, its top
+  // max(1, top_k) tokens
+  bool logit_lens = false;
   // What the maps show (lib/measures/measure.h): null, the weights
   const measure_spec* measure = nullptr;
   // A caller that reads the report's maps itself (compare --model): keep every map, whatever
@@ -103,6 +107,9 @@ struct model_report {
   // else `keeper` itself), and the measure (its arrays for --npy)
   std::shared_ptr<map_keeper> weights_keeper;
   std::shared_ptr<measure_taps> measure;
+  // --logit-lens, and the positions whose lens the summary shows (the prediction rows)
+  std::optional<logit_lens> lens;
+  std::vector<std::size_t> lens_positions;
   std::vector<float> received;
   std::vector<float> received_rollout;  // --view received-rollout's column sums (a second pass)
 };

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <numeric>
 
 #include "error.h"
 #include "index_list.h"
@@ -74,6 +75,10 @@ keep_request plan_keeping(const model_config& m, const model_job_config& c, std:
   r.keep.assign(m.layers * m.heads, keeps_every_map(c));
   r.input_width = m.d_model;
   if (!keeps_every_map(c) && draws(c)) mark_view_needs(c.choice, r);
+  if (c.logit_lens) {  // every layer's input, read through the output embeddings afterwards
+    r.input_layers.resize(m.layers);
+    std::iota(r.input_layers.begin(), r.input_layers.end(), 0);
+  }
   r.measure = c.name_heads;  // the captions' statistics, row by row
   if (c.out.npy_dir.empty()) {
     if (!c.npy_layers.empty() || !c.npy_heads.empty())
@@ -107,6 +112,7 @@ std::uint64_t model_run_bytes(const model_config& m, const model_job_config& c,
   const double n = static_cast<double>(r.n), maps = static_cast<double>(m.layers * m.heads);
   double bytes = 16.0 * (1 << 20) + static_cast<double>(kept_bytes(r)) +
                  static_cast<double>(forward_bytes(m, r.n));
+  if (c.logit_lens) bytes += static_cast<double>(logit_lens_bytes(m, r.n));
   if (c.measure && c.measure->bytes)
     bytes += static_cast<double>(c.measure->bytes(measure_shape_of(m, c, r)));
   if (!c.out.json.empty()) bytes += maps * n * n * 16.0;

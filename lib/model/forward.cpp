@@ -74,7 +74,7 @@ matrix run_stack(const hf_model& m, const std::vector<std::int64_t>& ids, std::s
     if (taps) taps->layer_done(l);
     if (bar) bar->update(l + 1);
   }
-  matrix h = m.final_norm_w ? norm_of(m, x, m.final_norm_w, m.final_norm_b) : std::move(x);
+  matrix h = final_norm_of(m, std::move(x));
   lc.lap("norm");
   return h;
 }
@@ -107,21 +107,30 @@ model_forward run_model(const hf_model& m, const std::vector<std::int64_t>& ids,
   return f;
 }
 
-std::vector<float> output_logits(const hf_model& m, const float* hidden_row) {
+matrix output_logits_rows(const hf_model& m, matrix h) {
   const model_config& c = m.config;
-  matrix h(1, c.d_model);
-  std::copy(hidden_row, hidden_row + c.d_model, h.row(0));
   if (c.head_input_scale != 1.0) {
     const auto scale = static_cast<float>(c.head_input_scale);
-    for (std::size_t j = 0; j < c.d_model; ++j) h(0, j) *= scale;
+    for (std::size_t i = 0; i < h.size(); ++i) h.data()[i] *= scale;
   }
   weight_converter conv;
   if (c.family->prediction_input) h = c.family->prediction_input(m, std::move(h));
-  const matrix logits = linear(h, *m.lm_head, linear_layout::out_in, m.logits_bias, conv);
-  std::vector<float> z(logits.row(0), logits.row(0) + logits.cols());
+  matrix z = linear(h, *m.lm_head, linear_layout::out_in, m.logits_bias, conv);
   if (c.final_soft_cap > 0.0)  // Gemma 2: cap · tanh(z / cap)
-    for (float& x : z) x = static_cast<float>(c.final_soft_cap * std::tanh(x / c.final_soft_cap));
+    for (std::size_t i = 0; i < z.size(); ++i)
+      z.data()[i] = static_cast<float>(c.final_soft_cap * std::tanh(z.data()[i] / c.final_soft_cap));
   return z;
+}
+
+std::vector<float> output_logits(const hf_model& m, const float* hidden_row) {
+  matrix h(1, m.config.d_model);
+  std::copy(hidden_row, hidden_row + m.config.d_model, h.row(0));
+  const matrix z = output_logits_rows(m, std::move(h));
+  return std::vector<float>(z.row(0), z.row(0) + z.cols());
+}
+
+matrix final_norm_of(const hf_model& m, matrix x) {
+  return m.final_norm_w ? norm_of(m, x, m.final_norm_w, m.final_norm_b) : x;
 }
 
 std::vector<std::pair<std::int64_t, double>> top_predictions(const hf_model& m,

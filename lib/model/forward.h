@@ -70,6 +70,11 @@ void check_model_ids(const hf_model& m, const std::vector<std::int64_t>& ids);
 // family's prediction input (BERT's masked-LM transform), the output embeddings and their bias
 // (BERT's, BART's final_logits_bias), and Gemma 2's soft cap (cap · tanh(z / cap)).
 std::vector<float> output_logits(const hf_model& m, const float* hidden_row);
+// The same for every row of h (rows × d) at once: rows × vocab.
+matrix output_logits_rows(const hf_model& m, matrix h);
+// What the output embeddings read of a residual stream x (n × d) taken before the last layer:
+// the final norm where the model has one (the logit lens), else x.
+matrix final_norm_of(const hf_model& m, matrix x);
 
 // The k most likely tokens (id, probability) from row `row` of the hidden state through the
 // output embeddings: the next token after it for causal models; for BERT the filler of that

@@ -23,6 +23,7 @@ std::string model_to_json(const model_json_meta& meta, const model_config& confi
   head["ids"] = ids;
   if (!meta.generation.empty()) head["generation"] = ojson::parse(meta.generation);
   if (!meta.measure.empty()) head["measure"] = meta.measure;
+  if (!meta.logit_lens.empty()) head["logit_lens"] = ojson::parse(meta.logit_lens);
   if (!predictions.empty()) {
     ojson preds = ojson::array();
     for (const auto& p : predictions) {

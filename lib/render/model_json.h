@@ -4,6 +4,8 @@
 //    head_dim, vocab, folder}, "tokens": [...], "ids": [...],
 //    "predictions": [{"position": i, "top": [{"id", "token", "probability"}]}],   (--top-k)
 //    "measure": "norms",                                                   (--measure)
+//    "logit_lens": {"rows": [{"layer": l, "positions": [{"top": [{"id", "token",
+//                   "probability"}], "final_rank": r}]}]},   (--logit-lens; row L: the output)
 //    "layers": [{"layer": 0, "heads": [[[a_00, a_01, …], …], …]}, …]}
 // With a measure other than the weights (lib/measures/) the heads' maps are that measure's.
 // Rows are queries; numbers as every other writer prints them (json_numbers.h).
@@ -30,6 +32,7 @@ struct model_json_meta {
   std::string folder;     // the model folder's name
   std::string generation;  // `model --generate`: the "generation" object's JSON, else empty
   std::string measure;     // what the maps are (lib/measures/), empty: the weights
+  std::string logit_lens;  // `--logit-lens`: the "logit_lens" object's JSON, else empty
 };
 
 std::string model_to_json(const model_json_meta& meta, const model_config& config,

@@ -22,6 +22,13 @@ model.safetensors.index.json + shards, a vocabulary file) and reference.npz with
   the families whose forward records them (GPT-2, BERT, Llama/Mistral/Qwen2, Phi-3) also:
   norms        float64 [L, H, n, n]  Kobayashi et al. 2020's a^h_ij |f_h(x_j)|
   norms_layer  float64 [L, n, n]     |sum_h a^h_ij f_h(x_j)|   (f_h(x_j) = v_h(x_j) W_O^h)
+  the causal families whose forward records its layers' inputs (GPT-2, Llama/Mistral/Qwen2):
+  lens_ids     int64 [L + 1, n]    the logit lens' top token: row l < L layer l's input through
+                                   the final norm and the output embeddings, row L the output
+  lens_probs   float64 [L + 1, n]  its softmax probability
+  lens_gap     float64 [L + 1, n]  the gap between the two largest logits (a near tie is skipped)
+  lens_rank_lo, lens_rank_hi  int64 [L + 1, n]  the rank of the output's top token: the logits
+                                   above it by more than 1e-4, and by more than -1e-4
 
 The checked-in set (tests/data/hf/, seed 0) is what tests/e2e/test_model.py checks always; where
 torch can be imported the test also makes a fresh set with another seed and checks that.
@@ -220,6 +227,31 @@ def record_norms(a, v, wo):
     _norms.append((per_head, per_layer))
 
 
+_lens = None  # while a reference forward runs: each layer's input, then how the output reads one
+
+
+def record_lens(x, finish=None):
+    """The residual stream x entering a layer; or, at the end, `finish`: a stream to logits
+    (the final norm and the output embeddings)."""
+    if _lens is not None:
+        _lens.append((x, finish))
+
+
+def lens_arrays(recorded, logits):
+    """The logit lens from the recorded layer inputs and the output's logits [n, V]."""
+    finish = recorded[-1][1]
+    rows = [finish(x) for x, _ in recorded[:-1]] + [logits]
+    z = torch.stack(rows)  # [L + 1, n, V]
+    top2 = torch.topk(z, 2, -1).values
+    final = z[-1].argmax(-1)  # [n]
+    zf = z.gather(-1, final.view(1, -1, 1).expand(z.shape[0], -1, 1))  # [L + 1, n, 1]
+    return {"lens_ids": z.argmax(-1).numpy().astype(np.int64),
+            "lens_probs": torch.softmax(z, -1).max(-1).values.numpy(),
+            "lens_gap": (top2[..., 0] - top2[..., 1]).numpy(),
+            "lens_rank_lo": (z > zf + 1e-4).sum(-1).numpy().astype(np.int64),
+            "lens_rank_hi": ((z > zf - 1e-4).sum(-1) - 1).numpy().astype(np.int64)}
+
+
 def gelu_new(x):
     return 0.5 * x * (1 + torch.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
 
@@ -278,6 +310,7 @@ def gpt2_forward(c, R, ids):
     maps = []
     for l in range(L):
         p = f"h.{l}."
+        record_lens(x)
         h = layer_norm(x, R[p + "ln_1.weight"], R[p + "ln_1.bias"], eps)
         qkv = h @ R[p + "attn.c_attn.weight"] + R[p + "attn.c_attn.bias"]
         q, k, v = (t.view(n, H, dh).transpose(0, 1) for t in qkv.split(d, -1))
@@ -289,6 +322,7 @@ def gpt2_forward(c, R, ids):
         x = x + gelu_new(h @ R[p + "mlp.c_fc.weight"] + R[p + "mlp.c_fc.bias"]) @ R[p + "mlp.c_proj.weight"] \
             + R[p + "mlp.c_proj.bias"]
     hidden = layer_norm(x, R["ln_f.weight"], R["ln_f.bias"], eps)
+    record_lens(None, lambda s: layer_norm(s, R["ln_f.weight"], R["ln_f.bias"], eps) @ R["wte.weight"].T)
     return torch.stack(maps), hidden, hidden @ R["wte.weight"].T
 
 
@@ -459,6 +493,7 @@ def llama_forward(c, R, ids):
     maps = []
     for l in range(L):
         p = f"model.layers.{l}."
+        record_lens(x)
         h = rms_norm(x, R[p + "input_layernorm.weight"], eps)
 
         def proj(name, heads):
@@ -479,6 +514,7 @@ def llama_forward(c, R, ids):
         x = x + (gate * torch.sigmoid(gate) * (m @ R[p + "mlp.up_proj.weight"].T)) @ R[p + "mlp.down_proj.weight"].T
     hidden = rms_norm(x, R["model.norm.weight"], eps)
     head = R["model.embed_tokens.weight"] if c["tie"] else R["lm_head.weight"]
+    record_lens(None, lambda s: rms_norm(s, R["model.norm.weight"], eps) @ head.T)
     return torch.stack(maps), hidden, hidden @ head.T
 
 
@@ -1151,17 +1187,20 @@ def make(out_dir, seed, names=None):
             continue
         g = torch.Generator().manual_seed(seed * 1000 + i)
         folder = os.path.join(out_dir, name)
-        global _norms
+        global _norms, _lens
         _norms = []  # an encoder's maker runs its forward itself
         made = MAKERS[c["family"]](c, g, folder)
         extra = {}
         if len(made) == 3:  # a causal model: its forward, and a greedy continuation
             cfg, ids, forward = made
-            _norms = []
+            _norms, _lens = [], []
             maps, hidden, logits = forward(ids)
             row, probs = len(ids) - 1, torch.softmax(logits[-1], -1)
             recorded, _norms = _norms, None
-            extra = greedy(forward, ids)
+            lens, _lens = _lens, None
+            if lens:
+                extra.update(lens_arrays(lens, logits))
+            extra.update(greedy(forward, ids))
         else:
             cfg, ids, maps, hidden, row, probs = made
             recorded, _norms = _norms, None

@@ -569,6 +569,7 @@ def test_model_heads_and_draw(env):
              "--name-heads": differs(["--view", "model"], ["--name-heads"]),
              "--top-k": differs([], ["--top-k", "3"]),
              "--measure": differs([], ["--measure", "norms"]),
+             "--logit-lens": differs(["--npy", "{d}/n"], ["--logit-lens"]),
              "--json": differs([], ["--json", "{d}/o.json"]),
              "--npy-layers": differs(["--npy", "{d}/n"], ["--npy-layers", "1"]),
              "--npy-heads": differs(["--npy", "{d}/n"], ["--npy-heads", "0,2"]),

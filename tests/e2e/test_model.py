@@ -54,6 +54,8 @@ def check_folder(env, folder):
     assert len(tokens) == len(ids) and all(isinstance(t, str) and t for t in tokens)
     if "norms" in ref.files:
         check_norms(env, folder, ref, attention)
+    if "lens_ids" in ref.files:
+        check_logit_lens(env, folder, ref)
     if has_head:  # the printed top 3 are the reference's, with its probabilities
         probs = ref["top_probs"]
         want = list(np.argsort(-probs)[:3])
@@ -89,6 +91,30 @@ def check_norms(env, folder, ref, weights):
     assert np.abs(shown - want).max() <= TOLERANCE, np.abs(shown - want).max()
     assert np.allclose(shown.sum(-1), 1.0, atol=1e-5)
     assert (shown[ref["attention"] == 0] == 0).all(), "a masked key got a share"
+
+
+def check_logit_lens(env, folder, ref):
+    """--logit-lens against the reference's (each layer's input through its own final norm and
+    output embeddings, float64): the top token wherever the reference's two largest logits are
+    more than 1e-3 apart, its probability within 1e-4, the rank of the output's top token within
+    the reference's interval for logits 1e-4 apart; the last row is the model's own prediction."""
+    name = os.path.basename(folder)
+    out = env.path("lens-" + name)
+    env.run("model", "--model", folder, "--ids", ids_of(folder), "--logit-lens", "--npy", out,
+            "--quiet")
+    ids = np.load(os.path.join(out, "logit_lens.npy"))
+    probs = np.load(os.path.join(out, "logit_lens_prob.npy"))
+    rank = np.load(os.path.join(out, "logit_lens_rank.npy"))
+    assert ids.dtype == np.int64 and ids.shape == ref["lens_ids"].shape, ids.shape
+    clear = ref["lens_gap"] > 1e-3
+    assert clear.mean() > 0.9, clear.mean()
+    assert (ids[clear] == ref["lens_ids"][clear]).all()
+    dp = np.abs(probs - ref["lens_probs"]).max()
+    assert dp <= TOLERANCE, dp
+    assert ((rank >= ref["lens_rank_lo"]) & (rank <= ref["lens_rank_hi"])).all()
+    assert (rank[-1] == 0).all()
+    print(f"  {name}: logit lens {ids.shape}: top tokens agree ({clear.sum()} clear cells), "
+          f"max |p diff| {dp:.1e}")
 
 
 def test_checked_in_models(env):
@@ -170,6 +196,24 @@ def test_measures_are_refused_where_they_cannot_run(env):
     bart = os.path.join(env.data, "seq2seq", "bart_f32")
     refuse(env, ["--model", bart, "--ids", "5,6,7", "--measure", "norms"], "--measure norms",
            "encoder–decoder")
+
+
+def test_logit_lens_is_printed_and_refused_where_it_cannot_run(env):
+    """Without outputs the lens is printed at the prediction row, a line per layer ending on the
+    model's own prediction; it reads one forward of a fixed text."""
+    good = os.path.join(env.data, "hf", "gpt2_f32")
+    ids = ids_of(good)
+    stdout, _ = env.run("model", "--model", good, "--ids", ids, "--logit-lens", "--quiet")
+    lines = stdout.splitlines()
+    at = [i for i, l in enumerate(lines) if l.startswith("logit lens after position")]
+    assert len(at) == 1, stdout
+    rows = lines[at[0] + 1:at[0] + 4]  # 2 layers and the output
+    assert [r.split()[0] for r in rows] == ["layer", "layer", "output"], rows
+    assert rows[-1].rstrip().endswith("rank 0"), rows
+    refuse(env, ["--model", good, "--ids", ids, "--logit-lens", "--generate", "2"], "--logit-lens",
+           "generat")
+    bart = os.path.join(env.data, "seq2seq", "bart_f32")
+    refuse(env, ["--model", bart, "--ids", "5,6,7", "--logit-lens"], "--logit-lens", "encoder–decoder")
 
 
 def test_bad_models_and_ids_are_refused_with_one_message(env):
