@@ -98,6 +98,9 @@ each row scaled to sum to 1: a token attended to with a large weight but a short
               norms.npy        float32 [layers, heads, n, n]: a_ij |f_h(x_j)| per head
               norms_layer.npy  float32 [layers, n, n]: |sum_h a^h_ij f_h(x_j)| per layer
               (both as they are, not scaled; received.npy and view.npy are the measure's)
+Encoder-decoder models with --target: the cross attention (its views, --align and --gold read
+the measure; cross_attention.npy stays the weights), cross_norms.npy [layers, heads, nt, ns]
+and cross_norms_layer.npy [layers, nt, ns].
 
 Long texts: only the maps an output reads are kept in memory (--view head: one; mean, max,
 model: --layers x --heads; rollout, flow: --layers x every head; --json and --html: all of
@@ -237,8 +240,9 @@ Examples:
                   "What the maps show, in every view, --json and --html: weights (the attention "
                   "weights a_ij); norms (Kobayashi et al. 2020: a_ij |f(x_j)|, how long the "
                   "vector key j adds to query i's output is, f(x) = (x W_V + b_V) W_O per head, "
-                  "each row scaled to sum to 1). Decoder-only and encoder models. --npy still "
-                  "writes the weights to attention.npy and adds the measure's arrays")
+                  "each row scaled to sum to 1). Decoder-only and encoder models; encoder-decoder "
+                  "models: the cross attention of a --target (its views, --align, --gold). --npy "
+                  "still writes the weights to attention.npy and adds the measure's arrays")
       ->check(one_of(measure_names()))
       ->capture_default_str()
       ->group("Figure");

@@ -1,11 +1,20 @@
 #include "io/npy_stream.h"
 
+#include <filesystem>
 #include <utility>
 
 #include "error.h"
 #include "io/npy.h"
 
 namespace attnviz {
+
+std::string streamed_folder(const std::string& dir) {
+  namespace fs = std::filesystem;
+  const fs::path d(dir);
+  std::error_code ec;
+  const fs::path parent = d.parent_path().empty() ? fs::path(".") : d.parent_path();
+  return fs::is_directory(d, ec) ? d.string() : parent.string();
+}
 
 streamed_npy::streamed_npy(std::string path, const std::string& folder,
                            std::vector<std::size_t> shape)

@@ -15,6 +15,10 @@
 
 namespace attnviz {
 
+// Where the temporaries of files bound for folder `dir` go: `dir` when it exists, else the
+// existing folder above it that the output batch makes it in (the same file system).
+std::string streamed_folder(const std::string& dir);
+
 class streamed_npy {
  public:
   // `folder`: where the temporary goes (the destination's folder, or the existing one above it).

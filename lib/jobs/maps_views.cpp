@@ -1,5 +1,6 @@
 #include "jobs/maps_views.h"
 
+
 #include <fmt/format.h>
 
 #include "analysis/layer_maps.h"
@@ -11,6 +12,7 @@
 #include "render/model_page.h"
 #include "render/model_view.h"
 #include "render/text_page.h"
+#include "tokenizers/token_display.h"
 
 namespace attnviz {
 
@@ -34,11 +36,12 @@ model_maps maps_of(const maps_source& s) {
 
 bool draws_heatmap(maps_view v) {
   return v != maps_view::model && v != maps_view::lines && v != maps_view::overlay &&
-         !received_view(v);
+         v != maps_view::logit_lens && !received_view(v);
 }
 
 bool computes_map(maps_view v) {
-  return received_view(v) || (v != maps_view::head && draws_heatmap(v));
+  return received_view(v) || v == maps_view::logit_lens ||
+         (v != maps_view::head && draws_heatmap(v));
 }
 
 bool view_reads_layers(maps_view w) {
@@ -54,11 +57,15 @@ bool view_reads_heads(maps_view w) {
 }
 
 void check_view_choice(const view_choice& c, std::size_t layers, std::size_t heads,
-                       std::size_t n, bool causal) {
+                       std::size_t n, bool causal, bool lens) {
   using v = maps_view;
   const v w = c.view;
   const bool takes_layers = view_reads_layers(w), takes_heads = view_reads_heads(w);
   const std::string name(name_of(maps_view_names, w));
+  if (w == v::logit_lens && !lens)
+    throw usage_error(fmt::format("{} logit-lens reads a model's layers one by one: attn-viz "
+                                  "model --model DIR --text TEXT {} logit-lens",
+                                  param("view"), param("view")));
   if (w == v::alignment)
     throw usage_error(fmt::format("{} alignment draws the cross attention of an encoder–decoder "
                                   "model (bart, mbart, marian, t5) as a word alignment; these "
@@ -88,7 +95,9 @@ void check_view_choice(const view_choice& c, std::size_t layers, std::size_t hea
     throw usage_error(fmt::format("{} and {} choose the rows and columns of one map; {} {} draws "
                                   "{}: pick {} head, mean, max, rollout or flow",
                                   param("rows"), param("cols"), param("view"), name,
-                                  w == v::model ? "every head as a thumbnail" : "lines between tokens",
+                                  w == v::model        ? "every head as a thumbnail"
+                                  : w == v::logit_lens ? "a token per layer and position"
+                                                       : "lines between tokens",
                                   param("view")));
   if (!c.look.rows.empty()) parse_index_list(c.look.rows, n, "rows", "row");
   if (!c.look.cols.empty()) parse_index_list(c.look.cols, n, "cols", "column");
@@ -197,8 +206,52 @@ figure received_figure(const maps_source& s, const view_choice& c) {
 
 }  // namespace
 
+// The lens' top-token probabilities, [layers + 1, n] (row l: layer l's input; the last row the
+// model's output).
+matrix lens_values(const maps_source& s) {
+  if (!s.lens) throw std::logic_error("lens_values: no logit lens in the source");
+  const logit_lens& lens = *s.lens;
+  matrix p(lens.rows, lens.n);
+  for (std::size_t l = 0; l < lens.rows; ++l)
+    for (std::size_t i = 0; i < lens.n; ++i) p(l, i) = lens.prob(l, i);
+  return p;
+}
+
+// --view logit-lens: the output's row on top, layer 0's input at the bottom; each cell the top
+// token at that position, coloured by its probability (0 to 1).
+figure lens_figure(const maps_source& s, const view_choice& c) {
+  const logit_lens& lens = *s.lens;
+  auto values = std::make_shared<matrix>(lens.rows, lens.n);
+  heatmap_spec spec;
+  const bool byte_level = is_byte_level_sequence(lens.tokens);
+  for (std::size_t r = 0; r < lens.rows; ++r) {
+    const std::size_t l = lens.rows - 1 - r;
+    spec.row_labels.push_back(l + 1 == lens.rows ? std::string("output") : fmt::format("layer {}", l));
+    for (std::size_t i = 0; i < lens.n; ++i) {
+      (*values)(r, i) = lens.prob(l, i);
+      spec.cell_texts.push_back(display_token(lens.tokens[(l * lens.n + i) * lens.k], byte_level));
+    }
+  }
+  spec.owned = values;
+  spec.values = values.get();
+  spec.col_labels = s.tokens;
+  spec.title = fmt::format("logit lens · {}", s.name);
+  spec.subtitle = fmt::format("{} · each layer's input through the output embeddings: the top "
+                              "token, coloured by its probability",
+                              s.subtitle);
+  spec.row_axis = "read from";
+  spec.col_axis = "position";
+  spec.vmin = 0.0;
+  spec.vmax = 1.0;
+  spec.cell = c.look.cell > 0 ? c.look.cell : 60;
+  spec.cmap = &colormap::named_or_default(c.look.cmap);
+  apply_titles(c.look, spec.title, spec.subtitle);
+  return heatmap_figure(spec);
+}
+
 matrix view_values(const maps_source& s, const view_choice& c) {
   if (c.view == maps_view::generation) return generation_values(s, c);
+  if (c.view == maps_view::logit_lens) return lens_values(s);
   if (received_view(c.view)) return received_values(s, c);
   const model_maps maps = maps_of(s);
   const auto layers = chosen(c.layers, s.layers, "layers", "layer");
@@ -216,7 +269,8 @@ matrix view_values(const maps_source& s, const view_choice& c) {
     case maps_view::alignment:
     case maps_view::generation:
     case maps_view::received:
-    case maps_view::received_rollout: break;
+    case maps_view::received_rollout:
+    case maps_view::logit_lens: break;
   }
   const float* map = maps.map(c.layer, c.head);
   return matrix(s.n, s.n, std::vector<float>(map, map + s.n * s.n));
@@ -267,6 +321,7 @@ heatmap_spec view_heatmap(const maps_source& s, const view_choice& c, const matr
 
 figure draw_view(const maps_source& s, const view_choice& c, std::vector<std::string> captions) {
   if (received_view(c.view)) return received_figure(s, c);
+  if (c.view == maps_view::logit_lens) return lens_figure(s, c);
   if (c.view == maps_view::model) {
     model_view_spec v;
     const model_maps maps = maps_of(s);

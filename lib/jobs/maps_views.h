@@ -23,6 +23,10 @@
 //                   map (--layer, --head) or the mean over --layers × --heads, each row divided
 //                   by its largest weight so every step spans the colours
 //
+//   logit-lens      after `model --logit-lens` (implied): each layer's input read through the
+//                   output embeddings, the top token per layer and position in its cell,
+//                   coloured by its probability (model/logit_lens.h)
+//
 // `layers` and `heads` are lists as users write them ("0,5-7"; empty: all); which views read
 // them is checked once (check_view_choice), before any work.
 #pragma once
@@ -37,6 +41,7 @@
 #include "render/figure.h"
 #include "render/grid.h"
 #include "render/heatmap.h"
+#include "model/logit_lens.h"
 #include "render/model_page.h"
 #include "render/views.h"
 #include "tensor.h"
@@ -45,7 +50,7 @@ namespace attnviz {
 
 enum class maps_view {
   head, model, mean, max, rollout, flow, lines, overlay, alignment, generation, received,
-  received_rollout
+  received_rollout, logit_lens
 };
 inline constexpr named<maps_view> maps_view_names[] = {
     {"head", maps_view::head},       {"model", maps_view::model},
@@ -53,11 +58,13 @@ inline constexpr named<maps_view> maps_view_names[] = {
     {"rollout", maps_view::rollout}, {"flow", maps_view::flow},
     {"lines", maps_view::lines},     {"overlay", maps_view::overlay},
     {"alignment", maps_view::alignment}, {"generation", maps_view::generation},
-    {"received", maps_view::received}, {"received-rollout", maps_view::received_rollout}};
+    {"received", maps_view::received}, {"received-rollout", maps_view::received_rollout},
+    {"logit-lens", maps_view::logit_lens}};
 // The views that draw one n × n heatmap (--term can show them).
 bool draws_heatmap(maps_view v);
-// The views that compute a map of their own (view.npy): mean, max, rollout, flow, generation;
-// received's and received-rollout's values are a row of n (view.npy [n]).
+// The views that compute a map of their own (view.npy): mean, max, rollout, flow, generation,
+// logit-lens ([layers + 1, n]: the top token's probability); received's and
+// received-rollout's values are a row of n (view.npy [n]).
 bool computes_map(maps_view v);
 // received and received-rollout: a value per token drawn over the text (render/text_page.h).
 inline bool received_view(maps_view v) {
@@ -88,6 +95,8 @@ struct maps_source {
   // [n]: the rollout's column sums through the view's --layers (jobs/received_rollout.h), or
   // null: from the maps
   const float* received_rollout = nullptr;
+  // the logit lens (model/logit_lens.h) for --view logit-lens, or null: none was run
+  const logit_lens* lens = nullptr;
 };
 
 // Whether a view reads --layers (a list of layers) and --heads.
@@ -101,7 +110,7 @@ model_maps maps_of(const maps_source& s);
 // out of range, flow past its size (analysis/attention_flow.h: its work grows as L · n⁴, a
 // twelfth of that under a causal mask).
 void check_view_choice(const view_choice& c, std::size_t layers, std::size_t heads,
-                       std::size_t n, bool causal);
+                       std::size_t n, bool causal, bool lens = false);
 
 // The indices a list names ("0,5-7", checked against count, usage_error naming `parameter`),
 // or all of 0 … count − 1 when it is empty.

@@ -155,7 +155,7 @@ void check_generation_flags(const model_job_config& c, const model_config& m) {
 // of a decoder-only or encoder model over a fixed text; a measure feeds every view but
 // received-rollout (which recomputes the weights layer by layer from the saved inputs).
 void check_measure(const model_job_config& c, const model_config& m) {
-  if (c.logit_lens && (m.encoder_decoder || c.generate > 0))
+  if (wants_logit_lens(c) && (m.encoder_decoder || c.generate > 0))
     throw usage_error(fmt::format("{} reads one forward of a decoder-only or encoder model over "
                                   "a fixed text{}",
                                   param("logit_lens"),
@@ -165,14 +165,8 @@ void check_measure(const model_job_config& c, const model_config& m) {
                                       : fmt::format(", not a generation: generate first, then "
                                                     "run it with {} on the whole text",
                                                     param("text"))));
-  if (!c.measure || !c.measure->make) return;
+  if (!c.measure || !c.measure->make || m.encoder_decoder) return;  // (seq2seq_job.cpp's own)
   const std::string_view name = c.measure->name;
-  if (m.encoder_decoder)
-    throw usage_error(fmt::format("{} {} reads the self-attention of decoder-only and encoder "
-                                  "models; {} is an encoder–decoder model ({}): its maps are "
-                                  "shown as {} weights",
-                                  param("measure"), name, c.model_dir, m.model_type,
-                                  param("measure")));
   if (c.generate > 0)
     throw usage_error(fmt::format("{} {} reads one forward over a fixed text, not a generation: "
                                   "generate first, then run {} on the whole text",
@@ -190,7 +184,7 @@ void check_measure(const model_job_config& c, const model_config& m) {
 keep_request check_outputs_before_work(const model_config& m, const model_job_config& c,
                                        std::size_t prompt) {
   const std::size_t n = std::min(prompt + c.generate, m.max_positions);
-  check_view_choice(c.choice, m.layers, m.heads, n, m.causal);
+  check_view_choice(c.choice, m.layers, m.heads, n, m.causal, true);
   keep_request plan = plan_keeping(m, c, n);
   if (c.generate > 0) {  // a generation keeps every map: its views read them
     plan.keep.assign(plan.keep.size(), true);
@@ -265,7 +259,7 @@ void run_forward(const hf_model& m, const model_job_config& c, keep_request plan
   }
   if (r.keeper->keeps_all()) r.forward.attention = r.keeper->take_all();
   r.received = r.keeper->received();
-  if (c.logit_lens) {
+  if (wants_logit_lens(c)) {
     const layer_inputs& inputs = *r.keeper->inputs();
     r.lens = run_logit_lens(m, [&](std::size_t l) { return inputs.load(l); }, r.forward.hidden,
                             std::max<std::size_t>(1, c.top_k), c.progress);
@@ -289,6 +283,10 @@ void check_length(std::size_t tokens, std::size_t max_positions, const char* fro
 
 }  // namespace
 
+bool wants_logit_lens(const model_job_config& c) {
+  return c.logit_lens || c.choice.view == maps_view::logit_lens;
+}
+
 std::string folder_name(const std::string& dir) {
   std::filesystem::path p(dir);
   if (p.filename().empty()) p = p.parent_path();
@@ -303,6 +301,7 @@ maps_source model_maps_source(const model_report& r, const model_job_config& c) 
     s.kept = r.keeper->kept();
   s.received = r.received.empty() ? nullptr : r.received.data();
   s.received_rollout = r.received_rollout.empty() ? nullptr : r.received_rollout.data();
+  s.lens = r.lens ? &*r.lens : nullptr;
   s.layers = r.forward.layers;
   s.heads = r.forward.heads;
   s.n = r.forward.n;

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/logit_lens.h"
+#include "model/logit_lens.h"
 #include "io/progress.h"
 #include "jobs/job_outputs.h"
 #include "jobs/map_keeper.h"
@@ -72,8 +72,8 @@ struct model_job_config {
   align_method method = align_method::argmax;
   progress_style progress = progress_style::automatic;
   std::uint64_t max_memory = default_memory_limit;
-  // The logit lens (analysis/logit_lens.h): every layer's guess at every position, its top
-  // max(1, top_k) tokens
+  // The logit lens (model/logit_lens.h): every layer's guess at every position, its top
+  // max(1, top_k) tokens (also run for --view logit-lens: wants_logit_lens)
   bool logit_lens = false;
   // What the maps show (lib/measures/measure.h): null, the weights
   const measure_spec* measure = nullptr;
@@ -81,6 +81,9 @@ struct model_job_config {
   // the outputs read (jobs/model_keep.h)
   bool keep_every_map = false;
 };
+
+// --logit-lens, or --view logit-lens, which draws it.
+bool wants_logit_lens(const model_job_config& c);
 
 struct model_report {
   model_config config;
@@ -93,6 +96,8 @@ struct model_report {
   // encoder–decoder models: ids/tokens above are the source's
   bool encoder_decoder = false, generated = false;
   seq2seq_forward seq2seq;
+  matrix cross_weights;  // with a measure: the cross attention's weights (cross_attention.npy),
+                         // seq2seq.cross_attention then holding the measure's maps
   std::vector<std::string> target_tokens;
   std::string generated_text;  // the target's text, or a causal model's continuation
   std::size_t prompt = 0;      // causal generation: the prompt's tokens (ids after it generated)
@@ -107,6 +112,7 @@ struct model_report {
   // else `keeper` itself), and the measure (its arrays for --npy)
   std::shared_ptr<map_keeper> weights_keeper;
   std::shared_ptr<measure_taps> measure;
+  std::string measure_name;  // an encoder–decoder's: what the cross attention's maps show
   // --logit-lens, and the positions whose lens the summary shows (the prediction rows)
   std::optional<logit_lens> lens;
   std::vector<std::size_t> lens_positions;

@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "index_list.h"
+#include "io/npy_stream.h"
 #include "io/scratch_file.h"
 #include "model/layer_ops.h"
 #include "render/heatmap.h"
@@ -52,7 +53,8 @@ void mark_view_needs(const view_choice& v, keep_request& r) {
       return;
     case maps_view::alignment:
     case maps_view::generation:
-    case maps_view::received: return;
+    case maps_view::received:
+    case maps_view::logit_lens: return;
   }
 }
 
@@ -75,7 +77,7 @@ keep_request plan_keeping(const model_config& m, const model_job_config& c, std:
   r.keep.assign(m.layers * m.heads, keeps_every_map(c));
   r.input_width = m.d_model;
   if (!keeps_every_map(c) && draws(c)) mark_view_needs(c.choice, r);
-  if (c.logit_lens) {  // every layer's input, read through the output embeddings afterwards
+  if (wants_logit_lens(c)) {  // every layer's input, read through the output embeddings afterwards
     r.input_layers.resize(m.layers);
     std::iota(r.input_layers.begin(), r.input_layers.end(), 0);
   }
@@ -90,16 +92,17 @@ keep_request plan_keeping(const model_config& m, const model_job_config& c, std:
   r.file_heads = chosen(c.npy_heads, m.heads, "npy_heads", "head");
   const fs::path dir(c.out.npy_dir);
   r.file_path = (dir / "attention.npy").string();
-  std::error_code ec;
-  // the folder, or the existing one above it that commit makes it in (the same file system)
-  const fs::path parent = dir.parent_path().empty() ? fs::path(".") : dir.parent_path();
-  r.file_folder = fs::is_directory(dir, ec) ? dir.string() : parent.string();
+  r.file_folder = streamed_folder(c.out.npy_dir);
   return r;
 }
 
 measure_shape measure_shape_of(const model_config& m, const model_job_config& c,
                                const keep_request& r) {
-  measure_shape s{m.layers, m.heads, r.n, m.d_model, {}, {}};
+  measure_shape s;
+  s.layers = m.layers;
+  s.heads = m.heads;
+  s.n = r.n;
+  s.width = m.d_model;
   if (!c.out.npy_dir.empty()) {
     s.npy_dir = c.out.npy_dir;
     s.npy_folder = r.file_folder;
@@ -112,7 +115,7 @@ std::uint64_t model_run_bytes(const model_config& m, const model_job_config& c,
   const double n = static_cast<double>(r.n), maps = static_cast<double>(m.layers * m.heads);
   double bytes = 16.0 * (1 << 20) + static_cast<double>(kept_bytes(r)) +
                  static_cast<double>(forward_bytes(m, r.n));
-  if (c.logit_lens) bytes += static_cast<double>(logit_lens_bytes(m, r.n));
+  if (wants_logit_lens(c)) bytes += static_cast<double>(logit_lens_bytes(m, r.n));
   if (c.measure && c.measure->bytes)
     bytes += static_cast<double>(c.measure->bytes(measure_shape_of(m, c, r)));
   if (!c.out.json.empty()) bytes += maps * n * n * 16.0;

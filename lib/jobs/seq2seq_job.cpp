@@ -77,8 +77,11 @@ void add_npy(output_batch& batch, const std::string& dir, const model_report& r)
   batch.add(at("decoder_attention.npy"),
             npy_float32({f.decoder_layers, f.decoder_heads, f.nt, f.nt},
                         f.decoder_attention.data()));
+  const matrix& cross = r.measure ? r.cross_weights : f.cross_attention;  // the weights
   batch.add(at("cross_attention.npy"),
-            npy_float32({f.decoder_layers, f.decoder_heads, f.nt, f.ns}, f.cross_attention.data()));
+            npy_float32({f.decoder_layers, f.decoder_heads, f.nt, f.ns}, cross.data()));
+  if (r.measure)
+    for (const streamed_npy* a : r.measure->arrays()) batch.add_streamed(a->path(), a->file());
   // the attention each token receives: every map's column sums (cross: each source token's,
   // from the target rows)
   const std::size_t Le = f.encoder_layers * f.encoder_heads;
@@ -127,6 +130,7 @@ std::string seq2seq_json(const model_report& r, const std::string& folder) {
   j["model"] = folder;
   j["model_type"] = r.config.model_type;
   j["summary"] = model_summary(r.config);
+  if (r.measure) j["cross_measure"] = r.measure_name;
   j["source"] = {{"ids", r.ids}, {"tokens", r.tokens}};
   j["target"] = {{"ids", f.targets}, {"tokens", r.target_tokens},
                  {"decoder_inputs", f.decoder_inputs}, {"generated", r.generated}};
@@ -142,6 +146,43 @@ std::string seq2seq_json(const model_report& r, const std::string& folder) {
   j["cross_attention"] = stack_json(f.cross_attention, f.decoder_layers, f.decoder_heads, f.nt,
                                     f.ns);
   return dumped(j);
+}
+
+// --measure on an encoder–decoder: the cross attention of a teacher-forced run.
+void check_measure(const model_job_config& c, bool forced) {
+  if (!c.measure || !c.measure->make) return;
+  if (!forced)
+    throw usage_error(fmt::format("{} {} reads the cross attention of a given translation: add "
+                                  "{} TEXT (a run without it prints the model's own)",
+                                  param("measure"), c.measure->name, param("target")));
+  if (c.stack != seq2seq_stack::cross)
+    throw usage_error(fmt::format("{} {} measures an encoder–decoder's cross attention: leave "
+                                  "out {} {}",
+                                  param("measure"), c.measure->name, param("stack"),
+                                  name_of(seq2seq_stack_names, c.stack)));
+}
+
+// The measure's maps in place of the cross attention's weights (kept in r.cross_weights), its
+// arrays to --npy as cross_*.npy.
+void measure_cross_attention(const hf_model& m, const model_job_config& c, model_report& r) {
+  seq2seq_forward& f = r.seq2seq;
+  r.cross_weights = f.cross_attention;
+  measure_shape shape;
+  shape.layers = f.decoder_layers;
+  shape.heads = f.decoder_heads;
+  shape.n = f.nt;
+  shape.keys = f.ns;
+  shape.width = m.config.d_model;
+  if (!c.out.npy_dir.empty()) {
+    shape.npy_dir = c.out.npy_dir;
+    shape.npy_folder = streamed_folder(c.out.npy_dir);
+    shape.prefix = "cross_";
+  }
+  array_taps views(f.cross_attention.data(), f.decoder_heads, f.nt, f.ns);
+  array_taps weights(nullptr, f.decoder_heads, f.nt, f.ns);
+  r.measure = c.measure->make(shape, views, weights);
+  r.measure_name = std::string(c.measure->name);
+  replay_cross_attention(m, f, *r.measure);
 }
 
 // The view, --html and the alignment flags against the stack, before any work.
@@ -184,6 +225,7 @@ void run_seq2seq_job(const hf_model& m, const model_job_config& c, model_report&
     target = std::move(t.ids);
     r.target_tokens = std::move(t.tokens);
   }
+  check_measure(c, forced);
   const std::size_t nt_most = forced ? target.size() : std::min(c.max_new, mc.max_positions);
   check_seq2seq_memory(mc, r.ids.size(), nt_most, c);
   check_choice(c, mc, r.ids.size(), nt_most);
@@ -196,8 +238,11 @@ void run_seq2seq_job(const hf_model& m, const model_job_config& c, model_report&
     r.target_tokens = names_of(r.seq2seq.targets, read_vocabulary(c.model_dir));
     r.generated_text = generated_text(mc, r);
   }
+  if (c.measure && c.measure->make) measure_cross_attention(m, c, r);
   const std::string folder = folder_name(c.model_dir);
-  const seq2seq_maps maps{&r.seq2seq, r.tokens, r.target_tokens, folder, model_summary(mc)};
+  const std::string summary =
+      r.measure ? fmt::format("{} · cross: {}", model_summary(mc), r.measure_name) : model_summary(mc);
+  const seq2seq_maps maps{&r.seq2seq, r.tokens, r.target_tokens, folder, summary};
   std::string gold_note;
   if (!c.align_path.empty() || gold) {
     const word_map words = alignment_words(maps, c.choice);

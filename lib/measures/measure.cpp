@@ -21,8 +21,8 @@ measure_taps::measure_taps(const measure_shape& shape, map_taps& views, map_taps
     : shape_(shape),
       views_(views),
       weights_(weights),
-      alpha_(shape.heads * shape.n * shape.n, 0.0f),
-      shown_(shape.heads * shape.n * shape.n, 0.0f) {}
+      alpha_(shape.heads * shape.n * shape.key_count(), 0.0f),
+      shown_(shape.heads * shape.n * shape.key_count(), 0.0f) {}
 
 float* measure_taps::map_of(std::size_t layer, std::size_t head) {
   if (weights_.map_of(layer, head))
@@ -32,7 +32,7 @@ float* measure_taps::map_of(std::size_t layer, std::size_t head) {
 
 void measure_taps::rows(std::size_t layer, std::size_t head, std::size_t i0, std::size_t rows,
                         const float* weights, std::size_t n) noexcept {
-  std::copy(weights, weights + rows * n, alpha_.data() + (head * shape_.n + i0) * shape_.n);
+  std::copy(weights, weights + rows * n, alpha_.data() + (head * shape_.n + i0) * n);
   weights_.rows(layer, head, i0, rows, weights, n);
 }
 
@@ -44,11 +44,11 @@ void measure_taps::layer_input(std::size_t layer, const float* x, std::size_t n,
 void measure_taps::layer_done(std::size_t layer) {
   weights_.layer_done(layer);
   measure_layer(layer, shown_.data());
-  const std::size_t nn = shape_.n * shape_.n;
+  const std::size_t nk = shape_.key_count(), size = shape_.n * nk;
   for (std::size_t h = 0; h < shape_.heads; ++h) {
-    const float* map = shown_.data() + h * nn;
-    if (float* kept = views_.map_of(layer, h)) std::copy(map, map + nn, kept);
-    views_.rows(layer, h, 0, shape_.n, map, shape_.n);
+    const float* map = shown_.data() + h * size;
+    if (float* kept = views_.map_of(layer, h)) std::copy(map, map + size, kept);
+    views_.rows(layer, h, 0, shape_.n, map, nk);
   }
   views_.layer_done(layer);
 }

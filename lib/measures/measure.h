@@ -28,10 +28,12 @@
 namespace attnviz {
 
 struct measure_shape {
-  std::size_t layers = 0, heads = 0, n = 0, width = 0;  // width: the model's d
-  // --npy: the folder the measure's arrays go to (empty: none), and where their temporaries
-  // go (the folder, or the existing one above it)
-  std::string npy_dir, npy_folder;
+  std::size_t layers = 0, heads = 0, n = 0, width = 0;  // n: queries; width: the model's d
+  std::size_t keys = 0;  // the keys a query sees (cross attention: the source's), 0: n
+  // --npy: the folder the measure's arrays go to (empty: none), where their temporaries go (the
+  // folder, or the existing one above it), and their names' prefix ("cross_")
+  std::string npy_dir, npy_folder, prefix;
+  std::size_t key_count() const noexcept { return keys > 0 ? keys : n; }
 };
 
 // A measure in the forward. The part every measure shares is here: the kernel's rows of each
@@ -51,18 +53,20 @@ class measure_taps : public map_taps {
   virtual std::vector<const streamed_npy*> arrays() const = 0;
 
  protected:
-  // The layer's maps to show ([H, n, n] at `shown`, each row summing to 1 where the weights'
+  // The layer's maps to show ([H, n, keys] at `shown`, each row summing to 1 where the weights'
   // row does, masked entries 0), from weights() and what values() kept.
   virtual void measure_layer(std::size_t layer, float* shown) = 0;
-  // Head h's weights of the running layer (n × n, complete at measure_layer).
-  const float* weights(std::size_t head) const { return alpha_.data() + head * shape_.n * shape_.n; }
+  // Head h's weights of the running layer (n × keys, complete at measure_layer).
+  const float* weights(std::size_t head) const {
+    return alpha_.data() + head * shape_.n * shape_.key_count();
+  }
   const measure_shape& shape() const noexcept { return shape_; }
 
  private:
   measure_shape shape_;
   map_taps& views_;
   map_taps& weights_;
-  std::vector<float> alpha_, shown_;  // [H, n, n] each
+  std::vector<float> alpha_, shown_;  // [H, n, keys] each
 };
 
 struct measure_spec {
@@ -76,6 +80,24 @@ struct measure_spec {
   // its arrays take on disk.
   std::uint64_t (*bytes)(const measure_shape& shape) = nullptr;
   std::uint64_t (*disk_bytes)(const measure_shape& shape) = nullptr;
+};
+
+// Taps that put every map into one [layers, heads, n, keys] array (the measure's shown maps
+// back where a forward keeps its maps), or that take nothing (the weights, already kept).
+class array_taps final : public map_taps {
+ public:
+  array_taps(float* maps, std::size_t heads, std::size_t n, std::size_t keys)
+      : maps_(maps), heads_(heads), size_(n * keys) {}
+  float* map_of(std::size_t layer, std::size_t head) override {
+    return maps_ ? maps_ + (layer * heads_ + head) * size_ : nullptr;
+  }
+  void rows(std::size_t, std::size_t, std::size_t, std::size_t, const float*,
+            std::size_t) noexcept override {}
+  void layer_done(std::size_t) override {}
+
+ private:
+  float* maps_;  // null: nothing kept
+  std::size_t heads_, size_;
 };
 
 // Every measure, weights first (the default).

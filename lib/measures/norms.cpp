@@ -74,14 +74,19 @@ class norms_taps final : public measure_taps {
 };
 
 norms_taps::norms_taps(const measure_shape& s, map_taps& views, map_taps& weights)
-    : measure_taps(s, views, weights), length_(s.heads * s.n), gram_(s.n * s.heads * s.heads) {
+    : measure_taps(s, views, weights),
+      length_(s.heads * s.key_count()),
+      gram_(s.key_count() * s.heads * s.heads) {
   if (s.npy_dir.empty()) return;
   const std::filesystem::path dir(s.npy_dir);
-  per_head_file_ = std::make_unique<streamed_npy>((dir / "norms.npy").string(), s.npy_folder,
-                                                  std::vector<std::size_t>{s.layers, s.heads, s.n, s.n});
-  per_layer_file_ = std::make_unique<streamed_npy>((dir / "norms_layer.npy").string(), s.npy_folder,
-                                                   std::vector<std::size_t>{s.layers, s.n, s.n});
-  per_layer_.assign(s.n * s.n, 0.0f);
+  const std::size_t nk = s.key_count();
+  per_head_file_ = std::make_unique<streamed_npy>(
+      (dir / (s.prefix + "norms.npy")).string(), s.npy_folder,
+      std::vector<std::size_t>{s.layers, s.heads, s.n, nk});
+  per_layer_file_ = std::make_unique<streamed_npy>(
+      (dir / (s.prefix + "norms_layer.npy")).string(), s.npy_folder,
+      std::vector<std::size_t>{s.layers, s.n, nk});
+  per_layer_.assign(s.n * nk, 0.0f);
 }
 
 // F for keys [j0, j0 + b): f (b × H × d, row j's heads side by side) = V_h W_O^h per head, W_O
@@ -102,7 +107,7 @@ void form_values(const attention_values& p, const std::vector<float>& w, std::si
 
 // G_j and ‖f_h(x_j)‖ for keys [j0, j0 + b), from their vectors f (b × H × d).
 void norms_taps::gram_block(std::size_t j0, std::size_t b, std::size_t d, const float* f) {
-  const std::size_t H = shape().heads, n = shape().n;
+  const std::size_t H = shape().heads, n = shape().key_count();
 #pragma omp parallel for schedule(static)
   for (std::size_t r = 0; r < b; ++r) {
     const float* fj = f + r * H * d;
@@ -116,7 +121,7 @@ void norms_taps::gram_block(std::size_t j0, std::size_t b, std::size_t d, const 
 
 void norms_taps::values(const attention_values& p) {
   const std::size_t H = p.heads, n = p.n_k;
-  if (H != shape().heads || n != shape().n || p.kv_heads == 0 || H % p.kv_heads != 0)
+  if (H != shape().heads || n != shape().key_count() || p.kv_heads == 0 || H % p.kv_heads != 0)
     throw std::logic_error("norms: the layer's values do not match the measure's shape");
   std::vector<float> w(p.o->count());
   p.o->to_float(0, w.size(), w.data());
@@ -130,10 +135,10 @@ void norms_taps::values(const attention_values& p) {
   }
 }
 
-// N_ij for every key j of query i, into out (n floats): t = G_j a (a: the heads' weights of
-// (i, j)), N² = a·t.
+// N_ij for every key j of query i, into out (one float a key): t = G_j a (a: the heads'
+// weights of (i, j)), N² = a·t.
 void norms_taps::per_layer_row(std::size_t i, float* out) const {
-  const std::size_t H = shape().heads, n = shape().n;
+  const std::size_t H = shape().heads, n = shape().key_count();
   std::vector<float> a(H), t(H);
   for (std::size_t j = 0; j < n; ++j) {
     bool any = false;
@@ -153,18 +158,18 @@ void norms_taps::per_layer_row(std::size_t i, float* out) const {
 }
 
 void norms_taps::measure_layer(std::size_t layer, float* shown) {
-  const std::size_t H = shape().heads, n = shape().n, nn = n * n;
+  const std::size_t H = shape().heads, n = shape().n, nk = shape().key_count(), nn = n * nk;
   const bool files = static_cast<bool>(per_head_file_);
   // raw N^h first (with --npy written whole to norms.npy before), then each row scaled
 #pragma omp parallel for schedule(dynamic, 16)
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t h = 0; h < H; ++h) {
-      const float* a = weights(h) + i * n;
-      float* row = shown + h * nn + i * n;
-      for (std::size_t j = 0; j < n; ++j) row[j] = a[j] * length_[h * n + j];
-      if (!files) normalise_row(row, a, n);
+      const float* a = weights(h) + i * nk;
+      float* row = shown + h * nn + i * nk;
+      for (std::size_t j = 0; j < nk; ++j) row[j] = a[j] * length_[h * nk + j];
+      if (!files) normalise_row(row, a, nk);
     }
-    if (files) per_layer_row(i, per_layer_.data() + i * n);
+    if (files) per_layer_row(i, per_layer_.data() + i * nk);
   }
   if (!files) return;
   per_head_file_->write(layer * H * nn, shown, H * nn);
@@ -174,7 +179,7 @@ void norms_taps::measure_layer(std::size_t layer, float* shown) {
 #pragma omp parallel for schedule(static)
   for (std::size_t r = 0; r < H * n; ++r) {
     const std::size_t h = r / n, i = r % n;
-    normalise_row(shown + h * nn + i * n, weights(h) + i * n, n);
+    normalise_row(shown + h * nn + i * nk, weights(h) + i * nk, nk);
   }
 }
 
@@ -183,18 +188,18 @@ std::unique_ptr<measure_taps> make(const measure_shape& s, map_taps& views, map_
 }
 
 std::uint64_t bytes(const measure_shape& s) {
-  const std::uint64_t n = s.n, H = s.heads, d = s.width;
+  const std::uint64_t n = s.n, nk = s.key_count(), H = s.heads, d = s.width;
   // the layer's weights and shown maps, lengths, G, W_O as floats (d × H·d_h, counted as 2 d²:
   // H·d_h is at most 2 d in the families), a block of f, the per-layer map
-  const std::uint64_t block = std::min<std::uint64_t>(key_block(s.heads, s.width), n);
-  return 4 * (2 * H * n * n + H * n + n * H * H + 2 * d * d + block * H * d +
-              (s.npy_dir.empty() ? 0 : n * n));
+  const std::uint64_t block = std::min<std::uint64_t>(key_block(s.heads, s.width), nk);
+  return 4 * (2 * H * n * nk + H * nk + nk * H * H + 2 * d * d + block * H * d +
+              (s.npy_dir.empty() ? 0 : n * nk));
 }
 
 std::uint64_t disk_bytes(const measure_shape& s) {
   if (s.npy_dir.empty()) return 0;
-  return streamed_npy::bytes({s.layers, s.heads, s.n, s.n}) +
-         streamed_npy::bytes({s.layers, s.n, s.n});
+  return streamed_npy::bytes({s.layers, s.heads, s.n, s.key_count()}) +
+         streamed_npy::bytes({s.layers, s.n, s.key_count()});
 }
 
 }  // namespace norms_parts

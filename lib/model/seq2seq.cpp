@@ -147,6 +147,24 @@ void assemble(const std::vector<step_rows>& steps, seq2seq_forward& f) {
 
 }  // namespace
 
+void replay_cross_attention(const hf_model& m, const seq2seq_forward& f, map_taps& taps) {
+  const std::size_t Hd = f.decoder_heads, nt = f.nt, ns = f.ns;
+  stage_list times;
+  layer_context lc = decoder_context(m, nt, &times);
+  for (std::size_t l = 0; l < f.decoder_layers; ++l) {
+    const attention_weights& w = m.decoder_layers[l].cross;
+    for (std::size_t h = 0; h < Hd; ++h) {
+      const float* map = f.cross_map(l, h);
+      if (float* kept = taps.map_of(l, h)) std::copy(map, map + nt * ns, kept);
+      taps.rows(l, h, 0, nt, map, ns);
+    }
+    const kv_cache memory = project_memory(lc, w, f.encoder_hidden);
+    taps.values({l, Hd, lc.kv_heads, lc.head_dim, ns, memory.v.data(), memory.v.cols(), w.o,
+                 lc.layout});
+    taps.layer_done(l);
+  }
+}
+
 seq2seq_forward generate_seq2seq(const hf_model& m, const std::vector<std::int64_t>& source,
                                  std::size_t max_new, progress_style style) {
   if (max_new == 0) throw usage_error(fmt::format("{} must be at least 1", param("max-new")));

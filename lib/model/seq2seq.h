@@ -20,6 +20,7 @@
 
 #include "io/progress.h"
 #include "model/hf_model.h"
+#include "model/map_taps.h"
 #include "stage_times.h"
 #include "tensor.h"
 
@@ -47,6 +48,11 @@ struct seq2seq_forward {
 seq2seq_forward run_seq2seq(const hf_model& m, const std::vector<std::int64_t>& source,
                             const std::vector<std::int64_t>& target,
                             progress_style progress = progress_style::quiet);
+// Each decoder layer's cross attention once more, to `taps` (model/map_taps.h): its maps from
+// f (rows, every head), then the values they mixed (f's encoder output through the layer's
+// cross W_V) and its W_O (values), then layer_done — for a measure of the cross attention
+// (lib/measures/) after a teacher-forced run.
+void replay_cross_attention(const hf_model& m, const seq2seq_forward& f, map_taps& taps);
 seq2seq_forward generate_seq2seq(const hf_model& m, const std::vector<std::int64_t>& source,
                                  std::size_t max_new,
                                  progress_style progress = progress_style::quiet);

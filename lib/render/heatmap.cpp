@@ -246,6 +246,12 @@ void crop_heatmap(heatmap_spec& spec, const std::vector<std::size_t>& rows,
       if (i < labels.size()) out.push_back(labels[i]);
     return out;
   };
+  if (!spec.cell_texts.empty()) {
+    std::vector<std::string> texts;
+    for (std::size_t i : r)
+      for (std::size_t j : c) texts.push_back(spec.cell_texts[i * m.cols() + j]);
+    spec.cell_texts = std::move(texts);
+  }
   if (!spec.row_labels.empty()) spec.row_labels = pick(spec.row_labels, r);
   if (!spec.col_labels.empty()) spec.col_labels = pick(spec.col_labels, c);
   std::vector<int> marked;
@@ -282,9 +288,14 @@ heatmap_layout layout_heatmap(const heatmap_spec& spec) {
     std::tie(L.vmin, L.vmax) = scale_range(spec.scale, m, spec.centered);
   }
   L.ticks = scale_ticks(spec.scale, L.vmin, L.vmax);
-  cell_numbers numbers = plan_cell_numbers(spec, L.cell, s);
-  if (numbers.any) L.numbers = std::move(numbers.texts);
-  if (!numbers.note.empty()) L.notes.push_back(std::move(numbers.note));
+  if (!spec.cell_texts.empty()) {
+    for (const std::string& t : spec.cell_texts)
+      L.numbers.push_back(encode_utf8(fit_text(decode_utf8_lossy(t), (L.cell - 4) / s, font)));
+  } else {
+    cell_numbers numbers = plan_cell_numbers(spec, L.cell, s);
+    if (numbers.any) L.numbers = std::move(numbers.texts);
+    if (!numbers.note.empty()) L.notes.push_back(std::move(numbers.note));
+  }
   const std::size_t labelled = std::max(spec.row_labels.size(), spec.col_labels.size());
   if (L.label_every > 1 && labelled > 0)
     L.notes.push_back(thinned_labels_note(L.label_every, labelled, glyph_h));

@@ -50,6 +50,9 @@ struct heatmap_spec {
   std::size_t boundary_col = 0;  // a rule before this column, 0: none (a generation's prompt end)
   std::vector<bool> hidden;  // n_rows·n_cols row-major: masked cells, drawn light grey, no value
   annotate_mode annotate = annotate_mode::automatic;  // see cell_numbers.h
+  // n_rows·n_cols row-major UTF-8: a text drawn in each cell instead of its number (the logit
+  // lens' tokens), cut with '…' to the cell's width; empty: numbers as `annotate` says
+  std::vector<std::string> cell_texts;
   bool colorbar = true;
   std::shared_ptr<const matrix> owned;  // values a crop made (values points at it), else null
 };

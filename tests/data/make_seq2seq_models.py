@@ -14,6 +14,8 @@ reference.npz:
   source, target        int64 [ns], [nt]       the ids run (target: the labels; the decoder reads
                                                [decoder_start] + target[:-1])
   encoder, decoder, cross  float64 [Le, He, ns, ns], [Ld, Hd, nt, nt], [Ld, Hd, nt, ns]
+  cross_norms, cross_norms_layer  float64 [Ld, Hd, nt, ns], [Ld, nt, ns]: the cross attention's
+                           value-weighted norms (Kobayashi et al. 2020; not for T5)
   decoder_hidden        float64 [nt, d]
   logits                float64 [nt, V]
   greedy                int64 [k]              the greedy loop's tokens (forced BOS first, stop
@@ -120,8 +122,14 @@ def weights(c, g):
     return W
 
 
+_cross_norms = None  # while the reference forward runs: each cross attention's value norms
+
+
 def attention(x_q, x_kv, R, p, H, mask):
-    """BartAttention: q scaled by dh^-0.5; returns (weights [H, nq, nk], output [nq, d])."""
+    """BartAttention: q scaled by dh^-0.5; returns (weights [H, nq, nk], output [nq, d]).
+    Cross attention also records Kobayashi et al. 2020's value-weighted norms, formed from the
+    vectors f_h(x_j) = v_h(x_j) W_O^h one by one: per head a_ij |f_h(x_j)|, per layer
+    |sum_h a^h_ij f_h(x_j)|."""
     nq, d = x_q.shape
     nk, dh = x_kv.shape[0], d // H
     q = (x_q @ R[p + "q_proj.weight"].T + R[p + "q_proj.bias"]) * dh ** -0.5
@@ -133,6 +141,11 @@ def attention(x_q, x_kv, R, p, H, mask):
         s = s.masked_fill(mask, float("-inf"))
     a = torch.softmax(s, -1)
     out = (a @ v).transpose(0, 1).reshape(nq, d)
+    if _cross_norms is not None and p.endswith("encoder_attn."):
+        wo = R[p + "out_proj.weight"].T  # [H·dh, d]
+        f = torch.stack([v[h] @ wo[h * dh:(h + 1) * dh] for h in range(H)])  # [H, nk, d]
+        _cross_norms.append((a * f.norm(dim=-1)[:, None, :],
+                             torch.einsum("hij,hjd->ijd", a, f).norm(dim=-1)))
     return a, out @ R[p + "out_proj.weight"].T + R[p + "out_proj.bias"]
 
 
@@ -357,11 +370,19 @@ def make(out_dir, seed):
                        "pre_tokenizer": {"type": "WhitespaceSplit"}}, f)
         source = torch.randint(3, c["V"], (c["ns"],), generator=g)
         target = torch.randint(3, c["V"], (c["nt"],), generator=g)
+        global _cross_norms
+        _cross_norms = []
         enc, dec, cross, hidden, logits = (t5_forward if is_t5(c) else forward)(c, R, source, target)
+        recorded, _cross_norms = _cross_norms, None
+        extra = {}
+        if recorded:
+            extra = {"cross_norms": torch.stack([h for h, _ in recorded]).numpy(),
+                     "cross_norms_layer": torch.stack([l for _, l in recorded]).numpy()}
         np.savez(os.path.join(folder, "reference.npz"), source=source.numpy().astype(np.int64),
                  target=target.numpy().astype(np.int64), encoder=enc.numpy(), decoder=dec.numpy(),
                  cross=cross.numpy(), decoder_hidden=hidden.numpy(), logits=logits.numpy(),
-                 greedy=np.array(greedy(c, R, source), dtype=np.int64), max_new=np.int64(c["max_new"]))
+                 greedy=np.array(greedy(c, R, source), dtype=np.int64), max_new=np.int64(c["max_new"]),
+                 **extra)
 
 
 if __name__ == "__main__":

@@ -195,7 +195,9 @@ def test_measures_are_refused_where_they_cannot_run(env):
            "--view received-rollout", "--measure norms")
     bart = os.path.join(env.data, "seq2seq", "bart_f32")
     refuse(env, ["--model", bart, "--ids", "5,6,7", "--measure", "norms"], "--measure norms",
-           "encoder–decoder")
+           "--target")
+    refuse(env, ["--model", bart, "--ids", "5,6,7", "--target-ids", "5,6", "--measure", "norms",
+                 "--stack", "encoder"], "--measure norms", "cross attention", "--stack encoder")
 
 
 def test_logit_lens_is_printed_and_refused_where_it_cannot_run(env):
@@ -212,6 +214,25 @@ def test_logit_lens_is_printed_and_refused_where_it_cannot_run(env):
     assert rows[-1].rstrip().endswith("rank 0"), rows
     refuse(env, ["--model", good, "--ids", ids, "--logit-lens", "--generate", "2"], "--logit-lens",
            "generat")
+    refuse(env, ["--model", good, "--ids", ids, "--view", "logit-lens", "--term"], "--term")
+    # the figure: a cell per layer and position holding the top token (SVG keeps it as text),
+    # view.npy the probabilities of logit_lens_prob.npy
+    out = env.path("lens-view")
+    env.run("model", "--model", good, "--ids", ids, "--view", "logit-lens", "--svg",
+            env.path("lens.svg"), "--png", env.path("lens.png"), "--npy", out, "--quiet")
+    view = np.load(os.path.join(out, "view.npy"))
+    assert np.array_equal(view, np.load(os.path.join(out, "logit_lens_prob.npy")))
+    w, h = png_size(env.path("lens.png"))
+    assert w > 9 * 40 and h > 3 * 40, (w, h)
+    svg = open(env.path("lens.svg"), encoding="utf-8").read()
+    assert "logit lens · gpt2_f32" in svg and ">output<" in svg and ">layer 0<" in svg
+    top = np.load(os.path.join(out, "logit_lens.npy"))
+    vocab = {v: k for k, v in json.load(open(os.path.join(good, "vocab.json"))).items()}
+    for i in range(top.shape[1]):
+        assert f">{vocab[int(top[-1, i])]}<" in svg, vocab[int(top[-1, i])]
+    _, err = env.run("draw", "--weights", os.path.join(out, "attention.npy"), "--view", "logit-lens", "--png",
+                     env.path("no.png"), expect=2)
+    assert "attn-viz model" in err and not os.path.exists(env.path("no.png")), err
     bart = os.path.join(env.data, "seq2seq", "bart_f32")
     refuse(env, ["--model", bart, "--ids", "5,6,7", "--logit-lens"], "--logit-lens", "encoder–decoder")
 

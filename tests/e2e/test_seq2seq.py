@@ -86,6 +86,8 @@ def check_folder(env, folder):
     assert (np.load(os.path.join(out, "target_ids.npy")) == ref["target"]).all()
     tokens = json.load(open(os.path.join(out, "target_tokens.json"), encoding="utf-8"))
     assert tokens == [f"t{i}" for i in ref["target"]], tokens
+    if "cross_norms" in ref.files:
+        check_cross_norms(env, folder, ref, got["cross_attention"])
     # greedy generation with the cache: the reference loop's tokens, and the maps of teacher
     # forcing on them
     gen = env.path("gen-" + name)
@@ -101,6 +103,31 @@ def check_folder(env, folder):
     assert dg <= 1e-5, dg
     print(f"  {name}: maps {worst:.1e}, hidden {dh:.1e}, logits {dl:.1e}; greedy "
           f"{generated.tolist()} as the reference loop; generated vs teacher-forced maps {dg:.1e}")
+
+
+def check_cross_norms(env, folder, ref, weights):
+    """--measure norms on the cross attention against the reference's value-weighted norms
+    (vectors formed one by one, float64): cross_norms.npy and cross_norms_layer.npy within 1e-5
+    of the largest, cross_attention.npy still the weights, the JSON's cross maps (what the views
+    and the alignment read) the norms with each row scaled to sum to 1."""
+    name = os.path.basename(folder)
+    out = env.path("norms-" + name)
+    env.run("model", "--model", folder, "--ids", ids(ref["source"]), "--target-ids",
+            ids(ref["target"]), "--measure", "norms", "--npy", out, "--json", out + ".json",
+            "--quiet")
+    per_head = np.load(os.path.join(out, "cross_norms.npy"))
+    per_layer = np.load(os.path.join(out, "cross_norms_layer.npy"))
+    assert per_head.shape == ref["cross_norms"].shape and per_layer.shape == ref["cross_norms_layer"].shape
+    dn = np.abs(per_head - ref["cross_norms"]).max() / np.abs(ref["cross_norms"]).max()
+    dl = np.abs(per_layer - ref["cross_norms_layer"]).max() / np.abs(ref["cross_norms_layer"]).max()
+    assert dn <= 1e-5 and dl <= 1e-5, (dn, dl)
+    assert np.array_equal(np.load(os.path.join(out, "cross_attention.npy")), weights)
+    doc = json.load(open(out + ".json", encoding="utf-8"))
+    assert doc["cross_measure"] == "norms"
+    shown = np.array(doc["cross_attention"], dtype=np.float64)
+    want = ref["cross_norms"] / ref["cross_norms"].sum(-1, keepdims=True)
+    assert np.abs(shown - want).max() <= 1e-5, np.abs(shown - want).max()
+    print(f"  {name}: cross norms {per_head.shape}: max relative diff {dn:.1e}, per layer {dl:.1e}")
 
 
 def test_checked_in_models(env):

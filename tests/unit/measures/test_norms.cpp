@@ -25,28 +25,32 @@ namespace {
 
 // Taps that keep what they are sent: every head's map, whole.
 struct recording_taps final : map_taps {
-  std::size_t heads, n;
-  std::vector<float> maps;  // [heads, n, n] of the last layer
+  std::size_t heads, n, nk;
+  std::vector<float> maps;  // [heads, n, nk] of the last layer
   std::size_t done = 0;
-  recording_taps(std::size_t h, std::size_t rows) : heads(h), n(rows), maps(h * rows * rows) {}
+  recording_taps(std::size_t h, std::size_t rows, std::size_t keys)
+      : heads(h), n(rows), nk(keys), maps(h * rows * keys) {}
   float* map_of(std::size_t, std::size_t) override { return nullptr; }
   void rows(std::size_t, std::size_t head, std::size_t i0, std::size_t count, const float* w,
-            std::size_t) noexcept override {
-    std::copy(w, w + count * n, maps.data() + (head * n + i0) * n);
+            std::size_t keys) noexcept override {
+    CHECK(keys == nk);
+    std::copy(w, w + count * nk, maps.data() + (head * n + i0) * nk);
   }
   void layer_done(std::size_t) override { ++done; }
 };
 
-// A causal layer's weights: row i spreads over keys 0..i as a softmax of random scores.
-std::vector<float> causal_weights(std::size_t H, std::size_t n, unsigned seed) {
-  const matrix s = random_matrix(H * n, n, seed);
-  std::vector<float> a(H * n * n, 0.0f);
+// A layer's weights over nk keys: row i a softmax of random scores over keys 0..i (causal) or
+// all of them.
+std::vector<float> layer_weights(std::size_t H, std::size_t n, std::size_t nk, bool causal,
+                                 unsigned seed) {
+  const matrix s = random_matrix(H * n, nk, seed);
+  std::vector<float> a(H * n * nk, 0.0f);
   for (std::size_t r = 0; r < H * n; ++r) {
-    const std::size_t i = r % n;
+    const std::size_t seen = causal ? r % n + 1 : nk;
     double z = 0.0;
-    for (std::size_t j = 0; j <= i; ++j) z += std::exp(2.0 * s(r, j));
-    for (std::size_t j = 0; j <= i; ++j)
-      a[r * n + j] = static_cast<float>(std::exp(2.0 * s(r, j)) / z);
+    for (std::size_t j = 0; j < seen; ++j) z += std::exp(2.0 * s(r, j));
+    for (std::size_t j = 0; j < seen; ++j)
+      a[r * nk + j] = static_cast<float>(std::exp(2.0 * s(r, j)) / z);
   }
   return a;
 }
@@ -54,13 +58,15 @@ std::vector<float> causal_weights(std::size_t H, std::size_t n, unsigned seed) {
 struct layer_case {
   std::size_t H, KV, dh, d, n;
   linear_layout layout;
+  std::size_t nk = 0;  // cross attention: keys of their own (no mask); 0: n, causal
 };
 
 // Runs one layer through the measure; returns the views' maps, checks the rest against loops.
 void check_layer(const layer_case& t) {
-  const std::size_t H = t.H, n = t.n, HD = H * t.dh;
-  const std::vector<float> alpha = causal_weights(H, n, 11);
-  const matrix v = random_matrix(n, t.KV * t.dh, 12);
+  const std::size_t H = t.H, n = t.n, HD = H * t.dh, nk = t.nk > 0 ? t.nk : n;
+  const bool causal = t.nk == 0;
+  const std::vector<float> alpha = layer_weights(H, n, nk, causal, 11);
+  const matrix v = random_matrix(nk, t.KV * t.dh, 12);
   const matrix w = t.layout == linear_layout::out_in ? random_matrix(t.d, HD, 13)
                                                      : random_matrix(HD, t.d, 13);
   weight_view o;
@@ -70,16 +76,23 @@ void check_layer(const layer_case& t) {
                 : std::vector<std::int64_t>{static_cast<std::int64_t>(HD), static_cast<std::int64_t>(t.d)};
   o.data = reinterpret_cast<const unsigned char*>(w.data());
 
-  recording_taps views(H, n), weights(H, n);
+  recording_taps views(H, n, nk), weights(H, n, nk);
   const measure_spec& spec = measure_named("norms", "--measure");
   const temp_dir dir;
   const std::string out = dir.dir().string();
-  auto taps = spec.make({1, H, n, t.d, out, out}, views, weights);
+  measure_shape shape;
+  shape.layers = 1;
+  shape.heads = H;
+  shape.n = n;
+  shape.width = t.d;
+  shape.keys = t.nk;
+  shape.npy_dir = shape.npy_folder = out;
+  auto taps = spec.make(shape, views, weights);
   for (std::size_t h = 0; h < H; ++h) CHECK(taps->map_of(0, h) == nullptr);
   for (std::size_t h = 0; h < H; ++h)  // rows in two blocks, as the kernel sends them
     for (std::size_t i0 : {std::size_t{0}, n / 2})
-      taps->rows(0, h, i0, i0 == 0 ? n / 2 : n - n / 2, alpha.data() + (h * n + i0) * n, n);
-  taps->values({0, H, t.KV, t.dh, n, v.data(), v.cols(), &o, t.layout});
+      taps->rows(0, h, i0, i0 == 0 ? n / 2 : n - n / 2, alpha.data() + (h * n + i0) * nk, nk);
+  taps->values({0, H, t.KV, t.dh, nk, v.data(), v.cols(), &o, t.layout});
   taps->layer_done(0);
   CHECK(views.done == 1);
   CHECK(weights.done == 1);
@@ -104,37 +117,37 @@ void check_layer(const layer_case& t) {
     return parse_npy(bytes, name);
   };
   const npy_array head_file = read("norms.npy"), layer_file = read("norms_layer.npy");
-  CHECK(head_file.shape == std::vector<std::size_t>{1, H, n, n});
-  CHECK(layer_file.shape == std::vector<std::size_t>{1, n, n});
+  CHECK(head_file.shape == std::vector<std::size_t>{1, H, n, nk});
+  CHECK(layer_file.shape == std::vector<std::size_t>{1, n, nk});
   const std::vector<float>&per_head = head_file.values, &per_layer = layer_file.values;
   for (std::size_t i = 0; i < n; ++i) {
-    std::vector<double> want_row(H * n, 0.0);
-    for (std::size_t j = 0; j < n; ++j) {
+    std::vector<double> want_row(H * nk, 0.0);
+    for (std::size_t j = 0; j < nk; ++j) {
       std::vector<double> sum(t.d, 0.0);
       for (std::size_t h = 0; h < H; ++h) {
-        const double a = alpha[(h * n + i) * n + j];
+        const double a = alpha[(h * n + i) * nk + j];
         double len = 0.0;
         for (std::size_t c = 0; c < t.d; ++c) {
           const double fc = f(h, j, c);
           len += fc * fc;
           sum[c] += a * fc;
         }
-        want_row[h * n + j] = a * std::sqrt(len);
-        CHECK(per_head[(h * n + i) * n + j] == doctest::Approx(a * std::sqrt(len)).epsilon(1e-5));
+        want_row[h * nk + j] = a * std::sqrt(len);
+        CHECK(per_head[(h * n + i) * nk + j] == doctest::Approx(a * std::sqrt(len)).epsilon(1e-5));
       }
       double layer = 0.0;
       for (double s : sum) layer += s * s;
-      CHECK(per_layer[i * n + j] == doctest::Approx(std::sqrt(layer)).epsilon(1e-4));
+      CHECK(per_layer[i * nk + j] == doctest::Approx(std::sqrt(layer)).epsilon(1e-4));
     }
     for (std::size_t h = 0; h < H; ++h) {
       double total = 0.0;
-      for (std::size_t j = 0; j < n; ++j) total += want_row[h * n + j];
+      for (std::size_t j = 0; j < nk; ++j) total += want_row[h * nk + j];
       double shown_sum = 0.0;
-      for (std::size_t j = 0; j < n; ++j) {
-        const float shown = views.maps[(h * n + i) * n + j];
+      for (std::size_t j = 0; j < nk; ++j) {
+        const float shown = views.maps[(h * n + i) * nk + j];
         shown_sum += shown;
-        if (j > i) CHECK(shown == 0.0f);  // masked: exactly 0
-        CHECK(shown == doctest::Approx(want_row[h * n + j] / total).epsilon(1e-5));
+        if (causal && j > i) CHECK(shown == 0.0f);  // masked: exactly 0
+        CHECK(shown == doctest::Approx(want_row[h * nk + j] / total).epsilon(1e-5));
       }
       CHECK(shown_sum == doctest::Approx(1.0).epsilon(1e-6));
     }
@@ -150,6 +163,9 @@ TEST_CASE("norms: per head, per layer and the views' maps against loops over the
   SUBCASE("in_out weights (GPT-2's Conv1D)") { check_layer({2, 2, 5, 7, 8, linear_layout::in_out}); }
   SUBCASE("grouped-query heads: four query heads read two value heads") {
     check_layer({4, 2, 3, 6, 70, linear_layout::out_in});
+  }
+  SUBCASE("cross attention: 5 queries over 11 keys of their own, no mask") {
+    check_layer({2, 2, 4, 8, 5, linear_layout::out_in, 11});
   }
 }
 

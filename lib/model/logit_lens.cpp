@@ -1,4 +1,4 @@
-#include "analysis/logit_lens.h"
+#include "model/logit_lens.h"
 
 #include <algorithm>
 #include <cmath>
