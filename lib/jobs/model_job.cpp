@@ -223,7 +223,7 @@ void add_predictions(const hf_model& m, const model_job_config& c,
 
 // The forward with a measure between the kernel and the keeper of the maps the views read
 // (lib/measures/measure.h): a second keeper receives the weights themselves, for attention.npy
-// and the heads' statistics.
+// and the heads' statistics (none when neither is asked for).
 void run_measured_forward(const hf_model& m, const model_job_config& c, keep_request plan,
                           model_report& r) {
   keep_request weights_plan = plan;
@@ -234,9 +234,12 @@ void run_measured_forward(const hf_model& m, const model_job_config& c, keep_req
   plan.file_path.clear();
   plan.measure = false;
   const measure_shape shape = measure_shape_of(m.config, c, weights_plan);
-  r.weights_keeper = std::make_shared<map_keeper>(std::move(weights_plan));
+  array_taps nowhere(nullptr, m.config.heads, shape.n, shape.n);  // no file, no statistics
+  if (!weights_plan.file_layers.empty() || weights_plan.measure)
+    r.weights_keeper = std::make_shared<map_keeper>(std::move(weights_plan));
   r.keeper = std::make_shared<map_keeper>(std::move(plan));
-  r.measure = c.measure->make(shape, *r.keeper, *r.weights_keeper);
+  r.measure = c.measure->make(shape, *r.keeper,
+                              r.weights_keeper ? static_cast<map_taps&>(*r.weights_keeper) : nowhere);
   r.forward = run_model(m, r.ids, c.progress, nullptr, r.measure.get());
 }
 

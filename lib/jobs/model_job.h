@@ -109,7 +109,8 @@ struct model_report {
   // [layers, heads, n]
   std::shared_ptr<map_keeper> keeper;
   // With a measure: what keeps the weights themselves (attention.npy, the heads' statistics;
-  // else `keeper` itself), and the measure (its arrays for --npy)
+  // else `keeper` itself; null under a measure when neither is asked for), and the measure (its
+  // arrays for --npy)
   std::shared_ptr<map_keeper> weights_keeper;
   std::shared_ptr<measure_taps> measure;
   std::string measure_name;  // an encoder–decoder's: what the cross attention's maps show

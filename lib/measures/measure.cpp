@@ -11,6 +11,8 @@ const measure_spec& norms_measure();
 
 namespace {
 
+constexpr std::size_t row_block = 64;  // the rows sent to the views' taps at once
+
 const measure_spec weights_spec{
     "weights", "the attention weights a_ij themselves: how much query i looks at key j", nullptr,
     nullptr};
@@ -45,10 +47,17 @@ void measure_taps::layer_done(std::size_t layer) {
   weights_.layer_done(layer);
   measure_layer(layer, shown_.data());
   const std::size_t nk = shape_.key_count(), size = shape_.n * nk;
-  for (std::size_t h = 0; h < shape_.heads; ++h) {
-    const float* map = shown_.data() + h * size;
-    if (float* kept = views_.map_of(layer, h)) std::copy(map, map + size, kept);
-    views_.rows(layer, h, 0, shape_.n, map, nk);
+  for (std::size_t h = 0; h < shape_.heads; ++h)
+    if (float* kept = views_.map_of(layer, h))
+      std::copy(shown_.data() + h * size, shown_.data() + (h + 1) * size, kept);
+  // the rows in blocks from several threads at once, as the kernel sends them (the taps' sums
+  // are the same for any split: map_keeper adds them in fixed point)
+  const std::size_t blocks = (shape_.n + row_block - 1) / row_block;
+#pragma omp parallel for schedule(dynamic)
+  for (std::size_t t = 0; t < shape_.heads * blocks; ++t) {
+    const std::size_t h = t / blocks, i0 = (t % blocks) * row_block;
+    const std::size_t rows = std::min(row_block, shape_.n - i0);
+    views_.rows(layer, h, i0, rows, shown_.data() + h * size + i0 * nk, nk);
   }
   views_.layer_done(layer);
 }

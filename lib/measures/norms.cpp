@@ -65,6 +65,7 @@ class norms_taps final : public measure_taps {
 
  private:
   void gram_block(std::size_t j0, std::size_t b, std::size_t d, const float* f);
+  void head_lengths(const attention_values& p, const std::vector<float>& w, std::size_t d);
   void per_layer_row(std::size_t i, float* out) const;
 
   std::vector<float> length_;  // [H, n]: ‖f_h(x_j)‖ of the running layer
@@ -119,6 +120,26 @@ void norms_taps::gram_block(std::size_t j0, std::size_t b, std::size_t d, const 
   }
 }
 
+// ‖f_h(x_j)‖ alone, without forming f: with W^h the d_h × d block of W_O head h's context
+// goes through and M_h = W^h W^hᵀ (d_h × d_h), ‖f_h(x_j)‖² = v_h(x_j) M_h v_h(x_j)ᵀ.
+// Work H·d_h²·d + n·H·d_h², against n·H·d_h·d to form every f.
+void norms_taps::head_lengths(const attention_values& p, const std::vector<float>& w,
+                              std::size_t d) {
+  const std::size_t H = p.heads, dh = p.head_dim, HD = H * dh, n = p.n_k, group = H / p.kv_heads;
+  std::vector<float> wh(dh * d), m(dh * dh), u(n * dh);
+  for (std::size_t h = 0; h < H; ++h) {
+    for (std::size_t e = 0; e < dh; ++e)  // W^h as d_h rows of d
+      for (std::size_t c = 0; c < d; ++c)
+        wh[e * d + c] = p.layout == linear_layout::out_in ? w[c * HD + h * dh + e]
+                                                          : w[(h * dh + e) * d + c];
+    kernels::gemm(dh, dh, d, 1.0f, wh.data(), d, wh.data(), d, true, 0.0f, m.data(), dh);
+    const float* vh = p.v + (h / group) * dh;
+    kernels::gemm(n, dh, dh, 1.0f, vh, p.ldv, m.data(), dh, false, 0.0f, u.data(), dh);
+    for (std::size_t j = 0; j < n; ++j)
+      length_[h * n + j] = std::sqrt(std::max(0.0f, dot(u.data() + j * dh, vh + j * p.ldv, dh)));
+  }
+}
+
 void norms_taps::values(const attention_values& p) {
   const std::size_t H = p.heads, n = p.n_k;
   if (H != shape().heads || n != shape().key_count() || p.kv_heads == 0 || H % p.kv_heads != 0)
@@ -126,6 +147,10 @@ void norms_taps::values(const attention_values& p) {
   std::vector<float> w(p.o->count());
   p.o->to_float(0, w.size(), w.data());
   const std::size_t d = w.size() / (H * p.head_dim);
+  if (!per_head_file_) {  // the views alone read only the lengths
+    head_lengths(p, w, d);
+    return;
+  }
   const std::size_t block = std::min(key_block(H, d), n);
   std::vector<float> f(block * H * d);
   for (std::size_t j0 = 0; j0 < n; j0 += block) {

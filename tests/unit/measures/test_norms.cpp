@@ -97,6 +97,19 @@ void check_layer(const layer_case& t) {
   CHECK(views.done == 1);
   CHECK(weights.done == 1);
   CHECK(weights.maps == alpha);
+  // without --npy the lengths come from W^h W^hᵀ, not from the vectors: the same maps
+  recording_taps views_only(H, n, nk), ignored(H, n, nk);
+  measure_shape bare = shape;
+  bare.npy_dir.clear();
+  bare.npy_folder.clear();
+  auto lengths_only = spec.make(bare, views_only, ignored);
+  for (std::size_t h = 0; h < H; ++h)
+    lengths_only->rows(0, h, 0, n, alpha.data() + h * n * nk, nk);
+  lengths_only->values({0, H, t.KV, t.dh, nk, v.data(), v.cols(), &o, t.layout});
+  lengths_only->layer_done(0);
+  CHECK(lengths_only->arrays().empty());
+  for (std::size_t k = 0; k < views.maps.size(); ++k)
+    CHECK(views_only.maps[k] == doctest::Approx(views.maps[k]).epsilon(1e-5));
 
   // f_h(x_j) by loops, in double
   auto f = [&](std::size_t h, std::size_t j, std::size_t c) {
