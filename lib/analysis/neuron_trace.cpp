@@ -73,6 +73,22 @@ neuron_trace trace_neuron(const layer_probe& probe, const neuron_query& at, cons
   return t;
 }
 
+void add_output_norms(neuron_trace& t, const std::vector<float>& w_head, std::size_t d) {
+  const std::size_t dh = t.d_head;
+  if (w_head.size() != dh * d) throw std::logic_error("add_output_norms: W^h is not d_h × d");
+  double total = 0.0;
+  for (neuron_key& key : t.keys) {
+    double len = 0.0;
+    for (std::size_t c = 0; c < d; ++c) {
+      double f = 0.0;
+      for (std::size_t e = 0; e < dh; ++e) f += key.v[e] * w_head[e * d + c];
+      len += f * f;
+    }
+    total += (key.output_norm = key.weight * std::sqrt(len));
+  }
+  for (neuron_key& key : t.keys) key.norm_share = total > 0.0 ? key.output_norm / total : key.weight;
+}
+
 std::vector<std::size_t> leading_dimensions(const std::vector<double>& product, std::size_t k) {
   std::vector<std::size_t> order(product.size());
   std::iota(order.begin(), order.end(), 0);

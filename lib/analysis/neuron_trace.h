@@ -27,6 +27,10 @@ struct neuron_key {
   std::vector<double> product;     // q_i ⊙ k_j (d_h); sums to s_ij·√d_h
   std::vector<double> v;           // v_j (d_h)
   double mixed_norm = 0.0;         // |a_ij v_j|: what this key adds to c_i
+  // a_ij |v_j W^h|: the length of what this key adds to the head's output (W^h: the d_h × d
+  // block of W_O the head's context goes through; Kobayashi et al. 2020), and its share of the
+  // keys' sum (add_output_norms)
+  double output_norm = 0.0, norm_share = 0.0;
 };
 
 struct neuron_trace {
@@ -50,6 +54,10 @@ struct neuron_query {
 // `map_row` is the kernel's row i of that head's map (n weights); probe holds the layer's
 // q, k, v over n tokens. Throws std::logic_error on shapes that do not match.
 neuron_trace trace_neuron(const layer_probe& probe, const neuron_query& at, const float* map_row);
+
+// Each key's output_norm and norm_share from W^h (d_h × d, row-major: model/linear.h's
+// output_head_block).
+void add_output_norms(neuron_trace& t, const std::vector<float>& w_head, std::size_t d);
 
 // The dimensions t of `product` by |product_t|, largest first (ties: lower t), at most k.
 std::vector<std::size_t> leading_dimensions(const std::vector<double>& product, std::size_t k);

@@ -11,6 +11,7 @@
 #include "jobs/model_job.h"
 #include "model/forward.h"
 #include "model/hf_model.h"
+#include "model/linear.h"
 #include "render/neuron_page.h"
 #include "render/neuron_view.h"
 #include "tokenizers/token_display.h"
@@ -51,6 +52,12 @@ neuron_report run_neuron_job(const neuron_job_config& c) {
   at.causal = mc.causal;
   at.window = mc.sliding_window > 0 && f.n > mc.sliding_window ? mc.sliding_window : 0;
   r.trace = trace_neuron(probe, at, f.map(c.layer, c.head) + query * f.n);
+  const weight_view& o = *m.layers[c.layer].self.o;
+  std::vector<float> w(o.count()), w_head(mc.head_dim * mc.d_model);
+  o.to_float(0, w.size(), w.data());
+  output_head_block(w.data(), m.conv1d ? linear_layout::in_out : linear_layout::out_in,
+                    mc.heads * mc.head_dim, mc.d_model, c.head, mc.head_dim, w_head.data());
+  add_output_norms(r.trace, w_head, mc.d_model);
 
   neuron_view_spec spec;
   spec.trace = &r.trace;

@@ -128,10 +128,7 @@ void norms_taps::head_lengths(const attention_values& p, const std::vector<float
   const std::size_t H = p.heads, dh = p.head_dim, HD = H * dh, n = p.n_k, group = H / p.kv_heads;
   std::vector<float> wh(dh * d), m(dh * dh), u(n * dh);
   for (std::size_t h = 0; h < H; ++h) {
-    for (std::size_t e = 0; e < dh; ++e)  // W^h as d_h rows of d
-      for (std::size_t c = 0; c < d; ++c)
-        wh[e * d + c] = p.layout == linear_layout::out_in ? w[c * HD + h * dh + e]
-                                                          : w[(h * dh + e) * d + c];
+    output_head_block(w.data(), p.layout, HD, d, h, dh, wh.data());
     kernels::gemm(dh, dh, d, 1.0f, wh.data(), d, wh.data(), d, true, 0.0f, m.data(), dh);
     const float* vh = p.v + (h / group) * dh;
     kernels::gemm(n, dh, dh, 1.0f, vh, p.ldv, m.data(), dh, false, 0.0f, u.data(), dh);

@@ -82,6 +82,14 @@ matrix linear(const matrix& x, const weight_view& w, linear_layout layout, const
   return y;
 }
 
+void output_head_block(const float* w, linear_layout layout, std::size_t heads_width,
+                       std::size_t d, std::size_t head, std::size_t dh, float* out) {
+  for (std::size_t e = 0; e < dh; ++e)
+    for (std::size_t c = 0; c < d; ++c)
+      out[e * d + c] = layout == linear_layout::out_in ? w[c * heads_width + head * dh + e]
+                                                       : w[(head * dh + e) * d + c];
+}
+
 std::vector<float> vector_of(const weight_view& w) {
   std::vector<float> v(w.count());
   w.to_float(0, v.size(), v.data());

@@ -38,6 +38,31 @@ std::string vector_lines(const std::vector<double>& v, const std::string& indent
   return out;
 }
 
+// Part 5: each top key's share of the weight beside its share of the value-weighted norm, and
+// one sentence on where they part most.
+std::string weights_and_norms(const neuron_trace& t, const std::vector<std::string>& tok,
+                              std::size_t listed) {
+  std::string out = fmt::format(
+      "\n5. weight and contribution: a_{0}j |v_j W_O^h| is the length of what key j adds to the "
+      "head's output (Kobayashi et al. 2020); its share beside the weight's:\n",
+      t.query);
+  out += "   key  token                weight   norm share\n";
+  for (std::size_t r = 0; r < listed; ++r) {
+    const neuron_key& k = t.keys[t.by_weight[r]];
+    out += fmt::format("   {:>4}  {:<18} {:>7.2f}%  {:>9.2f}%\n", k.j,
+                       shorten_for_message(tok[k.j], 18), 100.0 * k.weight, 100.0 * k.norm_share);
+  }
+  const neuron_key* apart = nullptr;
+  for (const neuron_key& k : t.keys)
+    if (!apart || std::fabs(k.weight - k.norm_share) > std::fabs(apart->weight - apart->norm_share))
+      apart = &k;
+  if (!apart || std::fabs(apart->weight - apart->norm_share) < 0.05)
+    return out + "   weight and norm agree within 5 points on every key\n";
+  return out + fmt::format("   {:.0f} % of the weight is on key {} {}, {:.0f} % of the contribution\n",
+                           100.0 * apart->weight, apart->j, quoted(tok[apart->j]),
+                           100.0 * apart->norm_share);
+}
+
 double dot_of(const neuron_key& k) {
   double s = 0.0;
   for (const double p : k.product) s += p;
@@ -140,6 +165,7 @@ std::string neuron_text(const neuron_view_spec& s) {
   }
   out += fmt::format("; the top keys add |a·v|: {}\n", parts);
   out += vector_lines(t.context, "   ");
+  out += weights_and_norms(t, tok, listed);
   out += fmt::format("\nchecked: these weights against the model's map, max |difference| {:.1e}\n",
                      t.weight_error);
   return out;
@@ -171,7 +197,9 @@ std::string neuron_json(const neuron_view_spec& s, const std::string& generator)
                     {"weight", k.weight},
                     {"kernel_weight", k.kernel_weight},
                     {"v", k.v},
-                    {"mixed_norm", k.mixed_norm}});
+                    {"mixed_norm", k.mixed_norm},
+                    {"output_norm", k.output_norm},
+                    {"norm_share", k.norm_share}});
   j["keys"] = std::move(keys);
   j["hidden_keys"] = t.hidden_keys;
   j["context"] = t.context;

@@ -263,6 +263,33 @@ def test_text_walk(env):
     assert j2["query"]["position"] == 1
 
 
+def test_weight_beside_contribution_agrees_with_the_norms_measure(env):
+    """explain's part 5 (a_ij |v_j W_O^h|, in double, key by key) against `model --measure norms`
+    (norms.npy: the measure's own path through the Gram matrices), for GPT-2's Conv1D layout and
+    Llama's grouped-query heads; the shares sum to 1 and the sentence names the key where they
+    part most."""
+    for name, ids, layer, head, query in (("gpt2_f32", [5, 9, 3, 7, 5, 9], 1, 2, 5),
+                                          ("llama_bf16_gqa", [3, 8, 12, 5, 9, 14, 2], 1, 3, 6)):
+        folder = hf(env, name)
+        j = neuron(env, folder, ids, layer, head, query)
+        npy = env.path("norms-" + name)
+        env.run("model", "--model", folder, "--ids", ",".join(map(str, ids)), "--measure", "norms",
+                "--npy", npy, "-q")
+        row = np.load(os.path.join(npy, "norms.npy"))[layer, head, query].astype(np.float64)
+        for k in j["keys"]:
+            assert abs(k["output_norm"] - row[k["position"]]) <= 1e-5 * row.max(), (k["position"], k["output_norm"], row)
+            assert abs(k["norm_share"] - row[k["position"]] / row.sum()) <= 1e-5
+        assert abs(sum(k["norm_share"] for k in j["keys"]) - 1.0) < 1e-9
+        out, _ = env.run("explain", "--model", folder, "--ids", ",".join(map(str, ids)), "--layer",
+                         str(layer), "--head", str(head), "--query", str(query), "--quiet")
+        apart = max(j["keys"], key=lambda k: abs(k["weight"] - k["norm_share"]))
+        if abs(apart["weight"] - apart["norm_share"]) >= 0.05:
+            assert (f"{100 * apart['weight']:.0f} % of the weight is on key {apart['position']} "
+                    f"\"{apart['token']}\", {100 * apart['norm_share']:.0f} % of the contribution") in out, out
+        else:
+            assert "agree within 5 points" in out, out
+
+
 def test_refusals(env):
     folder = hf(env, "gpt2_f32")
     base = ["explain", "--model", folder, "--ids", "5,9,3"]
