@@ -49,8 +49,8 @@ void print_logit_lens(std::FILE* out, const model_report& r, bool byte_level) {
                display_token(r.tokens[i], byte_level), name(lens.rows - 1, i));
     for (std::size_t l = 0; l < lens.rows; ++l)
       fmt::print(out, "  {:<9} {:<20} p = {:.4f}   prediction's rank {}\n",
-                 l + 1 < lens.rows ? fmt::format("layer {}", l) : std::string("output"),
-                 name(l, i), lens.prob(l, i), lens.final_rank[l * lens.n + i]);
+                 l + 1 < lens.rows ? fmt::format("layer {}", l) : std::string("output"), name(l, i),
+                 lens.prob(l, i), lens.final_rank[l * lens.n + i]);
   }
 }
 
@@ -298,9 +298,9 @@ Examples:
     job.max_memory = memory_limit(f->max_memory, "--max-memory");
     if (f->quiet) job.progress = job.choice.progress = progress_style::quiet;
     // nothing asked for: the most likely next tokens (or [MASK] fillers), and what to ask for
-    const bool nothing_asked = !job.out.any() && !f->view.term && job.top_k == 0 && !job.logit_lens &&
-                               job.generate == 0 && !job.name_heads && job.align_path.empty() &&
-                               job.gold_path.empty();
+    const bool nothing_asked = !job.out.any() && !f->view.term && job.top_k == 0 &&
+                               !job.logit_lens && job.generate == 0 && !job.name_heads &&
+                               job.align_path.empty() && job.gold_path.empty();
     if (nothing_asked) job.top_k = 5, job.top_k_if_possible = true;
     // the continuation as it comes: on stdout, unless an output takes it
     const job_outputs& o = job.out;

@@ -21,11 +21,12 @@ void add_maps_view_flags(CLI::App& cmd, view_choice& c, maps_view_flags& f) {
                  "layers, 170 without a mask); lines or overlay (the head view of --layer: lines "
                  "from each query to its keys, --heads side by side or in one panel); alignment "
                  "(encoder-decoder models: the cross attention over --layers x --heads as a word "
-                 "alignment); received (long texts: the attention each token receives over --layers x "
-                 "--heads, drawn over the text like a page); received-rollout (the same through "
-                 "the rollout over --layers: which input tokens the output traces back to); logit-lens "
-                 "(attn-viz model: each layer's input read through the output embeddings, the "
-                 "top token per layer and position coloured by its probability)")
+                 "alignment); received (long texts: the attention each token receives over "
+                 "--layers x --heads, drawn over the text like a page); received-rollout (the "
+                 "same through the rollout over --layers: which input tokens the output traces "
+                 "back to); logit-lens (attn-viz model: each layer's input read through the "
+                 "output embeddings, the top token per layer and position coloured by its "
+                 "probability)")
       ->check(one_of(names_of(maps_view_names)))
       ->capture_default_str()
       ->group("Figure");

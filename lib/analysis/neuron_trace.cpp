@@ -86,7 +86,8 @@ void add_output_norms(neuron_trace& t, const std::vector<float>& w_head, std::si
     }
     total += (key.output_norm = key.weight * std::sqrt(len));
   }
-  for (neuron_key& key : t.keys) key.norm_share = total > 0.0 ? key.output_norm / total : key.weight;
+  for (neuron_key& key : t.keys)
+    key.norm_share = total > 0.0 ? key.output_norm / total : key.weight;
 }
 
 std::vector<std::size_t> leading_dimensions(const std::vector<double>& product, std::size_t k) {

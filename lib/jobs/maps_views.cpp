@@ -1,6 +1,5 @@
 #include "jobs/maps_views.h"
 
-
 #include <fmt/format.h>
 
 #include "analysis/layer_maps.h"
@@ -56,16 +55,17 @@ bool view_reads_heads(maps_view w) {
          w == v::generation || w == v::received;
 }
 
-void check_view_choice(const view_choice& c, std::size_t layers, std::size_t heads,
-                       std::size_t n, bool causal, bool lens) {
+void check_view_choice(const view_choice& c, std::size_t layers, std::size_t heads, std::size_t n,
+                       bool causal, bool lens) {
   using v = maps_view;
   const v w = c.view;
   const bool takes_layers = view_reads_layers(w), takes_heads = view_reads_heads(w);
   const std::string name(name_of(maps_view_names, w));
   if (w == v::logit_lens && !lens)
-    throw usage_error(fmt::format("{} logit-lens reads a model's layers one by one: attn-viz "
-                                  "model --model DIR --text TEXT {} logit-lens",
-                                  param("view"), param("view")));
+    throw usage_error(
+        fmt::format("{} logit-lens reads a model's layers one by one: attn-viz "
+                    "model --model DIR --text TEXT {} logit-lens",
+                    param("view"), param("view")));
   if (w == v::alignment)
     throw usage_error(fmt::format("{} alignment draws the cross attention of an encoder–decoder "
                                   "model (bart, mbart, marian, t5) as a word alignment; these "
@@ -92,13 +92,14 @@ void check_view_choice(const view_choice& c, std::size_t layers, std::size_t hea
     throw usage_error(fmt::format("{} {}: there are {} heads (0 to {})", param("head"), c.head,
                                   heads, heads - 1));
   if ((!c.look.rows.empty() || !c.look.cols.empty()) && !draws_heatmap(w))
-    throw usage_error(fmt::format("{} and {} choose the rows and columns of one map; {} {} draws "
-                                  "{}: pick {} head, mean, max, rollout or flow",
-                                  param("rows"), param("cols"), param("view"), name,
-                                  w == v::model        ? "every head as a thumbnail"
-                                  : w == v::logit_lens ? "a token per layer and position"
-                                                       : "lines between tokens",
-                                  param("view")));
+    throw usage_error(
+        fmt::format("{} and {} choose the rows and columns of one map; {} {} draws "
+                    "{}: pick {} head, mean, max, rollout or flow",
+                    param("rows"), param("cols"), param("view"), name,
+                    w == v::model        ? "every head as a thumbnail"
+                    : w == v::logit_lens ? "a token per layer and position"
+                                         : "lines between tokens",
+                    param("view")));
   if (!c.look.rows.empty()) parse_index_list(c.look.rows, n, "rows", "row");
   if (!c.look.cols.empty()) parse_index_list(c.look.cols, n, "cols", "column");
   if (w == v::flow) check_flow_size(n, chosen(c.layers, layers, "layers", "layer").size(), causal);
@@ -226,7 +227,8 @@ figure lens_figure(const maps_source& s, const view_choice& c) {
   const bool byte_level = is_byte_level_sequence(lens.tokens);
   for (std::size_t r = 0; r < lens.rows; ++r) {
     const std::size_t l = lens.rows - 1 - r;
-    spec.row_labels.push_back(l + 1 == lens.rows ? std::string("output") : fmt::format("layer {}", l));
+    spec.row_labels.push_back(l + 1 == lens.rows ? std::string("output")
+                                                 : fmt::format("layer {}", l));
     for (std::size_t i = 0; i < lens.n; ++i) {
       (*values)(r, i) = lens.prob(l, i);
       spec.cell_texts.push_back(display_token(lens.tokens[(l * lens.n + i) * lens.k], byte_level));
@@ -236,9 +238,10 @@ figure lens_figure(const maps_source& s, const view_choice& c) {
   spec.values = values.get();
   spec.col_labels = s.tokens;
   spec.title = fmt::format("logit lens · {}", s.name);
-  spec.subtitle = fmt::format("{} · each layer's input through the output embeddings: the top "
-                              "token, coloured by its probability",
-                              s.subtitle);
+  spec.subtitle = fmt::format(
+      "{} · each layer's input through the output embeddings: the top "
+      "token, coloured by its probability",
+      s.subtitle);
   spec.row_axis = "read from";
   spec.col_axis = "position";
   spec.vmin = 0.0;
@@ -270,7 +273,8 @@ matrix view_values(const maps_source& s, const view_choice& c) {
     case maps_view::generation:
     case maps_view::received:
     case maps_view::received_rollout:
-    case maps_view::logit_lens: break;
+    case maps_view::logit_lens:
+      break;
   }
   const float* map = maps.map(c.layer, c.head);
   return matrix(s.n, s.n, std::vector<float>(map, map + s.n * s.n));

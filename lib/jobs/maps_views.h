@@ -38,10 +38,10 @@
 #include "analysis/layer_maps.h"
 #include "enum_names.h"
 #include "io/progress.h"
+#include "model/logit_lens.h"
 #include "render/figure.h"
 #include "render/grid.h"
 #include "render/heatmap.h"
-#include "model/logit_lens.h"
 #include "render/model_page.h"
 #include "render/views.h"
 #include "tensor.h"
@@ -49,16 +49,33 @@
 namespace attnviz {
 
 enum class maps_view {
-  head, model, mean, max, rollout, flow, lines, overlay, alignment, generation, received,
-  received_rollout, logit_lens
+  head,
+  model,
+  mean,
+  max,
+  rollout,
+  flow,
+  lines,
+  overlay,
+  alignment,
+  generation,
+  received,
+  received_rollout,
+  logit_lens
 };
 inline constexpr named<maps_view> maps_view_names[] = {
-    {"head", maps_view::head},       {"model", maps_view::model},
-    {"mean", maps_view::mean},       {"max", maps_view::max},
-    {"rollout", maps_view::rollout}, {"flow", maps_view::flow},
-    {"lines", maps_view::lines},     {"overlay", maps_view::overlay},
-    {"alignment", maps_view::alignment}, {"generation", maps_view::generation},
-    {"received", maps_view::received}, {"received-rollout", maps_view::received_rollout},
+    {"head", maps_view::head},
+    {"model", maps_view::model},
+    {"mean", maps_view::mean},
+    {"max", maps_view::max},
+    {"rollout", maps_view::rollout},
+    {"flow", maps_view::flow},
+    {"lines", maps_view::lines},
+    {"overlay", maps_view::overlay},
+    {"alignment", maps_view::alignment},
+    {"generation", maps_view::generation},
+    {"received", maps_view::received},
+    {"received-rollout", maps_view::received_rollout},
     {"logit-lens", maps_view::logit_lens}};
 // The views that draw one n × n heatmap (--term can show them).
 bool draws_heatmap(maps_view v);
@@ -109,8 +126,8 @@ model_maps maps_of(const maps_source& s);
 // usage_errors naming the parameter: a list given to a view that does not read it, an index
 // out of range, flow past its size (analysis/attention_flow.h: its work grows as L · n⁴, a
 // twelfth of that under a causal mask).
-void check_view_choice(const view_choice& c, std::size_t layers, std::size_t heads,
-                       std::size_t n, bool causal, bool lens = false);
+void check_view_choice(const view_choice& c, std::size_t layers, std::size_t heads, std::size_t n,
+                       bool causal, bool lens = false);
 
 // The indices a list names ("0,5-7", checked against count, usage_error naming `parameter`),
 // or all of 0 … count − 1 when it is empty.

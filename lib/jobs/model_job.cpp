@@ -53,7 +53,8 @@ void add_logit_lens_npy(output_batch& batch, const std::string& dir, const logit
     ids[c] = lens.top_ids[c * lens.k];
     probs[c] = lens.top_probs[c * lens.k];
   }
-  batch.add((fs::path(dir) / "logit_lens.npy").string(), npy_int64({lens.rows, lens.n}, ids.data()));
+  batch.add((fs::path(dir) / "logit_lens.npy").string(),
+            npy_int64({lens.rows, lens.n}, ids.data()));
   batch.add((fs::path(dir) / "logit_lens_prob.npy").string(),
             npy_float32({lens.rows, lens.n}, probs.data()));
   batch.add((fs::path(dir) / "logit_lens_rank.npy").string(),
@@ -156,26 +157,27 @@ void check_generation_flags(const model_job_config& c, const model_config& m) {
 // received-rollout (which recomputes the weights layer by layer from the saved inputs).
 void check_measure(const model_job_config& c, const model_config& m) {
   if (wants_logit_lens(c) && (m.encoder_decoder || c.generate > 0))
-    throw usage_error(fmt::format("{} reads one forward of a decoder-only or encoder model over "
-                                  "a fixed text{}",
-                                  param("logit_lens"),
-                                  m.encoder_decoder
-                                      ? fmt::format("; {} is an encoder–decoder model ({})",
-                                                    c.model_dir, m.model_type)
-                                      : fmt::format(", not a generation: generate first, then "
-                                                    "run it with {} on the whole text",
-                                                    param("text"))));
+    throw usage_error(fmt::format(
+        "{} reads one forward of a decoder-only or encoder model over "
+        "a fixed text{}",
+        param("logit_lens"),
+        m.encoder_decoder
+            ? fmt::format("; {} is an encoder–decoder model ({})", c.model_dir, m.model_type)
+            : fmt::format(", not a generation: generate first, then "
+                          "run it with {} on the whole text",
+                          param("text"))));
   if (!c.measure || !c.measure->make || m.encoder_decoder) return;  // (seq2seq_job.cpp's own)
   const std::string_view name = c.measure->name;
   if (c.generate > 0)
-    throw usage_error(fmt::format("{} {} reads one forward over a fixed text, not a generation: "
-                                  "generate first, then run {} on the whole text",
-                                  param("measure"), name, param("text")));
+    throw usage_error(
+        fmt::format("{} {} reads one forward over a fixed text, not a generation: "
+                    "generate first, then run {} on the whole text",
+                    param("measure"), name, param("text")));
   if (c.choice.view == maps_view::received_rollout)
-    throw usage_error(fmt::format("{} received-rollout recomputes the weights from each layer's "
-                                  "input and cannot show {} {}: draw {} received or {} rollout",
-                                  param("view"), param("measure"), name, param("view"),
-                                  param("view")));
+    throw usage_error(
+        fmt::format("{} received-rollout recomputes the weights from each layer's "
+                    "input and cannot show {} {}: draw {} received or {} rollout",
+                    param("view"), param("measure"), name, param("view"), param("view")));
 }
 
 // The view, --name-heads, the page's size and the memory and disk the run takes, before any
@@ -238,8 +240,8 @@ void run_measured_forward(const hf_model& m, const model_job_config& c, keep_req
   if (!weights_plan.file_layers.empty() || weights_plan.measure)
     r.weights_keeper = std::make_shared<map_keeper>(std::move(weights_plan));
   r.keeper = std::make_shared<map_keeper>(std::move(plan));
-  r.measure = c.measure->make(shape, *r.keeper,
-                              r.weights_keeper ? static_cast<map_taps&>(*r.weights_keeper) : nowhere);
+  r.measure = c.measure->make(
+      shape, *r.keeper, r.weights_keeper ? static_cast<map_taps&>(*r.weights_keeper) : nowhere);
   r.forward = run_model(m, r.ids, c.progress, nullptr, r.measure.get());
 }
 
@@ -264,8 +266,9 @@ void run_forward(const hf_model& m, const model_job_config& c, keep_request plan
   r.received = r.keeper->received();
   if (wants_logit_lens(c)) {
     const layer_inputs& inputs = *r.keeper->inputs();
-    r.lens = run_logit_lens(m, [&](std::size_t l) { return inputs.load(l); }, r.forward.hidden,
-                            std::max<std::size_t>(1, c.top_k), c.progress);
+    r.lens = run_logit_lens(
+        m, [&](std::size_t l) { return inputs.load(l); }, r.forward.hidden,
+        std::max<std::size_t>(1, c.top_k), c.progress);
     r.lens_positions = prediction_rows(r);
     const std::optional<vocabulary> vocab = read_vocabulary(c.model_dir);
     for (const std::int64_t id : r.lens->top_ids)

@@ -25,18 +25,18 @@
 #include <string>
 #include <vector>
 
-#include "model/logit_lens.h"
 #include "io/progress.h"
 #include "jobs/job_outputs.h"
 #include "jobs/map_keeper.h"
+#include "jobs/maps_views.h"
 #include "jobs/memory_guard.h"
+#include "jobs/seq2seq_views.h"
+#include "measures/measure.h"
 #include "model/forward.h"
 #include "model/generate.h"
 #include "model/hf_config.h"
+#include "model/logit_lens.h"
 #include "model/seq2seq.h"
-#include "jobs/seq2seq_views.h"
-#include "measures/measure.h"
-#include "jobs/maps_views.h"
 #include "render/model_json.h"
 
 namespace attnviz {

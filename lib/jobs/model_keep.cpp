@@ -54,7 +54,8 @@ void mark_view_needs(const view_choice& v, keep_request& r) {
     case maps_view::alignment:
     case maps_view::generation:
     case maps_view::received:
-    case maps_view::logit_lens: return;
+    case maps_view::logit_lens:
+      return;
   }
 }
 
@@ -174,15 +175,15 @@ void check_model_disk(const keep_request& r, std::uint64_t measure_bytes) {
   const auto space = std::filesystem::space(r.file_folder, ec);
   if (ec || space.available >= need) return;
   const std::string also =
-      measure_bytes > 0 ? fmt::format(", and {}'s arrays {} more", param("measure"),
-                                      format_bytes(measure_bytes))
-                        : std::string();
-  throw usage_error(fmt::format("{}: attention.npy would take {} ({} layers × {} heads × {} × {} "
-                                "floats){}, and {} has {} free: choose fewer maps with {} and {}",
-                                param("npy"), format_bytes(file_bytes(r)), r.file_layers.size(),
-                                r.file_heads.size(), r.n, r.n, also, r.file_folder,
-                                format_bytes(space.available), param("npy_layers"),
-                                param("npy_heads")));
+      measure_bytes > 0
+          ? fmt::format(", and {}'s arrays {} more", param("measure"), format_bytes(measure_bytes))
+          : std::string();
+  throw usage_error(
+      fmt::format("{}: attention.npy would take {} ({} layers × {} heads × {} × {} "
+                  "floats){}, and {} has {} free: choose fewer maps with {} and {}",
+                  param("npy"), format_bytes(file_bytes(r)), r.file_layers.size(),
+                  r.file_heads.size(), r.n, r.n, also, r.file_folder, format_bytes(space.available),
+                  param("npy_layers"), param("npy_heads")));
 }
 
 }  // namespace attnviz

@@ -14,9 +14,9 @@
 #include "model/linear.h"
 #include "render/neuron_page.h"
 #include "render/neuron_view.h"
-#include "tokenizers/token_display.h"
 #include "text/lookup.h"
 #include "text/utf8.h"
+#include "tokenizers/token_display.h"
 
 namespace attnviz {
 

@@ -149,17 +149,18 @@ std::string seq2seq_json(const model_report& r, const std::string& folder) {
 }
 
 // --measure on an encoder–decoder: the cross attention of a teacher-forced run.
-void check_measure(const model_job_config& c, bool forced) {
+void check_cross_measure(const model_job_config& c, bool forced) {
   if (!c.measure || !c.measure->make) return;
   if (!forced)
-    throw usage_error(fmt::format("{} {} reads the cross attention of a given translation: add "
-                                  "{} TEXT (a run without it prints the model's own)",
-                                  param("measure"), c.measure->name, param("target")));
+    throw usage_error(
+        fmt::format("{} {} reads the cross attention of a given translation: add "
+                    "{} TEXT (a run without it prints the model's own)",
+                    param("measure"), c.measure->name, param("target")));
   if (c.stack != seq2seq_stack::cross)
-    throw usage_error(fmt::format("{} {} measures an encoder–decoder's cross attention: leave "
-                                  "out {} {}",
-                                  param("measure"), c.measure->name, param("stack"),
-                                  name_of(seq2seq_stack_names, c.stack)));
+    throw usage_error(fmt::format(
+        "{} {} measures an encoder–decoder's cross attention: leave "
+        "out {} {}",
+        param("measure"), c.measure->name, param("stack"), name_of(seq2seq_stack_names, c.stack)));
 }
 
 // The measure's maps in place of the cross attention's weights (kept in r.cross_weights), its
@@ -225,7 +226,7 @@ void run_seq2seq_job(const hf_model& m, const model_job_config& c, model_report&
     target = std::move(t.ids);
     r.target_tokens = std::move(t.tokens);
   }
-  check_measure(c, forced);
+  check_cross_measure(c, forced);
   const std::size_t nt_most = forced ? target.size() : std::min(c.max_new, mc.max_positions);
   check_seq2seq_memory(mc, r.ids.size(), nt_most, c);
   check_choice(c, mc, r.ids.size(), nt_most);
@@ -240,8 +241,9 @@ void run_seq2seq_job(const hf_model& m, const model_job_config& c, model_report&
   }
   if (c.measure && c.measure->make) measure_cross_attention(m, c, r);
   const std::string folder = folder_name(c.model_dir);
-  const std::string summary =
-      r.measure ? fmt::format("{} · cross: {}", model_summary(mc), r.measure_name) : model_summary(mc);
+  const std::string summary = r.measure
+                                  ? fmt::format("{} · cross: {}", model_summary(mc), r.measure_name)
+                                  : model_summary(mc);
   const seq2seq_maps maps{&r.seq2seq, r.tokens, r.target_tokens, folder, summary};
   std::string gold_note;
   if (!c.align_path.empty() || gold) {

@@ -23,8 +23,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <stdexcept>
 #include <memory>
+#include <stdexcept>
 
 #include "kernels/kernels.h"
 #include "measures/measure.h"
@@ -81,12 +81,12 @@ norms_taps::norms_taps(const measure_shape& s, map_taps& views, map_taps& weight
   if (s.npy_dir.empty()) return;
   const std::filesystem::path dir(s.npy_dir);
   const std::size_t nk = s.key_count();
-  per_head_file_ = std::make_unique<streamed_npy>(
-      (dir / (s.prefix + "norms.npy")).string(), s.npy_folder,
-      std::vector<std::size_t>{s.layers, s.heads, s.n, nk});
-  per_layer_file_ = std::make_unique<streamed_npy>(
-      (dir / (s.prefix + "norms_layer.npy")).string(), s.npy_folder,
-      std::vector<std::size_t>{s.layers, s.n, nk});
+  per_head_file_ =
+      std::make_unique<streamed_npy>((dir / (s.prefix + "norms.npy")).string(), s.npy_folder,
+                                     std::vector<std::size_t>{s.layers, s.heads, s.n, nk});
+  per_layer_file_ =
+      std::make_unique<streamed_npy>((dir / (s.prefix + "norms_layer.npy")).string(), s.npy_folder,
+                                     std::vector<std::size_t>{s.layers, s.n, nk});
   per_layer_.assign(s.n * nk, 0.0f);
 }
 
@@ -98,8 +98,7 @@ void form_values(const attention_values& p, const std::vector<float>& w, std::si
   for (std::size_t h = 0; h < H; ++h) {
     const float* vh = p.v + j0 * p.ldv + (h / group) * dh;
     if (p.layout == linear_layout::out_in)
-      kernels::gemm(b, d, dh, 1.0f, vh, p.ldv, w.data() + h * dh, HD, true, 0.0f, f + h * d,
-                    H * d);
+      kernels::gemm(b, d, dh, 1.0f, vh, p.ldv, w.data() + h * dh, HD, true, 0.0f, f + h * d, H * d);
     else
       kernels::gemm(b, d, dh, 1.0f, vh, p.ldv, w.data() + h * dh * d, d, false, 0.0f, f + h * d,
                     H * d);

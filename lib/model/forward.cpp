@@ -118,7 +118,8 @@ matrix output_logits_rows(const hf_model& m, matrix h) {
   matrix z = linear(h, *m.lm_head, linear_layout::out_in, m.logits_bias, conv);
   if (c.final_soft_cap > 0.0)  // Gemma 2: cap · tanh(z / cap)
     for (std::size_t i = 0; i < z.size(); ++i)
-      z.data()[i] = static_cast<float>(c.final_soft_cap * std::tanh(z.data()[i] / c.final_soft_cap));
+      z.data()[i] =
+          static_cast<float>(c.final_soft_cap * std::tanh(z.data()[i] / c.final_soft_cap));
   return z;
 }
 

@@ -82,8 +82,8 @@ matrix linear(const matrix& x, const weight_view& w, linear_layout layout, const
   return y;
 }
 
-void output_head_block(const float* w, linear_layout layout, std::size_t heads_width,
-                       std::size_t d, std::size_t head, std::size_t dh, float* out) {
+void output_head_block(const float* w, linear_layout layout, std::size_t heads_width, std::size_t d,
+                       std::size_t head, std::size_t dh, float* out) {
   for (std::size_t e = 0; e < dh; ++e)
     for (std::size_t c = 0; c < d; ++c)
       out[e * d + c] = layout == linear_layout::out_in ? w[c * heads_width + head * dh + e]

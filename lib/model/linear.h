@@ -33,8 +33,8 @@ matrix linear(const matrix& x, const weight_view& w, linear_layout layout, const
 // The d_h × d block of W_O that head h's context goes through (x W_O's rows [h·d_h, (h+1)·d_h)),
 // into out, from W_O as floats in its stored layout (out_in: [d, heads_width]; in_out:
 // [heads_width, d]; heads_width = H·d_h).
-void output_head_block(const float* w, linear_layout layout, std::size_t heads_width,
-                       std::size_t d, std::size_t head, std::size_t dh, float* out);
+void output_head_block(const float* w, linear_layout layout, std::size_t heads_width, std::size_t d,
+                       std::size_t head, std::size_t dh, float* out);
 
 // A 1-D tensor (norm weights, biases) as floats.
 std::vector<float> vector_of(const weight_view& w);

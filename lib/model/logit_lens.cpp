@@ -24,9 +24,9 @@ void top_of(const float* z, std::size_t V, std::size_t k, std::int64_t* ids, flo
   for (std::size_t j = 0; j < V; ++j) sum += std::exp(static_cast<double>(z[j]) - most);
   std::iota(order.begin(), order.end(), 0);
   const auto top = static_cast<std::ptrdiff_t>(k);
-  std::partial_sort(order.begin(), order.begin() + top, order.end(), [z](std::size_t a, std::size_t b) {
-    return z[a] > z[b] || (z[a] == z[b] && a < b);
-  });
+  std::partial_sort(
+      order.begin(), order.begin() + top, order.end(),
+      [z](std::size_t a, std::size_t b) { return z[a] > z[b] || (z[a] == z[b] && a < b); });
   for (std::size_t t = 0; t < k; ++t) {
     ids[t] = static_cast<std::int64_t>(order[t]);
     probs[t] = static_cast<float>(std::exp(static_cast<double>(z[order[t]]) - most) / sum);
@@ -37,7 +37,8 @@ void top_of(const float* z, std::size_t V, std::size_t k, std::int64_t* ids, flo
 std::int64_t rank_of(const float* z, std::size_t V, std::int64_t id) {
   const float zi = z[id];
   std::int64_t above = 0;
-  for (std::size_t j = 0; j < V; ++j) above += z[j] > zi || (z[j] == zi && j < static_cast<std::size_t>(id));
+  for (std::size_t j = 0; j < V; ++j)
+    above += z[j] > zi || (z[j] == zi && j < static_cast<std::size_t>(id));
   return above;
 }
 
@@ -57,7 +58,8 @@ void lens_row(const hf_model& m, matrix x, bool normed, std::size_t row, logit_l
       const std::size_t at = (row * n + i0 + r) * k;
       top_of(z.row(r), z.cols(), k, lens.top_ids.data() + at, lens.top_probs.data() + at, order);
       if (row + 1 < lens.rows)
-        lens.final_rank[row * n + i0 + r] = rank_of(z.row(r), z.cols(), lens.id(lens.rows - 1, i0 + r));
+        lens.final_rank[row * n + i0 + r] =
+            rank_of(z.row(r), z.cols(), lens.id(lens.rows - 1, i0 + r));
     }
   }
 }
@@ -89,8 +91,7 @@ logit_lens run_logit_lens(const hf_model& m, const std::function<matrix(std::siz
 
 std::uint64_t logit_lens_bytes(const model_config& c, std::size_t n) {
   const std::uint64_t chunk = std::min<std::uint64_t>(logit_lens_parts::chunk_rows(c.vocab), n);
-  return 4 * (chunk * c.vocab + 2 * static_cast<std::uint64_t>(n) * c.d_model) +
-         (c.vocab + 1) * 8;
+  return 4 * (chunk * c.vocab + 2 * static_cast<std::uint64_t>(n) * c.d_model) + (c.vocab + 1) * 8;
 }
 
 }  // namespace attnviz

@@ -24,12 +24,12 @@
 namespace attnviz {
 
 struct logit_lens {
-  std::size_t rows = 0, n = 0, k = 0;   // rows = layers + 1
-  std::vector<std::int64_t> top_ids;    // [rows, n, k], most likely first
-  std::vector<float> top_probs;         // [rows, n, k]
-  std::vector<std::int64_t> final_rank; // [rows, n]
-  std::vector<std::string> tokens;      // [rows, n, k]: the top ids' tokens, when a caller
-                                        // names them (jobs/model_job.cpp, from the vocabulary)
+  std::size_t rows = 0, n = 0, k = 0;    // rows = layers + 1
+  std::vector<std::int64_t> top_ids;     // [rows, n, k], most likely first
+  std::vector<float> top_probs;          // [rows, n, k]
+  std::vector<std::int64_t> final_rank;  // [rows, n]
+  std::vector<std::string> tokens;       // [rows, n, k]: the top ids' tokens, when a caller
+                                         // names them (jobs/model_job.cpp, from the vocabulary)
   std::int64_t id(std::size_t row, std::size_t i, std::size_t t = 0) const {
     return top_ids[(row * n + i) * k + t];
   }

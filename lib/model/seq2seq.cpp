@@ -159,8 +159,8 @@ void replay_cross_attention(const hf_model& m, const seq2seq_forward& f, map_tap
       taps.rows(l, h, 0, nt, map, ns);
     }
     const kv_cache memory = project_memory(lc, w, f.encoder_hidden);
-    taps.values({l, Hd, lc.kv_heads, lc.head_dim, ns, memory.v.data(), memory.v.cols(), w.o,
-                 lc.layout});
+    taps.values(
+        {l, Hd, lc.kv_heads, lc.head_dim, ns, memory.v.data(), memory.v.cols(), w.o, lc.layout});
     taps.layer_done(l);
   }
 }

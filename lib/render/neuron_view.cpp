@@ -58,9 +58,10 @@ std::string weights_and_norms(const neuron_trace& t, const std::vector<std::stri
       apart = &k;
   if (!apart || std::fabs(apart->weight - apart->norm_share) < 0.05)
     return out + "   weight and norm agree within 5 points on every key\n";
-  return out + fmt::format("   {:.0f} % of the weight is on key {} {}, {:.0f} % of the contribution\n",
-                           100.0 * apart->weight, apart->j, quoted(tok[apart->j]),
-                           100.0 * apart->norm_share);
+  return out +
+         fmt::format("   {:.0f} % of the weight is on key {} {}, {:.0f} % of the contribution\n",
+                     100.0 * apart->weight, apart->j, quoted(tok[apart->j]),
+                     100.0 * apart->norm_share);
 }
 
 double dot_of(const neuron_key& k) {

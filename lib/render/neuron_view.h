@@ -14,7 +14,8 @@
 // JSON: {"attn-viz", "model": {folder, summary}, "layer", "head", "kv_head", "d_head",
 //  "scale": 1/√d_h, "rope": bool, "query": {"position", "token"}, "q": [...],
 //  "keys": [{"position", "token", "k", "q_times_k", "dot", "score", "weight", "kernel_weight",
-//            "v", "mixed_norm", "output_norm", "norm_share"}] (every visible key, position order), "hidden_keys",
+//            "v", "mixed_norm", "output_norm", "norm_share"}] (every visible key, position order),
+//            "hidden_keys",
 //  "context": [...], "context_norm", "weight_error"}
 #pragma once
 

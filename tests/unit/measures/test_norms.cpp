@@ -67,13 +67,15 @@ void check_layer(const layer_case& t) {
   const bool causal = t.nk == 0;
   const std::vector<float> alpha = layer_weights(H, n, nk, causal, 11);
   const matrix v = random_matrix(nk, t.KV * t.dh, 12);
-  const matrix w = t.layout == linear_layout::out_in ? random_matrix(t.d, HD, 13)
-                                                     : random_matrix(HD, t.d, 13);
+  const matrix w =
+      t.layout == linear_layout::out_in ? random_matrix(t.d, HD, 13) : random_matrix(HD, t.d, 13);
   weight_view o;
   o.name = "o_proj.weight";
-  o.shape = t.layout == linear_layout::out_in
-                ? std::vector<std::int64_t>{static_cast<std::int64_t>(t.d), static_cast<std::int64_t>(HD)}
-                : std::vector<std::int64_t>{static_cast<std::int64_t>(HD), static_cast<std::int64_t>(t.d)};
+  o.shape =
+      t.layout == linear_layout::out_in
+          ? std::vector<std::int64_t>{static_cast<std::int64_t>(t.d), static_cast<std::int64_t>(HD)}
+          : std::vector<std::int64_t>{static_cast<std::int64_t>(HD),
+                                      static_cast<std::int64_t>(t.d)};
   o.data = reinterpret_cast<const unsigned char*>(w.data());
 
   recording_taps views(H, n, nk), weights(H, n, nk);
@@ -103,8 +105,7 @@ void check_layer(const layer_case& t) {
   bare.npy_dir.clear();
   bare.npy_folder.clear();
   auto lengths_only = spec.make(bare, views_only, ignored);
-  for (std::size_t h = 0; h < H; ++h)
-    lengths_only->rows(0, h, 0, n, alpha.data() + h * n * nk, nk);
+  for (std::size_t h = 0; h < H; ++h) lengths_only->rows(0, h, 0, n, alpha.data() + h * n * nk, nk);
   lengths_only->values({0, H, t.KV, t.dh, nk, v.data(), v.cols(), &o, t.layout});
   lengths_only->layer_done(0);
   CHECK(lengths_only->arrays().empty());
@@ -173,7 +174,9 @@ TEST_CASE("norms: per head, per layer and the views' maps against loops over the
   SUBCASE("out_in weights (torch.nn.Linear), one value head per query head") {
     check_layer({3, 3, 4, 10, 9, linear_layout::out_in});
   }
-  SUBCASE("in_out weights (GPT-2's Conv1D)") { check_layer({2, 2, 5, 7, 8, linear_layout::in_out}); }
+  SUBCASE("in_out weights (GPT-2's Conv1D)") {
+    check_layer({2, 2, 5, 7, 8, linear_layout::in_out});
+  }
   SUBCASE("grouped-query heads: four query heads read two value heads") {
     check_layer({4, 2, 3, 6, 70, linear_layout::out_in});
   }

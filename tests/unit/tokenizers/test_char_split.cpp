@@ -34,9 +34,11 @@ TEST_CASE("Punctuation: each punctuation character alone, the rest in runs") {
 }
 
 TEST_CASE("Digits: runs of numerals, or each one; Unicode digits too") {
-  CHECK(digits_split("Call 911 or 1-2", false) == split_pieces{"Call ", "911", " or ", "1", "-", "2"});
+  CHECK(digits_split("Call 911 or 1-2", false) ==
+        split_pieces{"Call ", "911", " or ", "1", "-", "2"});
   CHECK(digits_split("ab123", true) == split_pieces{"ab", "1", "2", "3"});
-  CHECK(digits_split("x\xD9\xA3\xD9\xA4y", false) == split_pieces{"x", "\xD9\xA3\xD9\xA4", "y"});  // Arabic-Indic
+  CHECK(digits_split("x\xD9\xA3\xD9\xA4y", false) ==
+        split_pieces{"x", "\xD9\xA3\xD9\xA4", "y"});  // Arabic-Indic
 }
 
 namespace {
