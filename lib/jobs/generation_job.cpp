@@ -36,7 +36,7 @@ std::string continuation(const model_config& c, const std::vector<std::int64_t>&
 }  // namespace
 
 void run_generation(const hf_model& m, const model_job_config& c, model_report& r) {
-  const std::optional<vocabulary> vocab = read_vocabulary(c.model_dir);
+  const std::optional<vocabulary>& vocab = r.vocab.get();
   auto name = [&](std::int64_t id) { return vocab ? vocab->token(id) : fmt::format("{}", id); };
   const std::size_t prompt = r.ids.size();
   std::vector<std::int64_t> ids = r.ids;

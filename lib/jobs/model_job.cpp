@@ -206,8 +206,8 @@ keep_request check_outputs_before_work(const model_config& m, const model_job_co
 }
 
 // --top-k: the most likely tokens at each prediction row.
-void add_predictions(const hf_model& m, const model_job_config& c,
-                     const std::optional<vocabulary>& vocab, model_report& r) {
+void add_predictions(const hf_model& m, const model_job_config& c, model_report& r) {
+  const std::optional<vocabulary>& vocab = r.vocab.get();
   for (const std::size_t row : prediction_rows(r)) {
     model_prediction p;
     p.position = row;
@@ -270,7 +270,7 @@ void run_forward(const hf_model& m, const model_job_config& c, keep_request plan
         m, [&](std::size_t l) { return inputs.load(l); }, r.forward.hidden,
         std::max<std::size_t>(1, c.top_k), c.progress);
     r.lens_positions = prediction_rows(r);
-    const std::optional<vocabulary> vocab = read_vocabulary(c.model_dir);
+    const std::optional<vocabulary>& vocab = r.vocab.get();
     for (const std::int64_t id : r.lens->top_ids)
       r.lens->tokens.push_back(vocab ? vocab->token(id) : fmt::format("{}", id));
   }
@@ -355,11 +355,14 @@ model_input read_model_input(const std::string& model_dir, const std::string& te
                              const char* text_name, const char* ids_name) {
   model_input in;
   in.ids = ids;
+  in.vocab = vocabulary_once(model_dir);
   check_length(ids.size(), max_positions, ids_name, false);
   if (!text.empty()) {
+    std::optional<vocabulary> parsed;
     const auto tokenizer = load_model_tokenizer(
-        model_dir, std::string(text_name) == "target" ? tokenizer_side::target
-                                                      : tokenizer_side::source);
+        model_dir,
+        std::string(text_name) == "target" ? tokenizer_side::target : tokenizer_side::source,
+        &parsed);
     if (!tokenizer)
       throw input_error(model_dir, fmt::format("has no tokenizer.json, vocab.json with "
                                                "merges.txt, vocab.txt or spiece.model to read "
@@ -369,9 +372,10 @@ model_input read_model_input(const std::string& model_dir, const std::string& te
     check_length(e.ids.size(), max_positions, text_name, true);
     in.ids = std::move(e.ids);
     in.tokens = std::move(e.tokens);
+    if (parsed) in.vocab.set(std::move(parsed));
     return in;
   }
-  const std::optional<vocabulary> vocab = read_vocabulary(model_dir);
+  const std::optional<vocabulary>& vocab = in.vocab.get();
   for (const auto id : in.ids) in.tokens.push_back(vocab ? vocab->token(id) : fmt::format("{}", id));
   if (!vocab)
     in.warnings.push_back(fmt::format("{} has no tokenizer.json, vocab.json or vocab.txt: tokens "
@@ -400,11 +404,11 @@ model_report run_model_job(const model_job_config& c) {
   r.ids = std::move(in.ids);
   r.tokens = std::move(in.tokens);
   r.warnings = std::move(in.warnings);
+  r.vocab = std::move(in.vocab);
   keep_request plan = check_outputs_before_work(m.config, c, r.ids.size());
-  const std::optional<vocabulary> vocab =
-      c.top_k > 0 ? read_vocabulary(c.model_dir) : std::optional<vocabulary>();
+  if (c.top_k > 0) r.vocab.get();  // a damaged vocabulary is refused before the forward
   run_forward(m, c, std::move(plan), r);
-  if (c.top_k > 0) add_predictions(m, c, vocab, r);
+  if (c.top_k > 0) add_predictions(m, c, r);
 
   const std::string folder = folder_name(c.model_dir);
   job_products made;

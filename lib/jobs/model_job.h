@@ -38,6 +38,7 @@
 #include "model/logit_lens.h"
 #include "model/seq2seq.h"
 #include "render/model_json.h"
+#include "tokenizers/vocabulary.h"
 
 namespace attnviz {
 
@@ -119,6 +120,7 @@ struct model_report {
   std::vector<std::size_t> lens_positions;
   std::vector<float> received;
   std::vector<float> received_rollout;  // --view received-rollout's column sums (a second pass)
+  vocabulary_once vocab;                // names the predictions, the lens and generated tokens
 };
 
 model_report run_model_job(const model_job_config& config);
@@ -130,6 +132,7 @@ struct model_input {
   std::vector<std::int64_t> ids;
   std::vector<std::string> tokens;
   std::vector<std::string> warnings;
+  vocabulary_once vocab;  // the folder's, read once (the tokenizer's parse gives it)
 };
 // More tokens than `max_positions` are refused right after tokenizing, naming the parameter
 // the tokens came from (text_name or ids_name: "text" and "ids", or "target" and "target-ids").

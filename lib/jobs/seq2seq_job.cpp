@@ -218,6 +218,7 @@ void run_seq2seq_job(const hf_model& m, const model_job_config& c, model_report&
   r.ids = std::move(in.ids);
   r.tokens = std::move(in.tokens);
   r.warnings = std::move(in.warnings);
+  r.vocab = std::move(in.vocab);
   const bool forced = !c.target_text.empty() || !c.target_ids.empty();
   std::vector<std::int64_t> target;
   if (forced) {
@@ -236,7 +237,7 @@ void run_seq2seq_job(const hf_model& m, const model_job_config& c, model_report&
   r.seq2seq = forced ? run_seq2seq(m, r.ids, target, c.progress)
                      : generate_seq2seq(m, r.ids, c.max_new, c.progress);
   if (r.generated) {
-    r.target_tokens = names_of(r.seq2seq.targets, read_vocabulary(c.model_dir));
+    r.target_tokens = names_of(r.seq2seq.targets, r.vocab.get());
     r.generated_text = generated_text(mc, r);
   }
   if (c.measure && c.measure->make) measure_cross_attention(m, c, r);

@@ -62,7 +62,7 @@ int canvas::draw_text(int x, int y, std::u32string_view text, rgb c, const bitma
                       text_direction dir, int scale) {
   int advance = 0;
   for (char32_t cp : text) {
-    const glyph& g = font.get(cp);
+    const glyph g = font.get(cp);
     for (int gy = 0; gy < bitmap_font::height; ++gy)
       for (int gx = 0; gx < g.width; ++gx) {
         if (!g.pixel(gx, gy)) continue;

@@ -1,5 +1,8 @@
 // GNU Unifont as a bitmap font: every glyph is 16 px tall and 8 (narrow) or 16 (wide: CJK,
-// fullwidth) px wide. Parsed once from the embedded .hex file ("XXXX:<32 or 64 hex digits>").
+// fullwidth) px wide, read from the embedded .hex file ("XXXX:<32 or 64 hex digits>"). Loading
+// indexes the lines by code point (a binary search finds one); a glyph's digits are decoded when
+// it is drawn, as a figure needs a few dozen of the 57,000 (decoding them all was a third of a
+// small run's time).
 // A code point the font lacks is drawn as U+FFFD, so no label can break the image.
 #pragma once
 
@@ -7,7 +10,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <vector>
 
 namespace attnviz {
 
@@ -24,17 +27,25 @@ class bitmap_font {
   static constexpr int height = 16;
   static const bitmap_font& unifont();
 
-  // Parses Unifont .hex text; throws std::runtime_error on malformed lines.
+  // Indexes Unifont .hex text (kept, a copy); throws std::runtime_error on a malformed line, and
+  // get() on a glyph with a character that is not a hex digit.
   explicit bitmap_font(std::string_view hex);
 
-  const glyph& get(char32_t cp) const;
-  bool has(char32_t cp) const { return glyphs_.count(cp) != 0; }
+  glyph get(char32_t cp) const;
+  bool has(char32_t cp) const { return find(cp) != none; }
+  int width(char32_t cp) const;
   int text_width(std::u32string_view text) const;  // pixels at scale 1
-  std::size_t size() const noexcept { return glyphs_.size(); }
+  std::size_t size() const noexcept { return code_points_.size(); }
 
  private:
-  std::unordered_map<char32_t, glyph> glyphs_;
+  static constexpr std::size_t none = static_cast<std::size_t>(-1);
+  std::string hex_;
+  std::vector<char32_t> code_points_;  // ascending
+  std::vector<std::uint32_t> digits_;  // at the same index: where its digits start in hex_
+  std::vector<std::uint8_t> wide_;     // and whether it is 16 px wide (64 digits)
   glyph fallback_;
+  std::size_t find(char32_t cp) const;  // the index of cp, or none
+  void sort_index();
 };
 
 // `text` cut to at most max_width pixels, ending in '…' when cut.

@@ -26,7 +26,7 @@ std::vector<pixel_box> glyph_boxes(const fig_item& it) {
   const int s = it.scale;
   int advance = 0;
   for (char32_t cp : it.text) {
-    const glyph& g = font.get(cp);
+    const glyph g = font.get(cp);
     for (const pixel_run& r : glyph_runs(g)) {
       const int u = advance + r.start * s, len = (r.end - r.start) * s, v = r.row * s;  // along, across
       if (it.dir == text_direction::horizontal)

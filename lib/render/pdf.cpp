@@ -81,7 +81,7 @@ std::string subset_tag(const std::vector<char32_t>& order) {
 std::string glyph_widths(const std::vector<char32_t>& order) {
   const bitmap_font& font = bitmap_font::unifont();
   std::string w = "[1 [";
-  for (const char32_t cp : order) w += fmt::format("{} ", font.get(cp).width * 1000 / 16);
+  for (const char32_t cp : order) w += fmt::format("{} ", font.width(cp) * 1000 / 16);
   return w + "]]";
 }
 
@@ -118,8 +118,7 @@ pdf_font add_font(pdf_objects& objects, const figure& fig) {
       "<< /Type /Font /Subtype /CIDFontType2 /BaseFont /{} /CIDSystemInfo << /Registry (Adobe) "
       "/Ordering (Identity) /Supplement 0 >> /FontDescriptor {} 0 R /DW {} /W {} "
       "/CIDToGIDMap /Identity >>",
-      name, descriptor, bitmap_font::unifont().get(0xfffd).width * 1000 / 16,
-      glyph_widths(order)));
+      name, descriptor, bitmap_font::unifont().width(0xfffd) * 1000 / 16, glyph_widths(order)));
   const int unicode = objects.add_stream("", to_unicode_cmap(order));
   f.object = objects.add(fmt::format("<< /Type /Font /Subtype /Type0 /BaseFont /{} /Encoding "
                                      "/Identity-H /DescendantFonts [{} 0 R] /ToUnicode {} 0 R >>",

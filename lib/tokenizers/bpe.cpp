@@ -41,6 +41,10 @@ bpe_model::bpe_model(std::unordered_map<std::string, std::int64_t> vocab,
     : vocab_(std::move(vocab)), options_(std::move(options)) {
   const std::string& prefix = options_.continuing_subword_prefix;
   rules_.reserve(merges.size());
+  // a merge names at most one new symbol beyond the characters its parts start from
+  symbol_of_.reserve(merges.size() + 512);
+  symbols_.reserve(merges.size() + 512);
+  symbol_token_.reserve(merges.size() + 512);
   for (std::size_t r = 0; r < merges.size(); ++r) {
     const auto& [a, b] = merges[r];
     const bool prefixed = !prefix.empty() && b.compare(0, prefix.size(), prefix) == 0;
@@ -56,7 +60,8 @@ bpe_model::bpe_model(std::unordered_map<std::string, std::int64_t> vocab,
 }
 
 std::uint32_t bpe_model::intern(const std::string& text) {
-  const auto [it, added] = symbol_of_.emplace(text, static_cast<std::uint32_t>(symbols_.size()));
+  const auto [it, added] =
+      symbol_of_.try_emplace(text, static_cast<std::uint32_t>(symbols_.size()));
   if (added) {
     symbols_.push_back(text);
     const auto id = vocab_.find(text);

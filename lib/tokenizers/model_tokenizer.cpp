@@ -687,7 +687,8 @@ std::unique_ptr<model_tokenizer> gguf_tokenizer(const gguf_keys& keys) {
 }
 
 std::unique_ptr<model_tokenizer> load_model_tokenizer(const std::string& dir_name,
-                                                      tokenizer_side side) {
+                                                      tokenizer_side side,
+                                                      std::optional<vocabulary>* vocab) {
   if (const std::string gguf = find_gguf(dir_name); !gguf.empty()) {
     const mapped_file f = mapped_file::open_or_throw(gguf);
     const gguf_header h = parse_gguf_header(f.data(), f.size(), gguf);
@@ -697,7 +698,13 @@ std::unique_ptr<model_tokenizer> load_model_tokenizer(const std::string& dir_nam
   std::error_code ec;
   if (fs::exists(dir / "tokenizer.json", ec)) {
     const std::string path = (dir / "tokenizer.json").string();
-    return parse_tokenizer_json(read_whole_file(path), path);
+    const std::string text = read_whole_file(path);
+    return with_file_errors(path, [&] {
+      const json j = parse_json_text(text, path);
+      auto tokenizer = read_tokenizer_object(j, path);
+      if (vocab) *vocab = vocabulary_of_tokenizer_json(j, path);
+      return tokenizer;
+    });
   }
   if (fs::exists(dir / "source.spm", ec) && fs::exists(dir / "vocab.json", ec))
     return from_marian_files(dir, side);

@@ -29,6 +29,8 @@
 #include <string_view>
 #include <vector>
 
+#include "tokenizers/vocabulary.h"
+
 namespace attnviz {
 
 class gguf_keys;  // params/gguf.h
@@ -53,8 +55,10 @@ enum class tokenizer_side { source, target };
 
 // The folder's tokenizer, or nothing when it has none of those files. input_error naming the
 // file (and the JSON path) when one does not parse or uses a component attn-viz does not run.
-std::unique_ptr<model_tokenizer> load_model_tokenizer(
-    const std::string& dir, tokenizer_side side = tokenizer_side::source);
+// With `vocab`, a tokenizer.json's vocabulary (read_vocabulary's) from the same parse.
+std::unique_ptr<model_tokenizer> load_model_tokenizer(const std::string& dir,
+                                                      tokenizer_side side = tokenizer_side::source,
+                                                      std::optional<vocabulary>* vocab = nullptr);
 // A GGUF file's tokenizer.ggml.* metadata (tokenizers/gguf_vocab.h), or nothing when it has
 // none.
 std::unique_ptr<model_tokenizer> gguf_tokenizer(const gguf_keys& keys);

@@ -40,8 +40,9 @@ void put_object(vocabulary& v, const json& object, const std::string& path,
   }
 }
 
-vocabulary from_tokenizer_json(const std::string& path) {
-  const json j = parse_json_file(path);
+}  // namespace
+
+vocabulary vocabulary_of_tokenizer_json(const json& j, const std::string& path) {
   vocabulary v;
   v.source = path;
   if (!j.is_object() || !j.contains("model") || !j["model"].is_object() ||
@@ -69,6 +70,8 @@ vocabulary from_tokenizer_json(const std::string& path) {
     }
   return v;
 }
+
+namespace {
 
 vocabulary from_vocab_json(const std::string& path, const fs::path& dir) {
   vocabulary v;
@@ -117,7 +120,10 @@ std::optional<vocabulary> read_vocabulary(const std::string& dir_name) {
   }
   const fs::path dir(dir_name);
   std::error_code ec;
-  if (fs::exists(dir / "tokenizer.json", ec)) return from_tokenizer_json((dir / "tokenizer.json").string());
+  if (fs::exists(dir / "tokenizer.json", ec)) {
+    const std::string path = (dir / "tokenizer.json").string();
+    return vocabulary_of_tokenizer_json(parse_json_file(path), path);
+  }
   if (fs::exists(dir / "vocab.json", ec)) return from_vocab_json((dir / "vocab.json").string(), dir);
   if (fs::exists(dir / "vocab.txt", ec)) return from_vocab_txt((dir / "vocab.txt").string());
   if (fs::exists(dir / "spiece.model", ec)) {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,5 +26,28 @@ struct vocabulary {
 // Nothing when the folder has none of those files; input_error naming the file (and the JSON
 // key) when one does not parse.
 std::optional<vocabulary> read_vocabulary(const std::string& dir);
+// tokenizer.json's vocabulary from the file already parsed (`path` names it in errors).
+vocabulary vocabulary_of_tokenizer_json(const nlohmann::json& j, const std::string& path);
+
+// A folder's vocabulary read at most once, for a job that names tokens in several places (its
+// input, the predictions, the logit lens, generated tokens); set() when the tokenizer's own
+// parse already gave it.
+class vocabulary_once {
+ public:
+  explicit vocabulary_once(std::string dir = {}) : dir_(std::move(dir)) {}
+  void set(std::optional<vocabulary> known) {
+    vocab_ = std::move(known);
+    read_ = true;
+  }
+  const std::optional<vocabulary>& get() {
+    if (!read_) set(read_vocabulary(dir_));
+    return vocab_;
+  }
+
+ private:
+  std::string dir_;
+  std::optional<vocabulary> vocab_;
+  bool read_ = false;
+};
 
 }  // namespace attnviz

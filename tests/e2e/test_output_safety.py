@@ -257,13 +257,13 @@ def test_json_under_a_memory_limit_fails_cleanly(env):
         print("  (AddressSanitizer build: no address-space limit possible, skipped)")
         return
     words = [line.split(" ", 1)[0] for line in open(env.embeddings, encoding="utf-8")][:300]
-    write(env.path("4k.txt"), " ".join(words[(i * 7) % len(words)] for i in range(4000)))
+    write(env.path("2k.txt"), " ".join(words[(i * 7) % len(words)] for i in range(2000)))
     outcomes, before_work = set(), 0
-    for mib in (350, 600, 900):  # the estimate (about 630 MiB) refuses the first two
+    for mib in (150, 400):  # the estimate (about 170 MiB) refuses the first
         def limit(mib=mib):
             resource.setrlimit(resource.RLIMIT_AS, (mib << 20, mib << 20))
         out = env.path(f"j{mib}.json")
-        with open(env.path("4k.txt"), "rb") as stdin:
+        with open(env.path("2k.txt"), "rb") as stdin:
             proc = subprocess.run([os.path.abspath(env.exe), "run", "--tokens", "-", "--no-stream",
                                    "--json", out], stdin=stdin, capture_output=True,
                                   preexec_fn=limit, timeout=300)
@@ -283,7 +283,7 @@ def test_json_under_a_memory_limit_fails_cleanly(env):
     assert before_work > 0, "no run was refused before its work"
     # the size check counts the JSON text (about 13 bytes a number): it stops the run first
     code, err = run_raw(env, ["run", "--tokens", "-", "--no-stream", "--json", "x.json",
-                              "--max-memory", "300M"], stdin=open(env.path("4k.txt"), "rb"))
+                              "--max-memory", "150M"], stdin=open(env.path("2k.txt"), "rb"))
     assert code == 2 and "would need about" in err, err
 
 
@@ -305,7 +305,7 @@ def test_resume_after_sigterm_gives_the_files_of_a_clean_run(env):
     import time
     words = [line.split(" ", 1)[0] for line in open(env.embeddings, encoding="utf-8")][:400]
     rng = random.Random(3)
-    lines = [" ".join(rng.choice(words) for _ in range(rng.randint(20, 60))) for _ in range(400)]
+    lines = [" ".join(rng.choice(words) for _ in range(rng.randint(20, 60))) for _ in range(200)]
     write(env.path("lines.txt"), "\n".join(lines) + "\n")
     batch = ["run", "--input", "lines.txt", "--formats", "png,json,npy", "--quiet", "-j", "2"]
     code, err = run_raw(env, batch + ["--out-dir", "clean"])
@@ -327,7 +327,7 @@ def test_resume_after_sigterm_gives_the_files_of_a_clean_run(env):
     # what a kill can leave: a commit's temporary file, a record cut short; and a file cut after
     write(env.path("killed/.0003-x.png.tmp-AbC123"), "half")
     with open(journal, "ab") as f:
-        f.write(b'{"files":[["0399-')
+        f.write(b'{"files":[["0199-')
     first = json_line(journal, 1)
     with open(env.path("killed/" + first["files"][0][0]), "r+b") as f:
         f.truncate(10)
