@@ -250,7 +250,8 @@ Examples:
                 "The logit lens: each layer's input read as if it were the last (through the "
                 "final norm and the output embeddings), at every position: printed for the "
                 "prediction rows (the top token per layer, its probability, the rank of the "
-                "model's own prediction); --json adds every position's top --top-k tokens per "
+                "model's own prediction; printed like the predictions, also when a figure or "
+                "file is written); --json adds every position's top --top-k tokens per "
                 "layer, --npy logit_lens.npy, logit_lens_prob.npy and logit_lens_rank.npy")
       ->group("Output");
   add_maps_view_flags(*cmd, c.choice, f->view);

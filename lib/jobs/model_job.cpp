@@ -4,21 +4,22 @@
 
 #include <charconv>
 #include <filesystem>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "attnviz/version.h"
 #include "error.h"
 #include "io/npy.h"
 #include "jobs/generation_job.h"
 #include "jobs/heads_job.h"
+#include "jobs/logit_lens_outputs.h"
 #include "jobs/model_keep.h"
 #include "jobs/received_rollout.h"
 #include "jobs/seq2seq_job.h"
 #include "model/hf_model.h"
 #include "render/model_page.h"
-#include "tokenizers/token_display.h"
 #include "tokenizers/model_tokenizer.h"
+#include "tokenizers/token_display.h"
 #include "tokenizers/vocabulary.h"
 
 namespace attnviz {
@@ -40,46 +41,6 @@ void add_attention_npy(output_batch& batch, const std::string& path, const model
   for (const std::size_t l : layers)
     for (const std::size_t h : heads) chosen_maps.insert(chosen_maps.end(), f.map(l, h), f.map(l, h) + nn);
   batch.add(path, npy_float32({layers.size(), heads.size(), f.n, f.n}, chosen_maps.data()));
-}
-
-// logit_lens.npy (int64 [L + 1, n]: the top token), logit_lens_prob.npy (float32: its
-// probability) and logit_lens_rank.npy (int64: the rank of the model's own prediction).
-void add_logit_lens_npy(output_batch& batch, const std::string& dir, const logit_lens& lens) {
-  namespace fs = std::filesystem;
-  const std::size_t cells = lens.rows * lens.n;
-  std::vector<std::int64_t> ids(cells);
-  std::vector<float> probs(cells);
-  for (std::size_t c = 0; c < cells; ++c) {
-    ids[c] = lens.top_ids[c * lens.k];
-    probs[c] = lens.top_probs[c * lens.k];
-  }
-  batch.add((fs::path(dir) / "logit_lens.npy").string(),
-            npy_int64({lens.rows, lens.n}, ids.data()));
-  batch.add((fs::path(dir) / "logit_lens_prob.npy").string(),
-            npy_float32({lens.rows, lens.n}, probs.data()));
-  batch.add((fs::path(dir) / "logit_lens_rank.npy").string(),
-            npy_int64({lens.rows, lens.n}, lens.final_rank.data()));
-}
-
-// The lens as JSON: per row (layer l's input; the last row the model's output) and position,
-// the top tokens with their probabilities and the rank of the model's own prediction.
-std::string logit_lens_json(const logit_lens& lens) {
-  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-  for (std::size_t l = 0; l < lens.rows; ++l) {
-    nlohmann::ordered_json positions = nlohmann::ordered_json::array();
-    for (std::size_t i = 0; i < lens.n; ++i) {
-      nlohmann::ordered_json top = nlohmann::ordered_json::array();
-      for (std::size_t t = 0; t < lens.k; ++t) {
-        top.push_back({{"id", lens.id(l, i, t)},
-                       {"token", lens.tokens[(l * lens.n + i) * lens.k + t]},
-                       {"probability", std::round(lens.prob(l, i, t) * 1e6) / 1e6}});
-      }
-      positions.push_back({{"top", top}, {"final_rank", lens.final_rank[l * lens.n + i]}});
-    }
-    rows.push_back({{"layer", l}, {"positions", positions}});
-  }
-  return nlohmann::ordered_json{{"rows", rows}}.dump(-1, ' ', false,
-                                                     nlohmann::json::error_handler_t::replace);
 }
 
 void add_npy(output_batch& batch, const std::string& dir, const model_report& r,

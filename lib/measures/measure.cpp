@@ -47,17 +47,19 @@ void measure_taps::layer_done(std::size_t layer) {
   weights_.layer_done(layer);
   measure_layer(layer, shown_.data());
   const std::size_t nk = shape_.key_count(), size = shape_.n * nk;
-  for (std::size_t h = 0; h < shape_.heads; ++h)
-    if (float* kept = views_.map_of(layer, h))
-      std::copy(shown_.data() + h * size, shown_.data() + (h + 1) * size, kept);
+  std::vector<float*> kept(shape_.heads);
+  for (std::size_t h = 0; h < shape_.heads; ++h) kept[h] = views_.map_of(layer, h);
   // the rows in blocks from several threads at once, as the kernel sends them (the taps' sums
-  // are the same for any split: map_keeper adds them in fixed point)
+  // are the same for any split: map_keeper adds them in fixed point), each block copied where
+  // the views keep the head's map (if they do) as it is sent: one pass over the maps
   const std::size_t blocks = (shape_.n + row_block - 1) / row_block;
 #pragma omp parallel for schedule(dynamic)
   for (std::size_t t = 0; t < shape_.heads * blocks; ++t) {
     const std::size_t h = t / blocks, i0 = (t % blocks) * row_block;
     const std::size_t rows = std::min(row_block, shape_.n - i0);
-    views_.rows(layer, h, i0, rows, shown_.data() + h * size + i0 * nk, nk);
+    const float* block = shown_.data() + h * size + i0 * nk;
+    if (kept[h]) std::copy(block, block + rows * nk, kept[h] + i0 * nk);
+    views_.rows(layer, h, i0, rows, block, nk);
   }
   views_.layer_done(layer);
 }

@@ -66,7 +66,7 @@ class norms_taps final : public measure_taps {
  private:
   void gram_block(std::size_t j0, std::size_t b, std::size_t d, const float* f);
   void head_lengths(const attention_values& p, const std::vector<float>& w, std::size_t d);
-  void per_layer_row(std::size_t i, float* out) const;
+  void per_layer_row(std::size_t i, float* out, float* a, float* t) const;
 
   std::vector<float> length_;  // [H, n]: ‖f_h(x_j)‖ of the running layer
   std::vector<float> gram_;    // [n, H, H]: G_j (both triangles)
@@ -157,10 +157,9 @@ void norms_taps::values(const attention_values& p) {
 }
 
 // N_ij for every key j of query i, into out (one float a key): t = G_j a (a: the heads'
-// weights of (i, j)), N² = a·t.
-void norms_taps::per_layer_row(std::size_t i, float* out) const {
+// weights of (i, j)), N² = a·t. a and t: H floats each, the calling thread's.
+void norms_taps::per_layer_row(std::size_t i, float* out, float* a, float* t) const {
   const std::size_t H = shape().heads, n = shape().key_count();
-  std::vector<float> a(H), t(H);
   for (std::size_t j = 0; j < n; ++j) {
     bool any = false;
     for (std::size_t h = 0; h < H; ++h) any |= (a[h] = weights(h)[i * n + j]) != 0.0f;
@@ -169,7 +168,7 @@ void norms_taps::per_layer_row(std::size_t i, float* out) const {
       continue;
     }
     const float* g = gram_.data() + j * H * H;
-    std::fill(t.begin(), t.end(), 0.0f);
+    std::fill(t, t + H, 0.0f);
     for (std::size_t h = 0; h < H; ++h)
       for (std::size_t h2 = 0; h2 < H; ++h2) t[h2] += g[h * H + h2] * a[h];
     double s = 0.0;
@@ -182,15 +181,19 @@ void norms_taps::measure_layer(std::size_t layer, float* shown) {
   const std::size_t H = shape().heads, n = shape().n, nk = shape().key_count(), nn = n * nk;
   const bool files = static_cast<bool>(per_head_file_);
   // raw N^h first (with --npy written whole to norms.npy before), then each row scaled
-#pragma omp parallel for schedule(dynamic, 16)
-  for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t h = 0; h < H; ++h) {
-      const float* a = weights(h) + i * nk;
-      float* row = shown + h * nn + i * nk;
-      for (std::size_t j = 0; j < nk; ++j) row[j] = a[j] * length_[h * nk + j];
-      if (!files) normalise_row(row, a, nk);
+#pragma omp parallel
+  {
+    std::vector<float> a(files ? H : 0), t(files ? H : 0);  // per_layer_row's, this thread's
+#pragma omp for schedule(dynamic, 16)
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t h = 0; h < H; ++h) {
+        const float* alpha = weights(h) + i * nk;
+        float* row = shown + h * nn + i * nk;
+        for (std::size_t j = 0; j < nk; ++j) row[j] = alpha[j] * length_[h * nk + j];
+        if (!files) normalise_row(row, alpha, nk);
+      }
+      if (files) per_layer_row(i, per_layer_.data() + i * nk, a.data(), t.data());
     }
-    if (files) per_layer_row(i, per_layer_.data() + i * nk);
   }
   if (!files) return;
   per_head_file_->write(layer * H * nn, shown, H * nn);
