@@ -240,9 +240,14 @@ Examples:
                   "What the maps show, in every view, --json and --html: weights (the attention "
                   "weights a_ij); norms (Kobayashi et al. 2020: a_ij |f(x_j)|, how long the "
                   "vector key j adds to query i's output is, f(x) = (x W_V + b_V) W_O per head, "
-                  "each row scaled to sum to 1). Decoder-only and encoder models; encoder-decoder "
-                  "models: the cross attention of a --target (its views, --align, --gold). --npy "
-                  "still writes the weights to attention.npy and adds the measure's arrays")
+                  "each row scaled to sum to 1; --npy norms.npy, norms_layer.npy); contrib "
+                  "(Kobayashi et al. 2021: how long what key j brings to query i's result is "
+                  "once the residual and the layer's norm are counted, one map per layer shown "
+                  "for each of its heads, each row scaled to sum to 1; rollout chains it with no "
+                  "extra identity; --npy contrib.npy). Decoder-only and encoder models; "
+                  "encoder-decoder models: the cross attention of a --target with weights or "
+                  "norms (its views, --align, --gold). --npy still writes the weights to "
+                  "attention.npy and adds the measure's arrays")
       ->check(one_of(measure_names()))
       ->capture_default_str()
       ->group("Figure");

@@ -23,14 +23,16 @@ std::vector<double> residual_map(const model_maps& m, std::size_t l) {
     const float* src = m.map(l, h);
     for (std::size_t k = 0; k < n * n; ++k) a[k] += src[k];
   }
+  const double r = m.residual;
   for (std::size_t i = 0; i < n; ++i) {
     double sum = 0.0;
     for (std::size_t j = 0; j < n; ++j) {
       double& v = a[i * n + j];
-      v = 0.5 * v / static_cast<double>(m.heads) + (i == j ? 0.5 : 0.0);
+      v = (1.0 - r) * v / static_cast<double>(m.heads) + (i == j ? r : 0.0);
       sum += v;
     }
-    for (std::size_t j = 0; j < n; ++j) a[i * n + j] /= sum;  // sum >= 0.5
+    if (sum <= 0.0) a[i * n + i] = sum = 1.0;
+    for (std::size_t j = 0; j < n; ++j) a[i * n + j] /= sum;
   }
   return a;
 }
@@ -111,21 +113,23 @@ void reduce_rows(const model_maps& m, const std::vector<const float*>& maps, map
   }
 }
 
-// Â_l in float: ½ mean_h A_l,h + ½ I, rows renormalised (as residual_map).
+// Â_l in float: (1 − r) mean_h A_l,h + r I, rows renormalised (as residual_map).
 void residual_map_rows(const model_maps& m, std::size_t l, std::size_t i0, std::size_t i1,
                        float* a) {
   std::vector<const float*> maps;
   for (std::size_t h = 0; h < m.heads; ++h) maps.push_back(m.map(l, h));
   reduce_rows(m, maps, map_reduce::mean, i0, i1, a);
   const std::size_t n = m.n;
+  const auto r = static_cast<float>(m.residual);
   for (std::size_t i = i0; i < i1; ++i) {
     float* row = a + i * n;
     float sum = 0.0f;
     for (std::size_t j = 0; j < n; ++j) {
-      row[j] = 0.5f * row[j] + (i == j ? 0.5f : 0.0f);
+      row[j] = (1.0f - r) * row[j] + (i == j ? r : 0.0f);
       sum += row[j];
     }
-    const float inv = 1.0f / sum;  // sum >= 0.5
+    if (sum <= 0.0f) row[i] = sum = 1.0f;
+    const float inv = 1.0f / sum;
     for (std::size_t j = 0; j < n; ++j) row[j] *= inv;
   }
 }

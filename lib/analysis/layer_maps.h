@@ -3,7 +3,9 @@
 //   mean / max    element-wise over the chosen layers × heads
 //   rollout       Abnar & Zuidema 2020, "Quantifying Attention Flow in Transformers": per layer
 //                 Â_l = ½ Ā_l + ½ I (Ā_l the mean over the layer's heads; the identity stands for
-//                 the residual connection), rows renormalised; R = Â_last ⋯ Â_first over the
+//                 the residual connection; maps that count the residual already, a measure's
+//                 such as contrib, are chained as Â_l = Ā_l: model_maps::residual 0), rows
+//                 renormalised; R = Â_last ⋯ Â_first over the
 //                 chosen layers in order. R[i, j]: the share of output position i that traces
 //                 back to input token j; rows sum to 1.
 //   flow          the same paper's attention flow: analysis/attention_flow.h
@@ -29,6 +31,9 @@ struct model_maps {
   const float* data = nullptr;
   std::size_t layers = 0, heads = 0, n = 0;
   std::vector<const float*> kept;
+  // The weight of the identity in Â_l: ½ for attention weights (the residual connection), 0 for
+  // maps that count the residual already
+  double residual = 0.5;
   const float* map(std::size_t l, std::size_t h) const;
   bool has(std::size_t l, std::size_t h) const { return data || kept[l * heads + h]; }
 };
@@ -47,8 +52,8 @@ matrix attention_rollout_ref(const model_maps& m, const std::vector<std::size_t>
 std::vector<double> rollout_column_sums(const model_maps& m,
                                         const std::vector<std::size_t>& layers);
 
-// Â_l = ½ mean_h A_l,h + ½ I, rows renormalised (a fully masked row stays the identity's), in
-// double, n × n: what rollout and flow (attention_flow.h) read.
+// Â_l = (1 − r) mean_h A_l,h + r I (r = m.residual), rows renormalised (a row summing to 0
+// becomes the identity's), in double, n × n: what rollout and flow (attention_flow.h) read.
 std::vector<double> residual_map(const model_maps& m, std::size_t l);
 
 }  // namespace attnviz

@@ -28,7 +28,7 @@ std::string list_label(const char* what, const std::string& list, std::size_t co
 }
 
 model_maps maps_of(const maps_source& s) {
-  model_maps m{s.maps, s.layers, s.heads, s.n, {}};
+  model_maps m{s.maps, s.layers, s.heads, s.n, {}, s.residual};
   if (!s.maps) m.kept = s.kept;
   return m;
 }

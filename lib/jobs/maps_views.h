@@ -114,6 +114,7 @@ struct maps_source {
   const float* received_rollout = nullptr;
   // the logit lens (model/logit_lens.h) for --view logit-lens, or null: none was run
   const logit_lens* lens = nullptr;
+  double residual = 0.5;  // model_maps::residual: 0 when the maps count the residual already
 };
 
 // Whether a view reads --layers (a list of layers) and --heads.

@@ -151,6 +151,12 @@ std::string seq2seq_json(const model_report& r, const std::string& folder) {
 // --measure on an encoder–decoder: the cross attention of a teacher-forced run.
 void check_cross_measure(const model_job_config& c, bool forced) {
   if (!c.measure || !c.measure->make) return;
+  if (c.measure->follows_residual)
+    throw usage_error(
+        fmt::format("{} {} follows the residual stream around a decoder-only or "
+                    "encoder model's self-attention; an encoder–decoder's cross "
+                    "attention can show {} weights or {} norms",
+                    param("measure"), c.measure->name, param("measure"), param("measure")));
   if (!forced)
     throw usage_error(
         fmt::format("{} {} reads the cross attention of a given translation: add "

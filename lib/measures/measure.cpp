@@ -8,6 +8,7 @@
 namespace attnviz {
 
 const measure_spec& norms_measure();
+const measure_spec& contrib_measure();
 
 namespace {
 
@@ -65,7 +66,8 @@ void measure_taps::layer_done(std::size_t layer) {
 }
 
 const std::vector<const measure_spec*>& attention_measures() {
-  static const std::vector<const measure_spec*> all{&weights_spec, &norms_measure()};
+  static const std::vector<const measure_spec*> all{&weights_spec, &norms_measure(),
+                                                    &contrib_measure()};
   return all;
 }
 

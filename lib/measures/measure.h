@@ -13,6 +13,12 @@
 //   weights   α^h_ij                                     –
 //   norms     α^h_ij ‖f_h(x_j)‖, per row normalised        norms.npy [L, H, n, n],
 //             (measures/norms.cpp)                        norms_layer.npy [L, n, n]
+//   contrib   ‖T_i(x_j)‖: attention, residual and norm    contrib.npy [L, n, n]
+//             (Kobayashi et al. 2021), per layer, per
+//             row normalised (measures/contrib.cpp)
+//
+// A measure that follows the residual stream receives it through map_taps::residual (the
+// families' blocks report it: model/layer_ops.h, report_residual); it reads self-attention only.
 #pragma once
 
 #include <cstddef>
@@ -80,6 +86,10 @@ struct measure_spec {
   // its arrays take on disk.
   std::uint64_t (*bytes)(const measure_shape& shape) = nullptr;
   std::uint64_t (*disk_bytes)(const measure_shape& shape) = nullptr;
+  // Reads the residual stream around a model's self-attention (so not an encoder–decoder's
+  // cross attention, replayed without it), and its maps count the residual: rollout and flow
+  // chain them as they are, adding no identity for it (analysis/layer_maps.h).
+  bool follows_residual = false;
 };
 
 // Taps that put every map into one [layers, heads, n, keys] array (the measure's shown maps

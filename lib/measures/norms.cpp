@@ -28,28 +28,11 @@
 
 #include "kernels/kernels.h"
 #include "measures/measure.h"
+#include "measures/value_vectors.h"
 
 namespace attnviz {
 
 namespace norms_parts {
-
-// The keys whose f_h(x_j) are formed at once: as many as fit in 4 MiB of f (b × H × d floats),
-// so that the Gram matrices read them from the cache the product left them in; at least 16.
-std::size_t key_block(std::size_t heads, std::size_t d) {
-  return std::max<std::size_t>(16, (std::size_t{1} << 20) / std::max<std::size_t>(1, heads * d));
-}
-
-// Σ_k a[k] b[k] over d floats, in eight running sums (so the compiler can keep them in vectors).
-float dot(const float* a, const float* b, std::size_t d) {
-  float part[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  std::size_t k = 0;
-  for (; k + 8 <= d; k += 8)
-    for (std::size_t t = 0; t < 8; ++t) part[t] += a[k + t] * b[k + t];
-  float s = 0.0f;
-  for (; k < d; ++k) s += a[k] * b[k];
-  for (float p : part) s += p;
-  return s;
-}
 
 class norms_taps final : public measure_taps {
  public:
@@ -64,7 +47,7 @@ class norms_taps final : public measure_taps {
   void measure_layer(std::size_t layer, float* shown) override;
 
  private:
-  void gram_block(std::size_t j0, std::size_t b, std::size_t d, const float* f);
+  void lengths_block(std::size_t j0, std::size_t b);
   void head_lengths(const attention_values& p, const std::vector<float>& w, std::size_t d);
   void per_layer_row(std::size_t i, float* out, float* a, float* t) const;
 
@@ -90,33 +73,12 @@ norms_taps::norms_taps(const measure_shape& s, map_taps& views, map_taps& weight
   per_layer_.assign(s.n * nk, 0.0f);
 }
 
-// F for keys [j0, j0 + b): f (b × H × d, row j's heads side by side) = V_h W_O^h per head, W_O
-// as floats in its stored layout (out_in: [d, H·d_h], read transposed; in_out: [H·d_h, d]).
-void form_values(const attention_values& p, const std::vector<float>& w, std::size_t d,
-                 std::size_t j0, std::size_t b, float* f) {
-  const std::size_t H = p.heads, dh = p.head_dim, HD = H * dh, group = H / p.kv_heads;
-  for (std::size_t h = 0; h < H; ++h) {
-    const float* vh = p.v + j0 * p.ldv + (h / group) * dh;
-    if (p.layout == linear_layout::out_in)
-      kernels::gemm(b, d, dh, 1.0f, vh, p.ldv, w.data() + h * dh, HD, true, 0.0f, f + h * d, H * d);
-    else
-      kernels::gemm(b, d, dh, 1.0f, vh, p.ldv, w.data() + h * dh * d, d, false, 0.0f, f + h * d,
-                    H * d);
-  }
-}
-
-// G_j and ‖f_h(x_j)‖ for keys [j0, j0 + b), from their vectors f (b × H × d).
-void norms_taps::gram_block(std::size_t j0, std::size_t b, std::size_t d, const float* f) {
+// ‖f_h(x_j)‖ for keys [j0, j0 + b), from their Gram matrices' diagonals.
+void norms_taps::lengths_block(std::size_t j0, std::size_t b) {
   const std::size_t H = shape().heads, n = shape().key_count();
-#pragma omp parallel for schedule(static)
-  for (std::size_t r = 0; r < b; ++r) {
-    const float* fj = f + r * H * d;
-    float* g = gram_.data() + (j0 + r) * H * H;
+  for (std::size_t r = 0; r < b; ++r)
     for (std::size_t h = 0; h < H; ++h)
-      for (std::size_t h2 = h; h2 < H; ++h2)
-        g[h * H + h2] = g[h2 * H + h] = dot(fj + h * d, fj + h2 * d, d);
-    for (std::size_t h = 0; h < H; ++h) length_[h * n + j0 + r] = std::sqrt(g[h * H + h]);
-  }
+      length_[h * n + j0 + r] = std::sqrt(gram_[(j0 + r) * H * H + h * H + h]);
 }
 
 // ‖f_h(x_j)‖ alone, without forming f: with W^h the d_h × d block of W_O head h's context
@@ -132,7 +94,7 @@ void norms_taps::head_lengths(const attention_values& p, const std::vector<float
     const float* vh = p.v + (h / group) * dh;
     kernels::gemm(n, dh, dh, 1.0f, vh, p.ldv, m.data(), dh, false, 0.0f, u.data(), dh);
     for (std::size_t j = 0; j < n; ++j)
-      length_[h * n + j] = std::sqrt(std::max(0.0f, dot(u.data() + j * dh, vh + j * p.ldv, dh)));
+      length_[h * n + j] = std::sqrt(std::max(0.0f, dot8(u.data() + j * dh, vh + j * p.ldv, dh)));
   }
 }
 
@@ -147,12 +109,14 @@ void norms_taps::values(const attention_values& p) {
     head_lengths(p, w, d);
     return;
   }
-  const std::size_t block = std::min(key_block(H, d), n);
+  const value_vector_source source{p.v, p.ldv, H, p.kv_heads, p.head_dim, n, d, w.data(), p.layout};
+  const std::size_t block = std::min(value_key_block(H, d), n);
   std::vector<float> f(block * H * d);
   for (std::size_t j0 = 0; j0 < n; j0 += block) {
     const std::size_t b = std::min(block, n - j0);
-    form_values(p, w, d, j0, b, f.data());
-    gram_block(j0, b, d, f.data());
+    form_values(source, j0, b, f.data());
+    gram_block(f.data(), j0, b, H, d, gram_.data());
+    lengths_block(j0, b);
   }
 }
 
@@ -167,12 +131,7 @@ void norms_taps::per_layer_row(std::size_t i, float* out, float* a, float* t) co
       out[j] = 0.0f;
       continue;
     }
-    const float* g = gram_.data() + j * H * H;
-    std::fill(t, t + H, 0.0f);
-    for (std::size_t h = 0; h < H; ++h)
-      for (std::size_t h2 = 0; h2 < H; ++h2) t[h2] += g[h * H + h2] * a[h];
-    double s = 0.0;
-    for (std::size_t h = 0; h < H; ++h) s += static_cast<double>(a[h]) * t[h];
+    const double s = quadratic_form(gram_.data() + j * H * H, a, H, t);
     out[j] = static_cast<float>(std::sqrt(std::max(0.0, s)));
   }
 }
@@ -215,7 +174,7 @@ std::uint64_t bytes(const measure_shape& s) {
   const std::uint64_t n = s.n, nk = s.key_count(), H = s.heads, d = s.width;
   // the layer's weights and shown maps, lengths, G, W_O as floats (d × H·d_h, counted as 2 d²:
   // H·d_h is at most 2 d in the families), a block of f, the per-layer map
-  const std::uint64_t block = std::min<std::uint64_t>(key_block(s.heads, s.width), nk);
+  const std::uint64_t block = std::min<std::uint64_t>(value_key_block(s.heads, s.width), nk);
   return 4 * (2 * H * n * nk + H * nk + nk * H * H + 2 * d * d + block * H * d +
               (s.npy_dir.empty() ? 0 : n * nk));
 }

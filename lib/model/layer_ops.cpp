@@ -373,9 +373,30 @@ void add_sliding_window(mask_set& masks, std::size_t window, std::size_t past, s
   for (std::size_t j = 0; j + window < past + 1; ++j) masks.pad_keys.push_back(j);
 }
 
+void report_residual(const layer_context& lc, const matrix& x, const matrix& out,
+                     residual_kind kind, const weight_view* nw, const weight_view* nb) {
+  if (!lc.taps) return;
+  attention_residual r;
+  r.layer = lc.layer;
+  r.n = x.rows();
+  r.d = x.cols();
+  r.x = x.data();
+  r.out = out.data();
+  r.kind = kind;
+  if (kind != residual_kind::add) {
+    if (!nw) throw std::logic_error("report_residual: a norm without its weight");
+    r.rms = lc.m.config.norm == norm_kind::rms_norm;
+    r.gamma = r.rms ? rms_scale(lc.m, *nw) : vector_of(*nw);
+    if (!r.rms && nb) r.beta = vector_of(*nb);
+    r.eps = lc.m.config.norm_eps;
+  }
+  lc.taps->residual(r);
+}
+
 void post_norm_block(layer_context& lc, const layer_weights& w, matrix& x, float* maps,
                      layer_probe* probe, kv_cache* cache) {
   matrix a = attention_block(lc, w.self, x, maps, probe, cache);
+  report_residual(lc, x, a, residual_kind::norm_of_sum, w.norm2_w, w.norm2_b);
   add_in_place(a, x);
   x = norm_of(lc.m, a, w.norm2_w, w.norm2_b);
   lc.lap("norm");
@@ -390,6 +411,7 @@ void parallel_block(layer_context& lc, const layer_weights& w, matrix& x, float*
   const matrix in = norm_of(lc.m, x, w.norm1_w, w.norm1_b);
   lc.lap("norm");
   matrix attention = attention_block(lc, w.self, in, maps, probe, cache);
+  report_residual(lc, x, attention, residual_kind::add);
   matrix mlp = mlp_block(lc, w, w.norm2_w ? norm_of(lc.m, x, w.norm2_w, w.norm2_b) : in);
   add_in_place(attention, mlp);
   add_in_place(x, attention);
@@ -400,7 +422,9 @@ void pre_norm_block(layer_context& lc, const layer_weights& w, matrix& x, float*
                     layer_probe* probe, kv_cache* cache) {
   matrix in = norm_of(lc.m, x, w.norm1_w, w.norm1_b);
   lc.lap("norm");
-  add_in_place(x, attention_block(lc, w.self, in, maps, probe, cache));
+  const matrix attention = attention_block(lc, w.self, in, maps, probe, cache);
+  report_residual(lc, x, attention, residual_kind::add);
+  add_in_place(x, attention);
   in = norm_of(lc.m, x, w.norm2_w, w.norm2_b);
   lc.lap("norm");
   add_in_place(x, mlp_block(lc, w, in));

@@ -117,6 +117,12 @@ std::vector<float> sinusoid_table(std::size_t rows, std::size_t d);
 // one row over the caches (n = 1), the keys the window has left behind as hidden keys.
 void add_sliding_window(mask_set& masks, std::size_t window, std::size_t past, std::size_t n);
 
+// Tells the layer's taps (when it has them) how the attention output `out` joins the residual
+// stream x (model/map_taps.h: attention_residual), with the norm (nw, nb) the kind names.
+void report_residual(const layer_context& lc, const matrix& x, const matrix& out,
+                     residual_kind kind, const weight_view* nw = nullptr,
+                     const weight_view* nb = nullptr);
+
 // The pre-norm residual block of GPT-2 and the Llama family:
 //   x += attention(norm1(x));  x += mlp(norm2(x))
 void pre_norm_block(layer_context& lc, const layer_weights& w, matrix& x, float* maps,

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "model/checkpoint.h"
 #include "model/linear.h"
@@ -24,6 +25,28 @@ struct attention_values {
   std::size_t ldv = 0;
   const weight_view* o = nullptr;
   linear_layout layout = linear_layout::out_in;
+};
+
+// How a layer's attention output joins the residual stream, for the measures that follow the
+// residual and the norms (lib/measures/contrib.cpp). x: the stream entering the attention
+// sublayer (n × d: the layer's input); out: the attention's output o_i = context_i W_O + b_O
+// (n × d). The sublayer's result y_i:
+//   add            y_i = x_i + o_i        pre-norm blocks (GPT-2, Llama …; the attention read
+//                                         N(x_i)) and parallel ones (GPT-J, NeoX, Phi, Falcon:
+//                                         their MLP reads x_i alone and is left out)
+//   norm_of_sum    y_i = N(x_i + o_i)     post-norm blocks (BERT, RoBERTa, DistilBERT, OPT-350m)
+//   add_norm_of    y_i = x_i + N(o_i)     Gemma 2 and 3's norm after the attention
+// N(z) = γ ⊙ (z − mean z) / √(var z + ε) + β (a layer norm), or γ ⊙ z / √(mean z² + ε) (an RMS
+// norm: `rms`, no β; Gemma's stored w given as its scale 1 + w). Valid only during the call.
+enum class residual_kind { add, norm_of_sum, add_norm_of };
+struct attention_residual {
+  std::size_t layer = 0, n = 0, d = 0;
+  const float* x = nullptr;
+  const float* out = nullptr;
+  residual_kind kind = residual_kind::add;
+  std::vector<float> gamma, beta;  // N's (empty for `add`; beta empty for an RMS norm)
+  bool rms = false;
+  double eps = 0.0;
 };
 
 class map_taps {
@@ -46,6 +69,9 @@ class map_taps {
   // The layer's values and output projection, after every head has sent its rows and before
   // layer_done (one thread). Nothing by default. May throw.
   virtual void values(const attention_values& parts) { (void)parts; }
+  // The attention output and how it joins the residual stream, after values() and before
+  // layer_done (one thread). Nothing by default. May throw.
+  virtual void residual(const attention_residual& parts) { (void)parts; }
   // After every head of the layer has sent its rows (one thread). May throw.
   virtual void layer_done(std::size_t layer) = 0;
 };

@@ -19,9 +19,12 @@ model.safetensors.index.json + shards, a vocabulary file) and reference.npz with
                                  rerun per token, the last row's argmax appended)
   greedy_attention  float64 [L, H, n + 10, n + 10]  the maps over ids + greedy
   greedy_gap        float64 []   the smallest gap between a step's two largest logits
-  the families whose forward records them (GPT-2, BERT, Llama/Mistral/Qwen2, Phi-3) also:
+  the families whose forward records them (GPT-2, BERT, Llama/Mistral/Qwen2, Phi-3, Gemma,
+  GPT-NeoX, OPT) also:
   norms        float64 [L, H, n, n]  Kobayashi et al. 2020's a^h_ij |f_h(x_j)|
   norms_layer  float64 [L, n, n]     |sum_h a^h_ij f_h(x_j)|   (f_h(x_j) = v_h(x_j) W_O^h)
+  contrib      float64 [L, n, n]     Kobayashi et al. 2021's |T_ij| through the residual and
+                                     the sublayer's norm, each row scaled to sum to 1
   the causal families whose forward records its layers' inputs (GPT-2, Llama/Mistral/Qwen2):
   lens_ids     int64 [L + 1, n]    the logit lens' top token: row l < L layer l's input through
                                    the final norm and the output embeddings, row L the output
@@ -227,6 +230,40 @@ def record_norms(a, v, wo):
     _norms.append((per_head, per_layer))
 
 
+_contrib = None  # while a reference forward runs: each layer's residual-aware contributions
+
+
+def record_contrib(a, v, wo, x, out, kind, gamma=None, eps=None, rms=False):
+    """Residual- and norm-aware contributions (Kobayashi et al. 2021) of one layer, formed as
+    full vectors in float64: a, v, wo as record_norms reads them; x [n, d] the stream entering
+    the attention sublayer, out [n, d] the attention's output (W_O's bias included). The sublayer
+    is y = x + out ('add'), y = N(x + out) ('norm_of_sum') or y = x + N(out) ('add_norm_of'),
+    N a layer norm (or an RMS norm: rms) with scale gamma, read as linear with its divisor s_i
+    taken from the whole sum. T_ij = sum_h a^h_ij f_h(x_j) + [i = j] x_i through it; the
+    contribution is |T_ij| with each row scaled to sum to 1."""
+    if _contrib is None:
+        return
+    H, n, dh = v.shape
+    f = torch.stack([v[h] @ wo[h * dh:(h + 1) * dh] for h in range(H)])  # [H, n, d]
+    mixed = torch.einsum("hij,hjd->ijd", a, f)  # [n (i), n (j), d]
+    own = torch.eye(n, dtype=x.dtype)[:, :, None] * x[:, None, :]  # [i, j]: x_i where j = i
+
+    def linear(z):
+        return z * gamma if rms else (z - z.mean(-1, keepdim=True)) * gamma
+
+    def divisor(z):
+        return torch.sqrt((z * z).mean(-1) + eps) if rms else torch.sqrt(z.var(-1, unbiased=False) + eps)
+
+    if kind == "add":
+        t = mixed + own
+    elif kind == "norm_of_sum":
+        t = linear(mixed + own) / divisor(x + out)[:, None, None]
+    else:
+        t = linear(mixed) / divisor(out)[:, None, None] + own
+    c = t.norm(dim=-1)
+    _contrib.append(c / c.sum(-1, keepdim=True))
+
+
 _lens = None  # while a reference forward runs: each layer's input, then how the output reads one
 
 
@@ -317,7 +354,9 @@ def gpt2_forward(c, R, ids):
         a, ctx = softmax_attention(q, k, v, causal)
         maps.append(a)
         record_norms(a, v, R[p + "attn.c_proj.weight"])
-        x = x + ctx.transpose(0, 1).reshape(n, d) @ R[p + "attn.c_proj.weight"] + R[p + "attn.c_proj.bias"]
+        o = ctx.transpose(0, 1).reshape(n, d) @ R[p + "attn.c_proj.weight"] + R[p + "attn.c_proj.bias"]
+        record_contrib(a, v, R[p + "attn.c_proj.weight"], x, o, "add")
+        x = x + o
         h = layer_norm(x, R[p + "ln_2.weight"], R[p + "ln_2.bias"], eps)
         x = x + gelu_new(h @ R[p + "mlp.c_fc.weight"] + R[p + "mlp.c_fc.bias"]) @ R[p + "mlp.c_proj.weight"] \
             + R[p + "mlp.c_proj.bias"]
@@ -385,8 +424,9 @@ def make_bert(c, g, folder):
         a, ctx = softmax_attention(q, k, v, None)
         maps.append(a)
         record_norms(a, v, R[f"{l}.ao.w"].T)
-        x = layer_norm(x + ctx.transpose(0, 1).reshape(n, d) @ R[f"{l}.ao.w"].T + R[f"{l}.ao.b"],
-                       R[f"{l}.aln.w"], R[f"{l}.aln.b"], eps)
+        o = ctx.transpose(0, 1).reshape(n, d) @ R[f"{l}.ao.w"].T + R[f"{l}.ao.b"]
+        record_contrib(a, v, R[f"{l}.ao.w"].T, x, o, "norm_of_sum", R[f"{l}.aln.w"], eps)
+        x = layer_norm(x + o, R[f"{l}.aln.w"], R[f"{l}.aln.b"], eps)
         h = gelu_erf(x @ R[f"{l}.i.w"].T + R[f"{l}.i.b"])
         x = layer_norm(x + h @ R[f"{l}.o.w"].T + R[f"{l}.o.b"], R[f"{l}.oln.w"], R[f"{l}.oln.b"], eps)
     row = n // 2
@@ -508,7 +548,9 @@ def llama_forward(c, R, ids):
         a, ctx = softmax_attention(q, k, v, mask)
         maps.append(a)
         record_norms(a, v, R[p + "self_attn.o_proj.weight"].T)
-        x = x + ctx.transpose(0, 1).reshape(n, H * dh) @ R[p + "self_attn.o_proj.weight"].T
+        o = ctx.transpose(0, 1).reshape(n, H * dh) @ R[p + "self_attn.o_proj.weight"].T
+        record_contrib(a, v, R[p + "self_attn.o_proj.weight"].T, x, o, "add")
+        x = x + o
         m = rms_norm(x, R[p + "post_attention_layernorm.weight"], eps)
         gate = m @ R[p + "mlp.gate_proj.weight"].T
         x = x + (gate * torch.sigmoid(gate) * (m @ R[p + "mlp.up_proj.weight"].T)) @ R[p + "mlp.down_proj.weight"].T
@@ -576,6 +618,8 @@ def gpt_neox_forward(c, R, ids):
         a, ctx = softmax_attention(q, k, v, causal)
         maps.append(a)
         attn = ctx.transpose(0, 1).reshape(n, d) @ R[p + "attention.dense.weight"].T + R[p + "attention.dense.bias"]
+        record_norms(a, v, R[p + "attention.dense.weight"].T)
+        record_contrib(a, v, R[p + "attention.dense.weight"].T, x, attn, "add")
         mid = x if c["parallel"] else x + attn
         m = layer_norm(mid, R[p + "post_attention_layernorm.weight"], R[p + "post_attention_layernorm.bias"], eps)
         mlp = gelu_erf(m @ R[p + "mlp.dense_h_to_4h.weight"].T + R[p + "mlp.dense_h_to_4h.bias"]) \
@@ -648,7 +692,14 @@ def opt_forward(c, R, ids):
         q, k, v = (lin(h, f"self_attn.{t}_proj").view(n, H, dh).transpose(0, 1) for t in "qkv")
         a, ctx = softmax_attention(q, k, v, causal)
         maps.append(a)
-        x = x + lin(ctx.transpose(0, 1).reshape(n, d), "self_attn.out_proj")
+        o = lin(ctx.transpose(0, 1).reshape(n, d), "self_attn.out_proj")
+        record_norms(a, v, R[p + "self_attn.out_proj.weight"].T)
+        if c["pre"]:
+            record_contrib(a, v, R[p + "self_attn.out_proj.weight"].T, x, o, "add")
+        else:
+            record_contrib(a, v, R[p + "self_attn.out_proj.weight"].T, x, o, "norm_of_sum",
+                           R[p + "self_attn_layer_norm.weight"], eps)
+        x = x + o
         if not c["pre"]:
             x = ln(x, "self_attn_layer_norm")
         h = ln(x, "final_layer_norm") if c["pre"] else x
@@ -986,7 +1037,9 @@ def phi3_forward(c, R, ids):
         a, ctx = softmax_attention(q, k, v, mask)
         maps.append(a)
         record_norms(a, v, R[p + "self_attn.o_proj.weight"].T)
-        x = x + ctx.transpose(0, 1).reshape(n, H * dh) @ R[p + "self_attn.o_proj.weight"].T
+        o = ctx.transpose(0, 1).reshape(n, H * dh) @ R[p + "self_attn.o_proj.weight"].T
+        record_contrib(a, v, R[p + "self_attn.o_proj.weight"].T, x, o, "add")
+        x = x + o
         m = rms_norm(x, R[p + "post_attention_layernorm.weight"], eps)
         gate, up = (m @ R[p + "mlp.gate_up_proj.weight"].T).chunk(2, -1)
         x = x + (gate * torch.sigmoid(gate) * up) @ R[p + "mlp.down_proj.weight"].T
@@ -1087,6 +1140,12 @@ def gemma_forward(c, R, ids):
             a, ctx = softmax_attention(q, k, v, causal)
         maps.append(a)
         attn = ctx.transpose(0, 1).reshape(n, H * dh) @ R[p + "self_attn.o_proj.weight"].T
+        record_norms(a, v, R[p + "self_attn.o_proj.weight"].T)
+        if v2 or v3:
+            record_contrib(a, v, R[p + "self_attn.o_proj.weight"].T, x, attn, "add_norm_of",
+                           1 + R[p + "post_attention_layernorm.weight"], eps, rms=True)
+        else:
+            record_contrib(a, v, R[p + "self_attn.o_proj.weight"].T, x, attn, "add")
         if v2 or v3:
             x = x + norm(attn, p + "post_attention_layernorm.weight")
             m = norm(x, p + "pre_feedforward_layernorm.weight")
@@ -1187,16 +1246,17 @@ def make(out_dir, seed, names=None):
             continue
         g = torch.Generator().manual_seed(seed * 1000 + i)
         folder = os.path.join(out_dir, name)
-        global _norms, _lens
-        _norms = []  # an encoder's maker runs its forward itself
+        global _norms, _lens, _contrib
+        _norms, _contrib = [], []  # an encoder's maker runs its forward itself
         made = MAKERS[c["family"]](c, g, folder)
         extra = {}
         if len(made) == 3:  # a causal model: its forward, and a greedy continuation
             cfg, ids, forward = made
-            _norms, _lens = [], []
+            _norms, _lens, _contrib = [], [], []
             maps, hidden, logits = forward(ids)
             row, probs = len(ids) - 1, torch.softmax(logits[-1], -1)
             recorded, _norms = _norms, None
+            contrib, _contrib = _contrib, None
             lens, _lens = _lens, None
             if lens:
                 extra.update(lens_arrays(lens, logits))
@@ -1204,9 +1264,12 @@ def make(out_dir, seed, names=None):
         else:
             cfg, ids, maps, hidden, row, probs = made
             recorded, _norms = _norms, None
+            contrib, _contrib = _contrib, None
         if recorded:
             extra["norms"] = torch.stack([h for h, _ in recorded]).numpy()
             extra["norms_layer"] = torch.stack([l for _, l in recorded]).numpy()
+        if contrib:
+            extra["contrib"] = torch.stack(contrib).numpy()
         with open(os.path.join(folder, "config.json"), "w") as f:
             json.dump(cfg, f, indent=2)
         np.savez(os.path.join(folder, "reference.npz"), ids=ids.numpy().astype(np.int64),

@@ -54,6 +54,8 @@ def check_folder(env, folder):
     assert len(tokens) == len(ids) and all(isinstance(t, str) and t for t in tokens)
     if "norms" in ref.files:
         check_norms(env, folder, ref, attention)
+    if "contrib" in ref.files:
+        check_contrib(env, folder, ref, attention)
     if "lens_ids" in ref.files:
         check_logit_lens(env, folder, ref)
     if has_head:  # the printed top 3 are the reference's, with its probabilities
@@ -91,6 +93,40 @@ def check_norms(env, folder, ref, weights):
     assert np.abs(shown - want).max() <= TOLERANCE, np.abs(shown - want).max()
     assert np.allclose(shown.sum(-1), 1.0, atol=1e-5)
     assert (shown[ref["attention"] == 0] == 0).all(), "a masked key got a share"
+
+
+def check_contrib(env, folder, ref, weights):
+    """--measure contrib against the reference's residual- and norm-aware contributions
+    (Kobayashi et al. 2021, formed there as full vectors through the sublayer's residual and
+    norm, in float64): contrib.npy [L, n, n] within 1e-5, rows summing to 1, masked keys 0; every
+    head of a layer shows the layer's map in the JSON; attention.npy still the weights; --view
+    rollout the plain product of the layers' maps."""
+    name = os.path.basename(folder)
+    out = env.path("contrib-" + name)
+    env.run("model", "--model", folder, "--ids", ids_of(folder), "--measure", "contrib", "--npy",
+            out, "--json", out + ".json", "--quiet")
+    got = np.load(os.path.join(out, "contrib.npy"))
+    want = ref["contrib"]
+    assert got.dtype == np.float32 and got.shape == want.shape, got.shape
+    diff = np.abs(got - want).max()
+    print(f"  {name}: contrib {got.shape}: max diff {diff:.2e}; the diagonal's mean share "
+          f"{np.mean([np.diag(m).mean() for m in want]):.2f}")
+    assert diff <= NORMS_TOLERANCE, diff
+    assert np.allclose(got.sum(-1), 1.0, atol=1e-5)
+    assert (got[ref["attention"].max(1) == 0] == 0).all(), "a key masked in every head got a share"
+    assert np.array_equal(np.load(os.path.join(out, "attention.npy")), weights)
+    doc = json.load(open(out + ".json", encoding="utf-8"))
+    assert doc["measure"] == "contrib"
+    shown = np.array([l["heads"] for l in doc["layers"]], dtype=np.float64)
+    assert np.abs(shown - got[:, None]).max() <= TOLERANCE, np.abs(shown - got[:, None]).max()
+    # rollout chains the contributions as they are (they count the residual already)
+    env.run("model", "--model", folder, "--ids", ids_of(folder), "--measure", "contrib", "--view",
+            "rollout", "--npy", out + "-rollout", "--quiet")
+    chained = want[0]
+    for layer in want[1:]:
+        chained = layer @ chained
+    rolled = np.load(os.path.join(out + "-rollout", "view.npy"))
+    assert np.abs(rolled - chained).max() <= TOLERANCE, np.abs(rolled - chained).max()
 
 
 def check_logit_lens(env, folder, ref):

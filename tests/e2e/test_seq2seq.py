@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 import struct
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -128,6 +129,12 @@ def check_cross_norms(env, folder, ref, weights):
     want = ref["cross_norms"] / ref["cross_norms"].sum(-1, keepdims=True)
     assert np.abs(shown - want).max() <= 1e-5, np.abs(shown - want).max()
     print(f"  {name}: cross norms {per_head.shape}: max relative diff {dn:.1e}, per layer {dl:.1e}")
+    # contrib follows a self-attention's residual stream: the cross attention has none to give
+    code = subprocess.run([env.exe, "model", "--model", folder, "--ids", ids(ref["source"]),
+                           "--target-ids", ids(ref["target"]), "--measure", "contrib"],
+                          capture_output=True, text=True)
+    assert code.returncode == 2 and "--measure contrib" in code.stderr and "norms" in code.stderr, \
+        code.stderr
 
 
 def test_checked_in_models(env):

@@ -191,6 +191,7 @@ void block(layer_context& lc, const layer_weights& w, matrix& x, float* maps, la
                                            probe, cache);
   lc.spec.masks = global;
   if (global_rope.half) lc.rope = std::move(global_rope);
+  report_residual(lc, x, attention, residual_kind::add_norm_of, w.norm2_w);
   add_in_place(x, norm_of(lc.m, attention, w.norm2_w, nullptr));
   const matrix mlp = mlp_block(lc, w, norm_of(lc.m, x, w.norm3_w, nullptr));
   add_in_place(x, norm_of(lc.m, mlp, w.norm4_w, nullptr));

@@ -53,6 +53,29 @@ TEST_CASE("rollout: ½ A + ½ I per layer, multiplied through the layers in orde
   CHECK(avg(1, 0) == doctest::Approx(0.25));
 }
 
+TEST_CASE("rollout of maps that count the residual already: the plain product, no identity") {
+  const auto data = causal_maps({{0.5f}, {0.25f}});  // layer 0: row 1 = [½, ½]; layer 1: [¼, ¾]
+  model_maps m{data.data(), 2, 1, 2, {}};
+  m.residual = 0.0;
+  const matrix one = attention_rollout(m, {0});
+  CHECK(one(1, 0) == doctest::Approx(0.5));
+  const matrix two = attention_rollout(m, {0, 1});  // A_1 A_0: row 1 = [¼ + ¾·½, ¾·½]
+  CHECK(two(1, 0) == doctest::Approx(0.25 + 0.75 * 0.5));
+  CHECK(two(1, 1) == doctest::Approx(0.375));
+  const matrix ref = attention_rollout_ref(m, {0, 1});
+  CHECK(ref(1, 0) == doctest::Approx(two(1, 0)));
+  const std::vector<double> u = rollout_column_sums(m, {0, 1});
+  CHECK(u[0] == doctest::Approx(1.0 + two(1, 0)));
+  // a row that sums to 0 (nothing reached it) stays the identity's rather than dividing by 0
+  std::vector<float> empty(4, 0.0f);
+  model_maps none{empty.data(), 1, 1, 2, {}};
+  none.residual = 0.0;
+  const matrix kept = attention_rollout(none, {0});
+  CHECK(kept(0, 0) == 1.0f);
+  CHECK(kept(1, 1) == 1.0f);
+  CHECK(kept(1, 0) == 0.0f);
+}
+
 TEST_CASE("flow: the maximum flow through the layered graph of Â") {
   const auto data = causal_maps({{0.5f}, {0.5f}});
   const model_maps m{data.data(), 2, 1, 2, {}};
