@@ -12,7 +12,7 @@ lowest–highest): "received" is the measure's own work, "npy" adds its arrays' 
 bench/make_bench_models.py's (random weights in Hugging Face's names and shapes).
 
 usage: /usr/bin/python3 bench/run_measure_benchmark.py --models DIR [--shape gpt2-small:1024]
-       [--measures norms] [--rounds 3] [--exe build/attn-viz] [--threads 2]
+       [--measures norms,contrib] [--rounds 3] [--exe build/attn-viz] [--threads 2]
 """
 import argparse
 import json
@@ -46,7 +46,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--models", required=True)
     p.add_argument("--shape", default="gpt2-small:1024")
-    p.add_argument("--measures", default="norms")
+    p.add_argument("--measures", default="norms,contrib")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--exe", default=os.path.join(HERE, "..", "build", "attn-viz"))
     p.add_argument("--threads", type=int, default=2)

@@ -277,7 +277,10 @@ maps_source model_maps_source(const model_report& r, const model_job_config& c) 
   s.name = folder_name(c.model_dir);
   s.subtitle = model_summary(r.config);
   if (c.measure && c.measure->make) s.subtitle += fmt::format(" · {}", c.measure->name);
-  if (c.measure && c.measure->follows_residual) s.residual = 0.0;
+  if (c.measure && c.measure->follows_residual) {  // a layer's map, shown for each of its heads
+    s.residual = 0.0;
+    s.subtitle += ", one map per layer";
+  }
   s.prompt = r.prompt;
   return s;
 }

@@ -87,8 +87,9 @@ struct measure_spec {
   std::uint64_t (*bytes)(const measure_shape& shape) = nullptr;
   std::uint64_t (*disk_bytes)(const measure_shape& shape) = nullptr;
   // Reads the residual stream around a model's self-attention (so not an encoder–decoder's
-  // cross attention, replayed without it), and its maps count the residual: rollout and flow
-  // chain them as they are, adding no identity for it (analysis/layer_maps.h).
+  // cross attention, replayed without it); its maps are one per layer (each head shows it) and
+  // count the residual: rollout and flow chain them as they are, adding no identity for it
+  // (analysis/layer_maps.h).
   bool follows_residual = false;
 };
 
