@@ -9,6 +9,7 @@ namespace attnviz {
 
 const measure_spec& norms_measure();
 const measure_spec& contrib_measure();
+const measure_spec& alti_measure();
 
 namespace {
 
@@ -67,7 +68,7 @@ void measure_taps::layer_done(std::size_t layer) {
 
 const std::vector<const measure_spec*>& attention_measures() {
   static const std::vector<const measure_spec*> all{&weights_spec, &norms_measure(),
-                                                    &contrib_measure()};
+                                                    &contrib_measure(), &alti_measure()};
   return all;
 }
 

@@ -16,6 +16,9 @@
 //   contrib   ‖T_i(x_j)‖: attention, residual and norm    contrib.npy [L, n, n]
 //             (Kobayashi et al. 2021), per layer, per
 //             row normalised (measures/contrib.cpp)
+//   alti      max(0, ‖y_i‖₁ − ‖y_i − T_i(x_j)‖₁)          alti.npy [L, n, n],
+//             (Ferrando et al. 2022), per layer, per     alti_rollout.npy [n, n]
+//             row normalised (measures/alti.cpp)
 //
 // A measure that follows the residual stream receives it through map_taps::residual (the
 // families' blocks report it: model/layer_ops.h, report_residual); it reads self-attention only.

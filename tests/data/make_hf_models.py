@@ -25,6 +25,8 @@ model.safetensors.index.json + shards, a vocabulary file) and reference.npz with
   norms_layer  float64 [L, n, n]     |sum_h a^h_ij f_h(x_j)|   (f_h(x_j) = v_h(x_j) W_O^h)
   contrib      float64 [L, n, n]     Kobayashi et al. 2021's |T_ij| through the residual and
                                      the sublayer's norm, each row scaled to sum to 1
+  alti         float64 [L, n, n]     Ferrando et al. 2022's max(0, |y_i|_1 - |y_i - T_ij|_1),
+                                     each row scaled to sum to 1
   the causal families whose forward records its layers' inputs (GPT-2, Llama/Mistral/Qwen2):
   lens_ids     int64 [L + 1, n]    the logit lens' top token: row l < L layer l's input through
                                    the final norm and the output embeddings, row L the output
@@ -233,14 +235,16 @@ def record_norms(a, v, wo):
 _contrib = None  # while a reference forward runs: each layer's residual-aware contributions
 
 
-def record_contrib(a, v, wo, x, out, kind, gamma=None, eps=None, rms=False):
-    """Residual- and norm-aware contributions (Kobayashi et al. 2021) of one layer, formed as
-    full vectors in float64: a, v, wo as record_norms reads them; x [n, d] the stream entering
-    the attention sublayer, out [n, d] the attention's output (W_O's bias included). The sublayer
-    is y = x + out ('add'), y = N(x + out) ('norm_of_sum') or y = x + N(out) ('add_norm_of'),
-    N a layer norm (or an RMS norm: rms) with scale gamma, read as linear with its divisor s_i
-    taken from the whole sum. T_ij = sum_h a^h_ij f_h(x_j) + [i = j] x_i through it; the
-    contribution is |T_ij| with each row scaled to sum to 1."""
+def record_contrib(a, v, wo, x, out, kind, gamma=None, eps=None, rms=False, y=None):
+    """Residual- and norm-aware contributions (Kobayashi et al. 2021) and ALTI (Ferrando et al.
+    2022) of one layer, formed as full vectors in float64: a, v, wo as record_norms reads them;
+    x [n, d] the stream entering the attention sublayer, out [n, d] the attention's output (W_O's
+    bias included), y [n, d] the sublayer's result as the forward computed it (x + out for
+    'add'). The sublayer is y = x + out ('add'), y = N(x + out) ('norm_of_sum') or
+    y = x + N(out) ('add_norm_of'), N a layer norm (or an RMS norm: rms) with scale gamma, read
+    as linear with its divisor s_i taken from the whole sum. T_ij = sum_h a^h_ij f_h(x_j) +
+    [i = j] x_i through it; contrib is |T_ij|, ALTI max(0, |y_i|_1 - |y_i - T_ij|_1) (0 for a
+    key no head of query i sees), each row scaled to sum to 1."""
     if _contrib is None:
         return
     H, n, dh = v.shape
@@ -261,7 +265,12 @@ def record_contrib(a, v, wo, x, out, kind, gamma=None, eps=None, rms=False):
     else:
         t = linear(mixed) / divisor(out)[:, None, None] + own
     c = t.norm(dim=-1)
-    _contrib.append(c / c.sum(-1, keepdim=True))
+    if y is None:
+        assert kind == "add"
+        y = x + out
+    seen = (a != 0).any(0) | torch.eye(n, dtype=torch.bool)
+    alti = torch.clamp(y.abs().sum(-1)[:, None] - (y[:, None, :] - t).abs().sum(-1), min=0) * seen
+    _contrib.append((c / c.sum(-1, keepdim=True), alti / alti.sum(-1, keepdim=True)))
 
 
 _lens = None  # while a reference forward runs: each layer's input, then how the output reads one
@@ -425,8 +434,9 @@ def make_bert(c, g, folder):
         maps.append(a)
         record_norms(a, v, R[f"{l}.ao.w"].T)
         o = ctx.transpose(0, 1).reshape(n, d) @ R[f"{l}.ao.w"].T + R[f"{l}.ao.b"]
-        record_contrib(a, v, R[f"{l}.ao.w"].T, x, o, "norm_of_sum", R[f"{l}.aln.w"], eps)
-        x = layer_norm(x + o, R[f"{l}.aln.w"], R[f"{l}.aln.b"], eps)
+        y = layer_norm(x + o, R[f"{l}.aln.w"], R[f"{l}.aln.b"], eps)
+        record_contrib(a, v, R[f"{l}.ao.w"].T, x, o, "norm_of_sum", R[f"{l}.aln.w"], eps, y=y)
+        x = y
         h = gelu_erf(x @ R[f"{l}.i.w"].T + R[f"{l}.i.b"])
         x = layer_norm(x + h @ R[f"{l}.o.w"].T + R[f"{l}.o.b"], R[f"{l}.oln.w"], R[f"{l}.oln.b"], eps)
     row = n // 2
@@ -698,7 +708,7 @@ def opt_forward(c, R, ids):
             record_contrib(a, v, R[p + "self_attn.out_proj.weight"].T, x, o, "add")
         else:
             record_contrib(a, v, R[p + "self_attn.out_proj.weight"].T, x, o, "norm_of_sum",
-                           R[p + "self_attn_layer_norm.weight"], eps)
+                           R[p + "self_attn_layer_norm.weight"], eps, y=ln(x + o, "self_attn_layer_norm"))
         x = x + o
         if not c["pre"]:
             x = ln(x, "self_attn_layer_norm")
@@ -1143,7 +1153,8 @@ def gemma_forward(c, R, ids):
         record_norms(a, v, R[p + "self_attn.o_proj.weight"].T)
         if v2 or v3:
             record_contrib(a, v, R[p + "self_attn.o_proj.weight"].T, x, attn, "add_norm_of",
-                           1 + R[p + "post_attention_layernorm.weight"], eps, rms=True)
+                           1 + R[p + "post_attention_layernorm.weight"], eps, rms=True,
+                           y=x + norm(attn, p + "post_attention_layernorm.weight"))
         else:
             record_contrib(a, v, R[p + "self_attn.o_proj.weight"].T, x, attn, "add")
         if v2 or v3:
@@ -1269,7 +1280,8 @@ def make(out_dir, seed, names=None):
             extra["norms"] = torch.stack([h for h, _ in recorded]).numpy()
             extra["norms_layer"] = torch.stack([l for _, l in recorded]).numpy()
         if contrib:
-            extra["contrib"] = torch.stack(contrib).numpy()
+            extra["contrib"] = torch.stack([c for c, _ in contrib]).numpy()
+            extra["alti"] = torch.stack([a for _, a in contrib]).numpy()
         with open(os.path.join(folder, "config.json"), "w") as f:
             json.dump(cfg, f, indent=2)
         np.savez(os.path.join(folder, "reference.npz"), ids=ids.numpy().astype(np.int64),

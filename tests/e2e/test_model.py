@@ -56,6 +56,8 @@ def check_folder(env, folder):
         check_norms(env, folder, ref, attention)
     if "contrib" in ref.files:
         check_contrib(env, folder, ref, attention)
+    if "alti" in ref.files:
+        check_alti(env, folder, ref)
     if "lens_ids" in ref.files:
         check_logit_lens(env, folder, ref)
     if has_head:  # the printed top 3 are the reference's, with its probabilities
@@ -125,6 +127,33 @@ def check_contrib(env, folder, ref, weights):
     chained = want[0]
     for layer in want[1:]:
         chained = layer @ chained
+    rolled = np.load(os.path.join(out + "-rollout", "view.npy"))
+    assert np.abs(rolled - chained).max() <= TOLERANCE, np.abs(rolled - chained).max()
+
+
+def check_alti(env, folder, ref):
+    """--measure alti against the reference's ALTI (Ferrando et al. 2022: the L1 distance of
+    each vector T_ij, formed there in float64, from the sublayer's result as the forward
+    computed it): alti.npy [L, n, n] within 1e-5, rows summing to 1, keys no head sees 0;
+    alti_rollout.npy the product of the layers' maps, and --view rollout the same."""
+    name = os.path.basename(folder)
+    out = env.path("alti-" + name)
+    env.run("model", "--model", folder, "--ids", ids_of(folder), "--measure", "alti", "--npy", out,
+            "--quiet")
+    got, want = np.load(os.path.join(out, "alti.npy")), ref["alti"]
+    assert got.dtype == np.float32 and got.shape == want.shape, got.shape
+    diff = np.abs(got - want).max()
+    assert np.allclose(got.sum(-1), 1.0, atol=1e-5)
+    assert (got[ref["attention"].max(1) == 0] == 0).all(), "a key masked in every head got a share"
+    chained = want[0]
+    for layer in want[1:]:
+        chained = layer @ chained
+    rollout = np.load(os.path.join(out, "alti_rollout.npy"))
+    dr = np.abs(rollout - chained).max()
+    print(f"  {name}: alti {got.shape}: max diff {diff:.2e}, rollout {dr:.2e}")
+    assert diff <= NORMS_TOLERANCE and dr <= NORMS_TOLERANCE, (diff, dr)
+    env.run("model", "--model", folder, "--ids", ids_of(folder), "--measure", "alti", "--view",
+            "rollout", "--npy", out + "-rollout", "--quiet")
     rolled = np.load(os.path.join(out + "-rollout", "view.npy"))
     assert np.abs(rolled - chained).max() <= TOLERANCE, np.abs(rolled - chained).max()
 

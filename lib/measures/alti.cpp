@@ -1,0 +1,181 @@
+// ALTI, Aggregation of Layer-wise Token-to-token Interactions (Ferrando et al. 2022, "Measuring
+// the Mixing of Contextual Information in the Transformer"). With T_ij the vector key j brings
+// to query i's result y_i through the attention, the residual and the sublayer's norm read as
+// linear (measures/residual_terms.h; y_i the sublayer's own result, biases included), how close
+// each vector is to the result, by the L1 distance:
+//
+//   d_ij = ‖y_i − T_ij‖₁
+//   C_ij = max(0, ‖y_i‖₁ − d_ij) / Σ_k max(0, ‖y_i‖₁ − d_ik)
+//
+// (a key whose vector is farther from y_i than nothing at all brings 0; a row whose keys all do
+// keeps the weights' row). One map per layer, every head of it showing it; --npy writes
+// alti.npy [L, n, n] and alti_rollout.npy [n, n], the layers chained as they are (the residual
+// is inside each): R = C_L ⋯ C_1, what --view rollout shows.
+//
+// Work a layer: the f̃ (n·H·d_h·d), then for every visible pair (i, j) its vector (H·d) and the
+// distance (d): about n²·H·d for a bidirectional model, half that causal.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+
+#include "kernels/kernels.h"
+#include "measures/residual_terms.h"
+
+namespace attnviz {
+
+namespace alti_parts {
+
+class alti_taps final : public residual_taps {
+ public:
+  alti_taps(const measure_shape& s, map_taps& views, map_taps& weights);
+  std::vector<const streamed_npy*> arrays() const override {
+    if (!file_) return {};
+    return {file_.get(), rollout_file_.get()};
+  }
+
+ protected:
+  void measure_residual() override;
+  void measure_layer(std::size_t layer, float* shown) override;
+
+ private:
+  void distance_block(std::size_t j0, std::size_t b, const float* f);
+  void chain(std::size_t layer);
+
+  std::vector<float> distance_;   // [n, n]: d_ij (−1: key j unseen by query i)
+  std::vector<float> layer_map_;  // [n, n]: C of the running layer
+  std::unique_ptr<streamed_npy> file_, rollout_file_;
+  std::vector<float> rollout_, next_;  // with --npy: R so far, and the next product
+};
+
+alti_taps::alti_taps(const measure_shape& s, map_taps& views, map_taps& weights)
+    : residual_taps(s, views, weights), distance_(s.n * s.n), layer_map_(s.n * s.n) {
+  if (s.npy_dir.empty()) return;
+  const std::filesystem::path dir(s.npy_dir);
+  file_ = std::make_unique<streamed_npy>((dir / (s.prefix + "alti.npy")).string(), s.npy_folder,
+                                         std::vector<std::size_t>{s.layers, s.n, s.n});
+  rollout_file_ = std::make_unique<streamed_npy>((dir / (s.prefix + "alti_rollout.npy")).string(),
+                                                 s.npy_folder, std::vector<std::size_t>{s.n, s.n});
+  rollout_.assign(s.n * s.n, 0.0f);
+  next_.assign(s.n * s.n, 0.0f);
+}
+
+// d_ij for every query i and the keys j in [j0, j0 + b), from their f̃ (b × H × d).
+void alti_taps::distance_block(std::size_t j0, std::size_t b, const float* f) {
+  const std::size_t H = shape().heads, n = shape().n, d = width();
+#pragma omp parallel
+  {
+    std::vector<float> t(d);
+#pragma omp for schedule(dynamic, 8)
+    for (std::size_t i = 0; i < n; ++i) {
+      const float* y = result(i);
+      const float inv = 1.0f / divisor(i);
+      for (std::size_t q = 0; q < b; ++q) {
+        const std::size_t j = j0 + q;
+        bool any = j == i;
+        for (std::size_t h = 0; h < H; ++h) any |= weights(h)[i * n + j] != 0.0f;
+        if (!any) {
+          distance_[i * n + j] = -1.0f;
+          continue;
+        }
+        if (j == i)
+          std::copy(own(i), own(i) + d, t.begin());
+        else
+          std::fill(t.begin(), t.end(), 0.0f);
+        for (std::size_t h = 0; h < H; ++h) {
+          const float a = weights(h)[i * n + j] * inv;
+          const float* fh = f + (q * H + h) * d;
+          for (std::size_t k = 0; k < d; ++k) t[k] += a * fh[k];
+        }
+        float sum = 0.0f;
+        for (std::size_t k = 0; k < d; ++k) sum += std::fabs(y[k] - t[k]);
+        distance_[i * n + j] = sum;
+      }
+    }
+  }
+}
+
+void alti_taps::measure_residual() {
+  const std::size_t H = shape().heads, n = shape().n, d = width();
+  const std::size_t block = std::min(value_key_block(H, d), n);
+  std::vector<float> f(block * H * d);
+  for (std::size_t j0 = 0; j0 < n; j0 += block) {
+    const std::size_t b = std::min(block, n - j0);
+    transformed_values(j0, b, f.data());
+    distance_block(j0, b, f.data());
+  }
+}
+
+// R ← C R (the first layer: R = C), and alti_rollout.npy after the last.
+void alti_taps::chain(std::size_t layer) {
+  const std::size_t n = shape().n;
+  if (layer == 0) {
+    rollout_ = layer_map_;
+  } else {
+    kernels::gemm(n, n, n, 1.0f, layer_map_.data(), n, rollout_.data(), n, false, 0.0f,
+                  next_.data(), n);
+    rollout_.swap(next_);
+  }
+  if (layer + 1 < shape().layers) return;
+  rollout_file_->write(0, rollout_.data(), n * n);
+  rollout_file_->check();
+}
+
+void alti_taps::measure_layer(std::size_t layer, float* shown) {
+  take_layer();
+  const std::size_t H = shape().heads, n = shape().n, nn = n * n;
+#pragma omp parallel for schedule(dynamic, 16)
+  for (std::size_t i = 0; i < n; ++i) {
+    float* row = layer_map_.data() + i * n;
+    const float* y = result(i);
+    double size = 0.0;
+    for (std::size_t k = 0; k < width(); ++k) size += std::fabs(y[k]);
+    for (std::size_t j = 0; j < n; ++j) {
+      const float dist = distance_[i * n + j];
+      row[j] = dist < 0.0f ? 0.0f : static_cast<float>(std::max(0.0, size - dist));
+    }
+    normalise_row(row, weights(0) + i * n, n);
+    for (std::size_t h = 0; h < H; ++h) std::copy(row, row + n, shown + h * nn + i * n);
+  }
+  if (!file_) return;
+  file_->write(layer * nn, layer_map_.data(), nn);
+  file_->check();
+  chain(layer);
+}
+
+std::unique_ptr<measure_taps> make(const measure_shape& s, map_taps& views, map_taps& weights) {
+  return std::make_unique<alti_taps>(s, views, weights);
+}
+
+std::uint64_t bytes(const measure_shape& s) {
+  const std::uint64_t n = s.n, H = s.heads, d = s.width;
+  // the layer's weights and shown maps, the values (counted as 2 d a row), W_O as floats
+  // (2 d²), s_i, ω and y, a block of f̃, the distances and the layer's map, with --npy the
+  // rollout and its next product
+  const std::uint64_t block = std::min<std::uint64_t>(value_key_block(s.heads, s.width), n);
+  return 4 * (2 * H * n * n + 2 * n * d + 2 * d * d + n + 2 * n * d + block * H * d + 2 * n * n +
+              (s.npy_dir.empty() ? 0 : 2 * n * n));
+}
+
+std::uint64_t disk_bytes(const measure_shape& s) {
+  if (s.npy_dir.empty()) return 0;
+  return streamed_npy::bytes({s.layers, s.n, s.n}) + streamed_npy::bytes({s.n, s.n});
+}
+
+}  // namespace alti_parts
+
+const measure_spec& alti_measure() {
+  static const measure_spec spec{
+      "alti",
+      "ALTI (Ferrando et al. 2022): how close the vector each key brings to query i's result "
+      "(through the residual and the layer's norm) is to that result, max(0, |y_i|1 - "
+      "|y_i - T_i(x_j)|1), one map per layer (every head shows it), each row scaled to sum to 1",
+      alti_parts::make,
+      alti_parts::bytes,
+      alti_parts::disk_bytes,
+      /*follows_residual=*/true};
+  return spec;
+}
+
+}  // namespace attnviz
