@@ -244,7 +244,10 @@ Examples:
                   "(Kobayashi et al. 2021: how long what key j brings to query i's result is "
                   "once the residual and the layer's norm are counted, one map per layer shown "
                   "for each of its heads, each row scaled to sum to 1; rollout chains it with no "
-                  "extra identity; --npy contrib.npy). Decoder-only and encoder models; "
+                  "extra identity; --npy contrib.npy); alti (Ferrando et al. 2022: how close "
+                  "that vector is to query i's result by the L1 distance, max(0, |y_i|1 - "
+                  "|y_i - T_i(x_j)|1), per layer like contrib; --npy alti.npy and "
+                  "alti_rollout.npy, the layers chained). Decoder-only and encoder models; "
                   "encoder-decoder models: the cross attention of a --target with weights or "
                   "norms (its views, --align, --gold). --npy still writes the weights to "
                   "attention.npy and adds the measure's arrays")

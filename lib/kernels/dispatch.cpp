@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -188,6 +189,22 @@ void add_bias_rows(float* y, std::size_t rows, std::size_t cols, std::size_t ldy
 
 void add_to(float* x, const float* y, std::size_t n) {
   table().add_to(x, y, n);
+}
+
+float mixed_l1_distance(const float* y, const float* w, const float* f, const float* a,
+                        std::size_t heads, std::size_t d) {
+  return table().mixed_l1_distance(y, w, f, a, heads, d);
+}
+
+double mixed_l1_distance_ref(const float* y, const float* w, const float* f, const float* a,
+                             std::size_t heads, std::size_t d) {
+  double sum = 0.0;
+  for (std::size_t k = 0; k < d; ++k) {
+    double t = w ? w[k] : 0.0;
+    for (std::size_t h = 0; h < heads; ++h) t += static_cast<double>(a[h]) * f[h * d + k];
+    sum += std::fabs(y[k] - t);
+  }
+  return sum;
 }
 
 }  // namespace attnviz::kernels

@@ -158,5 +158,13 @@ void silu_mul(float* g, const float* u, std::size_t n);
 void add_bias_rows(float* y, std::size_t rows, std::size_t cols, std::size_t ldy, const float* b);
 // x += y on n floats.
 void add_to(float* x, const float* y, std::size_t n);
+// Σ_k |y_k − t_k| with t = w + Σ_h a_h f_h: one query's result y against the vector a key
+// brings it (ALTI, measures/alti.cpp). f: heads rows of d (row-major), a: heads weights, w: the
+// query's own term (d floats) or null. Serial (one call is one pair). The reference,
+// mixed_l1_distance_ref, in double.
+float mixed_l1_distance(const float* y, const float* w, const float* f, const float* a,
+                        std::size_t heads, std::size_t d);
+double mixed_l1_distance_ref(const float* y, const float* w, const float* f, const float* a,
+                             std::size_t heads, std::size_t d);
 
 }  // namespace attnviz::kernels

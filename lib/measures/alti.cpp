@@ -61,36 +61,39 @@ alti_taps::alti_taps(const measure_shape& s, map_taps& views, map_taps& weights)
   next_.assign(s.n * s.n, 0.0f);
 }
 
-// d_ij for every query i and the keys j in [j0, j0 + b), from their f̃ (b × H × d).
+// d_ij for every query i and the keys j in [j0, j0 + b), from their f̃ (b × H × d), in tiles of
+// 16 queries × 8 keys (the tile's f̃, 8 × H × d, stays in the core's cache, and its weights are
+// read as 8 consecutive floats of each head's rows): each pair a query sees (some head's
+// α^h_ij ≠ 0, or j = i) measured by the kernels' mixed_l1_distance with the weights
+// α^h_ij / s_i and the own term ω_i where j = i.
 void alti_taps::distance_block(std::size_t j0, std::size_t b, const float* f) {
+  constexpr std::size_t tile_rows = 16, tile_keys = 8;
   const std::size_t H = shape().heads, n = shape().n, d = width();
+  const std::size_t row_tiles = (n + tile_rows - 1) / tile_rows;
+  const std::size_t key_tiles = (b + tile_keys - 1) / tile_keys;
 #pragma omp parallel
   {
-    std::vector<float> t(d);
-#pragma omp for schedule(dynamic, 8)
-    for (std::size_t i = 0; i < n; ++i) {
-      const float* y = result(i);
-      const float inv = 1.0f / divisor(i);
-      for (std::size_t q = 0; q < b; ++q) {
-        const std::size_t j = j0 + q;
-        bool any = j == i;
-        for (std::size_t h = 0; h < H; ++h) any |= weights(h)[i * n + j] != 0.0f;
-        if (!any) {
-          distance_[i * n + j] = -1.0f;
-          continue;
-        }
-        if (j == i)
-          std::copy(own(i), own(i) + d, t.begin());
-        else
-          std::fill(t.begin(), t.end(), 0.0f);
+    std::vector<float> a(tile_keys * H);
+#pragma omp for schedule(dynamic, 4)
+    for (std::size_t task = 0; task < row_tiles * key_tiles; ++task) {
+      const std::size_t i0 = (task / key_tiles) * tile_rows, q0 = (task % key_tiles) * tile_keys;
+      const std::size_t i1 = std::min(n, i0 + tile_rows), q1 = std::min(b, q0 + tile_keys);
+      for (std::size_t i = i0; i < i1; ++i) {
+        const float inv = 1.0f / divisor(i);
         for (std::size_t h = 0; h < H; ++h) {
-          const float a = weights(h)[i * n + j] * inv;
-          const float* fh = f + (q * H + h) * d;
-          for (std::size_t k = 0; k < d; ++k) t[k] += a * fh[k];
+          const float* row = weights(h) + i * n + j0;
+          for (std::size_t q = q0; q < q1; ++q) a[(q - q0) * H + h] = row[q] * inv;
         }
-        float sum = 0.0f;
-        for (std::size_t k = 0; k < d; ++k) sum += std::fabs(y[k] - t[k]);
-        distance_[i * n + j] = sum;
+        for (std::size_t q = q0; q < q1; ++q) {
+          const std::size_t j = j0 + q;
+          const float* aq = a.data() + (q - q0) * H;
+          bool any = j == i;
+          for (std::size_t h = 0; h < H; ++h) any |= aq[h] != 0.0f;
+          distance_[i * n + j] =
+              any ? kernels::mixed_l1_distance(result(i), i == j ? own(i) : nullptr, f + q * H * d,
+                                               aq, H, d)
+                  : -1.0f;
+        }
       }
     }
   }

@@ -150,4 +150,28 @@ TEST_CASE("large arrays go through the threaded path and still match") {
   check_same(layer_norm_of(x, gamma, {}, 1e-5), ref, 4e-6);
 }
 
+TEST_CASE("mixed_l1_distance equals the plain sum in double, with and without the own term") {
+  for_each_isa([] {
+    for (const std::size_t d :
+         {std::size_t{1}, std::size_t{7}, std::size_t{16}, std::size_t{37}, std::size_t{768}})
+      for (const std::size_t heads : {std::size_t{1}, std::size_t{3}, std::size_t{12}}) {
+        const std::vector<float> y = vec(d, -2.0f, 2.0f, 11), w = vec(d, -1.0f, 1.0f, 12),
+                                 f = vec(heads * d, -1.0f, 1.0f, 13),
+                                 a = vec(heads, 0.0f, 1.0f, 14);
+        for (const bool own : {false, true}) {
+          const float* wp = own ? w.data() : nullptr;
+          const double want =
+              kernels::mixed_l1_distance_ref(y.data(), wp, f.data(), a.data(), heads, d);
+          const float got = kernels::mixed_l1_distance(y.data(), wp, f.data(), a.data(), heads, d);
+          INFO("d " << d << ", heads " << heads << ", own " << own);
+          CHECK(std::fabs(got - want) <= 1e-5 * (1.0 + want));
+        }
+      }
+    // by hand: y = (1, -1), t = (0.5, 0.5) + 2 · (0.25, -1) = (1, -1.5): |0| + |0.5|
+    const float y[2] = {1.0f, -1.0f}, w[2] = {0.5f, 0.5f}, f[2] = {0.25f, -1.0f}, a[1] = {2.0f};
+    CHECK(kernels::mixed_l1_distance(y, w, f, a, 1, 2) == 0.5f);
+    CHECK(kernels::mixed_l1_distance(y, nullptr, f, a, 1, 2) == 1.5f);  // t = (0.5, -2)
+  });
+}
+
 }  // namespace elementwise_cases
