@@ -31,8 +31,9 @@ class alti_taps final : public residual_taps {
  public:
   alti_taps(const measure_shape& s, map_taps& views, map_taps& weights);
   std::vector<const streamed_npy*> arrays() const override {
-    if (!file_) return {};
-    return {file_.get(), rollout_file_.get()};
+    std::vector<const streamed_npy*> all = residual_taps::arrays();
+    if (rollout_file_) all.push_back(rollout_file_.get());
+    return all;
   }
 
  protected:
@@ -43,20 +44,17 @@ class alti_taps final : public residual_taps {
   void distance_block(std::size_t j0, std::size_t b, const float* f);
   void chain(std::size_t layer);
 
-  std::vector<float> distance_;   // [n, n]: d_ij (−1: key j unseen by query i)
-  std::vector<float> layer_map_;  // [n, n]: C of the running layer
-  std::unique_ptr<streamed_npy> file_, rollout_file_;
+  std::vector<float> distance_;  // [n, n]: d_ij (−1: key j unseen by query i)
+  std::unique_ptr<streamed_npy> rollout_file_;
   std::vector<float> rollout_, next_;  // with --npy: R so far, and the next product
 };
 
 alti_taps::alti_taps(const measure_shape& s, map_taps& views, map_taps& weights)
-    : residual_taps(s, views, weights), distance_(s.n * s.n), layer_map_(s.n * s.n) {
+    : residual_taps(s, views, weights, "alti"), distance_(s.n * s.n) {
   if (s.npy_dir.empty()) return;
-  const std::filesystem::path dir(s.npy_dir);
-  file_ = std::make_unique<streamed_npy>((dir / (s.prefix + "alti.npy")).string(), s.npy_folder,
-                                         std::vector<std::size_t>{s.layers, s.n, s.n});
-  rollout_file_ = std::make_unique<streamed_npy>((dir / (s.prefix + "alti_rollout.npy")).string(),
-                                                 s.npy_folder, std::vector<std::size_t>{s.n, s.n});
+  rollout_file_ = std::make_unique<streamed_npy>(
+      (std::filesystem::path(s.npy_dir) / (s.prefix + "alti_rollout.npy")).string(), s.npy_folder,
+      std::vector<std::size_t>{s.n, s.n});
   rollout_.assign(s.n * s.n, 0.0f);
   next_.assign(s.n * s.n, 0.0f);
 }
@@ -114,10 +112,9 @@ void alti_taps::measure_residual() {
 void alti_taps::chain(std::size_t layer) {
   const std::size_t n = shape().n;
   if (layer == 0) {
-    rollout_ = layer_map_;
+    std::copy(layer_map(), layer_map() + n * n, rollout_.begin());
   } else {
-    kernels::gemm(n, n, n, 1.0f, layer_map_.data(), n, rollout_.data(), n, false, 0.0f,
-                  next_.data(), n);
+    kernels::gemm(n, n, n, 1.0f, layer_map(), n, rollout_.data(), n, false, 0.0f, next_.data(), n);
     rollout_.swap(next_);
   }
   if (layer + 1 < shape().layers) return;
@@ -127,10 +124,10 @@ void alti_taps::chain(std::size_t layer) {
 
 void alti_taps::measure_layer(std::size_t layer, float* shown) {
   take_layer();
-  const std::size_t H = shape().heads, n = shape().n, nn = n * n;
+  const std::size_t n = shape().n;
 #pragma omp parallel for schedule(dynamic, 16)
   for (std::size_t i = 0; i < n; ++i) {
-    float* row = layer_map_.data() + i * n;
+    float* row = map_row(i);
     const float* y = result(i);
     double size = 0.0;
     for (std::size_t k = 0; k < width(); ++k) size += std::fabs(y[k]);
@@ -139,12 +136,9 @@ void alti_taps::measure_layer(std::size_t layer, float* shown) {
       row[j] = dist < 0.0f ? 0.0f : static_cast<float>(std::max(0.0, size - dist));
     }
     normalise_row(row, weights(0) + i * n, n);
-    for (std::size_t h = 0; h < H; ++h) std::copy(row, row + n, shown + h * nn + i * n);
   }
-  if (!file_) return;
-  file_->write(layer * nn, layer_map_.data(), nn);
-  file_->check();
-  chain(layer);
+  show_layer(layer, shown);
+  if (rollout_file_) chain(layer);
 }
 
 std::unique_ptr<measure_taps> make(const measure_shape& s, map_taps& views, map_taps& weights) {

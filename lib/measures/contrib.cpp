@@ -29,10 +29,6 @@ namespace contrib_parts {
 class contrib_taps final : public residual_taps {
  public:
   contrib_taps(const measure_shape& s, map_taps& views, map_taps& weights);
-  std::vector<const streamed_npy*> arrays() const override {
-    if (!file_) return {};
-    return {file_.get()};
-  }
 
  protected:
   void measure_residual() override;
@@ -44,20 +40,10 @@ class contrib_taps final : public residual_taps {
 
   std::vector<float> gram_;  // [n, H, H]: G_j of the f̃
   std::vector<float> diag_;  // [n]: ‖T_ii‖
-  std::unique_ptr<streamed_npy> file_;
-  std::vector<float> layer_map_;  // [n, n] of the running layer, for the file
 };
 
 contrib_taps::contrib_taps(const measure_shape& s, map_taps& views, map_taps& weights)
-    : residual_taps(s, views, weights),
-      gram_(s.n * s.heads * s.heads),
-      diag_(s.n),
-      layer_map_(s.n * s.n) {
-  if (s.npy_dir.empty()) return;
-  file_ = std::make_unique<streamed_npy>(
-      (std::filesystem::path(s.npy_dir) / (s.prefix + "contrib.npy")).string(), s.npy_folder,
-      std::vector<std::size_t>{s.layers, s.n, s.n});
-}
+    : residual_taps(s, views, weights, "contrib"), gram_(s.n * s.heads * s.heads), diag_(s.n) {}
 
 // ‖T_ii‖ for the queries i in [j0, j0 + b) (keys and queries are the same rows), from their
 // f̃ (b × H × d).
@@ -117,20 +103,14 @@ void contrib_taps::contribution_row(std::size_t i, float* out, float* a, float* 
 
 void contrib_taps::measure_layer(std::size_t layer, float* shown) {
   take_layer();
-  const std::size_t H = shape().heads, n = shape().n, nn = n * n;
+  const std::size_t H = shape().heads, n = shape().n;
 #pragma omp parallel
   {
     std::vector<float> a(H), t(H);
 #pragma omp for schedule(dynamic, 16)
-    for (std::size_t i = 0; i < n; ++i) {
-      float* row = layer_map_.data() + i * n;
-      contribution_row(i, row, a.data(), t.data());
-      for (std::size_t h = 0; h < H; ++h) std::copy(row, row + n, shown + h * nn + i * n);
-    }
+    for (std::size_t i = 0; i < n; ++i) contribution_row(i, map_row(i), a.data(), t.data());
   }
-  if (!file_) return;
-  file_->write(layer * nn, layer_map_.data(), nn);
-  file_->check();
+  show_layer(layer, shown);
 }
 
 std::unique_ptr<measure_taps> make(const measure_shape& s, map_taps& views, map_taps& weights) {
