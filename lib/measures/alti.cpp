@@ -98,14 +98,7 @@ void alti_taps::distance_block(std::size_t j0, std::size_t b, const float* f) {
 }
 
 void alti_taps::measure_residual() {
-  const std::size_t H = shape().heads, n = shape().n, d = width();
-  const std::size_t block = std::min(value_key_block(H, d), n);
-  std::vector<float> f(block * H * d);
-  for (std::size_t j0 = 0; j0 < n; j0 += block) {
-    const std::size_t b = std::min(block, n - j0);
-    transformed_values(j0, b, f.data());
-    distance_block(j0, b, f.data());
-  }
+  over_key_blocks([&](std::size_t j0, std::size_t b, const float* f) { distance_block(j0, b, f); });
 }
 
 // R ← C R (the first layer: R = C), and alti_rollout.npy after the last.

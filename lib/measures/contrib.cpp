@@ -74,15 +74,11 @@ void contrib_taps::diagonal_block(std::size_t j0, std::size_t b, const float* f)
 }
 
 void contrib_taps::measure_residual() {
-  const std::size_t H = shape().heads, n = shape().n, d = width();
-  const std::size_t block = std::min(value_key_block(H, d), n);
-  std::vector<float> f(block * H * d);
-  for (std::size_t j0 = 0; j0 < n; j0 += block) {
-    const std::size_t b = std::min(block, n - j0);
-    transformed_values(j0, b, f.data());
-    gram_block(f.data(), j0, b, H, d, gram_.data());
-    diagonal_block(j0, b, f.data());
-  }
+  const std::size_t H = shape().heads, d = width();
+  over_key_blocks([&](std::size_t j0, std::size_t b, const float* f) {
+    gram_block(f, j0, b, H, d, gram_.data());
+    diagonal_block(j0, b, f);
+  });
 }
 
 // C_ij for every key j of query i, scaled to sum to 1, into out; a and t: H floats each.

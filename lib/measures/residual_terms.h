@@ -15,6 +15,7 @@
 // y_i itself is the sublayer's own result, biases (b_O, β) included.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -43,6 +44,19 @@ class residual_taps : public measure_taps {
   virtual void measure_residual() = 0;
   // f̃ for keys [j0, j0 + b) into f (b × H × d, key j's heads side by side).
   void transformed_values(std::size_t j0, std::size_t b, float* f) const;
+  // f̃ of every key, a block of keys at a time (measures/value_vectors.h: value_key_block),
+  // each block to use(j0, b, f).
+  template <class Use>
+  void over_key_blocks(Use use) const {
+    const std::size_t H = source_.heads, n = source_.n_k, d = source_.d;
+    const std::size_t block = std::min(value_key_block(H, d), n);
+    std::vector<float> f(block * H * d);
+    for (std::size_t j0 = 0; j0 < n; j0 += block) {
+      const std::size_t b = std::min(block, n - j0);
+      transformed_values(j0, b, f.data());
+      use(j0, b, static_cast<const float*>(f.data()));
+    }
+  }
   std::size_t width() const noexcept { return source_.d; }
   float divisor(std::size_t i) const { return scale_[i]; }
   const float* own(std::size_t i) const { return own_.data() + i * source_.d; }        // ω_i
