@@ -7,6 +7,21 @@
 
 namespace attnviz {
 
+namespace residual_terms_parts {
+
+// The norm's divisor over the d floats it normalises: √(var z + ε) for a layer norm,
+// √(mean z² + ε) for an RMS norm.
+float norm_divisor(const float* z, std::size_t d, bool rms, double eps) {
+  double total = 0.0, squares = 0.0;
+  for (std::size_t k = 0; k < d; ++k) total += z[k], squares += static_cast<double>(z[k]) * z[k];
+  const double mean = total / static_cast<double>(d),
+               mean_square = squares / static_cast<double>(d);
+  const double spread = rms ? mean_square : std::max(0.0, mean_square - mean * mean);
+  return static_cast<float>(std::sqrt(spread + eps));
+}
+
+}  // namespace residual_terms_parts
+
 residual_taps::residual_taps(const measure_shape& s, map_taps& views, map_taps& weights,
                              const std::string& array)
     : measure_taps(s, views, weights), scale_(s.n, 1.0f), layer_map_(s.n * s.n) {
@@ -75,12 +90,7 @@ void residual_taps::set_terms(const attention_residual& r) {
       }
       const bool sum = kind_ == residual_kind::norm_of_sum;
       for (std::size_t k = 0; k < d; ++k) z[k] = o[k] + (sum ? x[k] : 0.0f);
-      double total = 0.0, squares = 0.0;
-      for (const float v : z) total += v, squares += static_cast<double>(v) * v;
-      const double mean = total / static_cast<double>(d),
-                   mean_square = squares / static_cast<double>(d);
-      const double spread = rms_ ? mean_square : std::max(0.0, mean_square - mean * mean);
-      const auto s = static_cast<float>(std::sqrt(spread + r.eps));
+      const float s = residual_terms_parts::norm_divisor(z.data(), d, rms_, r.eps);
       scale_[i] = s;
       linear_part(z.data(), 1, d);  // L(x_i + o_i) or L(o_i)
       for (std::size_t k = 0; k < d; ++k) {

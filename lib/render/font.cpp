@@ -46,9 +46,18 @@ glyph decode_glyph(std::string_view bits) {
 
 }  // namespace
 
+bitmap_font::bitmap_font(std::string_view hex) : owned_(hex) {
+  index(owned_);
+}
+
+bitmap_font::bitmap_font(std::string_view static_hex, borrowed) {
+  index(static_hex);
+}
+
 // One line per glyph: "XXXX:" then 32 or 64 hex digits; empty lines and a '\r' before the
 // newline allowed.
-bitmap_font::bitmap_font(std::string_view hex) : hex_(hex) {
+void bitmap_font::index(std::string_view hex) {
+  hex_ = hex;
   code_points_.reserve(hex_.size() / 40);  // a narrow glyph's line is 38 bytes
   digits_.reserve(hex_.size() / 40);
   wide_.reserve(hex_.size() / 40);
@@ -85,7 +94,7 @@ bitmap_font::bitmap_font(std::string_view hex) : hex_(hex) {
 }
 
 const bitmap_font& bitmap_font::unifont() {
-  static const bitmap_font font(embedded_asset("unifont"));
+  static const bitmap_font font(embedded_asset("unifont"), borrowed{});
   return font;
 }
 
@@ -121,7 +130,7 @@ std::size_t bitmap_font::find(char32_t cp) const {
 glyph bitmap_font::get(char32_t cp) const {
   const std::size_t i = find(cp);
   if (i == none) return fallback_;
-  return decode_glyph(std::string_view(hex_).substr(digits_[i], wide_[i] ? 64 : 32));
+  return decode_glyph(hex_.substr(digits_[i], wide_[i] ? 64 : 32));
 }
 
 int bitmap_font::width(char32_t cp) const {

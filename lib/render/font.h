@@ -30,6 +30,8 @@ class bitmap_font {
   // Indexes Unifont .hex text (kept, a copy); throws std::runtime_error on a malformed line, and
   // get() on a glyph with a character that is not a hex digit.
   explicit bitmap_font(std::string_view hex);
+  bitmap_font(const bitmap_font&) = delete;  // hex_ may point into owned_
+  bitmap_font& operator=(const bitmap_font&) = delete;
 
   glyph get(char32_t cp) const;
   bool has(char32_t cp) const { return find(cp) != none; }
@@ -39,7 +41,13 @@ class bitmap_font {
 
  private:
   static constexpr std::size_t none = static_cast<std::size_t>(-1);
-  std::string hex_;
+  struct borrowed {};
+  // The same over text that lives as long as the program (the embedded asset: not copied).
+  bitmap_font(std::string_view static_hex, borrowed);
+  void index(std::string_view hex);
+
+  std::string owned_;                  // a copy of the text, unless it was borrowed
+  std::string_view hex_;               // the text read
   std::vector<char32_t> code_points_;  // ascending
   std::vector<std::uint32_t> digits_;  // at the same index: where its digits start in hex_
   std::vector<std::uint8_t> wide_;     // and whether it is 16 px wide (64 digits)
