@@ -161,6 +161,8 @@ keep_request check_outputs_before_work(const model_config& m, const model_job_co
   }
   if (!c.out.html.empty()) check_model_page_size(m.layers, m.heads, n);
   check_model_memory(m, c, plan);
+  if (c.measure && c.measure->check && !m.encoder_decoder)
+    c.measure->check(measure_shape_of(m, c, plan));
   const bool measured = c.measure && c.measure->disk_bytes;
   check_model_disk(plan, measured ? c.measure->disk_bytes(measure_shape_of(m, c, plan)) : 0);
   return plan;
@@ -196,7 +198,11 @@ void run_measured_forward(const hf_model& m, const model_job_config& c, keep_req
   plan.file_heads.clear();
   plan.file_path.clear();
   plan.measure = false;
-  const measure_shape shape = measure_shape_of(m.config, c, weights_plan);
+  measure_shape shape = measure_shape_of(m.config, c, weights_plan);
+  shape.layer_output = [&m](std::size_t layer, const matrix& x, std::size_t zeroed) {
+    stage_list times;  // a measure's time counts as the forward's next stage's
+    return layer_output(m, layer, x, zeroed, times);
+  };
   array_taps nowhere(nullptr, m.config.heads, shape.n, shape.n);  // no file, no statistics
   if (!weights_plan.file_layers.empty() || weights_plan.measure)
     r.weights_keeper = std::make_shared<map_keeper>(std::move(weights_plan));

@@ -104,6 +104,10 @@ measure_shape measure_shape_of(const model_config& m, const model_job_config& c,
   s.heads = m.heads;
   s.n = r.n;
   s.width = m.d_model;
+  const double d = static_cast<double>(m.d_model), q = static_cast<double>(m.heads * m.head_dim),
+               kv = static_cast<double>(m.kv_heads * m.head_dim);
+  const double mlp = (m.gated_mlp ? 3.0 : 2.0) * d * static_cast<double>(m.intermediate);
+  s.layer_row_flops = 2.0 * (2.0 * d * q + 2.0 * d * kv + mlp) + 4.0 * static_cast<double>(r.n) * q;
   if (!c.out.npy_dir.empty()) {
     s.npy_dir = c.out.npy_dir;
     s.npy_folder = r.file_folder;

@@ -10,6 +10,7 @@ namespace attnviz {
 const measure_spec& norms_measure();
 const measure_spec& contrib_measure();
 const measure_spec& alti_measure();
+const measure_spec& value_zeroing_measure();
 
 namespace {
 
@@ -68,7 +69,8 @@ void measure_taps::layer_done(std::size_t layer) {
 
 const std::vector<const measure_spec*>& attention_measures() {
   static const std::vector<const measure_spec*> all{&weights_spec, &norms_measure(),
-                                                    &contrib_measure(), &alti_measure()};
+                                                    &contrib_measure(), &alti_measure(),
+                                                    &value_zeroing_measure()};
   return all;
 }
 

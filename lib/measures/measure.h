@@ -19,6 +19,10 @@
 //   alti      max(0, ‖y_i‖₁ − ‖y_i − T_i(x_j)‖₁)          alti.npy [L, n, n],
 //             (Ferrando et al. 2022), per layer, per     alti_rollout.npy [n, n]
 //             row normalised (measures/alti.cpp)
+//   value-    1 − cos(x̃_i, x̃_i with v_j = 0): the        value_zeroing.npy [L, n, n]
+//   zeroing   layer run again without key j's value
+//             (Mohebbi et al. 2023), per layer, per row
+//             normalised (measures/value_zeroing.cpp)
 //
 // A measure that follows the residual stream receives it through map_taps::residual (the
 // families' blocks report it: model/layer_ops.h, report_residual); it reads self-attention only.
@@ -26,6 +30,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -33,6 +38,7 @@
 
 #include "io/npy_stream.h"
 #include "model/map_taps.h"
+#include "tensor.h"
 
 namespace attnviz {
 
@@ -42,6 +48,12 @@ struct measure_shape {
   // --npy: the folder the measure's arrays go to (empty: none), where their temporaries go (the
   // folder, or the existing one above it), and their names' prefix ("cross_")
   std::string npy_dir, npy_folder, prefix;
+  // For the measures that run layers again (value zeroing): the model's layer `layer` on its
+  // input x (n × width) with key `zeroed`'s value vector set to 0 in every head (no_row: none),
+  // its output (model/forward.h layer_output); and one layer's floating-point operations per
+  // row of x (its products and attention, 2 a multiply-add). The job sets both.
+  std::function<matrix(std::size_t layer, const matrix& x, std::size_t zeroed)> layer_output;
+  double layer_row_flops = 0.0;
   std::size_t key_count() const noexcept { return keys > 0 ? keys : n; }
 };
 
@@ -94,6 +106,9 @@ struct measure_spec {
   // count the residual: rollout and flow chain them as they are, adding no identity for it
   // (analysis/layer_maps.h).
   bool follows_residual = false;
+  // Refuses (usage_error) a run the measure would take too long on, before any work; null:
+  // every run is fine.
+  void (*check)(const measure_shape& shape) = nullptr;
 };
 
 // Taps that put every map into one [layers, heads, n, keys] array (the measure's shown maps

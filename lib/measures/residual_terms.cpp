@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <stdexcept>
 
 namespace attnviz {
@@ -24,24 +23,7 @@ float norm_divisor(const float* z, std::size_t d, bool rms, double eps) {
 
 residual_taps::residual_taps(const measure_shape& s, map_taps& views, map_taps& weights,
                              const std::string& array)
-    : measure_taps(s, views, weights), scale_(s.n, 1.0f), layer_map_(s.n * s.n) {
-  if (s.key_count() != s.n)
-    throw std::logic_error("residual_taps: a self-attention measure (as many keys as queries)");
-  if (s.npy_dir.empty()) return;
-  file_ = std::make_unique<streamed_npy>(
-      (std::filesystem::path(s.npy_dir) / (s.prefix + array + ".npy")).string(), s.npy_folder,
-      std::vector<std::size_t>{s.layers, s.n, s.n});
-}
-
-void residual_taps::show_layer(std::size_t layer, float* shown) {
-  const std::size_t H = shape().heads, nn = shape().n * shape().n;
-#pragma omp parallel for schedule(static)
-  for (std::size_t h = 0; h < H; ++h)
-    std::copy(layer_map_.begin(), layer_map_.end(), shown + h * nn);
-  if (!file_) return;
-  file_->write(layer * nn, layer_map_.data(), nn);
-  file_->check();
-}
+    : layer_map_taps(s, views, weights, array), scale_(s.n, 1.0f) {}
 
 void residual_taps::values(const attention_values& p) {
   const std::size_t H = p.heads, n = p.n_k, kvd = p.kv_heads * p.head_dim;

@@ -17,27 +17,22 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <memory>
 #include <string>
 #include <vector>
 
-#include "measures/measure.h"
+#include "measures/layer_map.h"
 #include "measures/value_vectors.h"
 
 namespace attnviz {
 
 // The measure's per-layer map goes to every head of the views and, with --npy, to
-// `<prefix><array>.npy` [L, n, n].
-class residual_taps : public measure_taps {
+// `<prefix><array>.npy` [L, n, n] (measures/layer_map.h).
+class residual_taps : public layer_map_taps {
  public:
   residual_taps(const measure_shape& s, map_taps& views, map_taps& weights,
                 const std::string& array);
   void values(const attention_values& p) override;
   void residual(const attention_residual& r) override;
-  std::vector<const streamed_npy*> arrays() const override {
-    if (!file_) return {};
-    return {file_.get()};
-  }
 
  protected:
   // The measure's work once the layer's values and residual are in (residual() calls it).
@@ -63,11 +58,6 @@ class residual_taps : public measure_taps {
   const float* result(std::size_t i) const { return result_.data() + i * source_.d; }  // y_i
   // Throws unless residual() came for the running layer; then forgets it (at measure_layer).
   void take_layer();
-  // Row i of the running layer's map (n floats), to be filled before show_layer.
-  float* map_row(std::size_t i) { return layer_map_.data() + i * shape().n; }
-  const float* layer_map() const { return layer_map_.data(); }
-  // The layer's map into every head's place in `shown`, and into the array's file.
-  void show_layer(std::size_t layer, float* shown);
 
  private:
   void linear_part(float* z, std::size_t rows, std::size_t d) const;
@@ -81,8 +71,6 @@ class residual_taps : public measure_taps {
   bool rms_ = false;
   std::vector<float> scale_;         // [n]: s_i
   std::vector<float> own_, result_;  // [n, d]: ω_i and y_i
-  std::vector<float> layer_map_;     // [n, n]
-  std::unique_ptr<streamed_npy> file_;
 };
 
 }  // namespace attnviz

@@ -89,6 +89,17 @@ void rerun_layer(const hf_model& m, std::size_t layer, matrix x, map_taps& taps,
   taps.layer_done(layer);
 }
 
+matrix layer_output(const hf_model& m, std::size_t layer, matrix x, std::size_t zeroed_value,
+                    stage_list& times) {
+  if (layer >= m.config.layers) throw std::logic_error("layer_output: no such layer");
+  layer_context lc(m, x.rows(), &times);
+  prepare_context(lc, m.config, 0, x.rows(), nullptr);
+  lc.layer = layer;
+  lc.zeroed_value = zeroed_value;
+  m.config.family->block(lc, m.layers[layer], x, nullptr, nullptr, nullptr);
+  return x;
+}
+
 model_forward run_model(const hf_model& m, const std::vector<std::int64_t>& ids,
                         progress_style style, layer_probe* probe, map_taps* taps) {
   check_ids(m, ids);

@@ -63,6 +63,13 @@ matrix run_stack(const hf_model& m, const std::vector<std::int64_t>& ids, std::s
 // dropped. For views that need the layers from the last one down (jobs/received_rollout.h).
 void rerun_layer(const hf_model& m, std::size_t layer, matrix x, map_taps& taps,
                  stage_list& times);
+inline constexpr std::size_t no_row = static_cast<std::size_t>(-1);
+
+// Layer `layer`'s output on its input x (n × d, positions from 0) with the value vector of key
+// `zeroed_value` set to 0 in every head before the heads mix them (value zeroing, Mohebbi et al.
+// 2023: measures/value_zeroing.cpp; no_row: none, the layer as it runs). Its maps are dropped.
+matrix layer_output(const hf_model& m, std::size_t layer, matrix x, std::size_t zeroed_value,
+                    stage_list& times);
 // run_model's checks of the ids: in the vocabulary, within the positions.
 void check_model_ids(const hf_model& m, const std::vector<std::int64_t>& ids);
 

@@ -76,6 +76,12 @@ void rotate(layer_context& lc, matrix& q, matrix& k) {
 // The projections of `in` through w (q, k, v; or one fused product), RoPE applied when the
 // config's positions are rotary (rows at positions past, past + 1, …): the products in held[],
 // pointers and strides in a.
+// Row lc.zeroed_value of the values (every key/value head's columns) set to 0, when one is.
+void zero_value_row(const layer_context& lc, float* v, std::size_t ldv) {
+  if (lc.zeroed_value >= lc.n) return;
+  std::fill_n(v + lc.zeroed_value * ldv, lc.kv_heads * lc.head_dim, 0.0f);
+}
+
 void project(layer_context& lc, const attention_weights& w, const matrix& in,
              projected_attention& a, matrix (&held)[3]) {
   const std::size_t H = lc.heads, dh = lc.head_dim;
@@ -87,6 +93,7 @@ void project(layer_context& lc, const attention_weights& w, const matrix& in,
     a.k = held[0].data() + H * dh;
     a.v = held[0].data() + 2 * H * dh;
     a.ldq = a.ldk = a.ldv = held[0].cols();
+    zero_value_row(lc, held[0].data() + 2 * H * dh, a.ldv);
     return;
   }
   if (w.qkv) {
@@ -102,6 +109,7 @@ void project(layer_context& lc, const attention_weights& w, const matrix& in,
     norm_heads(lc, k, *w.k_norm, lc.kv_heads);
   }
   if (rotary) rotate(lc, q, k);
+  zero_value_row(lc, v.data(), v.cols());
   a.q = q.data();
   a.k = k.data();
   a.v = v.data();
@@ -129,7 +137,9 @@ matrix attend_and_output(layer_context& lc, const attention_weights& w, projecte
   std::vector<float*> weights(H);
   tap_relay relay{lc.taps, lc.layer};
   for (std::size_t h = 0; h < H; ++h)
-    weights[h] = biased && lc.taps ? lc.taps->map_of(lc.layer, h) : maps + h * a.n_q * a.n_k;
+    weights[h] = biased && lc.taps ? lc.taps->map_of(lc.layer, h)
+                 : maps            ? maps + h * a.n_q * a.n_k
+                                   : nullptr;
   if (biased && lc.taps) {
     a.rows_sink = tap_relay::relay;
     a.sink_context = &relay;

@@ -43,6 +43,8 @@ struct layer_context {
   std::vector<float> score_bias;            // self-attention: [H, n, past + n] added to the
                                             // scores (T5's relative positions), or empty
   rope_half_table rope;                     // rows for positions [past, past + n)
+  std::size_t zeroed_value = no_row;        // self-attention: this key's value vector set to 0
+                                            // in every head (value zeroing), no_row: none
   weight_converter conv;
   linear_layout layout;
   stage_list* times;

@@ -273,6 +273,44 @@ def record_contrib(a, v, wo, x, out, kind, gamma=None, eps=None, rms=False, y=No
     _contrib.append((c / c.sum(-1, keepdim=True), alti / alti.sum(-1, keepdim=True)))
 
 
+_zeroing = None  # (layer, key): the value vector the reference forwards set to 0, or None
+_outputs = None  # while a list: each layer's output, appended by the reference forwards
+
+
+def zeroed(v, l):
+    """v [heads, n, dh]; under _zeroing = (l, j), a copy with row j of every head set to 0."""
+    if _zeroing is None or _zeroing[0] != l:
+        return v
+    v = v.clone()
+    v[:, _zeroing[1], :] = 0
+    return v
+
+
+def record_output(x):
+    if _outputs is not None:
+        _outputs.append(x)
+
+
+def value_zeroing(run, L, n):
+    """Value zeroing (Mohebbi et al. 2023) written from its definition: for each layer l and key
+    j the whole forward `run` once more with v_j = 0 in every head of layer l (so layer l's input
+    is as it was), C[l, i, j] = 1 - cos(out_l[i], out_l[i] with v_j = 0), out_l the layer's
+    output; each row scaled to sum to 1. Call with no recording on."""
+    global _zeroing, _outputs
+    _outputs = []
+    run()
+    plain = _outputs
+    c = torch.zeros(L, n, n, dtype=torch.float64)
+    for l in range(L):
+        for j in range(n):
+            _zeroing, _outputs = (l, j), []
+            run()
+            c[l, :, j] = 1 - torch.nn.functional.cosine_similarity(plain[l], _outputs[l], dim=-1)
+    _zeroing, _outputs = None, None
+    c = c.clamp(min=0)
+    return (c / c.sum(-1, keepdim=True)).numpy()
+
+
 _lens = None  # while a reference forward runs: each layer's input, then how the output reads one
 
 
@@ -360,6 +398,7 @@ def gpt2_forward(c, R, ids):
         h = layer_norm(x, R[p + "ln_1.weight"], R[p + "ln_1.bias"], eps)
         qkv = h @ R[p + "attn.c_attn.weight"] + R[p + "attn.c_attn.bias"]
         q, k, v = (t.view(n, H, dh).transpose(0, 1) for t in qkv.split(d, -1))
+        v = zeroed(v, l)
         a, ctx = softmax_attention(q, k, v, causal)
         maps.append(a)
         record_norms(a, v, R[p + "attn.c_proj.weight"])
@@ -369,6 +408,7 @@ def gpt2_forward(c, R, ids):
         h = layer_norm(x, R[p + "ln_2.weight"], R[p + "ln_2.bias"], eps)
         x = x + gelu_new(h @ R[p + "mlp.c_fc.weight"] + R[p + "mlp.c_fc.bias"]) @ R[p + "mlp.c_proj.weight"] \
             + R[p + "mlp.c_proj.bias"]
+        record_output(x)
     hidden = layer_norm(x, R["ln_f.weight"], R["ln_f.bias"], eps)
     record_lens(None, lambda s: layer_norm(s, R["ln_f.weight"], R["ln_f.bias"], eps) @ R["wte.weight"].T)
     return torch.stack(maps), hidden, hidden @ R["wte.weight"].T
@@ -424,21 +464,27 @@ def make_bert(c, g, folder):
         f.write("\n".join(vocab_lines(V)) + "\n")
     ids = torch.randint(5, V, (n,), generator=g)
     ids[0], ids[-1], ids[n // 2] = 2, 3, 4  # [CLS] … [MASK] … [SEP]
-    x = R["emb.word"][ids] + R["emb.pos"][:n] + R["emb.type"][0]
-    x = layer_norm(x, R["emb.ln.w"], R["emb.ln.b"], eps)
-    maps = []
-    for l in range(L):
-        q, k, v = ((x @ R[f"{l}.{p}.w"].T + R[f"{l}.{p}.b"]).view(n, H, dh).transpose(0, 1)
-                   for p in ("query", "key", "value"))
-        a, ctx = softmax_attention(q, k, v, None)
-        maps.append(a)
-        record_norms(a, v, R[f"{l}.ao.w"].T)
-        o = ctx.transpose(0, 1).reshape(n, d) @ R[f"{l}.ao.w"].T + R[f"{l}.ao.b"]
-        y = layer_norm(x + o, R[f"{l}.aln.w"], R[f"{l}.aln.b"], eps)
-        record_contrib(a, v, R[f"{l}.ao.w"].T, x, o, "norm_of_sum", R[f"{l}.aln.w"], eps, y=y)
-        x = y
-        h = gelu_erf(x @ R[f"{l}.i.w"].T + R[f"{l}.i.b"])
-        x = layer_norm(x + h @ R[f"{l}.o.w"].T + R[f"{l}.o.b"], R[f"{l}.oln.w"], R[f"{l}.oln.b"], eps)
+    def encode():
+        x = R["emb.word"][ids] + R["emb.pos"][:n] + R["emb.type"][0]
+        x = layer_norm(x, R["emb.ln.w"], R["emb.ln.b"], eps)
+        maps = []
+        for l in range(L):
+            q, k, v = ((x @ R[f"{l}.{p}.w"].T + R[f"{l}.{p}.b"]).view(n, H, dh).transpose(0, 1)
+                       for p in ("query", "key", "value"))
+            v = zeroed(v, l)
+            a, ctx = softmax_attention(q, k, v, None)
+            maps.append(a)
+            record_norms(a, v, R[f"{l}.ao.w"].T)
+            o = ctx.transpose(0, 1).reshape(n, d) @ R[f"{l}.ao.w"].T + R[f"{l}.ao.b"]
+            y = layer_norm(x + o, R[f"{l}.aln.w"], R[f"{l}.aln.b"], eps)
+            record_contrib(a, v, R[f"{l}.ao.w"].T, x, o, "norm_of_sum", R[f"{l}.aln.w"], eps, y=y)
+            x = y
+            h = gelu_erf(x @ R[f"{l}.i.w"].T + R[f"{l}.i.b"])
+            x = layer_norm(x + h @ R[f"{l}.o.w"].T + R[f"{l}.o.b"], R[f"{l}.oln.w"], R[f"{l}.oln.b"], eps)
+            record_output(x)
+        return torch.stack(maps), x
+
+    maps, x = encode()
     row = n // 2
     probs = torch.zeros(V, dtype=torch.float64)
     if c["prefix"]:
@@ -447,7 +493,7 @@ def make_bert(c, g, folder):
         t = layer_norm(t, Rh[f"cls.predictions.transform.LayerNorm.{w_name}"],
                        Rh[f"cls.predictions.transform.LayerNorm.{b_name}"], eps)
         probs = torch.softmax(t @ R["emb.word"].T + Rh["cls.predictions.bias"], -1)
-    return cfg, ids, torch.stack(maps), x, row, probs
+    return cfg, ids, maps, x, row, probs, encode
 
 
 def scaled_inverse_frequencies(inv, scaling):
@@ -555,6 +601,7 @@ def llama_forward(c, R, ids):
         q, k, v = proj("q_proj", H), proj("k_proj", KV), proj("v_proj", KV)
         q, k = rope_half(q, c["theta"], pos, c.get("scaling")), rope_half(k, c["theta"], pos, c.get("scaling"))
         k, v = k.repeat_interleave(H // KV, 0), v.repeat_interleave(H // KV, 0)  # repeat_kv
+        v = zeroed(v, l)
         a, ctx = softmax_attention(q, k, v, mask)
         maps.append(a)
         record_norms(a, v, R[p + "self_attn.o_proj.weight"].T)
@@ -564,6 +611,7 @@ def llama_forward(c, R, ids):
         m = rms_norm(x, R[p + "post_attention_layernorm.weight"], eps)
         gate = m @ R[p + "mlp.gate_proj.weight"].T
         x = x + (gate * torch.sigmoid(gate) * (m @ R[p + "mlp.up_proj.weight"].T)) @ R[p + "mlp.down_proj.weight"].T
+        record_output(x)
     hidden = rms_norm(x, R["model.norm.weight"], eps)
     head = R["model.embed_tokens.weight"] if c["tie"] else R["lm_head.weight"]
     record_lens(None, lambda s: rms_norm(s, R["model.norm.weight"], eps) @ head.T)
@@ -625,6 +673,7 @@ def gpt_neox_forward(c, R, ids):
         q, k, v = qkv[..., :dh], qkv[..., dh:2 * dh], qkv[..., 2 * dh:]
         q = torch.cat([rope_half(q[..., :r], c["theta"], pos), q[..., r:]], -1)
         k = torch.cat([rope_half(k[..., :r], c["theta"], pos), k[..., r:]], -1)
+        v = zeroed(v, l)
         a, ctx = softmax_attention(q, k, v, causal)
         maps.append(a)
         attn = ctx.transpose(0, 1).reshape(n, d) @ R[p + "attention.dense.weight"].T + R[p + "attention.dense.bias"]
@@ -635,6 +684,7 @@ def gpt_neox_forward(c, R, ids):
         mlp = gelu_erf(m @ R[p + "mlp.dense_h_to_4h.weight"].T + R[p + "mlp.dense_h_to_4h.bias"]) \
             @ R[p + "mlp.dense_4h_to_h.weight"].T + R[p + "mlp.dense_4h_to_h.bias"]
         x = x + attn + mlp
+        record_output(x)
     hidden = layer_norm(x, R[pre + "final_layer_norm.weight"], R[pre + "final_layer_norm.bias"], eps)
     head = R[pre + "embed_in.weight"] if c["tie"] else R["embed_out.weight"]
     return torch.stack(maps), hidden, hidden @ head.T
@@ -700,6 +750,7 @@ def opt_forward(c, R, ids):
 
         h = ln(x, "self_attn_layer_norm") if c["pre"] else x
         q, k, v = (lin(h, f"self_attn.{t}_proj").view(n, H, dh).transpose(0, 1) for t in "qkv")
+        v = zeroed(v, l)
         a, ctx = softmax_attention(q, k, v, causal)
         maps.append(a)
         o = lin(ctx.transpose(0, 1).reshape(n, d), "self_attn.out_proj")
@@ -716,6 +767,7 @@ def opt_forward(c, R, ids):
         x = x + lin(torch.relu(lin(h, "fc1")), "fc2")
         if not c["pre"]:
             x = ln(x, "final_layer_norm")
+        record_output(x)
     hidden = layer_norm(x, R[pre + "final_layer_norm.weight"], R[pre + "final_layer_norm.bias"], eps) \
         if c["pre"] else x
     out = hidden @ R[pre + "project_out.weight"].T if e != d else hidden
@@ -779,12 +831,14 @@ def phi_forward(c, R, ids):
         q = torch.cat([rope_half(q[..., :r], c["theta"], pos), q[..., r:]], -1)
         k = torch.cat([rope_half(k[..., :r], c["theta"], pos), k[..., r:]], -1)
         k, v = k.repeat_interleave(H // KV, 0), v.repeat_interleave(H // KV, 0)
+        v = zeroed(v, l)
         a, ctx = softmax_attention(q, k, v, causal)
         maps.append(a)
         attn = ctx.transpose(0, 1).reshape(n, H * dh) @ R[p + "self_attn.dense.weight"].T + R[p + "self_attn.dense.bias"]
         mlp = gelu_new(h @ R[p + "mlp.fc1.weight"].T + R[p + "mlp.fc1.bias"]) @ R[p + "mlp.fc2.weight"].T \
             + R[p + "mlp.fc2.bias"]
         x = x + attn + mlp
+        record_output(x)
     hidden = layer_norm(x, R["model.final_layernorm.weight"], R["model.final_layernorm.bias"], eps)
     return torch.stack(maps), hidden, hidden @ R["lm_head.weight"].T + R["lm_head.bias"]
 
@@ -850,12 +904,14 @@ def gptj_forward(c, R, ids):
         q, k, v = ((h @ R[p + f"attn.{t}_proj.weight"].T).view(n, H, dh).transpose(0, 1) for t in "qkv")
         q = torch.cat([rope_interleaved(q[..., :r], 10000.0, pos), q[..., r:]], -1)
         k = torch.cat([rope_interleaved(k[..., :r], 10000.0, pos), k[..., r:]], -1)
+        v = zeroed(v, l)
         a, ctx = softmax_attention(q, k, v, causal)
         maps.append(a)
         attn = ctx.transpose(0, 1).reshape(n, d) @ R[p + "attn.out_proj.weight"].T
         mlp = gelu_new(h @ R[p + "mlp.fc_in.weight"].T + R[p + "mlp.fc_in.bias"]) @ R[p + "mlp.fc_out.weight"].T \
             + R[p + "mlp.fc_out.bias"]
         x = x + attn + mlp
+        record_output(x)
     hidden = layer_norm(x, R[pre + "ln_f.weight"], R[pre + "ln_f.bias"], eps)
     return torch.stack(maps), hidden, hidden @ R["lm_head.weight"].T + R["lm_head.bias"]
 
@@ -919,12 +975,14 @@ def make_roberta(c, g, folder):
 
         q, k, v = (lin(x, f"attention.self.{p}").view(n, H, d // H).transpose(0, 1)
                    for p in ("query", "key", "value"))
+        v = zeroed(v, l)
         a, ctx = softmax_attention(q, k, v, None)
         maps.append(a)
         x = layer_norm(x + lin(ctx.transpose(0, 1).reshape(n, d), "attention.output.dense"),
                        R[e + "attention.output.LayerNorm.weight"], R[e + "attention.output.LayerNorm.bias"], eps)
         x = layer_norm(x + lin(gelu_erf(lin(x, "intermediate.dense")), "output.dense"),
                        R[e + "output.LayerNorm.weight"], R[e + "output.LayerNorm.bias"], eps)
+        record_output(x)
     row = n // 2
     probs = torch.zeros(V, dtype=torch.float64)
     if c["head"]:
@@ -977,12 +1035,14 @@ def make_distilbert(c, g, folder):
             return t @ R[e + name + ".weight"].T + R[e + name + ".bias"]
 
         q, k, v = (lin(x, f"attention.{p}").view(n, H, d // H).transpose(0, 1) for p in ("q_lin", "k_lin", "v_lin"))
+        v = zeroed(v, l)
         a, ctx = softmax_attention(q, k, v, None)
         maps.append(a)
         x = layer_norm(x + lin(ctx.transpose(0, 1).reshape(n, d), "attention.out_lin"),
                        R[e + "sa_layer_norm.weight"], R[e + "sa_layer_norm.bias"], eps)
         x = layer_norm(x + lin(gelu_erf(lin(x, "ffn.lin1")), "ffn.lin2"),
                        R[e + "output_layer_norm.weight"], R[e + "output_layer_norm.bias"], eps)
+        record_output(x)
     row = n // 2
     t = gelu_erf(x[row] @ R["vocab_transform.weight"].T + R["vocab_transform.bias"])
     t = layer_norm(t, R["vocab_layer_norm.weight"], R["vocab_layer_norm.bias"], eps)
@@ -1044,6 +1104,7 @@ def phi3_forward(c, R, ids):
         q = torch.cat([rope_half(q[..., :r], c["theta"], pos), q[..., r:]], -1)
         k = torch.cat([rope_half(k[..., :r], c["theta"], pos), k[..., r:]], -1)
         k, v = k.repeat_interleave(H // KV, 0), v.repeat_interleave(H // KV, 0)
+        v = zeroed(v, l)
         a, ctx = softmax_attention(q, k, v, mask)
         maps.append(a)
         record_norms(a, v, R[p + "self_attn.o_proj.weight"].T)
@@ -1053,6 +1114,7 @@ def phi3_forward(c, R, ids):
         m = rms_norm(x, R[p + "post_attention_layernorm.weight"], eps)
         gate, up = (m @ R[p + "mlp.gate_up_proj.weight"].T).chunk(2, -1)
         x = x + (gate * torch.sigmoid(gate) * up) @ R[p + "mlp.down_proj.weight"].T
+        record_output(x)
     hidden = rms_norm(x, R["model.norm.weight"], eps)
     return torch.stack(maps), hidden, hidden @ R["lm_head.weight"].T
 
@@ -1139,6 +1201,7 @@ def gemma_forward(c, R, ids):
             theta = c["local_theta"] if local else c["theta"]
         q, k = rope_half(q, theta, pos), rope_half(k, theta, pos)
         k, v = k.repeat_interleave(H // KV, 0), v.repeat_interleave(H // KV, 0)
+        v = zeroed(v, l)
         if v2 or v3:
             s = (q @ k.transpose(1, 2)) * c["qscalar"] ** -0.5
             if v2:
@@ -1166,6 +1229,7 @@ def gemma_forward(c, R, ids):
         mlp = (gelu_new(m @ R[p + "mlp.gate_proj.weight"].T) * (m @ R[p + "mlp.up_proj.weight"].T)) \
             @ R[p + "mlp.down_proj.weight"].T
         x = x + (norm(mlp, p + "post_feedforward_layernorm.weight") if v2 or v3 else mlp)
+        record_output(x)
     hidden = norm(x, "model.norm.weight")
     logits = hidden @ R["model.embed_tokens.weight"].T
     if v2:
@@ -1237,11 +1301,13 @@ def falcon_forward(c, R, ids):
         q, k, v = q.transpose(0, 1), k.transpose(0, 1), v.transpose(0, 1)
         q, k = rope_half(q, c["theta"], pos), rope_half(k, c["theta"], pos)
         k, v = k.repeat_interleave(H // KV, 0), v.repeat_interleave(H // KV, 0)
+        v = zeroed(v, l)
         a, ctx = softmax_attention(q, k, v, causal)
         maps.append(a)
         attn = ctx.transpose(0, 1).reshape(n, d) @ R[p + "self_attention.dense.weight"].T
         mlp = gelu_erf(m_in @ R[p + "mlp.dense_h_to_4h.weight"].T) @ R[p + "mlp.dense_4h_to_h.weight"].T
         x = x + attn + mlp
+        record_output(x)
     hidden = layer_norm(x, R[pre + "ln_f.weight"], R[pre + "ln_f.bias"], eps)
     head = R[pre + "word_embeddings.weight"] if c["tie"] else R["lm_head.weight"]
     return torch.stack(maps), hidden, hidden @ head.T
@@ -1272,10 +1338,13 @@ def make(out_dir, seed, names=None):
             if lens:
                 extra.update(lens_arrays(lens, logits))
             extra.update(greedy(forward, ids))
+            extra["value_zeroing"] = value_zeroing(lambda: forward(ids), maps.shape[0], len(ids))
         else:
-            cfg, ids, maps, hidden, row, probs = made
+            cfg, ids, maps, hidden, row, probs = made[:6]
             recorded, _norms = _norms, None
             contrib, _contrib = _contrib, None
+            if len(made) == 7:  # an encoder's forward to run again
+                extra["value_zeroing"] = value_zeroing(made[6], maps.shape[0], len(ids))
         if recorded:
             extra["norms"] = torch.stack([h for h, _ in recorded]).numpy()
             extra["norms_layer"] = torch.stack([l for _, l in recorded]).numpy()
