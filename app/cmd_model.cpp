@@ -98,6 +98,11 @@ each row scaled to sum to 1: a token attended to with a large weight but a short
               norms.npy        float32 [layers, heads, n, n]: a_ij |f_h(x_j)| per head
               norms_layer.npy  float32 [layers, n, n]: |sum_h a^h_ij f_h(x_j)| per layer
               (both as they are, not scaled; received.npy and view.npy are the measure's)
+contrib, alti and value-zeroing give one map per layer (each head shows it), counting the
+residual stream: rollout chains them as they are. value-zeroing runs each layer again once
+per token with that token's value vector zeroed (n + 1 runs of every layer: GPT-2-small
+takes 35 s at 128 tokens, a weights run 1 s), so a text too long is refused naming the
+longest that fits.
 Encoder-decoder models with --target: the cross attention (its views, --align and --gold read
 the measure; cross_attention.npy stays the weights), cross_norms.npy [layers, heads, nt, ns]
 and cross_norms_layer.npy [layers, nt, ns].
@@ -247,7 +252,11 @@ Examples:
                   "extra identity; --npy contrib.npy); alti (Ferrando et al. 2022: how close "
                   "that vector is to query i's result by the L1 distance, max(0, |y_i|1 - "
                   "|y_i - T_i(x_j)|1), per layer like contrib; --npy alti.npy and "
-                  "alti_rollout.npy, the layers chained). Decoder-only and encoder models; "
+                  "alti_rollout.npy, the layers chained); value-zeroing (Mohebbi et al. 2023: "
+                  "how far query i's output of the whole layer turns, 1 - cos, when key j's "
+                  "value vector is set to 0 and the layer runs again, per layer like contrib; "
+                  "n + 1 runs of every layer, so for short texts: the longest that fits is "
+                  "named; --npy value_zeroing.npy). Decoder-only and encoder models; "
                   "encoder-decoder models: the cross attention of a --target with weights or "
                   "norms (its views, --align, --gold). --npy still writes the weights to "
                   "attention.npy and adds the measure's arrays")
