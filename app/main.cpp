@@ -151,6 +151,7 @@ int run(int argc, char** argv) {
       {"han", cli::setup_han(app)},
       {"model", cli::setup_model(app)},
       {"heads", cli::setup_heads(app)},
+      {"faithfulness", cli::setup_faithfulness(app)},
       {"draw", cli::setup_draw(app)},
       {"list", cli::setup_list(app)},
       {"demo", cli::setup_demo(app)},

@@ -199,10 +199,7 @@ void run_measured_forward(const hf_model& m, const model_job_config& c, keep_req
   plan.file_path.clear();
   plan.measure = false;
   measure_shape shape = measure_shape_of(m.config, c, weights_plan);
-  shape.layer_output = [&m](std::size_t layer, const matrix& x, std::size_t zeroed) {
-    stage_list times;  // a measure's time counts as the forward's next stage's
-    return layer_output(m, layer, x, zeroed, times);
-  };
+  set_layer_output(shape, m);
   array_taps nowhere(nullptr, m.config.heads, shape.n, shape.n);  // no file, no statistics
   if (!weights_plan.file_layers.empty() || weights_plan.measure)
     r.weights_keeper = std::make_shared<map_keeper>(std::move(weights_plan));

@@ -97,17 +97,29 @@ keep_request plan_keeping(const model_config& m, const model_job_config& c, std:
   return r;
 }
 
-measure_shape measure_shape_of(const model_config& m, const model_job_config& c,
-                               const keep_request& r) {
+measure_shape model_measure_shape(const model_config& m, std::size_t n) {
   measure_shape s;
   s.layers = m.layers;
   s.heads = m.heads;
-  s.n = r.n;
+  s.n = n;
   s.width = m.d_model;
   const double d = static_cast<double>(m.d_model), q = static_cast<double>(m.heads * m.head_dim),
                kv = static_cast<double>(m.kv_heads * m.head_dim);
   const double mlp = (m.gated_mlp ? 3.0 : 2.0) * d * static_cast<double>(m.intermediate);
-  s.layer_row_flops = 2.0 * (2.0 * d * q + 2.0 * d * kv + mlp) + 4.0 * static_cast<double>(r.n) * q;
+  s.layer_row_flops = 2.0 * (2.0 * d * q + 2.0 * d * kv + mlp) + 4.0 * static_cast<double>(n) * q;
+  return s;
+}
+
+void set_layer_output(measure_shape& s, const hf_model& m) {
+  s.layer_output = [&m](std::size_t layer, const matrix& x, std::size_t zeroed) {
+    stage_list times;  // a measure's time counts as the forward's next stage's
+    return layer_output(m, layer, x, zeroed, times);
+  };
+}
+
+measure_shape measure_shape_of(const model_config& m, const model_job_config& c,
+                               const keep_request& r) {
+  measure_shape s = model_measure_shape(m, r.n);
   if (!c.out.npy_dir.empty()) {
     s.npy_dir = c.out.npy_dir;
     s.npy_folder = r.file_folder;

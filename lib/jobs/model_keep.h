@@ -34,8 +34,12 @@ namespace attnviz {
 // the model's layers or heads.
 keep_request plan_keeping(const model_config& m, const model_job_config& c, std::size_t n);
 
-// The shape a measure (lib/measures/) works on in this run: its arrays go where attention.npy
-// goes.
+// The shape a measure (lib/measures/) works on over n tokens of the model: its sizes and the
+// work of one layer's row (no arrays written, no layer to run again yet).
+measure_shape model_measure_shape(const model_config& m, std::size_t n);
+// The shape's layer_output: m's layers run again (model/forward.h), for value zeroing.
+void set_layer_output(measure_shape& s, const hf_model& m);
+// The shape a measure works on in this run: its arrays go where attention.npy goes.
 measure_shape measure_shape_of(const model_config& m, const model_job_config& c,
                                const keep_request& r);
 
