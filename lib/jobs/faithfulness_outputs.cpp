@@ -40,7 +40,7 @@ nlohmann::ordered_json text_json(const faithfulness_report& r, const faithfulnes
     measures[r.measures[k]] = m;
   }
   j["measures"] = measures;
-  j["random"] = curves_json(t.random, false);
+  if (r.random > 0) j["random"] = curves_json(t.random, false);
   return j;
 }
 
@@ -60,7 +60,7 @@ std::string faithfulness_json(const faithfulness_report& r) {
   nlohmann::ordered_json summary;
   for (std::size_t k = 0; k < r.measures.size(); ++k)
     summary[r.measures[k]] = curves_json(r.summary[k], true);
-  summary["random"] = curves_json(r.random_summary, true);
+  if (r.random > 0) summary["random"] = curves_json(r.random_summary, true);
   j["summary"] = summary;
   j["texts"] = nlohmann::ordered_json::array();
   for (const faithfulness_text& t : r.texts) j["texts"].push_back(text_json(r, t));
@@ -79,7 +79,7 @@ std::string faithfulness_table(const faithfulness_report& r) {
                        c.sufficiency.back());
   };
   for (std::size_t k = 0; k < r.measures.size(); ++k) row(r.measures[k], r.summary[k]);
-  row(fmt::format("random ({})", r.random), r.random_summary);
+  if (r.random > 0) row(fmt::format("random ({})", r.random), r.random_summary);
   out +=
       "comprehensiveness: how far p(prediction) falls with the ranking's top k erased "
       "(higher: more faithful); sufficiency: how far it falls with all but them erased "
@@ -106,9 +106,11 @@ figure faithfulness_figure(const faithfulness_report& r) {
     comp.series.push_back({r.measures[k], r.summary[k].comprehensiveness, false});
     suff.series.push_back({r.measures[k], r.summary[k].sufficiency, false});
   }
-  const std::string random = fmt::format("random ({} orders)", r.random);
-  comp.series.push_back({random, r.random_summary.comprehensiveness, true});
-  suff.series.push_back({random, r.random_summary.sufficiency, true});
+  if (r.random > 0) {
+    const std::string random = fmt::format("random ({} orders)", r.random);
+    comp.series.push_back({random, r.random_summary.comprehensiveness, true});
+    suff.series.push_back({random, r.random_summary.sufficiency, true});
+  }
   s.panels = {comp, suff};
   return curve_chart(s);
 }
