@@ -55,7 +55,8 @@ and value-zeroing as they are). Then, for k = 1 to --k (DeYoung et al. 2020, "ER
   AOPC                  the mean over k of either: the area over the perturbation curve
 beside --random orders drawn from --seed. Erasing drops the tokens (the text closes up) or,
 with --replace-id, puts that token id in their place; special tokens ([CLS], <s>, ...) and a
-masked LM's own row are never erased. A text needs more than --k tokens that may be erased.
+masked LM's own row are never erased; nor, with --keep-last, a causal model's last token
+(erasing it changes the question itself, and most rankings put it first). A text needs more than --k tokens that may be erased.
 Every erasure is one forward of the model: texts x (measures + random) x 2k runs.
 
 Examples:
@@ -95,6 +96,10 @@ Examples:
                   "Put this token id where a token is erased (e.g. the model's pad or unk id) "
                   "[default: drop the erased tokens]")
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40))
+      ->group("Input");
+  cmd->add_flag("--keep-last", c.keep_last,
+                "Never erase a causal model's last token, the one the prediction follows: "
+                "rank and erase only its context")
       ->group("Input");
   add_output_flags(
       *cmd, c.out,

@@ -150,7 +150,7 @@ std::optional<faithfulness_text> read_text(const hf_model& m, const faithfulness
             : fmt::format("{}", t.predicted);
   t.erasable = special_tokens(t.tokens);
   t.erasable.flip();
-  if (!m.config.causal) t.erasable[t.position] = false;
+  if (!m.config.causal || c.keep_last) t.erasable[t.position] = false;
   const auto count =
       static_cast<std::size_t>(std::count(t.erasable.begin(), t.erasable.end(), true));
   if (count <= c.k) {
@@ -228,6 +228,7 @@ faithfulness_report run_faithfulness_job(const faithfulness_job_config& c) {
   r.k = c.k;
   r.random = c.random;
   r.seed = c.seed;
+  r.keep_last = c.keep_last && m.config.causal;
   const std::optional<vocabulary>& names = vocab.get();
   r.erase = c.replace_id < 0 ? std::string("drop")
                              : fmt::format("replace by id {} ({})", c.replace_id,

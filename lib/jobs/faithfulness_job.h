@@ -10,7 +10,9 @@
 //                     and `random` orders drawn from the seed, their curves averaged
 //   erasing           the tokens dropped from the input (positions close up), or replaced by
 //                     one token id; special tokens ([CLS], <s>, …) and a masked LM's row
-//                     itself are never erased
+//                     itself are never erased, nor a causal model's last token with
+//                     keep_last (the token the prediction follows: erasing it changes the
+//                     question more than any context does)
 //
 // Results: each measure's curves k = 1 … K averaged over the texts, their AOPC, beside the
 // random orders'. A text with no more than K erasable tokens is refused, naming it.
@@ -39,6 +41,7 @@ struct faithfulness_job_config {
   std::size_t random = 10;                    // random orders a text
   std::uint64_t seed = 0;
   std::int64_t replace_id = -1;  // the id erased tokens become; −1: dropped
+  bool keep_last = false;        // a causal model's prediction row is never erased
   job_outputs out;               // json, png, svg, pdf
   progress_style progress = progress_style::automatic;
 };
@@ -64,6 +67,7 @@ struct faithfulness_report {
   std::size_t k = 0, random = 0;
   std::uint64_t seed = 0;
   std::string erase;  // "drop", or "replace by id N (token)"
+  bool keep_last = false;
   std::vector<faithfulness_text> texts;
   std::vector<erasure_curves> summary;  // per measure, averaged over the texts
   erasure_curves random_summary;

@@ -11,6 +11,13 @@ namespace attnviz {
 
 namespace faithfulness_outputs_parts {
 
+// How the tokens were erased, for the table and the figure.
+std::string erased_how(const faithfulness_report& r) {
+  const std::string how = r.erase == "drop" ? "dropped" : r.erase;
+  return r.keep_last ? how + ", the last token kept" : how;
+}
+
+
 nlohmann::ordered_json curves_json(const erasure_curves& c, bool with_areas) {
   nlohmann::ordered_json j;
   j["comprehensiveness"] = c.comprehensiveness;
@@ -57,6 +64,7 @@ std::string faithfulness_json(const faithfulness_report& r) {
   j["random"] = r.random;
   j["seed"] = r.seed;
   j["erase"] = r.erase;
+  j["keep_last"] = r.keep_last;
   nlohmann::ordered_json summary;
   for (std::size_t k = 0; k < r.measures.size(); ++k)
     summary[r.measures[k]] = curves_json(r.summary[k], true);
@@ -68,11 +76,12 @@ std::string faithfulness_json(const faithfulness_report& r) {
 }
 
 std::string faithfulness_table(const faithfulness_report& r) {
+  using faithfulness_outputs_parts::erased_how;
   std::string out = fmt::format(
       "{:<15} {:>9} {:>9}   {:>9} {:>9}   (over {} text{}, k = 1 to {} tokens erased, {})\n",
       "measure", "comp AOPC", "suff AOPC", "comp@" + std::to_string(r.k),
       "suff@" + std::to_string(r.k), r.texts.size(), r.texts.size() == 1 ? "" : "s", r.k,
-      r.erase == "drop" ? "dropped" : r.erase);
+      erased_how(r));
   const auto row = [&](const std::string& name, const erasure_curves& c) {
     out += fmt::format("{:<15} {:>9.4f} {:>9.4f}   {:>9.4f} {:>9.4f}\n", name,
                        c.comprehensiveness_aopc(), c.sufficiency_aopc(), c.comprehensiveness.back(),
@@ -88,15 +97,16 @@ std::string faithfulness_table(const faithfulness_report& r) {
 }
 
 figure faithfulness_figure(const faithfulness_report& r) {
+  using faithfulness_outputs_parts::erased_how;
   curve_chart_spec s;
   s.title = fmt::format("faithfulness · {}", r.folder);
   const faithfulness_text& first = r.texts.front();
   s.subtitle = r.texts.size() == 1
                    ? fmt::format("prediction \"{}\" (p = {:.3f}) at position {}; tokens {}",
                                  first.predicted_token, first.probability, first.position,
-                                 r.erase == "drop" ? "dropped" : r.erase)
+                                 erased_how(r))
                    : fmt::format("mean over {} texts; tokens {}", r.texts.size(),
-                                 r.erase == "drop" ? "dropped" : r.erase);
+                                 erased_how(r));
   s.x_label = "tokens erased (k), most important first";
   s.y_label = "p(prediction) − p(after erasing)";
   for (std::size_t k = 1; k <= r.k; ++k) s.x.push_back(static_cast<double>(k));

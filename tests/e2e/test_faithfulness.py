@@ -117,6 +117,19 @@ def test_replace_id_puts_the_token_in_place(env):
     assert abs(t["measures"]["weights"]["comprehensiveness"][0] - comp) <= TOLERANCE
 
 
+def test_keep_last_never_erases_the_last_token(env):
+    doc = faithfulness(env, "keep", "--k", "2", "--random", "1", "--keep-last")
+    assert doc["keep_last"] is True
+    t = doc["texts"][0]
+    last = len(t["ids"]) - 1
+    assert t["erasable"] == list(range(last))
+    for name, m in t["measures"].items():
+        assert last not in m["ranking"], name
+        assert sorted(m["ranking"]) == t["erasable"], name
+    plain = faithfulness(env, "plain", "--k", "2", "--random", "0", "--measures", "weights")
+    assert plain["keep_last"] is False and plain["texts"][0]["erasable"][-1] == last
+
+
 def test_input_file_means_and_skipped_lines_and_figure(env):
     lines = env.path("texts.txt")
     with open(lines, "w", encoding="utf-8") as f:
