@@ -44,8 +44,12 @@ With --model DIR (a Hugging Face folder, as for attn-viz model): the neuron view
 --head H (both from 0, as attn-viz heads and the model view name them) for the query token: its
 query vector q_i and each visible key's k_j (after RoPE for the Llama family), q_i ⊙ k_j per
 dimension for the top keys (their sum is q·k), the scores q·k/√d_h, the softmax, and the value
-mixing c_i = Σ a_ij v_j; checked against the weights of the model's map. --png/--svg draw it: q
-and every key as rows of coloured cells, q ⊙ k beside them, the score and the weight as a bar.
+mixing c_i = Σ a_ij v_j; checked against the weights of the model's map. Then what the weights
+do not say: each key's share of what the head adds, a_ij |v_j W_O^h| (Kobayashi et al. 2020),
+and for the whole layer the heads' mean weight beside each key's share of the query's result
+with the residual and the norm counted (contrib and alti, as attn-viz model --measure), with one
+sentence on the key where they part most. --png/--svg draw it: q and every key as rows of
+coloured cells, q ⊙ k beside them, the score and the weight as a bar, the shares as columns.
 The query is a token as the tokenizer spells it ("Ġlight") or without its word mark ("light"),
 its first occurrence, or a position; the last token when not given.
 

@@ -90,6 +90,20 @@ void add_output_norms(neuron_trace& t, const std::vector<float>& w_head, std::si
     key.norm_share = total > 0.0 ? key.output_norm / total : key.weight;
 }
 
+reading_gap widest_gap(const neuron_trace& t, double margin) {
+  reading_gap best;
+  double widest = margin;
+  if (t.readings.size() < 2) return best;
+  const std::vector<double>& w = t.readings.front().share;
+  for (std::size_t r = 1; r < t.readings.size(); ++r)
+    for (std::size_t j = 0; j < w.size() && j < t.readings[r].share.size(); ++j)
+      if (j != t.query && std::fabs(w[j] - t.readings[r].share[j]) > widest) {
+        widest = std::fabs(w[j] - t.readings[r].share[j]);
+        best = {r, j};
+      }
+  return best;
+}
+
 std::vector<std::size_t> leading_dimensions(const std::vector<double>& product, std::size_t k) {
   std::vector<std::size_t> order(product.size());
   std::iota(order.begin(), order.end(), 0);

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "model/forward.h"
@@ -33,6 +34,15 @@ struct neuron_key {
   double output_norm = 0.0, norm_share = 0.0;
 };
 
+// The layer around the head, at the query's row: what one reading of the whole layer gives each
+// key (share[j], position-indexed over the n tokens, summing to 1): the mean of the layer's
+// heads' weights, or a measure with one map a layer (contrib, alti: the key's share of what the
+// query's result of the layer takes from the keys, residual and norm counted).
+struct layer_reading {
+  std::string measure;  // "weights" (the heads' mean), "contrib", "alti"
+  std::vector<double> share;
+};
+
 struct neuron_trace {
   std::size_t layer = 0, head = 0, kv_head = 0, query = 0, d_head = 0;
   std::vector<double> q;            // q_i (d_h)
@@ -42,7 +52,16 @@ struct neuron_trace {
   double context_norm = 0.0;
   double weight_error = 0.0;        // max_j |a_ij − the kernel's a_ij| over every key
   std::size_t hidden_keys = 0;      // keys the masks hide (their weight is 0)
+  std::vector<layer_reading> readings;  // the layer's readings (explain --model), weights first
 };
+
+// The key other than the query where the layer's weights (readings[0]) and another reading part
+// most (the query's own share differs by its residual, always): the reading's index into
+// t.readings (0: none — fewer than two readings, or every key within `margin`) and the key.
+struct reading_gap {
+  std::size_t reading = 0, j = 0;
+};
+reading_gap widest_gap(const neuron_trace& t, double margin);
 
 struct neuron_query {
   std::size_t head = 0, query = 0;

@@ -117,6 +117,45 @@ void set_layer_output(measure_shape& s, const hf_model& m) {
   };
 }
 
+namespace model_keep_parts {
+
+// Taps that keep one map, head `head` of layer `layer`, and nothing else.
+class one_map_taps final : public map_taps {
+ public:
+  one_map_taps(std::size_t layer, std::size_t head, std::size_t n)
+      : layer_(layer), head_(head), map_(n * n, 0.0f) {}
+  float* map_of(std::size_t layer, std::size_t head) override {
+    return layer == layer_ && head == head_ ? map_.data() : nullptr;
+  }
+  void rows(std::size_t, std::size_t, std::size_t, std::size_t, const float*,
+            std::size_t) noexcept override {}
+  void layer_done(std::size_t) override {}
+  std::vector<float> take() { return std::move(map_); }
+
+ private:
+  std::size_t layer_, head_;
+  std::vector<float> map_;
+};
+
+}  // namespace model_keep_parts
+
+std::vector<float> measure_map_of(const hf_model& m, const std::vector<std::int64_t>& ids,
+                                  const measure_spec& spec, std::size_t layer, std::size_t head) {
+  const std::size_t n = ids.size();
+  model_keep_parts::one_map_taps views(layer, head, n);
+  if (!spec.make) {
+    run_model(m, ids, progress_style::quiet, nullptr, &views);
+    return views.take();
+  }
+  measure_shape shape = model_measure_shape(m.config, n);
+  set_layer_output(shape, m);
+  if (spec.check) spec.check(shape);
+  array_taps none(nullptr, m.config.heads, n, n);
+  const auto taps = spec.make(shape, views, none);
+  run_model(m, ids, progress_style::quiet, nullptr, taps.get());
+  return views.take();
+}
+
 measure_shape measure_shape_of(const model_config& m, const model_job_config& c,
                                const keep_request& r) {
   measure_shape s = model_measure_shape(m, r.n);

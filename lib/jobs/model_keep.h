@@ -39,6 +39,10 @@ keep_request plan_keeping(const model_config& m, const model_job_config& c, std:
 measure_shape model_measure_shape(const model_config& m, std::size_t n);
 // The shape's layer_output: m's layers run again (model/forward.h), for value zeroing.
 void set_layer_output(measure_shape& s, const hf_model& m);
+// What measure `spec` shows for head `head` of layer `layer` of m over ids (n × n, row-major;
+// the layer's map for a measure with one map a layer): one forward, keeping no other map.
+std::vector<float> measure_map_of(const hf_model& m, const std::vector<std::int64_t>& ids,
+                                  const measure_spec& spec, std::size_t layer, std::size_t head);
 // The shape a measure works on in this run: its arrays go where attention.npy goes.
 measure_shape measure_shape_of(const model_config& m, const model_job_config& c,
                                const keep_request& r);

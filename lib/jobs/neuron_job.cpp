@@ -9,6 +9,8 @@
 #include "attnviz/version.h"
 #include "error.h"
 #include "jobs/model_job.h"
+#include "jobs/model_keep.h"
+#include "measures/measure.h"
 #include "model/forward.h"
 #include "model/hf_model.h"
 #include "model/linear.h"
@@ -19,6 +21,31 @@
 #include "tokenizers/token_display.h"
 
 namespace attnviz {
+
+namespace neuron_job_parts {
+
+// The layer's readings at the query's row: its heads' mean weight, then contrib and alti (one
+// forward each, keeping one map).
+std::vector<layer_reading> layer_readings(const hf_model& m, const std::vector<std::int64_t>& ids,
+                                          const model_forward& f, std::size_t layer,
+                                          std::size_t query) {
+  const std::size_t n = f.n, heads = m.config.heads;
+  layer_reading mean{"weights", std::vector<double>(n, 0.0)};
+  for (std::size_t h = 0; h < heads; ++h) {
+    const float* row = f.map(layer, h) + query * n;
+    for (std::size_t j = 0; j < n; ++j) mean.share[j] += row[j] / static_cast<double>(heads);
+  }
+  std::vector<layer_reading> out{std::move(mean)};
+  for (const char* name : {"contrib", "alti"}) {
+    const std::vector<float> map = measure_map_of(m, ids, measure_named(name, "measure"), layer, 0);
+    out.push_back(
+        {name, std::vector<double>(map.begin() + static_cast<std::ptrdiff_t>(query * n),
+                                   map.begin() + static_cast<std::ptrdiff_t>((query + 1) * n))});
+  }
+  return out;
+}
+
+}  // namespace neuron_job_parts
 
 neuron_report run_neuron_job(const neuron_job_config& c) {
   c.out.check();
@@ -58,6 +85,7 @@ neuron_report run_neuron_job(const neuron_job_config& c) {
   output_head_block(w.data(), m.conv1d ? linear_layout::in_out : linear_layout::out_in,
                     mc.heads * mc.head_dim, mc.d_model, c.head, mc.head_dim, w_head.data());
   add_output_norms(r.trace, w_head, mc.d_model);
+  r.trace.readings = neuron_job_parts::layer_readings(m, in.ids, f, c.layer, query);
 
   neuron_view_spec spec;
   spec.trace = &r.trace;

@@ -64,6 +64,56 @@ std::string weights_and_norms(const neuron_trace& t, const std::vector<std::stri
                      100.0 * apart->norm_share);
 }
 
+// The keys part 6 lists: the `listed` highest of each layer reading and the query itself, in
+// position order.
+std::vector<std::size_t> reading_keys(const neuron_trace& t, std::size_t listed) {
+  std::vector<std::size_t> keys{t.query};
+  for (const layer_reading& r : t.readings) {
+    std::vector<std::size_t> order(r.share.size());
+    for (std::size_t j = 0; j < order.size(); ++j) order[j] = j;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return r.share[a] > r.share[b]; });
+    for (std::size_t k = 0; k < std::min(listed, order.size()); ++k) keys.push_back(order[k]);
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
+// Part 6: the whole layer at the query's row — its heads' mean weight beside what each key
+// brings to the query's result, residual and norm counted — and one sentence on where they part.
+std::string layer_readings_text(const neuron_trace& t, const std::vector<std::string>& tok,
+                                std::size_t listed) {
+  if (t.readings.size() < 2) return {};
+  std::string out = fmt::format(
+      "\n6. the whole layer at query {}: its heads' mean weight beside each key's share of what "
+      "the query's result of the layer takes from the keys, the residual and the norm counted "
+      "(contrib: Kobayashi et al. 2021; alti: Ferrando et al. 2022):\n    key  token             ",
+      t.query);
+  for (const layer_reading& r : t.readings) out += fmt::format(" {:>9}", r.measure);
+  out += "\n";
+  for (const std::size_t j : reading_keys(t, listed)) {
+    out += fmt::format("   {:>4}  {:<18}", j, shorten_for_message(tok[j], 18));
+    for (const layer_reading& r : t.readings) out += fmt::format(" {:>8.2f}%", 100.0 * r.share[j]);
+    out += j == t.query ? "   (the query itself)\n" : "\n";
+  }
+  const reading_gap gap = widest_gap(t, 0.05);
+  if (gap.reading == 0)
+    return out + "   weights and contributions agree within 5 points on every other key\n";
+  std::string brings, own;
+  for (std::size_t r = 1; r < t.readings.size(); ++r) {
+    const char* sep = r == 1 ? "" : r + 1 == t.readings.size() ? " and " : ", ";
+    brings += fmt::format("{}{:.0f} % by {}", sep, 100.0 * t.readings[r].share[gap.j],
+                          t.readings[r].measure);
+    own += fmt::format("{}{:.0f} %", sep, 100.0 * t.readings[r].share[t.query]);
+  }
+  return out +
+         fmt::format(
+             "   the layer's heads put {:.0f} % of their weight on key {} {}, which brings {} "
+             "of the query's result (the query's own residual: {})\n",
+             100.0 * t.readings.front().share[gap.j], gap.j, quoted(tok[gap.j]), brings, own);
+}
+
 double dot_of(const neuron_key& k) {
   double s = 0.0;
   for (const double p : k.product) s += p;
@@ -167,6 +217,7 @@ std::string neuron_text(const neuron_view_spec& s) {
   out += fmt::format("; the top keys add |a·v|: {}\n", parts);
   out += vector_lines(t.context, "   ");
   out += weights_and_norms(t, tok, listed);
+  out += layer_readings_text(t, tok, listed);
   out += fmt::format("\nchecked: these weights against the model's map, max |difference| {:.1e}\n",
                      t.weight_error);
   return out;
@@ -206,6 +257,9 @@ std::string neuron_json(const neuron_view_spec& s, const std::string& generator)
   j["context"] = t.context;
   j["context_norm"] = t.context_norm;
   j["weight_error"] = t.weight_error;
+  ordered_json layer = ordered_json::object();
+  for (const layer_reading& r : t.readings) layer[r.measure] = r.share;
+  j["layer_readings"] = std::move(layer);
   return j.dump(1, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }
 
@@ -236,7 +290,12 @@ figure neuron_view_figure(const neuron_view_spec& s) {
   const int x_score = x_prod + strip_w + column_gap;
   const int score_w = 9 * 8;
   const int x_bar = x_score + score_w + column_gap;
-  const int content_w = x_bar + weight_bar_w + 8 + 8 * 8 - figure_margin;
+  // a column each: the head's norm share, then the layer's readings (explain --model): its
+  // heads' mean weight, contrib, alti
+  const std::size_t readings = t.readings.size() < 2 ? 0 : t.readings.size();
+  const int x_layer = x_bar + weight_bar_w + 8 + 8 * 8, layer_col_w = 9 * 8;
+  const int layer_w = column_gap + layer_col_w * static_cast<int>(1 + readings);
+  const int content_w = x_layer + layer_w - figure_margin;
 
   const std::string title =
       fmt::format("neuron view · {} · layer {}, head {} · query {} {}", s.folder, t.layer, t.head,
@@ -263,6 +322,15 @@ figure neuron_view_figure(const neuron_view_spec& s) {
   header(x_prod, "q ⊙ k");
   header(x_score, "q·k/√d");
   header(x_bar, "softmax");
+  const auto layer_column = [&](std::size_t r) {
+    return x_layer + column_gap + layer_col_w * static_cast<int>(r);
+  };
+  fig.text(layer_column(1) - 8 - font.text_width(U"norms"), head_y, U"norms", figure_muted);
+  if (readings > 0) fig.text(layer_column(1), head_y - neuron_row_h, U"the layer's", figure_muted);
+  for (std::size_t r = 0; r < readings; ++r) {
+    const std::u32string name = decode_utf8_lossy(t.readings[r].measure);
+    fig.text(layer_column(r + 2) - 8 - font.text_width(name), head_y, name, figure_muted);
+  }
 
   const std::u32string q_label = label(t.query, "query ");
   fig.text(x_vec - 10 - font.text_width(q_label), q_y, q_label, figure_ink);
@@ -283,6 +351,11 @@ figure neuron_view_figure(const neuron_view_spec& s) {
     fig.frame(x_bar, y + 1, weight_bar_w, strip_h, 1, rgb{200, 200, 200});
     fig.text(x_bar + weight_bar_w + 8, y,
              decode_utf8_lossy(fmt::format("{:.1f}%", 100.0 * k.weight)), figure_ink);
+    for (std::size_t m = 0; m <= readings; ++m) {
+      const double share = m == 0 ? k.norm_share : t.readings[m - 1].share[k.j];
+      const std::u32string v = decode_utf8_lossy(fmt::format("{:.1f}%", 100.0 * share));
+      fig.text(layer_column(m + 1) - 8 - font.text_width(v), y, v, figure_ink);
+    }
   }
   std::string foot = fmt::format("{} visible key{}", t.keys.size(), t.keys.size() == 1 ? "" : "s");
   if (shown.size() < t.keys.size())

@@ -290,6 +290,44 @@ def test_weight_beside_contribution_agrees_with_the_norms_measure(env):
             assert "agree within 5 points" in out, out
 
 
+def test_layer_readings_agree_with_the_measures(env):
+    """explain's part 6 (the whole layer at the query: its heads' mean weight, contrib, alti)
+    against attention.npy and `model --measure contrib|alti` (contrib.npy, alti.npy) at the same
+    row, for GPT-2, Llama's grouped-query heads and BERT's post-norm blocks; each reading sums
+    to 1 and the sentence names the key other than the query where weights and a contribution
+    part most."""
+    for name, ids, layer, head, query in (("gpt2_f32", [5, 9, 3, 7, 5, 9], 1, 2, 5),
+                                          ("llama_bf16_gqa", [3, 8, 12, 5, 9, 14, 2], 1, 3, 6),
+                                          ("bert_f32", [2, 8, 12, 5, 9, 14, 3], 0, 1, 3)):
+        folder = hf(env, name)
+        j = neuron(env, folder, ids, layer, head, query)
+        readings = j["layer_readings"]
+        assert list(readings) == ["weights", "contrib", "alti"]
+        weights = maps_of(env, folder, ids, "maps-" + name)[layer, :, query].mean(axis=0)
+        assert np.abs(np.array(readings["weights"]) - weights).max() <= 1e-6, name
+        for measure in ("contrib", "alti"):
+            npy = env.path(f"{measure}-{name}")
+            env.run("model", "--model", folder, "--ids", ",".join(map(str, ids)), "--measure",
+                    measure, "--npy", npy, "-q")
+            row = np.load(os.path.join(npy, measure + ".npy"))[layer, query].astype(np.float64)
+            got = np.array(readings[measure])
+            assert np.abs(got - row / row.sum()).max() <= 1e-6, (name, measure, got, row)
+            assert abs(got.sum() - 1.0) <= 1e-5
+        out, _ = env.run("explain", "--model", folder, "--ids", ",".join(map(str, ids)), "--layer",
+                         str(layer), "--head", str(head), "--query", str(query), "--quiet")
+        assert f"6. the whole layer at query {query}" in out, out
+        gaps = [(abs(readings["weights"][k] - readings[m][k]), k)
+                for m in ("contrib", "alti") for k in range(len(ids)) if k != query]
+        widest, key = max(gaps, key=lambda g: (g[0], -g[1]))
+        if widest > 0.05:
+            assert (f"the layer's heads put {100 * readings['weights'][key]:.0f} % of their weight "
+                    f"on key {key} ") in out, out
+            assert (f"{100 * readings['contrib'][key]:.0f} % by contrib and "
+                    f"{100 * readings['alti'][key]:.0f} % by alti") in out, out
+        else:
+            assert "agree within 5 points on every other key" in out, out
+
+
 def test_refusals(env):
     folder = hf(env, "gpt2_f32")
     base = ["explain", "--model", folder, "--ids", "5,9,3"]

@@ -91,3 +91,18 @@ TEST_CASE("leading dimensions by |term|, ties to the lower index; shapes that do
   bad = at(2, true);
   CHECK_THROWS_AS(trace_neuron(probe(), bad, row.data()), std::logic_error);
 }
+
+TEST_CASE("the widest gap between the layer's weights and a contribution skips the query") {
+  neuron_trace t;
+  t.query = 2;
+  CHECK(attnviz::widest_gap(t, 0.05).reading == 0);  // no readings
+  t.readings = {
+      {"weights", {0.6, 0.1, 0.3}}, {"contrib", {0.1, 0.15, 0.75}}, {"alti", {0.02, 0.08, 0.9}}};
+  // key 2 (the query) parts most (0.6), but its residual always does: key 0, by alti (0.58)
+  const attnviz::reading_gap g = attnviz::widest_gap(t, 0.05);
+  CHECK(g.reading == 2);
+  CHECK(g.j == 0);
+  CHECK(attnviz::widest_gap(t, 0.6).reading == 0);  // every other key within the margin
+  t.readings.resize(1);
+  CHECK(attnviz::widest_gap(t, 0.0).reading == 0);
+}
