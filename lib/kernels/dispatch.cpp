@@ -191,9 +191,9 @@ void add_to(float* x, const float* y, std::size_t n) {
   table().add_to(x, y, n);
 }
 
-float mixed_l1_distance(const float* y, const float* w, const float* f, const float* a,
-                        std::size_t heads, std::size_t d) {
-  return table().mixed_l1_distance(y, w, f, a, heads, d);
+void mixed_l1_distances(const l1_query* q, std::size_t count, const float* f, std::size_t heads,
+                        std::size_t d, float* out) {
+  table().mixed_l1_distances(q, count, f, heads, d, out);
 }
 
 double mixed_l1_distance_ref(const float* y, const float* w, const float* f, const float* a,

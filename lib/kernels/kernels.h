@@ -158,12 +158,19 @@ void silu_mul(float* g, const float* u, std::size_t n);
 void add_bias_rows(float* y, std::size_t rows, std::size_t cols, std::size_t ldy, const float* b);
 // x += y on n floats.
 void add_to(float* x, const float* y, std::size_t n);
-// Σ_k |y_k − t_k| with t = w + Σ_h a_h f_h: one query's result y against the vector a key
-// brings it (ALTI, measures/alti.cpp). f: heads rows of d (row-major), a: heads weights, w: the
-// query's own term (d floats) or null. Serial (one call is one pair). The reference,
-// mixed_l1_distance_ref, in double.
-float mixed_l1_distance(const float* y, const float* w, const float* f, const float* a,
-                        std::size_t heads, std::size_t d);
+// One query of mixed_l1_distances: its result y (d floats), its own term w (d floats, or null)
+// and its weights a (one a head).
+struct l1_query {
+  const float* y = nullptr;
+  const float* w = nullptr;
+  const float* a = nullptr;
+};
+// out[c] = Σ_k |y_k − t_k| with t = w + Σ_h a_h f_h, for each of `count` queries q[c] against
+// the vector one key brings them (ALTI, measures/alti.cpp); f: heads rows of d (row-major),
+// read once for every four queries. Serial (one call is one key's group). The reference, one
+// query in double: mixed_l1_distance_ref.
+void mixed_l1_distances(const l1_query* q, std::size_t count, const float* f, std::size_t heads,
+                        std::size_t d, float* out);
 double mixed_l1_distance_ref(const float* y, const float* w, const float* f, const float* a,
                              std::size_t heads, std::size_t d);
 

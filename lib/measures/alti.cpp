@@ -60,10 +60,11 @@ alti_taps::alti_taps(const measure_shape& s, map_taps& views, map_taps& weights)
 }
 
 // d_ij for every query i and the keys j in [j0, j0 + b), from their f̃ (b × H × d), in tiles of
-// 16 queries × 8 keys (the tile's f̃, 8 × H × d, stays in the core's cache, and its weights are
-// read as 8 consecutive floats of each head's rows): each pair a query sees (some head's
-// α^h_ij ≠ 0, or j = i) measured by the kernels' mixed_l1_distance with the weights
-// α^h_ij / s_i and the own term ω_i where j = i.
+// 16 queries × 8 keys (the tile's f̃, 8 × H × d, stays in the core's cache; its weights
+// α^h_ij / s_i gathered first, 8 consecutive floats of each head's rows): for each key, the
+// tile's queries that see it (some head's α^h_ij ≠ 0, or j = i) measured four at a time by the
+// kernels' mixed_l1_distances, with the own term ω_i where j = i — one read of the key's f̃ for
+// four queries.
 void alti_taps::distance_block(std::size_t j0, std::size_t b, const float* f) {
   constexpr std::size_t tile_rows = 16, tile_keys = 8;
   const std::size_t H = shape().heads, n = shape().n, d = width();
@@ -71,7 +72,10 @@ void alti_taps::distance_block(std::size_t j0, std::size_t b, const float* f) {
   const std::size_t key_tiles = (b + tile_keys - 1) / tile_keys;
 #pragma omp parallel
   {
-    std::vector<float> a(tile_keys * H);
+    std::vector<float> a(tile_rows * tile_keys * H);  // [query, key, head] of the tile
+    std::vector<kernels::l1_query> group(tile_rows);
+    std::vector<std::size_t> rows(tile_rows);
+    std::vector<float> out(tile_rows);
 #pragma omp for schedule(dynamic, 4)
     for (std::size_t task = 0; task < row_tiles * key_tiles; ++task) {
       const std::size_t i0 = (task / key_tiles) * tile_rows, q0 = (task % key_tiles) * tile_keys;
@@ -80,18 +84,24 @@ void alti_taps::distance_block(std::size_t j0, std::size_t b, const float* f) {
         const float inv = 1.0f / divisor(i);
         for (std::size_t h = 0; h < H; ++h) {
           const float* row = weights(h) + i * n + j0;
-          for (std::size_t q = q0; q < q1; ++q) a[(q - q0) * H + h] = row[q] * inv;
+          for (std::size_t q = q0; q < q1; ++q)
+            a[((i - i0) * tile_keys + (q - q0)) * H + h] = row[q] * inv;
         }
-        for (std::size_t q = q0; q < q1; ++q) {
-          const std::size_t j = j0 + q;
-          const float* aq = a.data() + (q - q0) * H;
+      }
+      for (std::size_t q = q0; q < q1; ++q) {
+        const std::size_t j = j0 + q;
+        std::size_t seen = 0;
+        for (std::size_t i = i0; i < i1; ++i) {
+          const float* aq = a.data() + ((i - i0) * tile_keys + (q - q0)) * H;
           bool any = j == i;
           for (std::size_t h = 0; h < H; ++h) any |= aq[h] != 0.0f;
-          distance_[i * n + j] =
-              any ? kernels::mixed_l1_distance(result(i), i == j ? own(i) : nullptr, f + q * H * d,
-                                               aq, H, d)
-                  : -1.0f;
+          distance_[i * n + j] = -1.0f;
+          if (!any) continue;
+          group[seen] = {result(i), i == j ? own(i) : nullptr, aq};
+          rows[seen++] = i;
         }
+        kernels::mixed_l1_distances(group.data(), seen, f + q * H * d, H, d, out.data());
+        for (std::size_t c = 0; c < seen; ++c) distance_[rows[c] * n + j] = out[c];
       }
     }
   }

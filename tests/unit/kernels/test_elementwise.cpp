@@ -150,27 +150,40 @@ TEST_CASE("large arrays go through the threaded path and still match") {
   check_same(layer_norm_of(x, gamma, {}, 1e-5), ref, 4e-6);
 }
 
-TEST_CASE("mixed_l1_distance equals the plain sum in double, with and without the own term") {
+TEST_CASE("mixed_l1_distances equal the plain sums in double, 1 to 9 queries, own terms or not") {
   for_each_isa([] {
     for (const std::size_t d :
          {std::size_t{1}, std::size_t{7}, std::size_t{16}, std::size_t{37}, std::size_t{768}})
       for (const std::size_t heads : {std::size_t{1}, std::size_t{3}, std::size_t{12}}) {
-        const std::vector<float> y = vec(d, -2.0f, 2.0f, 11), w = vec(d, -1.0f, 1.0f, 12),
-                                 f = vec(heads * d, -1.0f, 1.0f, 13),
-                                 a = vec(heads, 0.0f, 1.0f, 14);
-        for (const bool own : {false, true}) {
-          const float* wp = own ? w.data() : nullptr;
-          const double want =
-              kernels::mixed_l1_distance_ref(y.data(), wp, f.data(), a.data(), heads, d);
-          const float got = kernels::mixed_l1_distance(y.data(), wp, f.data(), a.data(), heads, d);
-          INFO("d " << d << ", heads " << heads << ", own " << own);
-          CHECK(std::fabs(got - want) <= 1e-5 * (1.0 + want));
+        const std::vector<float> f = vec(heads * d, -1.0f, 1.0f, 13);
+        std::vector<std::vector<float>> y, w, a;
+        std::vector<kernels::l1_query> q;
+        for (unsigned c = 0; c < 9; ++c) {
+          y.push_back(vec(d, -2.0f, 2.0f, 11 + 7 * c));
+          w.push_back(vec(d, -1.0f, 1.0f, 12 + 7 * c));
+          a.push_back(vec(heads, 0.0f, 1.0f, 14 + 7 * c));
+        }
+        for (std::size_t c = 0; c < 9; ++c)  // every third query with its own term
+          q.push_back({y[c].data(), c % 3 == 1 ? w[c].data() : nullptr, a[c].data()});
+        for (std::size_t count = 1; count <= 9; ++count) {
+          std::vector<float> out(count, -1.0f);
+          kernels::mixed_l1_distances(q.data(), count, f.data(), heads, d, out.data());
+          for (std::size_t c = 0; c < count; ++c) {
+            const double want =
+                kernels::mixed_l1_distance_ref(q[c].y, q[c].w, f.data(), q[c].a, heads, d);
+            INFO("d " << d << ", heads " << heads << ", count " << count << ", query " << c);
+            CHECK(std::fabs(out[c] - want) <= 1e-5 * (1.0 + want));
+          }
         }
       }
-    // by hand: y = (1, -1), t = (0.5, 0.5) + 2 · (0.25, -1) = (1, -1.5): |0| + |0.5|
+    // by hand: y = (1, -1), t = (0.5, 0.5) + 2 · (0.25, -1) = (1, -1.5): |0| + |0.5|; without
+    // the own term t = (0.5, -2): 0.5 + 1
     const float y[2] = {1.0f, -1.0f}, w[2] = {0.5f, 0.5f}, f[2] = {0.25f, -1.0f}, a[1] = {2.0f};
-    CHECK(kernels::mixed_l1_distance(y, w, f, a, 1, 2) == 0.5f);
-    CHECK(kernels::mixed_l1_distance(y, nullptr, f, a, 1, 2) == 1.5f);  // t = (0.5, -2)
+    const kernels::l1_query both[2] = {{y, w, a}, {y, nullptr, a}};
+    float out[2] = {};
+    kernels::mixed_l1_distances(both, 2, f, 1, 2, out);
+    CHECK(out[0] == 0.5f);
+    CHECK(out[1] == 1.5f);
   });
 }
 
