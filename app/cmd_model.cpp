@@ -282,17 +282,22 @@ Examples:
       ->check(CLI::Range(1, 1000))
       ->group("Output");
   add_output_flags(*cmd, c.out,
-                   {{output_kind::json, "Write tokens, ids, the model's sizes and every layer's "
-                                        "heads' weights as JSON"},
+                   {{output_kind::json,
+                     "Write tokens, ids, the model's sizes and every layer's "
+                     "heads' weights as JSON"},
                     {output_kind::png},
                     {output_kind::svg},
-                    {output_kind::html, "Write one page to explore every layer and head offline: "
-                                        "the model view's grid (click a head to open it), layer "
-                                        "and head selectors, hover for the weights"},
-                    {output_kind::npy, "Write attention.npy [layers, heads, n, n] (as the "
-                                       "forward makes it, never all in memory), received.npy, "
-                                       "token_ids.npy and tokens.json into this folder (made if "
-                                       "missing)"}});
+                    {output_kind::html,
+                     "Write one page to explore every layer and head offline: "
+                     "the model view's grid (click a head to open it), layer "
+                     "and head selectors, hover for the weights (with "
+                     "--measure: the weights and the measure's maps behind a "
+                     "Measure selector)"},
+                    {output_kind::npy,
+                     "Write attention.npy [layers, heads, n, n] (as the "
+                     "forward makes it, never all in memory), received.npy, "
+                     "token_ids.npy and tokens.json into this folder (made if "
+                     "missing)"}});
   cmd->add_option("--npy-layers", c.npy_layers,
                   "The layers attention.npy holds, e.g. 0,5-7 [default: all] (a long text's "
                   "maps take n x n x 4 bytes each)")

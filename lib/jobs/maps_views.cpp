@@ -411,4 +411,20 @@ std::string maps_page(const maps_source& s, const view_choice& c,
   return model_page(p);
 }
 
+std::string measures_page(const std::vector<std::pair<std::string, maps_source>>& measures,
+                          const view_choice& c, const std::vector<std::string>& captions) {
+  model_page_spec p;
+  for (const auto& [name, source] : measures) {
+    p.stacks.push_back(self_stack(source, captions));
+    p.stacks.back().name = name;
+  }
+  const maps_source& last = measures.back().second;
+  p.stack = measures.size() - 1;
+  p.stack_label = "Measure";
+  p.title = fmt::format("{} · {} tokens", last.name, last.n);
+  p.subtitle = measures.front().second.subtitle;
+  start_page_at(p, c);
+  return model_page(p);
+}
+
 }  // namespace attnviz

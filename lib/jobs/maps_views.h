@@ -32,6 +32,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/attention_flow.h"
@@ -156,6 +157,10 @@ figure draw_view(const maps_source& s, const view_choice& c,
 inline constexpr double page_flow_max_work = 2e8;
 std::string maps_page(const maps_source& s, const view_choice& c,
                       std::vector<std::string> captions = {});
+// The page with a Measure selector: one stack per measure's maps of the same run (the weights
+// first), opening on the last.
+std::string measures_page(const std::vector<std::pair<std::string, maps_source>>& measures,
+                          const view_choice& c, const std::vector<std::string>& captions = {});
 // That page's pieces, for pages of several stacks: a source's maps with those aggregates, and
 // the choice's first map, colormap, colour range and titles.
 page_stack self_stack(const maps_source& s, std::vector<std::string> captions = {});

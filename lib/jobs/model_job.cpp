@@ -159,7 +159,16 @@ keep_request check_outputs_before_work(const model_config& m, const model_job_co
                                     param("name_heads"), param("view"), param("html")));
     finder_period(m, 0, c.model_dir);
   }
-  if (!c.out.html.empty()) check_model_page_size(m.layers, m.heads, n);
+  if (!c.out.html.empty()) {  // with a measure, the weights beside its maps
+    const bool both = c.measure && c.measure->make && !m.encoder_decoder;
+    std::vector<page_stack> stacks(both ? 2 : 1);
+    for (page_stack& s : stacks) {
+      s.layers = m.layers;
+      s.heads = m.heads;
+      s.n = n;
+    }
+    check_model_page_size(stacks);
+  }
   check_model_memory(m, c, plan);
   if (c.measure && c.measure->check && !m.encoder_decoder)
     c.measure->check(measure_shape_of(m, c, plan));
@@ -192,7 +201,8 @@ void add_predictions(const hf_model& m, const model_job_config& c, model_report&
 void run_measured_forward(const hf_model& m, const model_job_config& c, keep_request plan,
                           model_report& r) {
   keep_request weights_plan = plan;
-  weights_plan.keep.assign(weights_plan.keep.size(), false);
+  // --html shows the weights beside the measure (a Measure selector): both kept whole
+  if (c.out.html.empty()) weights_plan.keep.assign(weights_plan.keep.size(), false);
   weights_plan.input_layers.clear();
   plan.file_layers.clear();
   plan.file_heads.clear();
@@ -201,12 +211,14 @@ void run_measured_forward(const hf_model& m, const model_job_config& c, keep_req
   measure_shape shape = measure_shape_of(m.config, c, weights_plan);
   set_layer_output(shape, m);
   array_taps nowhere(nullptr, m.config.heads, shape.n, shape.n);  // no file, no statistics
-  if (!weights_plan.file_layers.empty() || weights_plan.measure)
+  if (!weights_plan.file_layers.empty() || weights_plan.measure || !c.out.html.empty())
     r.weights_keeper = std::make_shared<map_keeper>(std::move(weights_plan));
   r.keeper = std::make_shared<map_keeper>(std::move(plan));
   r.measure = c.measure->make(
       shape, *r.keeper, r.weights_keeper ? static_cast<map_taps&>(*r.weights_keeper) : nowhere);
   r.forward = run_model(m, r.ids, c.progress, nullptr, r.measure.get());
+  if (r.weights_keeper && r.weights_keeper->keeps_all())
+    r.weights_attention = r.weights_keeper->take_all();
 }
 
 // The forward over r.ids, its maps kept and written as `plan` says (or a generation, which
@@ -405,7 +417,16 @@ model_report run_model_job(const model_job_config& c) {
     return draw_view(model_maps_source(r, c), c.choice,
                      c.choice.view == maps_view::model ? head_names() : std::vector<std::string>{});
   };
-  made.html = [&] { return maps_page(model_maps_source(r, c), c.choice, head_names()); };
+  made.html = [&] {
+    const maps_source measured = model_maps_source(r, c);
+    if (r.weights_attention.empty()) return maps_page(measured, c.choice, head_names());
+    maps_source weights = measured;
+    weights.maps = r.weights_attention.data();
+    weights.residual = 0.5;
+    weights.subtitle = model_summary(r.config);
+    return measures_page({{"weights", weights}, {std::string(c.measure->name), measured}}, c.choice,
+                         head_names());
+  };
   made.npy = [&](output_batch& batch, const std::string& dir) { add_npy(batch, dir, r, c); };
   r.written = write_outputs(c.out, made);
   return r;

@@ -97,6 +97,8 @@ struct model_report {
   // encoder–decoder models: ids/tokens above are the source's
   bool encoder_decoder = false, generated = false;
   seq2seq_forward seq2seq;
+  matrix weights_attention;  // with a measure and --html: every map's weights, [L, H, n, n]
+                             // (forward.attention holding the measure's maps)
   matrix cross_weights;  // with a measure: the cross attention's weights (cross_attention.npy),
                          // seq2seq.cross_attention then holding the measure's maps
   std::vector<std::string> target_tokens;

@@ -176,6 +176,8 @@ std::uint64_t model_run_bytes(const model_config& m, const model_job_config& c,
     bytes += static_cast<double>(c.measure->bytes(measure_shape_of(m, c, r)));
   if (!c.out.json.empty()) bytes += maps * n * n * 16.0;
   if (!c.out.html.empty()) bytes += maps * n * n * 4.0;  // blobs, their text, the page's copies
+  if (!c.out.html.empty() && c.measure && c.measure->make)  // the weights kept beside, and paged
+    bytes += static_cast<double>(kept_bytes(r)) + maps * n * n * 4.0;
   if (c.out.figure() && received_view(c.choice.view)) {
     bytes += 1600.0 * (n * 2.0 + 400.0) * 3.0 * 2.0;  // a page: about a line of 22 px per 11 tokens
   } else if (c.out.figure()) {

@@ -27,17 +27,18 @@ measure_taps::measure_taps(const measure_shape& shape, map_taps& views, map_taps
       views_(views),
       weights_(weights),
       alpha_(shape.heads * shape.n * shape.key_count(), 0.0f),
-      shown_(shape.heads * shape.n * shape.key_count(), 0.0f) {}
+      shown_(shape.heads * shape.n * shape.key_count(), 0.0f),
+      weight_maps_(shape.heads, nullptr) {}
 
 float* measure_taps::map_of(std::size_t layer, std::size_t head) {
-  if (weights_.map_of(layer, head))
-    throw std::logic_error("measure_taps: the weights' taps keep a map (they only write a file)");
+  weight_maps_[head] = weights_.map_of(layer, head);  // filled from rows(), when kept
   return nullptr;  // the kernel's rows come to rows()
 }
 
 void measure_taps::rows(std::size_t layer, std::size_t head, std::size_t i0, std::size_t rows,
                         const float* weights, std::size_t n) noexcept {
   std::copy(weights, weights + rows * n, alpha_.data() + (head * shape_.n + i0) * n);
+  if (float* kept = weight_maps_[head]) std::copy(weights, weights + rows * n, kept + i0 * n);
   weights_.rows(layer, head, i0, rows, weights, n);
 }
 

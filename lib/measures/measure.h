@@ -59,7 +59,8 @@ struct measure_shape {
 
 // A measure in the forward. The part every measure shares is here: the kernel's rows of each
 // head gathered into the layer's [H, n, n] weights (and passed on at once to `weights`, which
-// writes attention.npy); at layer_done the subclass turns them (and what values() gave it) into
+// writes attention.npy, and copied where `weights` keeps a map, if it does: a page showing
+// both); at layer_done the subclass turns them (and what values() gave it) into
 // the maps shown, which go to `views` head by head.
 class measure_taps : public map_taps {
  public:
@@ -88,6 +89,7 @@ class measure_taps : public map_taps {
   map_taps& views_;
   map_taps& weights_;
   std::vector<float> alpha_, shown_;  // [H, n, keys] each
+  std::vector<float*> weight_maps_;   // [H]: where `weights` keeps the running layer's maps
 };
 
 struct measure_spec {

@@ -662,9 +662,6 @@ void add_stack(ojson& data, const page_stack& s, const colour_scale& cs, blob_si
   data["aggregates"] = std::move(aggregates);
 }
 
-constexpr const char* stack_control =
-    "<label>Stack <select id=\"stack\"></select></label>\n";
-
 }  // namespace
 
 std::string model_page(const model_page_spec& s) {
@@ -698,7 +695,9 @@ std::string model_page(const model_page_spec& s) {
   std::string page = html_head(s.title, model_page_style);
   page += html_title_block(s.title, s.subtitle);
   page += "<div class=\"controls\">\n";
-  if (s.stacks.size() > 1) page += stack_control;
+  if (s.stacks.size() > 1)
+    page += fmt::format("<label>{} <select id=\"stack\"></select></label>\n",
+                        escape_html(s.stack_label));
   page +=
       "<label>Layer <select id=\"layer\"></select></label>\n"
       "<label>Head <select id=\"head\"></select></label>\n"

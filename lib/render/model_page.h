@@ -21,9 +21,10 @@
 // are chosen in the layer selector and drawn like a map.
 //
 // An encoder–decoder model's page holds its three stacks (encoder self-attention, decoder
-// self-attention, cross attention) behind a Stack selector; a cross map is rectangular: target
-// tokens as rows (queries), source tokens as columns (keys), its head view the target on the
-// left and the source on the right.
+// self-attention, cross attention) behind a Stack selector; a run with --measure holds the
+// weights and the measure's maps as two stacks behind a Measure selector; a cross map is
+// rectangular: target tokens as rows (queries), source tokens as columns (keys), its head view the
+// target on the left and the source on the right.
 //
 // The data, in <script type="application/json" id="attnviz-data">:
 //   {"title", "subtitle", "colormap": [256 colours],
@@ -78,6 +79,8 @@ struct page_stack {
 struct model_page_spec {
   std::vector<page_stack> stacks;  // one, or an encoder–decoder's three
   std::size_t stack = 0;           // the stack open at first
+  std::string stack_label = "Stack";  // the stacks' selector: an encoder–decoder's three, or
+                                      // one run's measures ("Measure": weights, contrib, …)
   std::string title, subtitle;
   const colormap* cmap = nullptr;     // default: viridis
   std::size_t layer = 0, head = 0;    // the map open at first

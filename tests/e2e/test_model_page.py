@@ -82,6 +82,41 @@ def test_draw_writes_the_page_too(env):
     assert a["tokens"] == b["tokens"] and b["causal"] is True
 
 
+def test_a_measure_page_holds_the_weights_beside_the_measure(env):
+    """--html with --measure: two stacks behind a Measure selector, the weights (attention.npy of
+    the same run, exactly) and the measure's maps (each head showing its layer's alti.npy map,
+    and the rollout chained as alti_rollout.npy), opening on the measure; in a browser, the
+    selector switches between them."""
+    page, weights, _ = make(env, "measured", hf(env, "gpt2_f32"), IDS, "--measure", "alti")
+    html, data = page_data(page)
+    assert [s["name"] for s in data["stacks"]] == ["weights", "alti"]
+    assert data["start"]["stack"] == 1
+    assert re.search(r"<label>Measure <select id=\"stack\">", html)
+    assert np.array_equal(page_maps(html, data, data["stacks"][0]), weights)
+    alti = np.load(env.path("measured-npy/alti.npy"))
+    shown = page_maps(html, data, data["stacks"][1])
+    L, H = weights.shape[:2]
+    for layer in range(L):
+        for head in range(H):
+            assert np.abs(shown[layer, head] - alti[layer] / alti[layer].sum(-1, keepdims=True)).max() <= 1e-6
+    labels = [a["label"] for a in data["stacks"][1]["aggregates"]]
+    rollout = page_aggregate(html, data, labels.index("rollout through every layer"), data["stacks"][1])
+    assert np.abs(rollout - np.load(env.path("measured-npy/alti_rollout.npy"))).max() <= 1e-5
+    plain, _, _ = make(env, "plain", hf(env, "gpt2_f32"), IDS)
+    assert "stacks" not in page_data(plain)[1]
+    browser = start_browser()
+    try:
+        browser.open("file://" + os.path.abspath(page))
+        names = js(browser, "Array.from(document.getElementById('stack').options).map(function (o) { return o.text; })")
+        assert names == ["weights", "alti"], names
+        assert js(browser, "window.attnviz.state()")["stack"] == 1
+        browser.evaluate("window.attnviz.stack(0)")
+        assert js(browser, "window.attnviz.state()")["stack"] == 0
+        assert browser.console_errors() == []
+    finally:
+        browser.close()
+
+
 def test_refusals(env):
     _, err = env.run("model", "--model", hf(env, "gpt2_f32"), "--ids", "1,2,3", "--html",
                      env.path("missing/dir/p.html"), expect=2)
