@@ -13,6 +13,7 @@
 #include "render/terminal.h"
 #include "report.h"
 #include "suggest.h"
+#include "text/utf8.h"
 #include "tokenizers/token_display.h"
 
 namespace attnviz::cli {
@@ -52,6 +53,22 @@ void print_logit_lens(std::FILE* out, const model_report& r, bool byte_level) {
                  l + 1 < lens.rows ? fmt::format("layer {}", l) : std::string("output"), name(l, i),
                  lens.prob(l, i), lens.final_rank[l * lens.n + i]);
   }
+}
+
+// ALTI+'s source share of each target token, six to a line.
+void print_source_shares(std::FILE* out, const model_report& r) {
+  const std::vector<double>& share = r.alti->source_share;
+  double mean = 0.0;
+  for (const double v : share) mean += v / static_cast<double>(share.size());
+  fmt::print(out,
+             "ALTI+: each target token's share from the source (the rest from the target "
+             "prefix), mean {:.0f} %:\n",
+             100.0 * mean);
+  const std::vector<std::string> shown = display_tokens(r.target_tokens);
+  for (std::size_t i = 0; i < share.size(); ++i)
+    fmt::print(out, "  {:>14} {:>3.0f} %{}",
+               shorten_for_message(i < shown.size() ? shown[i] : "?", 14), 100.0 * share[i],
+               i % 6 == 5 || i + 1 == share.size() ? "\n" : "");
 }
 
 }  // namespace
@@ -103,9 +120,13 @@ residual stream: rollout chains them as they are. value-zeroing runs each layer 
 per token with that token's value vector zeroed (n + 1 runs of every layer: GPT-2-small
 takes 35 s at 128 tokens, a weights run 1 s), so a text too long is refused naming the
 longest that fits.
-Encoder-decoder models with --target: the cross attention (its views, --align and --gold read
-the measure; cross_attention.npy stays the weights), cross_norms.npy [layers, heads, nt, ns]
-and cross_norms_layer.npy [layers, nt, ns].
+Encoder-decoder models with --target: norms measures the cross attention (its views, --align
+and --gold read the measure; cross_attention.npy stays the weights), cross_norms.npy [layers,
+heads, nt, ns] and cross_norms_layer.npy [layers, nt, ns]. alti measures all three stacks and
+chains them (ALTI+, Ferrando et al. 2022b): how much of each target token comes from the
+source and how much from the target prefix, printed; --npy adds encoder_alti.npy [Le, ns, ns],
+decoder_alti.npy [Ld, nt, nt], cross_alti.npy [Ld, nt, ns], cross_alti_residual.npy [Ld, nt]
+(the residual's share), alti_plus.npy [nt, ns + nt] and source_share.npy [nt].
 
 Long texts: only the maps an output reads are kept in memory (--view head: one; mean, max,
 model: --layers x --heads; rollout, flow: --layers x every head; --json and --html: all of
@@ -257,8 +278,8 @@ Examples:
                   "value vector is set to 0 and the layer runs again, per layer like contrib; "
                   "n + 1 runs of every layer, so for short texts: the longest that fits is "
                   "named; --npy value_zeroing.npy). Decoder-only and encoder models; "
-                  "encoder-decoder models: the cross attention of a --target with weights or "
-                  "norms (its views, --align, --gold). --npy still writes the weights to "
+                  "encoder-decoder models: the cross attention with norms, every stack and "
+                  "ALTI+'s source shares with alti. --npy still writes the weights to "
                   "attention.npy and adds the measure's arrays")
       ->check(one_of(measure_names()))
       ->capture_default_str()
@@ -343,6 +364,7 @@ Examples:
       fmt::print(out, "{} · {} source tokens · {} target tokens{}\n", model_summary(r.config),
                  r.ids.size(), r.seq2seq.nt, r.generated ? " (generated)" : "");
       if (r.generated) fmt::print(out, "{}\n", r.generated_text);
+      if (r.alti) print_source_shares(out, r);
       if (r.gold_scores)
         fmt::print(out,
                    "alignment ({}): precision {:.3f}, recall {:.3f}, AER {:.3f} ({} pairs "

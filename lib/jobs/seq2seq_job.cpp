@@ -67,17 +67,36 @@ std::string dumped(const nlohmann::json& j) {
   return j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
+// --measure alti's arrays (jobs/seq2seq_alti.h).
+void add_alti_npy(output_batch& batch, const std::string& dir, const seq2seq_alti& a) {
+  namespace fs = std::filesystem;
+  const auto at = [&](const char* name) { return (fs::path(dir) / name).string(); };
+  batch.add(at("encoder_alti.npy"), npy_float32({a.encoder_layers, a.ns, a.ns}, a.encoder.data()));
+  batch.add(at("decoder_alti.npy"), npy_float32({a.decoder_layers, a.nt, a.nt}, a.decoder.data()));
+  batch.add(at("cross_alti.npy"), npy_float32({a.decoder_layers, a.nt, a.ns}, a.cross.data()));
+  batch.add(at("cross_alti_residual.npy"),
+            npy_float32({a.decoder_layers, a.nt}, a.residual.data()));
+  const std::vector<float> m(a.contributions.begin(), a.contributions.end()),
+      share(a.source_share.begin(), a.source_share.end());
+  batch.add(at("alti_plus.npy"), npy_float32({a.nt, a.ns + a.nt}, m.data()));
+  batch.add(at("source_share.npy"), npy_float32({a.nt}, share.data()));
+}
+
 void add_npy(output_batch& batch, const std::string& dir, const model_report& r) {
   namespace fs = std::filesystem;
   const seq2seq_forward& f = r.seq2seq;
   const auto at = [&](const char* name) { return (fs::path(dir) / name).string(); };
+  const seq2seq_alti* alti = r.alti ? &*r.alti : nullptr;  // then the maps are ALTI's
   batch.add(at("encoder_attention.npy"),
             npy_float32({f.encoder_layers, f.encoder_heads, f.ns, f.ns},
-                        f.encoder_attention.data()));
+                        (alti ? alti->encoder_weights : f.encoder_attention).data()));
   batch.add(at("decoder_attention.npy"),
             npy_float32({f.decoder_layers, f.decoder_heads, f.nt, f.nt},
-                        f.decoder_attention.data()));
-  const matrix& cross = r.measure ? r.cross_weights : f.cross_attention;  // the weights
+                        (alti ? alti->decoder_weights : f.decoder_attention).data()));
+  if (alti) add_alti_npy(batch, dir, *alti);
+  const matrix& cross = alti        ? alti->cross_weights
+                        : r.measure ? r.cross_weights
+                                    : f.cross_attention;  // the weights
   batch.add(at("cross_attention.npy"),
             npy_float32({f.decoder_layers, f.decoder_heads, f.nt, f.ns}, cross.data()));
   if (r.measure)
@@ -131,6 +150,10 @@ std::string seq2seq_json(const model_report& r, const std::string& folder) {
   j["model_type"] = r.config.model_type;
   j["summary"] = model_summary(r.config);
   if (r.measure) j["cross_measure"] = r.measure_name;
+  if (r.alti) {
+    j["measure"] = "alti";
+    j["source_share"] = r.alti->source_share;
+  }
   j["source"] = {{"ids", r.ids}, {"tokens", r.tokens}};
   j["target"] = {{"ids", f.targets}, {"tokens", r.target_tokens},
                  {"decoder_inputs", f.decoder_inputs}, {"generated", r.generated}};
@@ -150,13 +173,14 @@ std::string seq2seq_json(const model_report& r, const std::string& folder) {
 
 // --measure on an encoder–decoder: the cross attention of a teacher-forced run.
 void check_cross_measure(const model_job_config& c, bool forced) {
-  if (!c.measure || !c.measure->make) return;
+  if (!c.measure || !c.measure->make || c.measure->name == "alti") return;  // every stack's
   if (c.measure->follows_residual)
-    throw usage_error(
-        fmt::format("{} {} follows the residual stream around a decoder-only or "
-                    "encoder model's self-attention; an encoder–decoder's cross "
-                    "attention can show {} weights or {} norms",
-                    param("measure"), c.measure->name, param("measure"), param("measure")));
+    throw usage_error(fmt::format(
+        "{} {} follows the residual stream around a decoder-only or "
+        "encoder model's self-attention; an encoder–decoder's cross "
+        "attention can show {} weights, {} norms or {} alti (ALTI+: every "
+        "stack, and each target token's share from the source)",
+        param("measure"), c.measure->name, param("measure"), param("measure"), param("measure")));
   if (!forced)
     throw usage_error(
         fmt::format("{} {} reads the cross attention of a given translation: add "
@@ -246,9 +270,15 @@ void run_seq2seq_job(const hf_model& m, const model_job_config& c, model_report&
     r.target_tokens = names_of(r.seq2seq.targets, r.vocab.get());
     r.generated_text = generated_text(mc, r);
   }
-  if (c.measure && c.measure->make) measure_cross_attention(m, c, r);
+  if (c.measure && c.measure->name == "alti") {
+    r.alti = measure_seq2seq_alti(m, r.ids, r.seq2seq);
+    r.measure_name = "alti";
+  } else if (c.measure && c.measure->make) {
+    measure_cross_attention(m, c, r);
+  }
   const std::string folder = folder_name(c.model_dir);
-  const std::string summary = r.measure
+  const std::string summary = r.alti ? fmt::format("{} · alti (every stack)", model_summary(mc))
+                              : r.measure
                                   ? fmt::format("{} · cross: {}", model_summary(mc), r.measure_name)
                                   : model_summary(mc);
   const seq2seq_maps maps{&r.seq2seq, r.tokens, r.target_tokens, folder, summary};

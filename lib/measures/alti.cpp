@@ -14,6 +14,16 @@
 //
 // Work a layer: the f̃ (n·H·d_h·d), then for every visible pair (i, j) its vector (H·d) and the
 // distance (d): about n²·H·d for a bidirectional model, half that causal.
+//
+// An encoder–decoder's cross attention (keys: the n_s source rows, not the queries; the decoder
+// traced by model/seq2seq.h's trace_decoder) has its residual apart from every key: query i's
+// result is y_i = Σ_j T_ij + ω_i, and the residual is one more part measured the same way,
+//
+//   r_i = max(0, ‖y_i‖₁ − ‖y_i − ω_i‖₁) / (Σ_k max(0, ‖y_i‖₁ − d_ik) + that)
+//
+// the share of the result that stays with the target side (ALTI+, Ferrando et al. 2022b,
+// measures/alti_plus.h); the map shown is the keys' part, each row scaled to 1 again, and
+// residual_shares() keeps r [L, n].
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -30,6 +40,7 @@ namespace alti_parts {
 class alti_taps final : public residual_taps {
  public:
   alti_taps(const measure_shape& s, map_taps& views, map_taps& weights);
+  std::vector<float> residual_shares() const override { return residual_; }
   std::vector<const streamed_npy*> arrays() const override {
     std::vector<const streamed_npy*> all = residual_taps::arrays();
     if (rollout_file_) all.push_back(rollout_file_.get());
@@ -44,14 +55,18 @@ class alti_taps final : public residual_taps {
   void distance_block(std::size_t j0, std::size_t b, const float* f);
   void chain(std::size_t layer);
 
-  std::vector<float> distance_;  // [n, n]: d_ij (−1: key j unseen by query i)
+  bool cross() const { return shape().key_count() != shape().n; }
+
+  std::vector<float> distance_;  // [n, keys]: d_ij (−1: key j unseen by query i)
+  std::vector<float> residual_;  // cross attention: [L, n], r_i of every layer
   std::unique_ptr<streamed_npy> rollout_file_;
   std::vector<float> rollout_, next_;  // with --npy: R so far, and the next product
 };
 
 alti_taps::alti_taps(const measure_shape& s, map_taps& views, map_taps& weights)
-    : residual_taps(s, views, weights, "alti"), distance_(s.n * s.n) {
-  if (s.npy_dir.empty()) return;
+    : residual_taps(s, views, weights, "alti"), distance_(s.n * s.key_count()) {
+  if (cross()) residual_.assign(s.layers * s.n, 0.0f);
+  if (s.npy_dir.empty() || cross()) return;
   rollout_file_ = std::make_unique<streamed_npy>(
       (std::filesystem::path(s.npy_dir) / (s.prefix + "alti_rollout.npy")).string(), s.npy_folder,
       std::vector<std::size_t>{s.n, s.n});
@@ -67,7 +82,8 @@ alti_taps::alti_taps(const measure_shape& s, map_taps& views, map_taps& weights)
 // four queries.
 void alti_taps::distance_block(std::size_t j0, std::size_t b, const float* f) {
   constexpr std::size_t tile_rows = 16, tile_keys = 8;
-  const std::size_t H = shape().heads, n = shape().n, d = width();
+  const std::size_t H = shape().heads, n = shape().n, nk = shape().key_count(), d = width();
+  const bool square = nk == n;  // the own term joins key i (self-attention)
   const std::size_t row_tiles = (n + tile_rows - 1) / tile_rows;
   const std::size_t key_tiles = (b + tile_keys - 1) / tile_keys;
 #pragma omp parallel
@@ -83,7 +99,7 @@ void alti_taps::distance_block(std::size_t j0, std::size_t b, const float* f) {
       for (std::size_t i = i0; i < i1; ++i) {
         const float inv = 1.0f / divisor(i);
         for (std::size_t h = 0; h < H; ++h) {
-          const float* row = weights(h) + i * n + j0;
+          const float* row = weights(h) + i * nk + j0;
           for (std::size_t q = q0; q < q1; ++q)
             a[((i - i0) * tile_keys + (q - q0)) * H + h] = row[q] * inv;
         }
@@ -93,15 +109,16 @@ void alti_taps::distance_block(std::size_t j0, std::size_t b, const float* f) {
         std::size_t seen = 0;
         for (std::size_t i = i0; i < i1; ++i) {
           const float* aq = a.data() + ((i - i0) * tile_keys + (q - q0)) * H;
-          bool any = j == i;
+          const bool mine = square && j == i;
+          bool any = mine;
           for (std::size_t h = 0; h < H; ++h) any |= aq[h] != 0.0f;
-          distance_[i * n + j] = -1.0f;
+          distance_[i * nk + j] = -1.0f;
           if (!any) continue;
-          group[seen] = {result(i), i == j ? own(i) : nullptr, aq};
+          group[seen] = {result(i), mine ? own(i) : nullptr, aq};
           rows[seen++] = i;
         }
         kernels::mixed_l1_distances(group.data(), seen, f + q * H * d, H, d, out.data());
-        for (std::size_t c = 0; c < seen; ++c) distance_[rows[c] * n + j] = out[c];
+        for (std::size_t c = 0; c < seen; ++c) distance_[rows[c] * nk + j] = out[c];
       }
     }
   }
@@ -127,18 +144,26 @@ void alti_taps::chain(std::size_t layer) {
 
 void alti_taps::measure_layer(std::size_t layer, float* shown) {
   take_layer();
-  const std::size_t n = shape().n;
+  const std::size_t n = shape().n, nk = shape().key_count();
 #pragma omp parallel for schedule(dynamic, 16)
   for (std::size_t i = 0; i < n; ++i) {
     float* row = map_row(i);
     const float* y = result(i);
-    double size = 0.0;
+    double size = 0.0, keys = 0.0;
     for (std::size_t k = 0; k < width(); ++k) size += std::fabs(y[k]);
-    for (std::size_t j = 0; j < n; ++j) {
-      const float dist = distance_[i * n + j];
+    for (std::size_t j = 0; j < nk; ++j) {
+      const float dist = distance_[i * nk + j];
       row[j] = dist < 0.0f ? 0.0f : static_cast<float>(std::max(0.0, size - dist));
+      keys += row[j];
     }
-    normalise_row(row, weights(0) + i * n, n);
+    if (cross()) {  // the residual's part, ‖y_i − ω_i‖₁ against the result's size
+      double apart = 0.0;
+      for (std::size_t k = 0; k < width(); ++k) apart += std::fabs(y[k] - own(i)[k]);
+      const double kept = std::max(0.0, size - apart);
+      residual_[layer * n + i] =
+          keys + kept > 0.0 ? static_cast<float>(kept / (keys + kept)) : 0.0f;
+    }
+    normalise_row(row, weights(0) + i * nk, nk);
   }
   show_layer(layer, shown);
   if (rollout_file_) chain(layer);

@@ -43,7 +43,10 @@ class contrib_taps final : public residual_taps {
 };
 
 contrib_taps::contrib_taps(const measure_shape& s, map_taps& views, map_taps& weights)
-    : residual_taps(s, views, weights, "contrib"), gram_(s.n * s.heads * s.heads), diag_(s.n) {}
+    : residual_taps(s, views, weights, "contrib"), gram_(s.n * s.heads * s.heads), diag_(s.n) {
+  if (s.key_count() != s.n)
+    throw std::logic_error("contrib: a self-attention measure (as many keys as queries)");
+}
 
 // ‖T_ii‖ for the queries i in [j0, j0 + b) (keys and queries are the same rows), from their
 // f̃ (b × H × d).

@@ -8,17 +8,15 @@ namespace attnviz {
 
 layer_map_taps::layer_map_taps(const measure_shape& s, map_taps& views, map_taps& weights,
                                const std::string& array)
-    : measure_taps(s, views, weights), layer_map_(s.n * s.n) {
-  if (s.key_count() != s.n)
-    throw std::logic_error("layer_map_taps: a self-attention measure (as many keys as queries)");
+    : measure_taps(s, views, weights), layer_map_(s.n * s.key_count()) {
   if (s.npy_dir.empty()) return;
   file_ = std::make_unique<streamed_npy>(
       (std::filesystem::path(s.npy_dir) / (s.prefix + array + ".npy")).string(), s.npy_folder,
-      std::vector<std::size_t>{s.layers, s.n, s.n});
+      std::vector<std::size_t>{s.layers, s.n, s.key_count()});
 }
 
 void layer_map_taps::show_layer(std::size_t layer, float* shown) {
-  const std::size_t H = shape().heads, nn = shape().n * shape().n;
+  const std::size_t H = shape().heads, nn = shape().n * shape().key_count();
 #pragma omp parallel for schedule(static)
   for (std::size_t h = 0; h < H; ++h)
     std::copy(layer_map_.begin(), layer_map_.end(), shown + h * nn);

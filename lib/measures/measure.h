@@ -73,6 +73,9 @@ class measure_taps : public map_taps {
   // The arrays --npy adds (with shape.npy_dir), written as the layers finish (io/npy_stream.h):
   // complete after the last layer_done.
   virtual std::vector<const streamed_npy*> arrays() const = 0;
+  // A cross-attention measure that counts the residual apart from the keys (alti): each layer's
+  // share of every query's result that stays with it, [L, n]; empty for the others.
+  virtual std::vector<float> residual_shares() const { return {}; }
 
  protected:
   // The layer's maps to show ([H, n, keys] at `shown`, each row summing to 1 where the weights'

@@ -27,7 +27,7 @@ residual_taps::residual_taps(const measure_shape& s, map_taps& views, map_taps& 
 
 void residual_taps::values(const attention_values& p) {
   const std::size_t H = p.heads, n = p.n_k, kvd = p.kv_heads * p.head_dim;
-  if (H != shape().heads || n != shape().n || p.kv_heads == 0 || H % p.kv_heads != 0)
+  if (H != shape().heads || n != shape().key_count() || p.kv_heads == 0 || H % p.kv_heads != 0)
     throw std::logic_error("residual_taps: the layer's values do not match the measure's shape");
   v_.resize(n * kvd);
   for (std::size_t j = 0; j < n; ++j)

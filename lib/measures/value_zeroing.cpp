@@ -79,6 +79,8 @@ class value_zeroing_taps final : public layer_map_taps {
   value_zeroing_taps(const measure_shape& s, map_taps& views, map_taps& weights)
       : layer_map_taps(s, views, weights, "value_zeroing") {
     if (!s.layer_output) throw std::logic_error("value zeroing: no way to run a layer again");
+    if (s.key_count() != s.n)
+      throw std::logic_error("value zeroing: a self-attention measure (as many keys as queries)");
   }
   void layer_input(std::size_t layer, const float* x, std::size_t n, std::size_t d) override;
 

@@ -129,18 +129,17 @@ struct tap_relay {
   }
 };
 
-// attend_projected for a's queries (set) over its keys (set), into `maps` ([H, n_q, n_k]),
-// then the output projection; `biased`: the context's score bias added (self-attention).
+// attend_projected for a's queries (set) over its keys (set), into `maps` ([H, n_q, n_k]) or,
+// with `taps`, where they say (and every row to them, then the values), then the output
+// projection; `biased`: the context's score bias added (self-attention).
 matrix attend_and_output(layer_context& lc, const attention_weights& w, projected_attention& a,
-                         float* maps, const attention_spec& spec, bool biased) {
+                         float* maps, const attention_spec& spec, bool biased, map_taps* taps) {
   const std::size_t H = lc.heads, dh = lc.head_dim;
   std::vector<float*> weights(H);
-  tap_relay relay{lc.taps, lc.layer};
+  tap_relay relay{taps, lc.layer};
   for (std::size_t h = 0; h < H; ++h)
-    weights[h] = biased && lc.taps ? lc.taps->map_of(lc.layer, h)
-                 : maps            ? maps + h * a.n_q * a.n_k
-                                   : nullptr;
-  if (biased && lc.taps) {
+    weights[h] = taps ? taps->map_of(lc.layer, h) : maps ? maps + h * a.n_q * a.n_k : nullptr;
+  if (taps) {
     a.rows_sink = tap_relay::relay;
     a.sink_context = &relay;
   }
@@ -160,8 +159,8 @@ matrix attend_and_output(layer_context& lc, const attention_weights& w, projecte
   lc.lap("project");
   attend_projected(a, spec, lc.m.weights.source());
   lc.lap("attend");
-  if (biased && lc.taps)  // a measure's time (lib/measures/) counts as the output's
-    lc.taps->values({lc.layer, H, lc.kv_heads, dh, a.n_k, a.v, a.ldv, w.o, lc.layout});
+  if (taps)  // a measure's time (lib/measures/) counts as the output's
+    taps->values({lc.layer, H, lc.kv_heads, dh, a.n_k, a.v, a.ldv, w.o, lc.layout});
   matrix out = linear(context, *w.o, lc.layout, w.o_b, lc.conv);
   lc.lap("output");
   return out;
@@ -247,7 +246,7 @@ matrix attention_block(layer_context& lc, const attention_weights& w, const matr
     a.ldk = a.ldv = kv_cols;
     a.n_k = cache->rows;
   }
-  return attend_and_output(lc, w, a, maps, lc.spec, true);
+  return attend_and_output(lc, w, a, maps, lc.spec, true, lc.taps);
 }
 
 kv_cache project_memory(layer_context& lc, const attention_weights& w, const matrix& encoder_out) {
@@ -260,7 +259,7 @@ kv_cache project_memory(layer_context& lc, const attention_weights& w, const mat
 }
 
 matrix cross_attention_block(layer_context& lc, const attention_weights& w, const matrix& in,
-                             const kv_cache& memory, float* maps) {
+                             const kv_cache& memory, float* maps, map_taps* taps) {
   projected_attention a = shape_of(lc, memory.rows);
   const matrix q = linear(in, *w.q, lc.layout, w.q_b, lc.conv);
   a.q = q.data();
@@ -269,7 +268,7 @@ matrix cross_attention_block(layer_context& lc, const attention_weights& w, cons
   a.v = memory.v.data();
   a.ldk = memory.k.cols();
   a.ldv = memory.v.cols();
-  return attend_and_output(lc, w, a, maps, attention_spec{}, false);
+  return attend_and_output(lc, w, a, maps, attention_spec{}, false, taps);
 }
 
 // Phi-3's fused product [gate | up] split into its two halves.
@@ -385,7 +384,12 @@ void add_sliding_window(mask_set& masks, std::size_t window, std::size_t past, s
 
 void report_residual(const layer_context& lc, const matrix& x, const matrix& out,
                      residual_kind kind, const weight_view* nw, const weight_view* nb) {
-  if (!lc.taps) return;
+  report_residual_to(lc.taps, lc, x, out, kind, nw, nb);
+}
+
+void report_residual_to(map_taps* taps, const layer_context& lc, const matrix& x, const matrix& out,
+                        residual_kind kind, const weight_view* nw, const weight_view* nb) {
+  if (!taps) return;
   attention_residual r;
   r.layer = lc.layer;
   r.n = x.rows();
@@ -400,7 +404,7 @@ void report_residual(const layer_context& lc, const matrix& x, const matrix& out
     if (!r.rms && nb) r.beta = vector_of(*nb);
     r.eps = lc.m.config.norm_eps;
   }
-  lc.taps->residual(r);
+  taps->residual(r);
 }
 
 void post_norm_block(layer_context& lc, const layer_weights& w, matrix& x, float* maps,

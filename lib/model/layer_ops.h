@@ -69,6 +69,9 @@ struct kv_cache {
 struct decoder_io {
   float* self_maps = nullptr;
   float* cross_maps = nullptr;
+  // A measure of the cross attention (its rows, values and residual, as lc.taps gets the
+  // self-attention's; model/seq2seq.h trace_decoder), or null.
+  map_taps* cross_taps = nullptr;
   kv_cache* cache = nullptr;
   const kv_cache* memory = nullptr;
 };
@@ -82,9 +85,10 @@ matrix attention_block(layer_context& lc, const attention_weights& w, const matr
                        float* maps, layer_probe* probe, kv_cache* cache = nullptr);
 
 // Cross attention: queries from `in`, keys and values from `memory` (project_memory of the
-// encoder output), maps [H, n, memory.rows]; no mask.
+// encoder output), maps [H, n, memory.rows] (or, with `taps`, where they say, the rows and the
+// values sent to them as a self-attention's go to lc.taps); no mask.
 matrix cross_attention_block(layer_context& lc, const attention_weights& w, const matrix& in,
-                             const kv_cache& memory, float* maps);
+                             const kv_cache& memory, float* maps, map_taps* taps = nullptr);
 kv_cache project_memory(layer_context& lc, const attention_weights& w, const matrix& encoder_out);
 
 // The feed-forward sub-layer on its (normalised) input. Rows are independent here, so a long
@@ -124,6 +128,10 @@ void add_sliding_window(mask_set& masks, std::size_t window, std::size_t past, s
 void report_residual(const layer_context& lc, const matrix& x, const matrix& out,
                      residual_kind kind, const weight_view* nw = nullptr,
                      const weight_view* nb = nullptr);
+// The same to other taps (an encoder–decoder's cross attention: decoder_io::cross_taps).
+void report_residual_to(map_taps* taps, const layer_context& lc, const matrix& x, const matrix& out,
+                        residual_kind kind, const weight_view* nw = nullptr,
+                        const weight_view* nb = nullptr);
 
 // The pre-norm residual block of GPT-2 and the Llama family:
 //   x += attention(norm1(x));  x += mlp(norm2(x))

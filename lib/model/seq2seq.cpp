@@ -165,6 +165,29 @@ void replay_cross_attention(const hf_model& m, const seq2seq_forward& f, map_tap
   }
 }
 
+void trace_decoder(const hf_model& m, const seq2seq_forward& f, map_taps* self_taps,
+                   map_taps* cross_taps) {
+  const std::size_t Hd = f.decoder_heads, nt = f.nt, ns = f.ns;
+  stage_list times;
+  layer_context lc = decoder_context(m, nt, &times);
+  lc.spec.masks.rules = parse_masks("causal");
+  lc.taps = self_taps;
+  std::vector<float> self_maps(Hd * nt * nt), cross_maps(Hd * nt * ns);  // when not tapped
+  matrix y = m.config.family->decoder_embed(m, f.decoder_inputs, 0);
+  for (std::size_t l = 0; l < f.decoder_layers; ++l) {
+    lc.layer = l;
+    const kv_cache memory = project_memory(lc, m.decoder_layers[l].cross, f.encoder_hidden);
+    decoder_io io;
+    io.self_maps = self_maps.data();
+    io.cross_maps = cross_maps.data();
+    io.memory = &memory;
+    io.cross_taps = cross_taps;
+    m.config.family->decoder_block(lc, m.decoder_layers[l], y, io);
+    if (self_taps) self_taps->layer_done(l);
+    if (cross_taps) cross_taps->layer_done(l);
+  }
+}
+
 seq2seq_forward generate_seq2seq(const hf_model& m, const std::vector<std::int64_t>& source,
                                  std::size_t max_new, progress_style style) {
   if (max_new == 0) throw usage_error(fmt::format("{} must be at least 1", param("max-new")));

@@ -53,6 +53,12 @@ seq2seq_forward run_seq2seq(const hf_model& m, const std::vector<std::int64_t>& 
 // cross W_V) and its W_O (values), then layer_done — for a measure of the cross attention
 // (lib/measures/) after a teacher-forced run.
 void replay_cross_attention(const hf_model& m, const seq2seq_forward& f, map_taps& taps);
+// The decoder once more over f's decoder inputs (teacher forcing, as run_seq2seq; after a
+// generation its tokens), for the measures that follow the residual stream: every layer's
+// self-attention to `self_taps` (rows, values, residual, layer_done, as run_model's taps get
+// them) and its cross attention to `cross_taps` the same way; either may be null.
+void trace_decoder(const hf_model& m, const seq2seq_forward& f, map_taps* self_taps,
+                   map_taps* cross_taps);
 seq2seq_forward generate_seq2seq(const hf_model& m, const std::vector<std::int64_t>& source,
                                  std::size_t max_new,
                                  progress_style progress = progress_style::quiet);

@@ -123,6 +123,8 @@ def weights(c, g):
 
 
 _cross_norms = None  # while the reference forward runs: each cross attention's value norms
+_alti = None  # while it runs: each attention sub-layer's ALTI, (stack, map, residual share)
+_last = None  # the last attention's weights and value vectors f_h(x_j), while _alti records
 
 
 def attention(x_q, x_kv, R, p, H, mask):
@@ -141,6 +143,10 @@ def attention(x_q, x_kv, R, p, H, mask):
         s = s.masked_fill(mask, float("-inf"))
     a = torch.softmax(s, -1)
     out = (a @ v).transpose(0, 1).reshape(nq, d)
+    if _alti is not None:
+        global _last
+        wo = R[p + "out_proj.weight"].T  # [H·dh, d]
+        _last = (a, torch.stack([v[h] @ wo[h * dh:(h + 1) * dh] for h in range(H)]))
     if _cross_norms is not None and p.endswith("encoder_attn."):
         wo = R[p + "out_proj.weight"].T  # [H·dh, d]
         f = torch.stack([v[h] @ wo[h * dh:(h + 1) * dh] for h in range(H)])  # [H, nk, d]
@@ -149,13 +155,45 @@ def attention(x_q, x_kv, R, p, H, mask):
     return a, out @ R[p + "out_proj.weight"].T + R[p + "out_proj.bias"]
 
 
-def sublayer(x, R, norm, pre, f):
-    """Post-norm (BART, Marian): LN(x + f(x)); pre-norm (mBART): x + f(LN(x))."""
-    w, b = R[norm + ".weight"], R[norm + ".bias"]
+def alti_of(x, out, w, b, pre, self_attention):
+    """ALTI of one attention sub-layer (Ferrando et al. 2022) from the last attention's weights
+    and value vectors, each key's vector T_ij = sum_h a^h_ij f_h(x_j) formed one by one: the
+    result y_i = x_i + o_i (pre-norm) or LN(x_i + o_i) (post-norm, the norm's divisor s_i fixed
+    by the sum, its linear part L(v) = w (v - mean v)); the residual's vector x_i (or L(x_i)/s_i)
+    joins key i in a self-attention and stands apart in a cross attention. C_ij = max(0, |y_i|_1
+    - |y_i - T_ij|_1); returns the map (rows scaled to 1) and, for a cross attention, the
+    residual's share of the whole."""
+    a, f = _last
+    mix = torch.einsum("hij,hjd->ijd", a, f)  # [nq, nk, d]
     if pre:
-        out, maps = f(layer_norm(x, w, b, 1e-5))
+        y, t, own = x + out, mix, x
+    else:
+        z = x + out
+        s = torch.sqrt(z.var(-1, unbiased=False, keepdim=True) + 1e-5)  # [nq, 1]
+        lin = lambda v: w * (v - v.mean(-1, keepdim=True))  # noqa: E731
+        y, t, own = lin(z) / s + b, lin(mix) / s[:, :, None], lin(x) / s
+    if self_attention:
+        t = t.clone()
+        for i in range(x.shape[0]):
+            t[i, i] += own[i]
+    size = y.abs().sum(-1)
+    c = torch.clamp(size[:, None] - (y[:, None, :] - t).abs().sum(-1), min=0.0)
+    keys = c.sum(-1)
+    if self_attention:
+        return c / keys[:, None], None
+    kept = torch.clamp(size - (y - own).abs().sum(-1), min=0.0)
+    return c / keys[:, None], kept / (keys + kept)
+
+
+def sublayer(x, R, norm, pre, f, alti=None):
+    """Post-norm (BART, Marian): LN(x + f(x)); pre-norm (mBART): x + f(LN(x)). `alti`: the
+    stack name an attention sub-layer's ALTI is recorded under (while _alti records)."""
+    w, b = R[norm + ".weight"], R[norm + ".bias"]
+    out, maps = f(layer_norm(x, w, b, 1e-5) if pre else x)
+    if alti is not None and _alti is not None:
+        _alti.append((alti,) + alti_of(x, out, w, b, pre, alti != "cross"))
+    if pre:
         return x + out, maps
-    out, maps = f(x)
     return layer_norm(x + out, w, b, 1e-5), maps
 
 
@@ -183,11 +221,13 @@ def run_stack(c, R, x, stack, memory=None):
     for l in range(L):
         p = f"model.{stack}.layers.{l}."
         x, a = sublayer(x, R, p + "self_attn_layer_norm", pre,
-                        lambda h: tuple(reversed(attention(h, h, R, p + "self_attn.", H, causal))))
+                        lambda h: tuple(reversed(attention(h, h, R, p + "self_attn.", H, causal))),
+                        stack)
         selfs.append(a)
         if memory is not None:
             x, a = sublayer(x, R, p + "encoder_attn_layer_norm", pre,
-                            lambda h: tuple(reversed(attention(h, memory, R, p + "encoder_attn.", H, None))))
+                            lambda h: tuple(reversed(attention(h, memory, R, p + "encoder_attn.", H, None))),
+                            "cross")
             crosses.append(a)
         x, _ = sublayer(x, R, p + "final_layer_norm", pre,
                         lambda h: (act(h @ R[p + "fc1.weight"].T + R[p + "fc1.bias"]) @ R[p + "fc2.weight"].T
@@ -203,6 +243,27 @@ def forward(c, R, source, target):
     dec, dec_maps, cross = run_stack(c, R, embed(c, R, dec_in, "decoder"), "decoder", memory=enc)
     logits = dec @ R["model.shared.weight"].T + R["final_logits_bias"][0]
     return enc_maps, dec_maps, cross, dec, logits
+
+
+def alti_plus(recorded, ns, nt):
+    """ALTI+ (Ferrando et al. 2022b) from the recorded sub-layers: the encoder's maps rolled out,
+    R = C_Le ... C_1; the decoder's composition over [source | decoder inputs] from M_0 = [0 | I],
+    through each layer's self-attention (M' = C M) and cross attention (M_i = r_i M'_i +
+    (1 - r_i) sum_j C_ij [R_j | 0]). Returns the per-stack maps, the residual shares, M and each
+    row's source share."""
+    enc = [m for s, m, _ in recorded if s == "encoder"]
+    dec = [m for s, m, _ in recorded if s == "decoder"]
+    cross = [(m, r) for s, m, r in recorded if s == "cross"]
+    rollout = torch.eye(ns, dtype=torch.float64)
+    for m in enc:
+        rollout = m @ rollout
+    m_all = torch.cat([torch.zeros(nt, ns, dtype=torch.float64), torch.eye(nt, dtype=torch.float64)], 1)
+    for d, (c, r) in zip(dec, cross):
+        m_all = d @ m_all
+        source = torch.cat([c @ rollout, torch.zeros(nt, nt, dtype=torch.float64)], 1)
+        m_all = r[:, None] * m_all + (1 - r)[:, None] * source
+    return (torch.stack(enc), torch.stack(dec), torch.stack([c for c, _ in cross]),
+            torch.stack([r for _, r in cross]), m_all, m_all[:, :ns].sum(1))
 
 
 def greedy(c, R, source):
@@ -370,14 +431,20 @@ def make(out_dir, seed):
                        "pre_tokenizer": {"type": "WhitespaceSplit"}}, f)
         source = torch.randint(3, c["V"], (c["ns"],), generator=g)
         target = torch.randint(3, c["V"], (c["nt"],), generator=g)
-        global _cross_norms
-        _cross_norms = []
+        global _cross_norms, _alti
+        _cross_norms, _alti = [], []
         enc, dec, cross, hidden, logits = (t5_forward if is_t5(c) else forward)(c, R, source, target)
         recorded, _cross_norms = _cross_norms, None
+        sublayers, _alti = _alti, None
         extra = {}
         if recorded:
             extra = {"cross_norms": torch.stack([h for h, _ in recorded]).numpy(),
                      "cross_norms_layer": torch.stack([l for _, l in recorded]).numpy()}
+        if sublayers:
+            names = ("alti_encoder", "alti_decoder", "alti_cross", "alti_cross_residual",
+                     "alti_plus", "source_share")
+            extra.update({k: v.numpy() for k, v in
+                          zip(names, alti_plus(sublayers, len(source), len(target)))})
         np.savez(os.path.join(folder, "reference.npz"), source=source.numpy().astype(np.int64),
                  target=target.numpy().astype(np.int64), encoder=enc.numpy(), decoder=dec.numpy(),
                  cross=cross.numpy(), decoder_hidden=hidden.numpy(), logits=logits.numpy(),

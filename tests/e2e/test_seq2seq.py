@@ -89,6 +89,8 @@ def check_folder(env, folder):
     assert tokens == [f"t{i}" for i in ref["target"]], tokens
     if "cross_norms" in ref.files:
         check_cross_norms(env, folder, ref, got["cross_attention"])
+    if "alti_plus" in ref.files:
+        check_alti_plus(env, folder, ref, got)
     # greedy generation with the cache: the reference loop's tokens, and the maps of teacher
     # forcing on them
     gen = env.path("gen-" + name)
@@ -135,6 +137,39 @@ def check_cross_norms(env, folder, ref, weights):
                           capture_output=True, text=True)
     assert code.returncode == 2 and "--measure contrib" in code.stderr and "norms" in code.stderr, \
         code.stderr
+
+
+def check_alti_plus(env, folder, ref, weights):
+    """--measure alti on an encoder-decoder against the reference's ALTI of every attention
+    sub-layer (each key's vector formed one by one, float64) and its ALTI+ composition: the
+    three stacks' per-layer maps, the cross attention's residual shares, M and each target row's
+    source share within 1e-5; the *_attention.npy files still the weights; the JSON's maps (what
+    the views read) ALTI's, every head showing its layer's map."""
+    name = os.path.basename(folder)
+    out = env.path("alti-" + name)
+    env.run("model", "--model", folder, "--ids", ids(ref["source"]), "--target-ids",
+            ids(ref["target"]), "--measure", "alti", "--npy", out, "--json", out + ".json",
+            "--quiet")
+    worst = 0.0
+    for npy, key in (("encoder_alti", "alti_encoder"), ("decoder_alti", "alti_decoder"),
+                     ("cross_alti", "alti_cross"), ("cross_alti_residual", "alti_cross_residual"),
+                     ("alti_plus", "alti_plus"), ("source_share", "source_share")):
+        got = np.load(os.path.join(out, npy + ".npy"))
+        assert got.shape == ref[key].shape, (npy, got.shape, ref[key].shape)
+        worst = max(worst, float(np.abs(got - ref[key]).max()))
+    assert worst <= 1e-5, worst
+    assert np.allclose(np.load(os.path.join(out, "alti_plus.npy")).sum(-1), 1.0, atol=1e-5)
+    for npy in ("encoder_attention", "decoder_attention", "cross_attention"):
+        assert np.array_equal(np.load(os.path.join(out, npy + ".npy")), weights[npy]), npy
+    doc = json.load(open(out + ".json", encoding="utf-8"))
+    assert doc["measure"] == "alti"
+    assert np.abs(np.array(doc["source_share"]) - ref["source_share"]).max() <= 1e-5
+    for stack, key in (("encoder_attention", "alti_encoder"), ("decoder_attention", "alti_decoder"),
+                       ("cross_attention", "alti_cross")):
+        shown = np.array(doc[stack], dtype=np.float64)  # [L, H, rows, keys]
+        assert np.abs(shown - ref[key][:, None]).max() <= 1e-5, stack
+    share = ref["source_share"]
+    print(f"  {name}: ALTI+ within {worst:.1e}; source share {share.min():.2f}-{share.max():.2f}")
 
 
 def test_checked_in_models(env):

@@ -225,16 +225,21 @@ matrix decoder_embed(const hf_model& m, const std::vector<std::int64_t>& ids, st
   return embed_stack(m, ids, first, true);
 }
 
-// x = LN(x + f(x)) (post-norm) or x += f(LN(x)) (pre-norm), for a sub-layer f.
+// x = LN(x + f(x)) (post-norm) or x += f(LN(x)) (pre-norm), for a sub-layer f; an attention
+// sub-layer's join is reported to its measure's taps, when it has them.
 template <class F>
-void residual(layer_context& lc, matrix& x, const weight_view* nw, const weight_view* nb, F f) {
+void residual(layer_context& lc, matrix& x, const weight_view* nw, const weight_view* nb, F f,
+              map_taps* taps = nullptr) {
   if (pre_norm(lc.m.config)) {
     const matrix in = norm_of(lc.m, x, nw, nb);
     lc.lap("norm");
-    add_in_place(x, f(in));
+    const matrix out = f(in);
+    report_residual_to(taps, lc, x, out, residual_kind::add);
+    add_in_place(x, out);
     return;
   }
   matrix y = f(x);
+  report_residual_to(taps, lc, x, y, residual_kind::norm_of_sum, nw, nb);
   add_in_place(y, x);
   x = norm_of(lc.m, y, nw, nb);
   lc.lap("norm");
@@ -242,18 +247,25 @@ void residual(layer_context& lc, matrix& x, const weight_view* nw, const weight_
 
 void block(layer_context& lc, const layer_weights& w, matrix& x, float* maps, layer_probe* probe,
            kv_cache*) {
-  residual(lc, x, w.norm1_w, w.norm1_b,
-           [&](const matrix& in) { return attention_block(lc, w.self, in, maps, probe); });
+  residual(
+      lc, x, w.norm1_w, w.norm1_b,
+      [&](const matrix& in) { return attention_block(lc, w.self, in, maps, probe); }, lc.taps);
   residual(lc, x, w.norm2_w, w.norm2_b, [&](const matrix& in) { return mlp_block(lc, w, in); });
 }
 
 void decoder_block(layer_context& lc, const layer_weights& w, matrix& x, const decoder_io& io) {
-  residual(lc, x, w.norm1_w, w.norm1_b, [&](const matrix& in) {
-    return attention_block(lc, w.self, in, io.self_maps, nullptr, io.cache);
-  });
-  residual(lc, x, w.norm_cross_w, w.norm_cross_b, [&](const matrix& in) {
-    return cross_attention_block(lc, w.cross, in, *io.memory, io.cross_maps);
-  });
+  residual(
+      lc, x, w.norm1_w, w.norm1_b,
+      [&](const matrix& in) {
+        return attention_block(lc, w.self, in, io.self_maps, nullptr, io.cache);
+      },
+      lc.taps);
+  residual(
+      lc, x, w.norm_cross_w, w.norm_cross_b,
+      [&](const matrix& in) {
+        return cross_attention_block(lc, w.cross, in, *io.memory, io.cross_maps, io.cross_taps);
+      },
+      io.cross_taps);
   residual(lc, x, w.norm2_w, w.norm2_b, [&](const matrix& in) { return mlp_block(lc, w, in); });
 }
 

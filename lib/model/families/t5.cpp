@@ -166,30 +166,41 @@ void set_position_bias(layer_context& lc, const weight_view& table, bool bidirec
   lc.score_scale = 1.0;
 }
 
-// x += f(norm(x)).
+// x += f(norm(x)); an attention sub-layer's join reported to its measure's taps, when it has
+// them.
 template <class F>
-void residual(layer_context& lc, matrix& x, const weight_view* norm, F f) {
+void residual(layer_context& lc, matrix& x, const weight_view* norm, F f,
+              map_taps* taps = nullptr) {
   const matrix in = norm_of(lc.m, x, norm, nullptr);
   lc.lap("norm");
-  add_in_place(x, f(in));
+  const matrix out = f(in);
+  report_residual_to(taps, lc, x, out, residual_kind::add);
+  add_in_place(x, out);
 }
 
 void block(layer_context& lc, const layer_weights& w, matrix& x, float* maps, layer_probe* probe,
            kv_cache*) {
   if (lc.score_bias.empty()) set_position_bias(lc, *lc.m.layers[0].position_bias, true);
-  residual(lc, x, w.norm1_w,
-           [&](const matrix& in) { return attention_block(lc, w.self, in, maps, probe); });
+  residual(
+      lc, x, w.norm1_w,
+      [&](const matrix& in) { return attention_block(lc, w.self, in, maps, probe); }, lc.taps);
   residual(lc, x, w.norm2_w, [&](const matrix& in) { return mlp_block(lc, w, in); });
 }
 
 void decoder_block(layer_context& lc, const layer_weights& w, matrix& x, const decoder_io& io) {
   if (lc.score_bias.empty()) set_position_bias(lc, *lc.m.decoder_layers[0].position_bias, false);
-  residual(lc, x, w.norm1_w, [&](const matrix& in) {
-    return attention_block(lc, w.self, in, io.self_maps, nullptr, io.cache);
-  });
-  residual(lc, x, w.norm_cross_w, [&](const matrix& in) {
-    return cross_attention_block(lc, w.cross, in, *io.memory, io.cross_maps);
-  });
+  residual(
+      lc, x, w.norm1_w,
+      [&](const matrix& in) {
+        return attention_block(lc, w.self, in, io.self_maps, nullptr, io.cache);
+      },
+      lc.taps);
+  residual(
+      lc, x, w.norm_cross_w,
+      [&](const matrix& in) {
+        return cross_attention_block(lc, w.cross, in, *io.memory, io.cross_maps, io.cross_taps);
+      },
+      io.cross_taps);
   residual(lc, x, w.norm2_w, [&](const matrix& in) { return mlp_block(lc, w, in); });
 }
 
