@@ -18,12 +18,13 @@ struct shown_stack {
 };
 
 measure_shape shape_of(std::size_t layers, std::size_t heads, std::size_t rows, std::size_t keys,
-                       std::size_t width) {
+                       std::size_t width, bool cross) {
   measure_shape s;
   s.layers = layers;
   s.heads = heads;
   s.n = rows;
-  s.keys = keys == rows ? 0 : keys;
+  s.keys = keys;
+  s.cross = cross;
   s.width = width;
   return s;
 }
@@ -45,8 +46,9 @@ seq2seq_alti measure_seq2seq_alti(const hf_model& m, const std::vector<std::int6
   const measure_spec& alti = measure_named("alti", "measure");
   const std::size_t d = m.config.d_model, Le = f.encoder_layers, He = f.encoder_heads;
   const std::size_t Ld = f.decoder_layers, Hd = f.decoder_heads, ns = f.ns, nt = f.nt;
-  const measure_shape enc = shape_of(Le, He, ns, ns, d), self = shape_of(Ld, Hd, nt, nt, d),
-                      cross = shape_of(Ld, Hd, nt, ns, d);
+  const measure_shape enc = shape_of(Le, He, ns, ns, d, false),
+                      self = shape_of(Ld, Hd, nt, nt, d, false),
+                      cross = shape_of(Ld, Hd, nt, ns, d, true);
   matrix enc_maps(Le * He * ns, ns), self_maps(Ld * Hd * nt, nt), cross_maps(Ld * Hd * nt, ns);
   array_taps enc_views(enc_maps.data(), He, ns, ns), none(nullptr, He, ns, ns);
   array_taps self_views(self_maps.data(), Hd, nt, nt), cross_views(cross_maps.data(), Hd, nt, ns),

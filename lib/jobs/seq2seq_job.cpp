@@ -203,6 +203,7 @@ void measure_cross_attention(const hf_model& m, const model_job_config& c, model
   shape.heads = f.decoder_heads;
   shape.n = f.nt;
   shape.keys = f.ns;
+  shape.cross = true;
   shape.width = m.config.d_model;
   if (!c.out.npy_dir.empty()) {
     shape.npy_dir = c.out.npy_dir;

@@ -55,7 +55,7 @@ class alti_taps final : public residual_taps {
   void distance_block(std::size_t j0, std::size_t b, const float* f);
   void chain(std::size_t layer);
 
-  bool cross() const { return shape().key_count() != shape().n; }
+  bool cross() const { return shape().cross || shape().key_count() != shape().n; }
 
   std::vector<float> distance_;  // [n, keys]: d_ij (−1: key j unseen by query i)
   std::vector<float> residual_;  // cross attention: [L, n], r_i of every layer
@@ -83,7 +83,7 @@ alti_taps::alti_taps(const measure_shape& s, map_taps& views, map_taps& weights)
 void alti_taps::distance_block(std::size_t j0, std::size_t b, const float* f) {
   constexpr std::size_t tile_rows = 16, tile_keys = 8;
   const std::size_t H = shape().heads, n = shape().n, nk = shape().key_count(), d = width();
-  const bool square = nk == n;  // the own term joins key i (self-attention)
+  const bool square = !cross();  // the own term joins key i (self-attention)
   const std::size_t row_tiles = (n + tile_rows - 1) / tile_rows;
   const std::size_t key_tiles = (b + tile_keys - 1) / tile_keys;
 #pragma omp parallel

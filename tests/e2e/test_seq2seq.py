@@ -169,6 +169,13 @@ def check_alti_plus(env, folder, ref, weights):
         shown = np.array(doc[stack], dtype=np.float64)  # [L, H, rows, keys]
         assert np.abs(shown - ref[key][:, None]).max() <= 1e-5, stack
     share = ref["source_share"]
+    # a target as long as the source: still a cross attention (its residual apart from key i)
+    same = env.path("alti-same-" + name)
+    env.run("model", "--model", folder, "--ids", ids(ref["source"]), "--target-ids",
+            ids(ref["source"]), "--measure", "alti", "--npy", same, "--quiet")
+    residual = np.load(os.path.join(same, "cross_alti_residual.npy"))
+    assert residual.shape == (ref["alti_cross"].shape[0], len(ref["source"]))
+    assert np.allclose(np.load(os.path.join(same, "alti_plus.npy")).sum(-1), 1.0, atol=1e-5)
     print(f"  {name}: ALTI+ within {worst:.1e}; source share {share.min():.2f}-{share.max():.2f}")
 
 
