@@ -33,8 +33,13 @@ void check_seq2seq_memory(const model_config& m, std::size_t ns, std::size_t nt,
     s.json = json;
     return estimate_bytes(s);
   };
-  const std::uint64_t need = stack(m.layers * m.heads, ns, ns) +
-                             stack(m.decoder_layers * m.decoder_heads, nt, nt + ns);
+  std::uint64_t need = stack(m.layers * m.heads, ns, ns) +
+                       stack(m.decoder_layers * m.decoder_heads, nt, nt + ns);
+  if (c.measure && c.measure->name == "alti") {  // every stack's maps twice, the weights kept,
+    const std::uint64_t maps = 4 * (m.layers * m.heads * ns * ns +  // and ALTI's buffers
+                                    m.decoder_layers * m.decoder_heads * nt * (nt + ns));
+    need += 3 * maps;
+  }
   if (need <= c.max_memory) return;
   throw usage_error(fmt::format("keeping the three attentions of {} source and {} target tokens "
                                 "would need about {}, more than the limit of {}: use shorter "
