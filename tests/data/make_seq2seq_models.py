@@ -339,7 +339,17 @@ def t5_attention(x_q, x_kv, R, p, c, bias):
         s = s + bias
     a = torch.softmax(s, -1)
     out = (a @ v).transpose(0, 1).reshape(x_q.shape[0], H * dkv)
+    if _alti is not None:
+        global _last
+        wo = R[p + "o.weight"].T  # [H·d_kv, d]
+        _last = (a, torch.stack([v[h] @ wo[h * dkv:(h + 1) * dkv] for h in range(H)]))
     return a, out @ R[p + "o.weight"].T
+
+
+def t5_record(stack, x, out):
+    """ALTI of a T5 attention sub-layer (pre-norm: y = x + o), while _alti records."""
+    if _alti is not None:
+        _alti.append((stack,) + alti_of(x, out, None, None, True, stack != "cross"))
 
 
 def t5_stack(c, R, x, stack, memory=None):
@@ -358,11 +368,13 @@ def t5_stack(c, R, x, stack, memory=None):
         a, out = t5_attention(h := t5_norm(x, R[p + "layer.0.layer_norm.weight"]), h, R,
                               p + "layer.0.SelfAttention.", c, bias)
         selfs.append(a)
+        t5_record(stack, x, out)
         x = x + out
         if decoder:
             h = t5_norm(x, R[p + "layer.1.layer_norm.weight"])
             a, out = t5_attention(h, memory, R, p + "layer.1.EncDecAttention.", c, None)
             crosses.append(a)
+            t5_record("cross", x, out)
             x = x + out
         ff = p + ("layer.2." if decoder else "layer.1.")
         h = t5_norm(x, R[ff + "layer_norm.weight"])
