@@ -55,6 +55,28 @@ void print_logit_lens(std::FILE* out, const model_report& r, bool byte_level) {
   }
 }
 
+// An encoder–decoder's decoder lens: a line per target row, the top token read after each
+// layer with its probability, then the output (what the row predicts).
+void print_decoder_lens(std::FILE* out, const model_report& r) {
+  const logit_lens& lens = *r.lens;
+  const bool byte_level = is_byte_level_sequence(r.target_tokens);
+  auto cell = [&](std::size_t l, std::size_t i) {
+    const std::string t = display_token(lens.tokens[(l * lens.n + i) * lens.k], byte_level);
+    return fmt::format("{:<12} {:.2f}", shorten_for_message(t, 12), lens.prob(l, i));
+  };
+  fmt::print(out,
+             "logit lens of the decoder: each target row's top token read from each layer's "
+             "input, its probability, and the output\n  row");
+  for (std::size_t l = 0; l + 1 < lens.rows; ++l)
+    fmt::print(out, "  {:<17}", fmt::format("layer {}", l));
+  fmt::print(out, "  output\n");
+  for (std::size_t i = 0; i < lens.n; ++i) {
+    fmt::print(out, "  {:>3}", i);
+    for (std::size_t l = 0; l < lens.rows; ++l) fmt::print(out, "  {}", cell(l, i));
+    fmt::print(out, "\n");
+  }
+}
+
 // ALTI+'s source share of each target token, six to a line.
 void print_source_shares(std::FILE* out, const model_report& r) {
   const std::vector<double>& share = r.alti->source_share;
@@ -290,7 +312,9 @@ Examples:
                 "prediction rows (the top token per layer, its probability, the rank of the "
                 "model's own prediction; printed like the predictions, also when a figure or "
                 "file is written); --json adds every position's top --top-k tokens per "
-                "layer, --npy logit_lens.npy, logit_lens_prob.npy and logit_lens_rank.npy")
+                "layer, --npy logit_lens.npy, logit_lens_prob.npy and logit_lens_rank.npy. "
+                "Encoder-decoder models: the decoder's layers at every target row, printed as a "
+                "table (--view logit-lens --stack decoder draws it; decoder_logit_lens*.npy)")
       ->group("Output");
   add_maps_view_flags(*cmd, c.choice, f->view);
   cmd->add_flag("--name-heads", c.name_heads,
@@ -365,6 +389,7 @@ Examples:
                  r.ids.size(), r.seq2seq.nt, r.generated ? " (generated)" : "");
       if (r.generated) fmt::print(out, "{}\n", r.generated_text);
       if (r.alti) print_source_shares(out, r);
+      if (r.lens && job.logit_lens) print_decoder_lens(out, r);
       if (r.gold_scores)
         fmt::print(out,
                    "alignment ({}): precision {:.3f}, recall {:.3f}, AER {:.3f} ({} pairs "

@@ -10,7 +10,8 @@
 
 namespace attnviz {
 
-void add_logit_lens_npy(output_batch& batch, const std::string& dir, const logit_lens& lens) {
+void add_logit_lens_npy(output_batch& batch, const std::string& dir, const logit_lens& lens,
+                        const std::string& prefix) {
   namespace fs = std::filesystem;
   const std::size_t cells = lens.rows * lens.n;
   std::vector<std::int64_t> ids(cells);
@@ -19,11 +20,11 @@ void add_logit_lens_npy(output_batch& batch, const std::string& dir, const logit
     ids[c] = lens.top_ids[c * lens.k];
     probs[c] = lens.top_probs[c * lens.k];
   }
-  batch.add((fs::path(dir) / "logit_lens.npy").string(),
+  batch.add((fs::path(dir) / (prefix + "logit_lens.npy")).string(),
             npy_int64({lens.rows, lens.n}, ids.data()));
-  batch.add((fs::path(dir) / "logit_lens_prob.npy").string(),
+  batch.add((fs::path(dir) / (prefix + "logit_lens_prob.npy")).string(),
             npy_float32({lens.rows, lens.n}, probs.data()));
-  batch.add((fs::path(dir) / "logit_lens_rank.npy").string(),
+  batch.add((fs::path(dir) / (prefix + "logit_lens_rank.npy")).string(),
             npy_int64({lens.rows, lens.n}, lens.final_rank.data()));
 }
 

@@ -9,9 +9,10 @@
 #include "analysis/column_sums.h"
 #include "attnviz/version.h"
 #include "error.h"
+#include "index_list.h"
 #include "io/file_io.h"
 #include "io/npy.h"
-#include "index_list.h"
+#include "jobs/logit_lens_outputs.h"
 #include "jobs/memory_guard.h"
 #include "tokenizers/token_display.h"
 #include "tokenizers/vocabulary.h"
@@ -99,6 +100,7 @@ void add_npy(output_batch& batch, const std::string& dir, const model_report& r)
             npy_float32({f.decoder_layers, f.decoder_heads, f.nt, f.nt},
                         (alti ? alti->decoder_weights : f.decoder_attention).data()));
   if (alti) add_alti_npy(batch, dir, *alti);
+  if (r.lens) add_logit_lens_npy(batch, dir, *r.lens, "decoder_");
   const matrix& cross = alti        ? alti->cross_weights
                         : r.measure ? r.cross_weights
                                     : f.cross_attention;  // the weights
@@ -155,6 +157,7 @@ std::string seq2seq_json(const model_report& r, const std::string& folder) {
   j["model_type"] = r.config.model_type;
   j["summary"] = model_summary(r.config);
   if (r.measure) j["cross_measure"] = r.measure_name;
+  if (r.lens) j["decoder_logit_lens"] = nlohmann::json::parse(logit_lens_json(*r.lens));
   if (r.alti) {
     j["measure"] = "alti";
     j["source_share"] = r.alti->source_share;
@@ -243,13 +246,31 @@ void check_choice(const model_job_config& c, const model_config& m, std::size_t 
 
 }  // namespace
 
+// --logit-lens: each decoder layer's input (the decoder traced again over its inputs) through
+// the decoder's final norm and the output embeddings, at every target row; the last row the
+// model's own output.
+void decoder_logit_lens(const hf_model& m, const model_job_config& c, model_report& r) {
+  std::vector<matrix> inputs;
+  trace_decoder(m, r.seq2seq, nullptr, nullptr, &inputs);
+  lens_stack decoder;
+  decoder.layers = r.seq2seq.decoder_layers;
+  decoder.final_norm = [&m](matrix y) { return decoder_final_norm(m, std::move(y)); };
+  r.lens = run_logit_lens(
+      m, [&](std::size_t l) { return inputs[l]; }, r.seq2seq.decoder_hidden,
+      std::max<std::size_t>(1, c.top_k), c.progress, decoder);
+  const std::optional<vocabulary>& vocab = r.vocab.get();
+  for (const std::int64_t id : r.lens->top_ids)
+    r.lens->tokens.push_back(vocab ? vocab->token(id) : fmt::format("{}", id));
+}
+
 void run_seq2seq_job(const hf_model& m, const model_job_config& c, model_report& r) {
   const model_config& mc = m.config;
   r.encoder_decoder = true;
-  if ((c.top_k > 0 && !c.top_k_if_possible) || c.name_heads)
-    throw usage_error(fmt::format("{} and {} read a decoder-only or encoder-only model's heads; "
-                                  "{} is an encoder–decoder model",
-                                  param("top-k"), param("name-heads"), c.model_dir));
+  if ((c.top_k > 0 && !c.top_k_if_possible && !wants_logit_lens(c)) || c.name_heads)
+    throw usage_error(
+        fmt::format("{} (but with {}) and {} read a decoder-only or encoder-only "
+                    "model's predictions and heads; {} is an encoder–decoder model",
+                    param("top-k"), param("logit_lens"), param("name-heads"), c.model_dir));
   model_input in = read_model_input(c.model_dir, c.text, c.ids, mc.max_positions);
   r.ids = std::move(in.ids);
   r.tokens = std::move(in.tokens);
@@ -287,7 +308,9 @@ void run_seq2seq_job(const hf_model& m, const model_job_config& c, model_report&
                               : r.measure
                                   ? fmt::format("{} · cross: {}", model_summary(mc), r.measure_name)
                                   : model_summary(mc);
-  const seq2seq_maps maps{&r.seq2seq, r.tokens, r.target_tokens, folder, summary};
+  if (wants_logit_lens(c)) decoder_logit_lens(m, c, r);
+  const seq2seq_maps maps{&r.seq2seq, r.tokens, r.target_tokens,
+                          folder,     summary,  r.lens ? &*r.lens : nullptr};
   std::string gold_note;
   if (!c.align_path.empty() || gold) {
     const word_map words = alignment_words(maps, c.choice);

@@ -83,8 +83,9 @@ void check_seq2seq_view(const view_choice& c, seq2seq_stack stack, const model_c
   }
   if (stack == seq2seq_stack::cross) return check_cross_view(c, m);
   const bool encoder = stack == seq2seq_stack::encoder;
-  check_view_choice(c, encoder ? m.layers : m.decoder_layers,
-                    encoder ? m.heads : m.decoder_heads, encoder ? n_source : n_target, !encoder);
+  check_view_choice(c, encoder ? m.layers : m.decoder_layers, encoder ? m.heads : m.decoder_heads,
+                    encoder ? n_source : n_target, !encoder,
+                    !encoder);  // the decoder's logit lens (seq2seq_job.cpp)
 }
 
 maps_source stack_source(const seq2seq_maps& s, seq2seq_stack stack) {
@@ -98,6 +99,7 @@ maps_source stack_source(const seq2seq_maps& s, seq2seq_stack stack) {
   out.tokens = display_tokens(encoder ? s.source_tokens : s.target_tokens);
   out.causal = !encoder;
   out.name = fmt::format("{} · {}", s.name, encoder ? "encoder" : "decoder");
+  if (!encoder) out.lens = s.lens;
   out.subtitle = s.subtitle;
   return out;
 }

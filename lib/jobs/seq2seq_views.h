@@ -21,6 +21,7 @@
 #include "analysis/word_alignment.h"
 #include "enum_names.h"
 #include "jobs/maps_views.h"
+#include "model/logit_lens.h"
 #include "model/seq2seq.h"
 
 namespace attnviz {
@@ -35,6 +36,7 @@ struct seq2seq_maps {
   const seq2seq_forward* f = nullptr;
   std::vector<std::string> source_tokens, target_tokens;  // as the tokenizer writes them
   std::string name, subtitle;                             // the folder, the model's sizes
+  const logit_lens* lens = nullptr;  // the decoder's, with --logit-lens (rows: its layers + 1)
 };
 
 // usage_error naming the flag for a choice the stack cannot draw, or (html) a page too large

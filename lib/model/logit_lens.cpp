@@ -44,10 +44,10 @@ std::int64_t rank_of(const float* z, std::size_t V, std::int64_t id) {
 
 // Row `row` of the lens from the stream x (n × d; `normed`: already through the final norm),
 // with the rank of the final prediction (the lens' last row's top token) unless it is that row.
-void lens_row(const hf_model& m, matrix x, bool normed, std::size_t row, logit_lens& lens,
-              std::vector<std::size_t>& order) {
+void lens_row(const hf_model& m, matrix x, const lens_stack* norm, std::size_t row,
+              logit_lens& lens, std::vector<std::size_t>& order) {
   const std::size_t n = x.rows(), d = x.cols(), k = lens.k;
-  if (!normed) x = final_norm_of(m, std::move(x));
+  if (norm) x = norm->final_norm(std::move(x));
   const std::size_t chunk = chunk_rows(m.config.vocab);
   for (std::size_t i0 = 0; i0 < n; i0 += chunk) {
     const std::size_t rows = std::min(chunk, n - i0);
@@ -68,8 +68,17 @@ void lens_row(const hf_model& m, matrix x, bool normed, std::size_t row, logit_l
 
 logit_lens run_logit_lens(const hf_model& m, const std::function<matrix(std::size_t)>& input_of,
                           const matrix& hidden, std::size_t k, progress_style style) {
+  lens_stack own;
+  own.layers = m.config.layers;
+  own.final_norm = [&m](matrix x) { return final_norm_of(m, std::move(x)); };
+  return run_logit_lens(m, input_of, hidden, k, style, own);
+}
+
+logit_lens run_logit_lens(const hf_model& m, const std::function<matrix(std::size_t)>& input_of,
+                          const matrix& hidden, std::size_t k, progress_style style,
+                          const lens_stack& stack) {
   using namespace logit_lens_parts;
-  const std::size_t L = m.config.layers, n = hidden.rows(), V = m.config.vocab;
+  const std::size_t L = stack.layers, n = hidden.rows(), V = m.config.vocab;
   logit_lens lens;
   lens.rows = L + 1;
   lens.n = n;
@@ -79,10 +88,10 @@ logit_lens run_logit_lens(const hf_model& m, const std::function<matrix(std::siz
   lens.final_rank.assign(lens.rows * n, 0);
   std::vector<std::size_t> order(V);
   progress bar("logit lens", "layers", L + 1, style);
-  lens_row(m, hidden, true, L, lens, order);  // the model's own prediction first: the ranks
+  lens_row(m, hidden, nullptr, L, lens, order);  // the model's own prediction first: the ranks
   bar.update(1);
   for (std::size_t l = 0; l < L; ++l) {
-    lens_row(m, input_of(l), false, l, lens, order);
+    lens_row(m, input_of(l), &stack, l, lens, order);
     bar.update(l + 2);
   }
   bar.finish();

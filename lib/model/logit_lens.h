@@ -38,10 +38,20 @@ struct logit_lens {
   }
 };
 
+// The stack the lens reads: its layers and its final norm (an encoder–decoder's decoder:
+// model/seq2seq.h decoder_final_norm); by default the decoder-only or encoder model's own.
+struct lens_stack {
+  std::size_t layers = 0;
+  std::function<matrix(matrix)> final_norm;
+};
+
 // input_of(l): layer l's input (n × d, as the forward's taps saw it); `hidden`: the forward's
-// last hidden state (n × d).
+// last hidden state (n × d), through the final norm already.
 logit_lens run_logit_lens(const hf_model& m, const std::function<matrix(std::size_t)>& input_of,
                           const matrix& hidden, std::size_t k, progress_style style);
+logit_lens run_logit_lens(const hf_model& m, const std::function<matrix(std::size_t)>& input_of,
+                          const matrix& hidden, std::size_t k, progress_style style,
+                          const lens_stack& stack);
 
 // The scratch and working bytes: the layers' inputs, and one chunk of logits.
 std::uint64_t logit_lens_bytes(const model_config& c, std::size_t n);

@@ -165,8 +165,12 @@ void replay_cross_attention(const hf_model& m, const seq2seq_forward& f, map_tap
   }
 }
 
+matrix decoder_final_norm(const hf_model& m, matrix y) {
+  return decoder_final(m, std::move(y));
+}
+
 void trace_decoder(const hf_model& m, const seq2seq_forward& f, map_taps* self_taps,
-                   map_taps* cross_taps) {
+                   map_taps* cross_taps, std::vector<matrix>* layer_inputs) {
   const std::size_t Hd = f.decoder_heads, nt = f.nt, ns = f.ns;
   stage_list times;
   layer_context lc = decoder_context(m, nt, &times);
@@ -176,6 +180,7 @@ void trace_decoder(const hf_model& m, const seq2seq_forward& f, map_taps* self_t
   matrix y = m.config.family->decoder_embed(m, f.decoder_inputs, 0);
   for (std::size_t l = 0; l < f.decoder_layers; ++l) {
     lc.layer = l;
+    if (layer_inputs) layer_inputs->push_back(y);
     const kv_cache memory = project_memory(lc, m.decoder_layers[l].cross, f.encoder_hidden);
     decoder_io io;
     io.self_maps = self_maps.data();

@@ -56,9 +56,12 @@ void replay_cross_attention(const hf_model& m, const seq2seq_forward& f, map_tap
 // The decoder once more over f's decoder inputs (teacher forcing, as run_seq2seq; after a
 // generation its tokens), for the measures that follow the residual stream: every layer's
 // self-attention to `self_taps` (rows, values, residual, layer_done, as run_model's taps get
-// them) and its cross attention to `cross_taps` the same way; either may be null.
+// them) and its cross attention to `cross_taps` the same way; either may be null; each layer's
+// input (nt × d) kept in `layer_inputs` when given (the logit lens).
 void trace_decoder(const hf_model& m, const seq2seq_forward& f, map_taps* self_taps,
-                   map_taps* cross_taps);
+                   map_taps* cross_taps, std::vector<matrix>* layer_inputs = nullptr);
+// The decoder's final norm (mBART's, T5's; none in BART and Marian) on rows of its stream.
+matrix decoder_final_norm(const hf_model& m, matrix y);
 seq2seq_forward generate_seq2seq(const hf_model& m, const std::vector<std::int64_t>& source,
                                  std::size_t max_new,
                                  progress_style progress = progress_style::quiet);

@@ -125,6 +125,7 @@ def weights(c, g):
 _cross_norms = None  # while the reference forward runs: each cross attention's value norms
 _alti = None  # while it runs: each attention sub-layer's ALTI, (stack, map, residual share)
 _last = None  # the last attention's weights and value vectors f_h(x_j), while _alti records
+_inputs = None  # while the reference forward runs: each decoder layer's input (the logit lens)
 
 
 def attention(x_q, x_kv, R, p, H, mask):
@@ -220,6 +221,8 @@ def run_stack(c, R, x, stack, memory=None):
     selfs, crosses = [], []
     for l in range(L):
         p = f"model.{stack}.layers.{l}."
+        if _inputs is not None and stack == "decoder":
+            _inputs.append(x)
         x, a = sublayer(x, R, p + "self_attn_layer_norm", pre,
                         lambda h: tuple(reversed(attention(h, h, R, p + "self_attn.", H, causal))),
                         stack)
@@ -264,6 +267,30 @@ def alti_plus(recorded, ns, nt):
         m_all = r[:, None] * m_all + (1 - r)[:, None] * source
     return (torch.stack(enc), torch.stack(dec), torch.stack([c for c, _ in cross]),
             torch.stack([r for _, r in cross]), m_all, m_all[:, :ns].sum(1))
+
+
+def decoder_lens(c, R, inputs):
+    """The logit lens of the decoder: each layer's input through the decoder's final norm
+    (mBART's layer_norm, T5's final_layer_norm; none in BART and Marian) and the output
+    embeddings, as the reference forward computes its logits. Returns the top token, its
+    probability and the gap between the two largest logits, each [Ld, nt]."""
+    tops, probs, gaps = [], [], []
+    for x in inputs:
+        if is_t5(c):
+            h = t5_norm(x, R["decoder.final_layer_norm.weight"])
+            head = R["shared.weight"] if c["tied"] else R["lm_head.weight"]
+            z = (h * (c["d"] ** -0.5 if c["tied"] else 1.0)) @ head.T
+        else:
+            h = x
+            if c["model_type"] == "mbart":
+                h = layer_norm(x, R["model.decoder.layer_norm.weight"], R["model.decoder.layer_norm.bias"], 1e-5)
+            z = h @ R["model.shared.weight"].T + R["final_logits_bias"][0]
+        p = torch.softmax(z, -1)
+        two = torch.topk(z, 2, -1).values
+        tops.append(torch.argmax(z, -1))
+        probs.append(p.max(-1).values)
+        gaps.append(two[:, 0] - two[:, 1])
+    return torch.stack(tops), torch.stack(probs), torch.stack(gaps)
 
 
 def greedy(c, R, source):
@@ -365,6 +392,8 @@ def t5_stack(c, R, x, stack, memory=None):
     selfs, crosses = [], []
     for l in range(c["Le"] if not decoder else c["Ld"]):
         p = f"{stack}.block.{l}."
+        if _inputs is not None and decoder:
+            _inputs.append(x)
         a, out = t5_attention(h := t5_norm(x, R[p + "layer.0.layer_norm.weight"]), h, R,
                               p + "layer.0.SelfAttention.", c, bias)
         selfs.append(a)
@@ -443,15 +472,18 @@ def make(out_dir, seed):
                        "pre_tokenizer": {"type": "WhitespaceSplit"}}, f)
         source = torch.randint(3, c["V"], (c["ns"],), generator=g)
         target = torch.randint(3, c["V"], (c["nt"],), generator=g)
-        global _cross_norms, _alti
-        _cross_norms, _alti = [], []
+        global _cross_norms, _alti, _inputs
+        _cross_norms, _alti, _inputs = [], [], []
         enc, dec, cross, hidden, logits = (t5_forward if is_t5(c) else forward)(c, R, source, target)
         recorded, _cross_norms = _cross_norms, None
         sublayers, _alti = _alti, None
-        extra = {}
+        inputs, _inputs = _inputs, None
+        lens_top, lens_prob, lens_gap = decoder_lens(c, R, inputs)
+        extra = {"lens_top": lens_top.numpy().astype(np.int64), "lens_prob": lens_prob.numpy(),
+                 "lens_gap": lens_gap.numpy()}
         if recorded:
-            extra = {"cross_norms": torch.stack([h for h, _ in recorded]).numpy(),
-                     "cross_norms_layer": torch.stack([l for _, l in recorded]).numpy()}
+            extra.update({"cross_norms": torch.stack([h for h, _ in recorded]).numpy(),
+                          "cross_norms_layer": torch.stack([l for _, l in recorded]).numpy()})
         if sublayers:
             names = ("alti_encoder", "alti_decoder", "alti_cross", "alti_cross_residual",
                      "alti_plus", "source_share")

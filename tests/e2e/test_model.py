@@ -324,8 +324,13 @@ def test_logit_lens_is_printed_and_refused_where_it_cannot_run(env):
     _, err = env.run("draw", "--weights", os.path.join(out, "attention.npy"), "--view", "logit-lens", "--png",
                      env.path("no.png"), expect=2)
     assert "attn-viz model" in err and not os.path.exists(env.path("no.png")), err
+    # an encoder-decoder's decoder has a lens too (tests/e2e/test_seq2seq.py checks its numbers),
+    # after a generation as after a given target; its encoder has no output embeddings to read
     bart = os.path.join(env.data, "seq2seq", "bart_f32")
-    refuse(env, ["--model", bart, "--ids", "5,6,7", "--logit-lens"], "--logit-lens", "encoder–decoder")
+    stdout, _ = env.run("model", "--model", bart, "--ids", "5,6,7", "--logit-lens", "--max-new", "3")
+    assert "logit lens of the decoder" in stdout, stdout
+    refuse(env, ["--model", bart, "--ids", "5,6,7", "--target-ids", "5,6", "--view", "logit-lens",
+                 "--stack", "encoder", "--png", env.path("enc.png")], "--view logit-lens")
 
 
 def test_bad_models_and_ids_are_refused_with_one_message(env):

@@ -91,6 +91,8 @@ def check_folder(env, folder):
         check_cross_norms(env, folder, ref, got["cross_attention"])
     if "alti_plus" in ref.files:
         check_alti_plus(env, folder, ref, got)
+    if "lens_top" in ref.files:
+        check_decoder_lens(env, folder, ref)
     # greedy generation with the cache: the reference loop's tokens, and the maps of teacher
     # forcing on them
     gen = env.path("gen-" + name)
@@ -137,6 +139,32 @@ def check_cross_norms(env, folder, ref, weights):
                           capture_output=True, text=True)
     assert code.returncode == 2 and "--measure contrib" in code.stderr and "norms" in code.stderr, \
         code.stderr
+
+
+def check_decoder_lens(env, folder, ref):
+    """--logit-lens on an encoder-decoder: each decoder layer's input through the decoder's final
+    norm and the output embeddings, against the reference's (the top token wherever its two
+    best logits are 1e-3 apart, the probability within 1e-5); the last row is the model's own
+    output (its argmax of the logits); printed as a table, drawn by --view logit-lens."""
+    name = os.path.basename(folder)
+    out = env.path("lens-" + name)
+    stdout, _ = env.run("model", "--model", folder, "--ids", ids(ref["source"]), "--target-ids",
+                        ids(ref["target"]), "--logit-lens", "--npy", out, "--top-k", "3")
+    top = np.load(os.path.join(out, "decoder_logit_lens.npy"))
+    prob = np.load(os.path.join(out, "decoder_logit_lens_prob.npy"))
+    layers, nt = ref["lens_top"].shape
+    assert top.shape == (layers + 1, nt) and prob.shape == top.shape
+    clear = ref["lens_gap"] > 1e-3
+    assert (top[:-1][clear] == ref["lens_top"][clear]).all(), (top, ref["lens_top"])
+    assert np.abs(prob[:-1] - ref["lens_prob"]).max() <= 1e-5
+    assert (top[-1] == ref["logits"].argmax(-1)).all()
+    assert "logit lens of the decoder" in stdout and stdout.count("\n") >= nt + 2, stdout
+    png = env.path("lens-" + name + ".png")
+    env.run("model", "--model", folder, "--ids", ids(ref["source"]), "--target-ids",
+            ids(ref["target"]), "--view", "logit-lens", "--stack", "decoder", "--png", png, "-q")
+    assert open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+    print(f"  {name}: decoder lens {top.shape}, {int(clear.sum())} of {clear.size} top tokens "
+          f"clear of a tie, all agree")
 
 
 def check_alti_plus(env, folder, ref, weights):
