@@ -79,7 +79,7 @@ void print_decoder_lens(std::FILE* out, const model_report& r) {
 
 // ALTI+'s source share of each target token, six to a line.
 void print_source_shares(std::FILE* out, const model_report& r) {
-  const std::vector<double>& share = r.alti->source_share;
+  const std::vector<double>& share = r.measured->source_share;
   double mean = 0.0;
   for (const double v : share) mean += v / static_cast<double>(share.size());
   fmt::print(out,
@@ -144,11 +144,12 @@ takes 35 s at 128 tokens, a weights run 1 s), so a text too long is refused nami
 longest that fits.
 Encoder-decoder models with --target: norms measures the cross attention (its views, --align
 and --gold read the measure; cross_attention.npy stays the weights), cross_norms.npy [layers,
-heads, nt, ns] and cross_norms_layer.npy [layers, nt, ns]. alti measures all three stacks and
-chains them (ALTI+, Ferrando et al. 2022b): how much of each target token comes from the
-source and how much from the target prefix, printed; --npy adds encoder_alti.npy [Le, ns, ns],
-decoder_alti.npy [Ld, nt, nt], cross_alti.npy [Ld, nt, ns], cross_alti_residual.npy [Ld, nt]
-(the residual's share), alti_plus.npy [nt, ns + nt] and source_share.npy [nt].
+heads, nt, ns] and cross_norms_layer.npy [layers, nt, ns]. contrib and alti measure all three
+stacks (the cross attention's residual a part of its own): --npy adds encoder_<m>.npy [Le, ns,
+ns], decoder_<m>.npy [Ld, nt, nt], cross_<m>.npy [Ld, nt, ns] and cross_<m>_residual.npy [Ld,
+nt] (the residual's share); alti chains them (ALTI+, Ferrando et al. 2022b): how much of each
+target token comes from the source and how much from the target prefix, printed, with
+alti_plus.npy [nt, ns + nt] and source_share.npy [nt].
 
 Long texts: only the maps an output reads are kept in memory (--view head: one; mean, max,
 model: --layers x --heads; rollout, flow: --layers x every head; --json and --html: all of
@@ -300,8 +301,8 @@ Examples:
                   "value vector is set to 0 and the layer runs again, per layer like contrib; "
                   "n + 1 runs of every layer, so for short texts: the longest that fits is "
                   "named; --npy value_zeroing.npy). Decoder-only and encoder models; "
-                  "encoder-decoder models: the cross attention with norms, every stack and "
-                  "ALTI+'s source shares with alti. --npy still writes the weights to "
+                  "encoder-decoder models: the cross attention with norms, every stack with "
+                  "contrib and alti (and ALTI+'s source shares). --npy still writes the weights to "
                   "attention.npy and adds the measure's arrays")
       ->check(one_of(measure_names()))
       ->capture_default_str()
@@ -388,7 +389,7 @@ Examples:
       fmt::print(out, "{} · {} source tokens · {} target tokens{}\n", model_summary(r.config),
                  r.ids.size(), r.seq2seq.nt, r.generated ? " (generated)" : "");
       if (r.generated) fmt::print(out, "{}\n", r.generated_text);
-      if (r.alti) print_source_shares(out, r);
+      if (r.measured && !r.measured->source_share.empty()) print_source_shares(out, r);
       if (r.lens && job.logit_lens) print_decoder_lens(out, r);
       if (r.gold_scores)
         fmt::print(out,

@@ -30,7 +30,7 @@
 #include "jobs/map_keeper.h"
 #include "jobs/maps_views.h"
 #include "jobs/memory_guard.h"
-#include "jobs/seq2seq_alti.h"
+#include "jobs/seq2seq_measures.h"
 #include "jobs/seq2seq_views.h"
 #include "measures/measure.h"
 #include "model/forward.h"
@@ -102,7 +102,9 @@ struct model_report {
                              // (forward.attention holding the measure's maps)
   matrix cross_weights;  // with a measure: the cross attention's weights (cross_attention.npy),
                          // seq2seq.cross_attention then holding the measure's maps
-  std::optional<seq2seq_alti> alti;  // --measure alti: every stack's weights and ALTI+
+  // --measure contrib or alti on an encoder–decoder: every stack's weights and the measure's
+  // maps (jobs/seq2seq_measures.h), with alti ALTI+
+  std::optional<seq2seq_measured> measured;
   std::vector<std::string> target_tokens;
   std::string generated_text;  // the target's text, or a causal model's continuation
   std::size_t prompt = 0;      // causal generation: the prompt's tokens (ids after it generated)

@@ -36,7 +36,7 @@ void check_seq2seq_memory(const model_config& m, std::size_t ns, std::size_t nt,
   };
   std::uint64_t need = stack(m.layers * m.heads, ns, ns) +
                        stack(m.decoder_layers * m.decoder_heads, nt, nt + ns);
-  if (c.measure && c.measure->name == "alti") {  // every stack's maps twice, the weights kept,
+  if (c.measure && measures_every_stack(c.measure->name)) {  // every stack's maps twice, kept,
     const std::uint64_t maps = 4 * (m.layers * m.heads * ns * ns +  // and ALTI's buffers
                                     m.decoder_layers * m.decoder_heads * nt * (nt + ns));
     need += 3 * maps;
@@ -73,33 +73,19 @@ std::string dumped(const nlohmann::json& j) {
   return j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-// --measure alti's arrays (jobs/seq2seq_alti.h).
-void add_alti_npy(output_batch& batch, const std::string& dir, const seq2seq_alti& a) {
-  namespace fs = std::filesystem;
-  const auto at = [&](const char* name) { return (fs::path(dir) / name).string(); };
-  batch.add(at("encoder_alti.npy"), npy_float32({a.encoder_layers, a.ns, a.ns}, a.encoder.data()));
-  batch.add(at("decoder_alti.npy"), npy_float32({a.decoder_layers, a.nt, a.nt}, a.decoder.data()));
-  batch.add(at("cross_alti.npy"), npy_float32({a.decoder_layers, a.nt, a.ns}, a.cross.data()));
-  batch.add(at("cross_alti_residual.npy"),
-            npy_float32({a.decoder_layers, a.nt}, a.residual.data()));
-  const std::vector<float> m(a.contributions.begin(), a.contributions.end()),
-      share(a.source_share.begin(), a.source_share.end());
-  batch.add(at("alti_plus.npy"), npy_float32({a.nt, a.ns + a.nt}, m.data()));
-  batch.add(at("source_share.npy"), npy_float32({a.nt}, share.data()));
-}
-
 void add_npy(output_batch& batch, const std::string& dir, const model_report& r) {
   namespace fs = std::filesystem;
   const seq2seq_forward& f = r.seq2seq;
   const auto at = [&](const char* name) { return (fs::path(dir) / name).string(); };
-  const seq2seq_alti* alti = r.alti ? &*r.alti : nullptr;  // then the maps are ALTI's
+  // with contrib or alti the maps are the measure's, the weights kept apart
+  const seq2seq_measured* alti = r.measured ? &*r.measured : nullptr;
   batch.add(at("encoder_attention.npy"),
             npy_float32({f.encoder_layers, f.encoder_heads, f.ns, f.ns},
                         (alti ? alti->encoder_weights : f.encoder_attention).data()));
   batch.add(at("decoder_attention.npy"),
             npy_float32({f.decoder_layers, f.decoder_heads, f.nt, f.nt},
                         (alti ? alti->decoder_weights : f.decoder_attention).data()));
-  if (alti) add_alti_npy(batch, dir, *alti);
+  if (alti) add_measured_npy(batch, dir, *alti);
   if (r.lens) add_logit_lens_npy(batch, dir, *r.lens, "decoder_");
   const matrix& cross = alti        ? alti->cross_weights
                         : r.measure ? r.cross_weights
@@ -158,9 +144,9 @@ std::string seq2seq_json(const model_report& r, const std::string& folder) {
   j["summary"] = model_summary(r.config);
   if (r.measure) j["cross_measure"] = r.measure_name;
   if (r.lens) j["decoder_logit_lens"] = nlohmann::json::parse(logit_lens_json(*r.lens));
-  if (r.alti) {
-    j["measure"] = "alti";
-    j["source_share"] = r.alti->source_share;
+  if (r.measured) {
+    j["measure"] = r.measured->measure;
+    if (!r.measured->source_share.empty()) j["source_share"] = r.measured->source_share;
   }
   j["source"] = {{"ids", r.ids}, {"tokens", r.tokens}};
   j["target"] = {{"ids", f.targets}, {"tokens", r.target_tokens},
@@ -181,14 +167,14 @@ std::string seq2seq_json(const model_report& r, const std::string& folder) {
 
 // --measure on an encoder–decoder: the cross attention of a teacher-forced run.
 void check_cross_measure(const model_job_config& c, bool forced) {
-  if (!c.measure || !c.measure->make || c.measure->name == "alti") return;  // every stack's
+  if (!c.measure || !c.measure->make || measures_every_stack(c.measure->name)) return;
   if (c.measure->follows_residual)
     throw usage_error(fmt::format(
-        "{} {} follows the residual stream around a decoder-only or "
-        "encoder model's self-attention; an encoder–decoder's cross "
-        "attention can show {} weights, {} norms or {} alti (ALTI+: every "
-        "stack, and each target token's share from the source)",
-        param("measure"), c.measure->name, param("measure"), param("measure"), param("measure")));
+        "{} {} runs a decoder-only or encoder model's layers again; on an "
+        "encoder–decoder, {} weights or {} norms measure the cross attention, {} contrib "
+        "or {} alti every stack (alti with ALTI+: each target token's share from the source)",
+        param("measure"), c.measure->name, param("measure"), param("measure"), param("measure"),
+        param("measure")));
   if (!forced)
     throw usage_error(
         fmt::format("{} {} reads the cross attention of a given translation: add "
@@ -297,17 +283,17 @@ void run_seq2seq_job(const hf_model& m, const model_job_config& c, model_report&
     r.target_tokens = names_of(r.seq2seq.targets, r.vocab.get());
     r.generated_text = generated_text(mc, r);
   }
-  if (c.measure && c.measure->name == "alti") {
-    r.alti = measure_seq2seq_alti(m, r.ids, r.seq2seq);
-    r.measure_name = "alti";
+  if (c.measure && measures_every_stack(c.measure->name)) {
+    r.measured = measure_every_stack(m, c.measure->name, r.ids, r.seq2seq);
+    r.measure_name = std::string(c.measure->name);
   } else if (c.measure && c.measure->make) {
     measure_cross_attention(m, c, r);
   }
   const std::string folder = folder_name(c.model_dir);
-  const std::string summary = r.alti ? fmt::format("{} · alti (every stack)", model_summary(mc))
-                              : r.measure
-                                  ? fmt::format("{} · cross: {}", model_summary(mc), r.measure_name)
-                                  : model_summary(mc);
+  const std::string summary =
+      r.measured  ? fmt::format("{} · {} (every stack)", model_summary(mc), r.measure_name)
+      : r.measure ? fmt::format("{} · cross: {}", model_summary(mc), r.measure_name)
+                  : model_summary(mc);
   if (wants_logit_lens(c)) decoder_logit_lens(m, c, r);
   const seq2seq_maps maps{&r.seq2seq, r.tokens, r.target_tokens,
                           folder,     summary,  r.lens ? &*r.lens : nullptr};

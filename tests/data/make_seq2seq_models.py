@@ -180,10 +180,15 @@ def alti_of(x, out, w, b, pre, self_attention):
     size = y.abs().sum(-1)
     c = torch.clamp(size[:, None] - (y[:, None, :] - t).abs().sum(-1), min=0.0)
     keys = c.sum(-1)
+    # contrib (Kobayashi et al. 2021) from the same vectors: |T_ij|, the residual's |own_i| apart
+    # in a cross attention
+    norms = t.norm(dim=-1)
     if self_attention:
-        return c / keys[:, None], None
+        return c / keys[:, None], None, norms / norms.sum(-1, keepdim=True), None
     kept = torch.clamp(size - (y - own).abs().sum(-1), min=0.0)
-    return c / keys[:, None], kept / (keys + kept)
+    mine = own.norm(dim=-1)
+    return (c / keys[:, None], kept / (keys + kept), norms / norms.sum(-1, keepdim=True),
+            mine / (norms.sum(-1) + mine))
 
 
 def sublayer(x, R, norm, pre, f, alti=None):
@@ -254,9 +259,9 @@ def alti_plus(recorded, ns, nt):
     through each layer's self-attention (M' = C M) and cross attention (M_i = r_i M'_i +
     (1 - r_i) sum_j C_ij [R_j | 0]). Returns the per-stack maps, the residual shares, M and each
     row's source share."""
-    enc = [m for s, m, _ in recorded if s == "encoder"]
-    dec = [m for s, m, _ in recorded if s == "decoder"]
-    cross = [(m, r) for s, m, r in recorded if s == "cross"]
+    enc = [m for s, m, *_ in recorded if s == "encoder"]
+    dec = [m for s, m, *_ in recorded if s == "decoder"]
+    cross = [(m, r) for s, m, r, *_ in recorded if s == "cross"]
     rollout = torch.eye(ns, dtype=torch.float64)
     for m in enc:
         rollout = m @ rollout
@@ -489,6 +494,11 @@ def make(out_dir, seed):
                      "alti_plus", "source_share")
             extra.update({k: v.numpy() for k, v in
                           zip(names, alti_plus(sublayers, len(source), len(target)))})
+            for stack in ("encoder", "decoder", "cross"):
+                extra["contrib_" + stack] = torch.stack(
+                    [c for s, _, _, c, _ in sublayers if s == stack]).numpy()
+            extra["contrib_cross_residual"] = torch.stack(
+                [r for s, _, _, _, r in sublayers if s == "cross"]).numpy()
         np.savez(os.path.join(folder, "reference.npz"), source=source.numpy().astype(np.int64),
                  target=target.numpy().astype(np.int64), encoder=enc.numpy(), decoder=dec.numpy(),
                  cross=cross.numpy(), decoder_hidden=hidden.numpy(), logits=logits.numpy(),

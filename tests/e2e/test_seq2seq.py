@@ -91,6 +91,8 @@ def check_folder(env, folder):
         check_cross_norms(env, folder, ref, got["cross_attention"])
     if "alti_plus" in ref.files:
         check_alti_plus(env, folder, ref, got)
+    if "contrib_cross" in ref.files:
+        check_contrib(env, folder, ref, got)
     if "lens_top" in ref.files:
         check_decoder_lens(env, folder, ref)
     # greedy generation with the cache: the reference loop's tokens, and the maps of teacher
@@ -133,12 +135,12 @@ def check_cross_norms(env, folder, ref, weights):
     want = ref["cross_norms"] / ref["cross_norms"].sum(-1, keepdims=True)
     assert np.abs(shown - want).max() <= 1e-5, np.abs(shown - want).max()
     print(f"  {name}: cross norms {per_head.shape}: max relative diff {dn:.1e}, per layer {dl:.1e}")
-    # contrib follows a self-attention's residual stream: the cross attention has none to give
+    # value zeroing runs a decoder-only or encoder model's layers again: refused here
     code = subprocess.run([env.exe, "model", "--model", folder, "--ids", ids(ref["source"]),
-                           "--target-ids", ids(ref["target"]), "--measure", "contrib"],
+                           "--target-ids", ids(ref["target"]), "--measure", "value-zeroing"],
                           capture_output=True, text=True)
-    assert code.returncode == 2 and "--measure contrib" in code.stderr and "norms" in code.stderr, \
-        code.stderr
+    assert code.returncode == 2 and "--measure value-zeroing" in code.stderr and \
+        "contrib" in code.stderr, code.stderr
 
 
 def check_decoder_lens(env, folder, ref):
@@ -165,6 +167,32 @@ def check_decoder_lens(env, folder, ref):
     assert open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
     print(f"  {name}: decoder lens {top.shape}, {int(clear.sum())} of {clear.size} top tokens "
           f"clear of a tie, all agree")
+
+
+def check_contrib(env, folder, ref, weights):
+    """--measure contrib on an encoder-decoder against the reference's |T_ij| of every attention
+    sub-layer (Kobayashi et al. 2021, the vectors formed one by one, float64): each stack's
+    per-layer maps and the cross attention's residual shares within 1e-5, the weights' files
+    untouched, the JSON naming the measure."""
+    name = os.path.basename(folder)
+    out = env.path("contrib-" + name)
+    env.run("model", "--model", folder, "--ids", ids(ref["source"]), "--target-ids",
+            ids(ref["target"]), "--measure", "contrib", "--npy", out, "--json", out + ".json",
+            "--quiet")
+    worst = 0.0
+    for stack in ("encoder", "decoder", "cross"):
+        got = np.load(os.path.join(out, f"{stack}_contrib.npy"))
+        assert got.shape == ref["contrib_" + stack].shape, (stack, got.shape)
+        worst = max(worst, float(np.abs(got - ref["contrib_" + stack]).max()))
+    residual = np.load(os.path.join(out, "cross_contrib_residual.npy"))
+    worst = max(worst, float(np.abs(residual - ref["contrib_cross_residual"]).max()))
+    assert worst <= 1e-5, worst
+    for npy in ("encoder_attention", "decoder_attention", "cross_attention"):
+        assert np.array_equal(np.load(os.path.join(out, npy + ".npy")), weights[npy]), npy
+    doc = json.load(open(out + ".json", encoding="utf-8"))
+    assert doc["measure"] == "contrib" and "source_share" not in doc
+    assert not os.path.exists(os.path.join(out, "source_share.npy"))
+    print(f"  {name}: contrib in every stack within {worst:.1e}")
 
 
 def check_alti_plus(env, folder, ref, weights):

@@ -1,14 +1,16 @@
-#include "jobs/seq2seq_alti.h"
+#include "jobs/seq2seq_measures.h"
 
 #include <algorithm>
+#include <filesystem>
 
+#include "io/npy.h"
 #include "measures/alti_plus.h"
 #include "measures/measure.h"
 #include "model/forward.h"
 
 namespace attnviz {
 
-namespace seq2seq_alti_parts {
+namespace seq2seq_measures_parts {
 
 // What ALTI showed one stack's heads ([L, H, rows, keys], each head its layer's map), and the
 // layers' maps alone ([L, rows, keys]).
@@ -38,12 +40,16 @@ std::vector<float> layer_maps(const matrix& maps, const measure_shape& s) {
   return out;
 }
 
-}  // namespace seq2seq_alti_parts
+}  // namespace seq2seq_measures_parts
 
-seq2seq_alti measure_seq2seq_alti(const hf_model& m, const std::vector<std::int64_t>& source,
-                                  seq2seq_forward& f) {
-  using namespace seq2seq_alti_parts;
-  const measure_spec& alti = measure_named("alti", "measure");
+bool measures_every_stack(std::string_view measure) {
+  return measure == "contrib" || measure == "alti";
+}
+
+seq2seq_measured measure_every_stack(const hf_model& m, std::string_view measure,
+                                     const std::vector<std::int64_t>& source, seq2seq_forward& f) {
+  using namespace seq2seq_measures_parts;
+  const measure_spec& spec = measure_named(measure, "measure");
   const std::size_t d = m.config.d_model, Le = f.encoder_layers, He = f.encoder_heads;
   const std::size_t Ld = f.decoder_layers, Hd = f.decoder_heads, ns = f.ns, nt = f.nt;
   const measure_shape enc = shape_of(Le, He, ns, ns, d, false),
@@ -54,14 +60,15 @@ seq2seq_alti measure_seq2seq_alti(const hf_model& m, const std::vector<std::int6
   array_taps self_views(self_maps.data(), Hd, nt, nt), cross_views(cross_maps.data(), Hd, nt, ns),
       none_d(nullptr, Hd, nt, nt);
   {
-    const auto taps = alti.make(enc, enc_views, none);
+    const auto taps = spec.make(enc, enc_views, none);
     run_model(m, source, progress_style::quiet, nullptr, taps.get());
   }
-  const auto self_taps = alti.make(self, self_views, none_d);
-  const auto cross_taps = alti.make(cross, cross_views, none_d);
+  const auto self_taps = spec.make(self, self_views, none_d);
+  const auto cross_taps = spec.make(cross, cross_views, none_d);
   trace_decoder(m, f, self_taps.get(), cross_taps.get());
 
-  seq2seq_alti r;
+  seq2seq_measured r;
+  r.measure = std::string(measure);
   r.encoder_layers = Le;
   r.decoder_layers = Ld;
   r.ns = ns;
@@ -70,10 +77,12 @@ seq2seq_alti measure_seq2seq_alti(const hf_model& m, const std::vector<std::int6
   r.decoder = layer_maps(self_maps, self);
   r.cross = layer_maps(cross_maps, cross);
   r.residual = cross_taps->residual_shares();
-  alti_plus_maps chain{
-      Le, Ld, ns, nt, r.encoder.data(), r.decoder.data(), r.cross.data(), r.residual.data()};
-  r.contributions = alti_plus(chain);
-  r.source_share = source_shares(r.contributions, ns, nt);
+  if (measure == "alti") {
+    alti_plus_maps chain{
+        Le, Ld, ns, nt, r.encoder.data(), r.decoder.data(), r.cross.data(), r.residual.data()};
+    r.contributions = alti_plus(chain);
+    r.source_share = source_shares(r.contributions, ns, nt);
+  }
   r.encoder_weights = std::move(f.encoder_attention);
   r.decoder_weights = std::move(f.decoder_attention);
   r.cross_weights = std::move(f.cross_attention);
@@ -81,6 +90,25 @@ seq2seq_alti measure_seq2seq_alti(const hf_model& m, const std::vector<std::int6
   f.decoder_attention = std::move(self_maps);
   f.cross_attention = std::move(cross_maps);
   return r;
+}
+
+void add_measured_npy(output_batch& batch, const std::string& dir, const seq2seq_measured& a) {
+  const auto at = [&](const std::string& name) {
+    return (std::filesystem::path(dir) / name).string();
+  };
+  const std::string& m = a.measure;
+  batch.add(at("encoder_" + m + ".npy"),
+            npy_float32({a.encoder_layers, a.ns, a.ns}, a.encoder.data()));
+  batch.add(at("decoder_" + m + ".npy"),
+            npy_float32({a.decoder_layers, a.nt, a.nt}, a.decoder.data()));
+  batch.add(at("cross_" + m + ".npy"), npy_float32({a.decoder_layers, a.nt, a.ns}, a.cross.data()));
+  batch.add(at("cross_" + m + "_residual.npy"),
+            npy_float32({a.decoder_layers, a.nt}, a.residual.data()));
+  if (a.contributions.empty()) return;
+  const std::vector<float> mm(a.contributions.begin(), a.contributions.end()),
+      share(a.source_share.begin(), a.source_share.end());
+  batch.add(at("alti_plus.npy"), npy_float32({a.nt, a.ns + a.nt}, mm.data()));
+  batch.add(at("source_share.npy"), npy_float32({a.nt}, share.data()));
 }
 
 }  // namespace attnviz
