@@ -144,10 +144,10 @@ takes 35 s at 128 tokens, a weights run 1 s), so a text too long is refused nami
 longest that fits.
 Encoder-decoder models with --target: norms measures the cross attention (its views, --align
 and --gold read the measure; cross_attention.npy stays the weights), cross_norms.npy [layers,
-heads, nt, ns] and cross_norms_layer.npy [layers, nt, ns]. contrib and alti measure all three
-stacks (the cross attention's residual a part of its own): --npy adds encoder_<m>.npy [Le, ns,
-ns], decoder_<m>.npy [Ld, nt, nt], cross_<m>.npy [Ld, nt, ns] and cross_<m>_residual.npy [Ld,
-nt] (the residual's share); alti chains them (ALTI+, Ferrando et al. 2022b): how much of each
+heads, nt, ns] and cross_norms_layer.npy [layers, nt, ns]. contrib, alti and value-zeroing
+measure all three stacks: --npy adds encoder_<m>.npy [Le, ns, ns], decoder_<m>.npy [Ld, nt,
+nt] and cross_<m>.npy [Ld, nt, ns], with contrib and alti cross_<m>_residual.npy [Ld, nt] (the
+cross attention's residual, a part of its own); alti chains them (ALTI+, Ferrando et al. 2022b): how much of each
 target token comes from the source and how much from the target prefix, printed, with
 alti_plus.npy [nt, ns + nt] and source_share.npy [nt].
 
@@ -302,7 +302,8 @@ Examples:
                   "n + 1 runs of every layer, so for short texts: the longest that fits is "
                   "named; --npy value_zeroing.npy). Decoder-only and encoder models; "
                   "encoder-decoder models: the cross attention with norms, every stack with "
-                  "contrib and alti (and ALTI+'s source shares). --npy still writes the weights to "
+                  "contrib, alti (and ALTI+'s source shares) and value-zeroing. --npy still "
+                  "writes the weights to "
                   "attention.npy and adds the measure's arrays")
       ->check(one_of(measure_names()))
       ->capture_default_str()

@@ -168,14 +168,7 @@ std::string seq2seq_json(const model_report& r, const std::string& folder) {
 // --measure on an encoder–decoder: the cross attention of a teacher-forced run.
 void check_cross_measure(const model_job_config& c, bool forced) {
   if (!c.measure || !c.measure->make || measures_every_stack(c.measure->name)) return;
-  if (c.measure->follows_residual)
-    throw usage_error(fmt::format(
-        "{} {} runs a decoder-only or encoder model's layers again; on an "
-        "encoder–decoder, {} weights or {} norms measure the cross attention, {} contrib "
-        "or {} alti every stack (alti with ALTI+: each target token's share from the source)",
-        param("measure"), c.measure->name, param("measure"), param("measure"), param("measure"),
-        param("measure")));
-  if (!forced)
+  if (!forced)  // norms: the cross attention alone, replayed
     throw usage_error(
         fmt::format("{} {} reads the cross attention of a given translation: add "
                     "{} TEXT (a run without it prints the model's own)",

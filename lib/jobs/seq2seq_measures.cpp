@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "io/npy.h"
+#include "jobs/model_keep.h"
 #include "measures/alti_plus.h"
 #include "measures/measure.h"
 #include "model/forward.h"
@@ -40,10 +41,31 @@ std::vector<float> layer_maps(const matrix& maps, const measure_shape& s) {
   return out;
 }
 
+// What value zeroing runs again: an encoder layer (model/forward.h layer_output), a decoder
+// layer with a target row's or a source row's value zeroed (model/seq2seq.h
+// decoder_layer_output); and a layer's operations a row, as for a decoder-only model of the
+// same sizes (the cross attention's products counted like the self-attention's).
+void set_layer_runs(const hf_model& m, const seq2seq_forward& f, measure_shape& enc,
+                    measure_shape& self, measure_shape& cross) {
+  enc.layer_output = [&m](std::size_t l, const matrix& x, std::size_t zeroed) {
+    stage_list times;
+    return layer_output(m, l, x, zeroed, times);
+  };
+  self.layer_output = [&m, &f](std::size_t l, const matrix& y, std::size_t zeroed) {
+    return decoder_layer_output(m, f, l, y, zeroed, no_row);
+  };
+  cross.layer_output = [&m, &f](std::size_t l, const matrix& y, std::size_t zeroed) {
+    return decoder_layer_output(m, f, l, y, no_row, zeroed);
+  };
+  enc.layer_row_flops = model_measure_shape(m.config, enc.n).layer_row_flops;
+  self.layer_row_flops = cross.layer_row_flops =
+      2.0 * model_measure_shape(m.config, self.n).layer_row_flops;
+}
+
 }  // namespace seq2seq_measures_parts
 
 bool measures_every_stack(std::string_view measure) {
-  return measure == "contrib" || measure == "alti";
+  return measure == "contrib" || measure == "alti" || measure == "value-zeroing";
 }
 
 seq2seq_measured measure_every_stack(const hf_model& m, std::string_view measure,
@@ -52,9 +74,11 @@ seq2seq_measured measure_every_stack(const hf_model& m, std::string_view measure
   const measure_spec& spec = measure_named(measure, "measure");
   const std::size_t d = m.config.d_model, Le = f.encoder_layers, He = f.encoder_heads;
   const std::size_t Ld = f.decoder_layers, Hd = f.decoder_heads, ns = f.ns, nt = f.nt;
-  const measure_shape enc = shape_of(Le, He, ns, ns, d, false),
-                      self = shape_of(Ld, Hd, nt, nt, d, false),
-                      cross = shape_of(Ld, Hd, nt, ns, d, true);
+  measure_shape enc = shape_of(Le, He, ns, ns, d, false), self = shape_of(Ld, Hd, nt, nt, d, false),
+                cross = shape_of(Ld, Hd, nt, ns, d, true);
+  set_layer_runs(m, f, enc, self, cross);
+  if (spec.check)
+    for (const measure_shape* s : {&enc, &self, &cross}) spec.check(*s);
   matrix enc_maps(Le * He * ns, ns), self_maps(Ld * Hd * nt, nt), cross_maps(Ld * Hd * nt, ns);
   array_taps enc_views(enc_maps.data(), He, ns, ns), none(nullptr, He, ns, ns);
   array_taps self_views(self_maps.data(), Hd, nt, nt), cross_views(cross_maps.data(), Hd, nt, ns),
@@ -96,14 +120,16 @@ void add_measured_npy(output_batch& batch, const std::string& dir, const seq2seq
   const auto at = [&](const std::string& name) {
     return (std::filesystem::path(dir) / name).string();
   };
-  const std::string& m = a.measure;
+  std::string m = a.measure;  // value-zeroing's files: value_zeroing
+  std::replace(m.begin(), m.end(), '-', '_');
   batch.add(at("encoder_" + m + ".npy"),
             npy_float32({a.encoder_layers, a.ns, a.ns}, a.encoder.data()));
   batch.add(at("decoder_" + m + ".npy"),
             npy_float32({a.decoder_layers, a.nt, a.nt}, a.decoder.data()));
   batch.add(at("cross_" + m + ".npy"), npy_float32({a.decoder_layers, a.nt, a.ns}, a.cross.data()));
-  batch.add(at("cross_" + m + "_residual.npy"),
-            npy_float32({a.decoder_layers, a.nt}, a.residual.data()));
+  if (!a.residual.empty())  // contrib, alti: the cross attention's residual apart
+    batch.add(at("cross_" + m + "_residual.npy"),
+              npy_float32({a.decoder_layers, a.nt}, a.residual.data()));
   if (a.contributions.empty()) return;
   const std::vector<float> mm(a.contributions.begin(), a.contributions.end()),
       share(a.source_share.begin(), a.source_share.end());

@@ -12,7 +12,8 @@
 //
 // Work: the layer runs n + 1 times on its n rows (model/forward.h layer_output), one key after
 // another, each run on every thread; so a run past value_zeroing_max_work operations is refused
-// before any work, naming the longest text that fits.
+// before any work, naming the longest text that fits. An encoder–decoder's cross attention
+// (jobs/seq2seq_measures.h) zeroes one source row's value at a time: keys × the decoder layer.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -31,7 +32,8 @@ constexpr double max_work = 6e12;
 
 double work(const measure_shape& s, std::size_t n) {
   const double rows = static_cast<double>(n);
-  return static_cast<double>(s.layers) * (rows + 1.0) * rows * s.layer_row_flops;
+  const double keys = s.keys > 0 ? static_cast<double>(s.keys) : rows;
+  return static_cast<double>(s.layers) * (keys + 1.0) * rows * s.layer_row_flops;
 }
 
 void check(const measure_shape& s) {
@@ -79,8 +81,6 @@ class value_zeroing_taps final : public layer_map_taps {
   value_zeroing_taps(const measure_shape& s, map_taps& views, map_taps& weights)
       : layer_map_taps(s, views, weights, "value_zeroing") {
     if (!s.layer_output) throw std::logic_error("value zeroing: no way to run a layer again");
-    if (s.key_count() != s.n)
-      throw std::logic_error("value zeroing: a self-attention measure (as many keys as queries)");
   }
   void layer_input(std::size_t layer, const float* x, std::size_t n, std::size_t d) override;
 
@@ -105,17 +105,17 @@ void value_zeroing_taps::layer_input(std::size_t layer, const float* x, std::siz
 
 // Whether some head of query i sees key j (a masked key's value cannot reach row i).
 bool value_zeroing_taps::seen(std::size_t i, std::size_t j) const {
-  const std::size_t n = shape().n;
+  const std::size_t nk = shape().key_count();
   for (std::size_t h = 0; h < shape().heads; ++h)
-    if (weights(h)[i * n + j] != 0.0f) return true;
+    if (weights(h)[i * nk + j] != 0.0f) return true;
   return false;
 }
 
 void value_zeroing_taps::measure_layer(std::size_t layer, float* shown) {
   if (input_layer_ != layer) throw std::logic_error("value zeroing: no input for this layer");
-  const std::size_t n = shape().n, d = input_.cols();
+  const std::size_t n = shape().n, nk = shape().key_count(), d = input_.cols();
   const std::vector<double> plain = unit_rows(shape().layer_output(layer, input_, no_row));
-  for (std::size_t j = 0; j < n; ++j) {
+  for (std::size_t j = 0; j < nk; ++j) {
     const matrix zeroed = shape().layer_output(layer, input_, j);
 #pragma omp parallel for schedule(static)
     for (std::size_t i = 0; i < n; ++i)
@@ -123,7 +123,7 @@ void value_zeroing_taps::measure_layer(std::size_t layer, float* shown) {
           seen(i, j) ? static_cast<float>(cosine_distance(plain.data() + i * d, zeroed.row(i), d))
                      : 0.0f;
   }
-  for (std::size_t i = 0; i < n; ++i) normalise_row(map_row(i), weights(0) + i * n, n);
+  for (std::size_t i = 0; i < n; ++i) normalise_row(map_row(i), weights(0) + i * nk, nk);
   input_layer_ = no_row;
   show_layer(layer, shown);
 }

@@ -169,6 +169,22 @@ matrix decoder_final_norm(const hf_model& m, matrix y) {
   return decoder_final(m, std::move(y));
 }
 
+matrix decoder_layer_output(const hf_model& m, const seq2seq_forward& f, std::size_t layer,
+                            matrix y, std::size_t zeroed_target, std::size_t zeroed_source) {
+  if (layer >= f.decoder_layers) throw std::logic_error("decoder_layer_output: no such layer");
+  stage_list times;
+  layer_context lc = decoder_context(m, y.rows(), &times);
+  lc.spec.masks.rules = parse_masks("causal");
+  lc.layer = layer;
+  lc.zeroed_value = zeroed_target;
+  kv_cache memory = project_memory(lc, m.decoder_layers[layer].cross, f.encoder_hidden);
+  if (zeroed_source < memory.rows) std::fill_n(memory.v.row(zeroed_source), memory.v.cols(), 0.0f);
+  decoder_io io;
+  io.memory = &memory;
+  m.config.family->decoder_block(lc, m.decoder_layers[layer], y, io);
+  return y;
+}
+
 void trace_decoder(const hf_model& m, const seq2seq_forward& f, map_taps* self_taps,
                    map_taps* cross_taps, std::vector<matrix>* layer_inputs) {
   const std::size_t Hd = f.decoder_heads, nt = f.nt, ns = f.ns;
@@ -181,6 +197,8 @@ void trace_decoder(const hf_model& m, const seq2seq_forward& f, map_taps* self_t
   for (std::size_t l = 0; l < f.decoder_layers; ++l) {
     lc.layer = l;
     if (layer_inputs) layer_inputs->push_back(y);
+    for (map_taps* taps : {self_taps, cross_taps})
+      if (taps) taps->layer_input(l, y.data(), y.rows(), y.cols());
     const kv_cache memory = project_memory(lc, m.decoder_layers[l].cross, f.encoder_hidden);
     decoder_io io;
     io.self_maps = self_maps.data();

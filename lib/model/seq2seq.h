@@ -62,6 +62,12 @@ void trace_decoder(const hf_model& m, const seq2seq_forward& f, map_taps* self_t
                    map_taps* cross_taps, std::vector<matrix>* layer_inputs = nullptr);
 // The decoder's final norm (mBART's, T5's; none in BART and Marian) on rows of its stream.
 matrix decoder_final_norm(const hf_model& m, matrix y);
+// Decoder layer `layer` on its input y (teacher forcing, causal) over f's encoder output, with
+// target row `zeroed_target`'s self-attention value vector, or source row `zeroed_source`'s
+// cross-attention value vector, set to 0 in every head (no_row: none); its output (value
+// zeroing, measures/value_zeroing.cpp).
+matrix decoder_layer_output(const hf_model& m, const seq2seq_forward& f, std::size_t layer,
+                            matrix y, std::size_t zeroed_target, std::size_t zeroed_source);
 seq2seq_forward generate_seq2seq(const hf_model& m, const std::vector<std::int64_t>& source,
                                  std::size_t max_new,
                                  progress_style progress = progress_style::quiet);

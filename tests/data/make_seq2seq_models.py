@@ -126,6 +126,23 @@ _cross_norms = None  # while the reference forward runs: each cross attention's 
 _alti = None  # while it runs: each attention sub-layer's ALTI, (stack, map, residual share)
 _last = None  # the last attention's weights and value vectors f_h(x_j), while _alti records
 _inputs = None  # while the reference forward runs: each decoder layer's input (the logit lens)
+_outputs = None  # while it runs: each layer's output, per stack (value zeroing)
+_zero = None  # (kind, layer, j): the value vector of key j zeroed in that attention
+              # (kind: "encoder" or "decoder" self-attention, or "cross")
+
+
+def zeroed(v, stack, layer, cross):
+    """v [H, nk, dh] with key j's value vector set to 0 when _zero names this attention."""
+    if _zero is None or _zero != ("cross" if cross else stack, layer, _zero[2]):
+        return v
+    v = v.clone()
+    v[:, _zero[2], :] = 0.0
+    return v
+
+
+def record_output(stack, x):
+    if _outputs is not None:
+        _outputs.setdefault(stack, []).append(x)
 
 
 def attention(x_q, x_kv, R, p, H, mask):
@@ -139,6 +156,7 @@ def attention(x_q, x_kv, R, p, H, mask):
     k = x_kv @ R[p + "k_proj.weight"].T + R[p + "k_proj.bias"]
     v = x_kv @ R[p + "v_proj.weight"].T + R[p + "v_proj.bias"]
     q, k, v = (t.view(-1, H, dh).transpose(0, 1) for t in (q, k, v))
+    v = zeroed(v, p.split(".")[1], int(p.split(".")[3]), p.endswith("encoder_attn."))
     s = q @ k.transpose(-1, -2)
     if mask is not None:
         s = s.masked_fill(mask, float("-inf"))
@@ -240,6 +258,7 @@ def run_stack(c, R, x, stack, memory=None):
         x, _ = sublayer(x, R, p + "final_layer_norm", pre,
                         lambda h: (act(h @ R[p + "fc1.weight"].T + R[p + "fc1.bias"]) @ R[p + "fc2.weight"].T
                                    + R[p + "fc2.bias"], None))
+        record_output(stack, x)
     if pre:
         x = layer_norm(x, R[f"model.{stack}.layer_norm.weight"], R[f"model.{stack}.layer_norm.bias"], 1e-5)
     return x, torch.stack(selfs), (torch.stack(crosses) if crosses else None)
@@ -296,6 +315,35 @@ def decoder_lens(c, R, inputs):
         probs.append(p.max(-1).values)
         gaps.append(two[:, 0] - two[:, 1])
     return torch.stack(tops), torch.stack(probs), torch.stack(gaps)
+
+
+def value_zeroing(c, R, source, target, maps):
+    """Value zeroing (Mohebbi et al. 2023) in every attention of the reference: the whole
+    forward run again once for every layer and key with that key's value vector zeroed, the
+    layer's output compared with the plain run's by 1 - cos; keys no head sees 0; rows scaled to
+    1. Returns {kind: [L, rows, keys]} for the encoder, decoder and cross attentions."""
+    global _outputs, _zero
+    run = t5_forward if is_t5(c) else forward
+    _outputs = {}
+    run(c, R, source, target)
+    plain, _outputs = _outputs, None
+    out = {}
+    for kind, weights in zip(("encoder", "decoder", "cross"), maps):
+        stack = "decoder" if kind == "cross" else kind
+        layers = []
+        for l in range(weights.shape[0]):
+            base = plain[stack][l]
+            rows, keys = weights.shape[2], weights.shape[3]
+            m = torch.zeros(rows, keys, dtype=torch.float64)
+            for j in range(keys):
+                _zero, _outputs = (kind, l, j), {}
+                run(c, R, source, target)
+                got, _outputs, _zero = _outputs[stack][l], None, None
+                cos = (base * got).sum(-1) / (base.norm(dim=-1) * got.norm(dim=-1))
+                m[:, j] = torch.where((weights[l, :, :, j] != 0).any(0), 1.0 - cos, 0.0)
+            layers.append(m / m.sum(-1, keepdim=True))
+        out[kind] = torch.stack(layers)
+    return out
 
 
 def greedy(c, R, source):
@@ -366,6 +414,7 @@ def t5_attention(x_q, x_kv, R, p, c, bias):
     H, dkv = c["H"], c["dkv"]
     q, k, v = (t @ R[p + n + ".weight"].T for t, n in ((x_q, "q"), (x_kv, "k"), (x_kv, "v")))
     q, k, v = (t.view(-1, H, dkv).transpose(0, 1) for t in (q, k, v))
+    v = zeroed(v, p.split(".")[0], int(p.split(".")[2]), "EncDecAttention" in p)
     s = q @ k.transpose(-1, -2)  # no 1/sqrt(d_kv)
     if bias is not None:
         s = s + bias
@@ -417,6 +466,7 @@ def t5_stack(c, R, x, stack, memory=None):
         else:
             mid = act(h @ R[ff + "DenseReluDense.wi.weight"].T)
         x = x + mid @ R[ff + "DenseReluDense.wo.weight"].T
+        record_output(stack, x)
     x = t5_norm(x, R[f"{stack}.final_layer_norm.weight"])
     return x, torch.stack(selfs), (torch.stack(crosses) if crosses else None)
 
@@ -499,6 +549,8 @@ def make(out_dir, seed):
                     [c for s, _, _, c, _ in sublayers if s == stack]).numpy()
             extra["contrib_cross_residual"] = torch.stack(
                 [r for s, _, _, _, r in sublayers if s == "cross"]).numpy()
+        for kind, m in value_zeroing(c, R, source, target, (enc, dec, cross)).items():
+            extra["value_zeroing_" + kind] = m.numpy()
         np.savez(os.path.join(folder, "reference.npz"), source=source.numpy().astype(np.int64),
                  target=target.numpy().astype(np.int64), encoder=enc.numpy(), decoder=dec.numpy(),
                  cross=cross.numpy(), decoder_hidden=hidden.numpy(), logits=logits.numpy(),
