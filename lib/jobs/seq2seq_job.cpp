@@ -216,7 +216,8 @@ void check_choice(const model_job_config& c, const model_config& m, std::size_t 
                                   "add {} encoder or {} decoder",
                                   param("term"), param("stack"), param("stack")));
   if (c.out.figure() || !c.out.html.empty() || c.term)
-    check_seq2seq_view(c.choice, c.stack, m, ns, nt, !c.out.html.empty());
+    check_seq2seq_view(c.choice, c.stack, m, ns, nt, !c.out.html.empty(),
+                       c.measure && measures_every_stack(c.measure->name));
   if (!c.align_path.empty() || !c.gold_path.empty()) {
     if (!c.choice.layers.empty()) parse_index_list(c.choice.layers, m.decoder_layers, "layers", "layer");
     if (!c.choice.heads.empty()) parse_index_list(c.choice.heads, m.decoder_heads, "heads", "head");
@@ -306,7 +307,15 @@ void run_seq2seq_job(const hf_model& m, const model_job_config& c, model_report&
   made.json = [&] { return seq2seq_json(r, folder); };
   made.npy = [&](output_batch& batch, const std::string& dir) { add_npy(batch, dir, r); };
   made.picture = [&] { return draw_seq2seq_view(maps, c.stack, c.choice, c.method, gold_note); };
-  made.html = [&] { return seq2seq_page(maps, c.stack, c.choice); };
+  made.html = [&] {
+    if (!r.measured) return seq2seq_page(maps, c.stack, c.choice);
+    seq2seq_forward weights = r.seq2seq;  // the same run with its weights back in place
+    weights.encoder_attention = r.measured->encoder_weights;
+    weights.decoder_attention = r.measured->decoder_weights;
+    weights.cross_attention = r.measured->cross_weights;
+    const seq2seq_maps plain{&weights, r.tokens, r.target_tokens, folder, model_summary(mc)};
+    return seq2seq_page(maps, c.stack, c.choice, &plain, r.measure_name);
+  };
   output_batch batch;
   add_outputs(batch, c.out, made);
   if (!c.align_path.empty()) batch.add(c.align_path, format_pharaoh(r.alignment) + "\n");

@@ -65,8 +65,8 @@ heatmap_spec cross_heatmap(const seq2seq_maps& s, const view_choice& c, const ma
 }  // namespace
 
 void check_seq2seq_view(const view_choice& c, seq2seq_stack stack, const model_config& m,
-                        std::size_t n_source, std::size_t n_target, bool html) {
-  if (html) {  // the three stacks' sizes, as the page will hold them
+                        std::size_t n_source, std::size_t n_target, bool html, bool twice) {
+  if (html) {  // the three stacks' sizes, as the page will hold them (twice: and the weights')
     std::vector<page_stack> sizes(3);
     const std::size_t l[] = {m.layers, m.decoder_layers, m.decoder_layers};
     const std::size_t h[] = {m.heads, m.decoder_heads, m.decoder_heads};
@@ -79,6 +79,7 @@ void check_seq2seq_view(const view_choice& c, seq2seq_stack stack, const model_c
       sizes[k].n = rows[k];
       sizes[k].n_keys = keys[k];
     }
+    if (twice) sizes.insert(sizes.end(), sizes.begin(), sizes.end());
     check_model_page_size(sizes);
   }
   if (stack == seq2seq_stack::cross) return check_cross_view(c, m);
@@ -126,16 +127,20 @@ word_map alignment_words(const seq2seq_maps& s, const view_choice& c) {
   return cross_words(mean.data(), s.target_tokens, s.source_tokens);
 }
 
-std::string seq2seq_page(const seq2seq_maps& s, seq2seq_stack open, const view_choice& c) {
+namespace {
+
+// The page's three stacks of s, their names followed by `suffix`.
+std::vector<page_stack> page_stacks(const seq2seq_maps& s, const std::string& suffix) {
   const seq2seq_forward& f = *s.f;
-  model_page_spec p;
+  std::vector<page_stack> out;
   for (const seq2seq_stack self : {seq2seq_stack::encoder, seq2seq_stack::decoder}) {
-    p.stacks.push_back(self_stack(stack_source(s, self)));
-    p.stacks.back().name = self == seq2seq_stack::encoder ? "encoder self-attention"
-                                                          : "decoder self-attention (causal)";
+    out.push_back(self_stack(stack_source(s, self)));
+    out.back().name = (self == seq2seq_stack::encoder ? "encoder self-attention"
+                                                      : "decoder self-attention (causal)") +
+                      suffix;
   }
   page_stack cross;
-  cross.name = "cross attention (target → source)";
+  cross.name = "cross attention (target → source)" + suffix;
   cross.maps = f.cross_attention.data();
   cross.layers = f.decoder_layers;
   cross.heads = f.decoder_heads;
@@ -147,8 +152,20 @@ std::string seq2seq_page(const seq2seq_maps& s, seq2seq_stack open, const view_c
                                 cross_reduce(f, "", "", false).to_vector());
   cross.aggregates.emplace_back("max of every layer and head",
                                 cross_reduce(f, "", "", true).to_vector());
-  p.stacks.push_back(std::move(cross));
-  p.stack = static_cast<std::size_t>(open);
+  out.push_back(std::move(cross));
+  return out;
+}
+
+}  // namespace
+
+std::string seq2seq_page(const seq2seq_maps& s, seq2seq_stack open, const view_choice& c,
+                         const seq2seq_maps* weights, const std::string& measure) {
+  const seq2seq_forward& f = *s.f;
+  model_page_spec p;
+  if (weights) p.stacks = page_stacks(*weights, " · weights");
+  for (page_stack& st : page_stacks(s, weights ? " · " + measure : std::string()))
+    p.stacks.push_back(std::move(st));
+  p.stack = (weights ? 3 : 0) + static_cast<std::size_t>(open);
   p.title = fmt::format("{} · {} source and {} target tokens", s.name, f.ns, f.nt);
   p.subtitle = s.subtitle;
   start_page_at(p, c);

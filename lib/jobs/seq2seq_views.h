@@ -42,7 +42,7 @@ struct seq2seq_maps {
 // usage_error naming the flag for a choice the stack cannot draw, or (html) a page too large
 // (n_target: the target's rows, or the most generation may make), before any work.
 void check_seq2seq_view(const view_choice& c, seq2seq_stack stack, const model_config& m,
-                        std::size_t n_source, std::size_t n_target, bool html);
+                        std::size_t n_source, std::size_t n_target, bool html, bool twice = false);
 
 // A self-attention stack as the views of maps_views.h read it.
 maps_source stack_source(const seq2seq_maps& s, seq2seq_stack stack);
@@ -56,7 +56,10 @@ matrix cross_reduce(const seq2seq_forward& f, const std::string& layers, const s
 word_map alignment_words(const seq2seq_maps& s, const view_choice& c);
 
 // The --html page: every stack, opening on `open` at the choice's layer and head.
-std::string seq2seq_page(const seq2seq_maps& s, seq2seq_stack open, const view_choice& c);
+// With `weights` (a measure's run: its three stacks of weights), the page holds the weights'
+// three stacks and then the measure's, named so, and opens on the measure's `open` stack.
+std::string seq2seq_page(const seq2seq_maps& s, seq2seq_stack open, const view_choice& c,
+                         const seq2seq_maps* weights = nullptr, const std::string& measure = "");
 
 // The figure --view draws from the chosen stack; `gold_note` (e.g. "AER 0.31 against gold.txt")
 // goes under an alignment's title.

@@ -222,7 +222,18 @@ def check_alti_plus(env, folder, ref, weights):
     out = env.path("alti-" + name)
     env.run("model", "--model", folder, "--ids", ids(ref["source"]), "--target-ids",
             ids(ref["target"]), "--measure", "alti", "--npy", out, "--json", out + ".json",
-            "--quiet")
+            "--html", out + ".html", "--quiet")
+    # the page: the weights' three stacks, then ALTI's, opening on ALTI's cross attention
+    html, data = page_data(out + ".html")
+    names = [st["name"] for st in data["stacks"]]
+    assert len(names) == 6 and all(n.endswith(" · weights") for n in names[:3]) and \
+        all(n.endswith(" · alti") for n in names[3:]), names
+    assert data["start"]["stack"] == 5
+    for k, npy in enumerate(("encoder_attention", "decoder_attention", "cross_attention")):
+        assert np.array_equal(page_maps(html, data, data["stacks"][k]), weights[npy]), npy
+    for k, key in enumerate(("alti_encoder", "alti_decoder", "alti_cross")):
+        shown = page_maps(html, data, data["stacks"][3 + k])
+        assert np.abs(shown - ref[key][:, None]).max() <= 1e-5, key
     worst = 0.0
     for npy, key in (("encoder_alti", "alti_encoder"), ("decoder_alti", "alti_decoder"),
                      ("cross_alti", "alti_cross"), ("cross_alti_residual", "alti_cross_residual"),
