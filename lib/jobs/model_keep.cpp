@@ -103,6 +103,7 @@ measure_shape model_measure_shape(const model_config& m, std::size_t n) {
   s.heads = m.heads;
   s.n = n;
   s.width = m.d_model;
+  s.causal = m.causal;
   const double d = static_cast<double>(m.d_model), q = static_cast<double>(m.heads * m.head_dim),
                kv = static_cast<double>(m.kv_heads * m.head_dim);
   const double mlp = (m.gated_mlp ? 3.0 : 2.0) * d * static_cast<double>(m.intermediate);

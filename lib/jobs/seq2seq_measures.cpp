@@ -76,6 +76,7 @@ seq2seq_measured measure_every_stack(const hf_model& m, std::string_view measure
   const std::size_t Ld = f.decoder_layers, Hd = f.decoder_heads, ns = f.ns, nt = f.nt;
   measure_shape enc = shape_of(Le, He, ns, ns, d, false), self = shape_of(Ld, Hd, nt, nt, d, false),
                 cross = shape_of(Ld, Hd, nt, ns, d, true);
+  self.causal = true;
   set_layer_runs(m, f, enc, self, cross);
   if (spec.check)
     for (const measure_shape* s : {&enc, &self, &cross}) spec.check(*s);

@@ -52,11 +52,13 @@ class alti_taps final : public residual_taps {
   void measure_layer(std::size_t layer, float* shown) override;
 
  private:
+  void scale_weights();
   void distance_block(std::size_t j0, std::size_t b, const float* f);
   void chain(std::size_t layer);
 
   bool cross() const { return shape().cross || shape().key_count() != shape().n; }
 
+  std::vector<float> scaled_;    // [n, keys, H]: α^h_ij / s_i
   std::vector<float> distance_;  // [n, keys]: d_ij (−1: key j unseen by query i)
   std::vector<float> residual_;  // cross attention: [L, n], r_i of every layer
   std::unique_ptr<streamed_npy> rollout_file_;
@@ -75,8 +77,7 @@ alti_taps::alti_taps(const measure_shape& s, map_taps& views, map_taps& weights)
 }
 
 // d_ij for every query i and the keys j in [j0, j0 + b), from their f̃ (b × H × d), in tiles of
-// 16 queries × 8 keys (the tile's f̃, 8 × H × d, stays in the core's cache; its weights
-// α^h_ij / s_i gathered first, 8 consecutive floats of each head's rows): for each key, the
+// 16 queries × 8 keys (the tile's f̃, 8 × H × d, stays in the core's cache): for each key, the
 // tile's queries that see it (some head's α^h_ij ≠ 0, or j = i) measured four at a time by the
 // kernels' mixed_l1_distances, with the own term ω_i where j = i — one read of the key's f̃ for
 // four queries.
@@ -88,7 +89,6 @@ void alti_taps::distance_block(std::size_t j0, std::size_t b, const float* f) {
   const std::size_t key_tiles = (b + tile_keys - 1) / tile_keys;
 #pragma omp parallel
   {
-    std::vector<float> a(tile_rows * tile_keys * H);  // [query, key, head] of the tile
     std::vector<kernels::l1_query> group(tile_rows);
     std::vector<std::size_t> rows(tile_rows);
     std::vector<float> out(tile_rows);
@@ -96,19 +96,16 @@ void alti_taps::distance_block(std::size_t j0, std::size_t b, const float* f) {
     for (std::size_t task = 0; task < row_tiles * key_tiles; ++task) {
       const std::size_t i0 = (task / key_tiles) * tile_rows, q0 = (task % key_tiles) * tile_keys;
       const std::size_t i1 = std::min(n, i0 + tile_rows), q1 = std::min(b, q0 + tile_keys);
-      for (std::size_t i = i0; i < i1; ++i) {
-        const float inv = 1.0f / divisor(i);
-        for (std::size_t h = 0; h < H; ++h) {
-          const float* row = weights(h) + i * nk + j0;
-          for (std::size_t q = q0; q < q1; ++q)
-            a[((i - i0) * tile_keys + (q - q0)) * H + h] = row[q] * inv;
-        }
+      if (shape().causal && j0 + q0 >= i1) {  // above the diagonal: no query sees these keys
+        for (std::size_t i = i0; i < i1; ++i)
+          std::fill_n(distance_.data() + i * nk + j0 + q0, q1 - q0, -1.0f);
+        continue;
       }
       for (std::size_t q = q0; q < q1; ++q) {
         const std::size_t j = j0 + q;
         std::size_t seen = 0;
         for (std::size_t i = i0; i < i1; ++i) {
-          const float* aq = a.data() + ((i - i0) * tile_keys + (q - q0)) * H;
+          const float* aq = scaled_.data() + (i * nk + j) * H;
           const bool mine = square && j == i;
           bool any = mine;
           for (std::size_t h = 0; h < H; ++h) any |= aq[h] != 0.0f;
@@ -124,7 +121,25 @@ void alti_taps::distance_block(std::size_t j0, std::size_t b, const float* f) {
   }
 }
 
+// The layer's weights as the distances read them: α^h_ij / s_i with the heads of each pair side
+// by side ([n, keys, H]), one pass over the maps (the tiles then read H consecutive floats a
+// pair, not a line of every head's map for each).
+void alti_taps::scale_weights() {
+  const std::size_t H = shape().heads, n = shape().n, nk = shape().key_count();
+  scaled_.resize(n * nk * H);
+#pragma omp parallel for schedule(static)
+  for (std::size_t i = 0; i < n; ++i) {
+    const float inv = 1.0f / divisor(i);
+    float* out = scaled_.data() + i * nk * H;
+    for (std::size_t h = 0; h < H; ++h) {
+      const float* row = weights(h) + i * nk;
+      for (std::size_t j = 0; j < nk; ++j) out[j * H + h] = row[j] * inv;
+    }
+  }
+}
+
 void alti_taps::measure_residual() {
+  scale_weights();
   over_key_blocks([&](std::size_t j0, std::size_t b, const float* f) { distance_block(j0, b, f); });
 }
 
@@ -175,11 +190,12 @@ std::unique_ptr<measure_taps> make(const measure_shape& s, map_taps& views, map_
 
 std::uint64_t bytes(const measure_shape& s) {
   const std::uint64_t n = s.n, H = s.heads, d = s.width;
-  // the layer's weights and shown maps, the values (counted as 2 d a row), W_O as floats
-  // (2 d²), s_i, ω and y, a block of f̃, the distances and the layer's map, with --npy the
-  // rollout and its next product
-  const std::uint64_t block = std::min<std::uint64_t>(value_key_block(s.heads, s.width), n);
-  return 4 * (2 * H * n * n + 2 * n * d + 2 * d * d + n + 2 * n * d + block * H * d + 2 * n * n +
+  // the layer's weights, their scaled copy and the shown maps, the values (counted as 2 d a
+  // row), W_O as floats (2 d²), s_i, ω and y, a block of f̃, the distances and the layer's map,
+  // with --npy the rollout and its next product
+  const std::uint64_t nk = s.key_count();
+  const std::uint64_t block = std::min<std::uint64_t>(value_key_block(s.heads, s.width), nk);
+  return 4 * (3 * H * n * nk + 2 * nk * d + 2 * d * d + n + 2 * n * d + block * H * d + 2 * n * nk +
               (s.npy_dir.empty() ? 0 : 2 * n * n));
 }
 

@@ -46,6 +46,7 @@ struct measure_shape {
   std::size_t layers = 0, heads = 0, n = 0, width = 0;  // n: queries; width: the model's d
   std::size_t keys = 0;  // the keys a query sees (cross attention: the source's), 0: n
   bool cross = false;    // the keys are not the queries (a cross attention, even of n keys)
+  bool causal = false;   // query i sees no key j > i (work above the diagonal may be skipped)
   // --npy: the folder the measure's arrays go to (empty: none), where their temporaries go (the
   // folder, or the existing one above it), and their names' prefix ("cross_")
   std::string npy_dir, npy_folder, prefix;
