@@ -21,6 +21,7 @@ action setup_han(CLI::App& app);
 action setup_model(CLI::App& app);
 action setup_heads(CLI::App& app);
 action setup_faithfulness(CLI::App& app);
+action setup_align(CLI::App& app);
 action setup_draw(CLI::App& app);
 action setup_man(CLI::App& app);
 action setup_completion(CLI::App& app);

@@ -152,6 +152,7 @@ int run(int argc, char** argv) {
       {"model", cli::setup_model(app)},
       {"heads", cli::setup_heads(app)},
       {"faithfulness", cli::setup_faithfulness(app)},
+      {"align", cli::setup_align(app)},
       {"draw", cli::setup_draw(app)},
       {"list", cli::setup_list(app)},
       {"demo", cli::setup_demo(app)},

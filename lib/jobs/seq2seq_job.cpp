@@ -183,25 +183,8 @@ void check_cross_measure(const model_job_config& c, bool forced) {
 // The measure's maps in place of the cross attention's weights (kept in r.cross_weights), its
 // arrays to --npy as cross_*.npy.
 void measure_cross_attention(const hf_model& m, const model_job_config& c, model_report& r) {
-  seq2seq_forward& f = r.seq2seq;
-  r.cross_weights = f.cross_attention;
-  measure_shape shape;
-  shape.layers = f.decoder_layers;
-  shape.heads = f.decoder_heads;
-  shape.n = f.nt;
-  shape.keys = f.ns;
-  shape.cross = true;
-  shape.width = m.config.d_model;
-  if (!c.out.npy_dir.empty()) {
-    shape.npy_dir = c.out.npy_dir;
-    shape.npy_folder = streamed_folder(c.out.npy_dir);
-    shape.prefix = "cross_";
-  }
-  array_taps views(f.cross_attention.data(), f.decoder_heads, f.nt, f.ns);
-  array_taps weights(nullptr, f.decoder_heads, f.nt, f.ns);
-  r.measure = c.measure->make(shape, views, weights);
+  r.measure = measure_cross_only(m, *c.measure, r.seq2seq, r.cross_weights, c.out.npy_dir);
   r.measure_name = std::string(c.measure->name);
-  replay_cross_attention(m, f, *r.measure);
 }
 
 // The view, --html and the alignment flags against the stack, before any work.

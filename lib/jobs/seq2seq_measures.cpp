@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "io/npy.h"
+#include "io/npy_stream.h"
 #include "jobs/model_keep.h"
 #include "measures/alti_plus.h"
 #include "measures/measure.h"
@@ -115,6 +116,38 @@ seq2seq_measured measure_every_stack(const hf_model& m, std::string_view measure
   f.decoder_attention = std::move(self_maps);
   f.cross_attention = std::move(cross_maps);
   return r;
+}
+
+std::unique_ptr<measure_taps> measure_cross_only(const hf_model& m, const measure_spec& spec,
+                                                 seq2seq_forward& f, matrix& weights,
+                                                 const std::string& npy_dir) {
+  weights = f.cross_attention;
+  measure_shape shape = seq2seq_measures_parts::shape_of(f.decoder_layers, f.decoder_heads, f.nt,
+                                                         f.ns, m.config.d_model, true);
+  if (!npy_dir.empty()) {
+    shape.npy_dir = npy_dir;
+    shape.npy_folder = streamed_folder(npy_dir);
+    shape.prefix = "cross_";
+  }
+  array_taps views(f.cross_attention.data(), f.decoder_heads, f.nt, f.ns);
+  array_taps none(nullptr, f.decoder_heads, f.nt, f.ns);
+  std::unique_ptr<measure_taps> taps = spec.make(shape, views, none);
+  replay_cross_attention(m, f, *taps);
+  return taps;
+}
+
+seq2seq_forward measured_run(const hf_model& m, const measure_spec& spec,
+                             const std::vector<std::int64_t>& source,
+                             const std::vector<std::int64_t>& target) {
+  seq2seq_forward f = run_seq2seq(m, source, target);
+  if (!spec.make) return f;
+  if (measures_every_stack(spec.name)) {
+    measure_every_stack(m, spec.name, source, f);
+  } else {
+    matrix weights;
+    measure_cross_only(m, spec, f, weights);
+  }
+  return f;
 }
 
 void add_measured_npy(output_batch& batch, const std::string& dir, const seq2seq_measured& a) {

@@ -17,10 +17,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "io/file_io.h"
+#include "measures/measure.h"
 #include "model/hf_model.h"
 #include "model/seq2seq.h"
 #include "tensor.h"
@@ -44,6 +46,19 @@ bool measures_every_stack(std::string_view measure);
 // weights moved into the result), and for alti ALTI+.
 seq2seq_measured measure_every_stack(const hf_model& m, std::string_view measure,
                                      const std::vector<std::int64_t>& source, seq2seq_forward& f);
+
+// A measure of the cross attention alone (norms): f's cross maps replaced by the measure's (the
+// cross attention replayed: model/seq2seq.h replay_cross_attention), the weights copied into
+// `weights`; with npy_dir, its arrays prefixed cross_ (the taps returned hold them).
+std::unique_ptr<measure_taps> measure_cross_only(const hf_model& m, const measure_spec& spec,
+                                                 seq2seq_forward& f, matrix& weights,
+                                                 const std::string& npy_dir = "");
+
+// A teacher-forced run over (source, target) whose cross maps are `spec`'s: the weights, norms
+// (measure_cross_only) or a measure of every stack (measure_every_stack).
+seq2seq_forward measured_run(const hf_model& m, const measure_spec& spec,
+                             const std::vector<std::int64_t>& source,
+                             const std::vector<std::int64_t>& target);
 
 // The measure's arrays into `dir` (the --npy names above).
 void add_measured_npy(output_batch& batch, const std::string& dir, const seq2seq_measured& a);

@@ -1,0 +1,233 @@
+#include "jobs/align_job.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "analysis/word_alignment.h"
+#include "error.h"
+#include "io/file_io.h"
+#include "jobs/model_job.h"
+#include "jobs/seq2seq_measures.h"
+#include "jobs/seq2seq_views.h"
+#include "model/hf_model.h"
+
+namespace attnviz {
+
+namespace align_job_parts {
+
+// One sentence pair and where it came from (errors name it).
+struct sentence_pair {
+  std::string source, target;
+  std::string file, target_file;  // the source's file and the target's (--input: both the same)
+  std::size_t line = 0;
+};
+
+std::vector<std::string> lines_of(const std::string& path) {
+  const std::string whole = read_whole_file(path);
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < whole.size()) {
+    std::size_t end = whole.find('\n', start);
+    if (end == std::string::npos) end = whole.size();
+    std::string line = whole.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    out.push_back(std::move(line));
+    start = end + 1;
+  }
+  return out;
+}
+
+bool blank(const std::string& s) {
+  return s.find_first_not_of(" \t") == std::string::npos;
+}
+
+std::string trimmed(const std::string& s) {
+  const std::size_t a = s.find_first_not_of(" \t"), b = s.find_last_not_of(" \t");
+  return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
+}
+
+// The pairs of --input ("source ||| target") or of --source and --target, each side non-empty.
+std::vector<sentence_pair> read_pairs(const align_job_config& c) {
+  std::vector<sentence_pair> out;
+  if (!c.input_path.empty()) {
+    const std::vector<std::string> lines = lines_of(c.input_path);
+    for (std::size_t k = 0; k < lines.size(); ++k) {
+      const std::size_t bar = lines[k].find("|||");
+      if (bar == std::string::npos)
+        throw input_error(c.input_path, k + 1, "expected 'source ||| target'");
+      out.push_back({trimmed(lines[k].substr(0, bar)), trimmed(lines[k].substr(bar + 3)),
+                     c.input_path, c.input_path, k + 1});
+    }
+  } else {
+    const std::vector<std::string> src = lines_of(c.source_path), tgt = lines_of(c.target_path);
+    if (src.size() != tgt.size())
+      throw input_error(c.target_path,
+                        fmt::format("{} lines, and {} has {}: one target sentence a source "
+                                    "sentence",
+                                    tgt.size(), c.source_path, src.size()));
+    for (std::size_t k = 0; k < src.size(); ++k)
+      out.push_back({src[k], tgt[k], c.source_path, c.target_path, k + 1});
+  }
+  if (out.empty())
+    throw input_error(c.input_path.empty() ? c.source_path : c.input_path, "no sentence pairs");
+  for (const sentence_pair& p : out)
+    if (blank(p.source) || blank(p.target))
+      throw input_error(blank(p.source) ? p.file : p.target_file, p.line,
+                        fmt::format("the {} side is empty (every line holds a sentence pair)",
+                                    blank(p.source) ? "source" : "target"));
+  return out;
+}
+
+// A pair's token ids for one model (source through its source tokenizer, target through its
+// target one), errors naming the pair's line.
+struct encoded_pair {
+  std::vector<std::int64_t> source_ids, target_ids;
+  std::vector<std::string> source_tokens, target_tokens;
+};
+
+encoded_pair encode(const std::string& dir, const hf_model& m, const sentence_pair& p,
+                    bool reversed) {
+  const std::string& src = reversed ? p.target : p.source;
+  const std::string& tgt = reversed ? p.source : p.target;
+  // errors name the file of the side that failed, and the line
+  const std::string& src_file = reversed ? p.target_file : p.file;
+  const std::string& tgt_file = reversed ? p.file : p.target_file;
+  model_input s, t;
+  try {
+    s = read_model_input(dir, src, {}, m.config.max_positions);
+  } catch (const input_error& e) {
+    throw input_error(src_file, p.line, e.marked());
+  } catch (const usage_error& e) {
+    throw input_error(src_file, p.line, e.marked());
+  }
+  try {
+    t = read_model_input(dir, tgt, {}, m.config.max_positions, "target", "target-ids");
+  } catch (const input_error& e) {
+    throw input_error(tgt_file, p.line, e.marked());
+  } catch (const usage_error& e) {
+    throw input_error(tgt_file, p.line, e.marked());
+  }
+  return {std::move(s.ids), std::move(t.ids), std::move(s.tokens), std::move(t.tokens)};
+}
+
+// Every cross map's row t replaced by row t + 1 (the step that reads target token t as its
+// input); the last row kept.
+void shift_rows(seq2seq_forward& f) {
+  const std::size_t ns = f.ns, nt = f.nt;
+  for (std::size_t lh = 0; lh < f.decoder_layers * f.decoder_heads; ++lh) {
+    float* map = f.cross_attention.data() + lh * nt * ns;
+    for (std::size_t t = 0; t + 1 < nt; ++t)
+      std::copy(map + (t + 1) * ns, map + (t + 2) * ns, map + t * ns);
+  }
+}
+
+// The target-words × source-words map of one direction (reversed: the other model's, turned
+// round so rows are still the target's words).
+word_map direction_map(const hf_model& m, const align_job_config& c, const encoded_pair& e,
+                       bool reversed) {
+  const measure_spec& spec = c.method ? *c.method : *attention_measures().front();
+  seq2seq_forward f = measured_run(m, spec, e.source_ids, e.target_ids);
+  if (c.shift) shift_rows(f);
+  const seq2seq_maps maps{&f, e.source_tokens, e.target_tokens, "", ""};
+  view_choice choice;
+  choice.layers = c.layers;
+  choice.heads = c.heads;
+  word_map w = alignment_words(maps, choice);
+  if (!reversed) return w;
+  word_map turned;
+  turned.values = matrix(w.values.cols(), w.values.rows());
+  for (std::size_t i = 0; i < w.values.rows(); ++i)
+    for (std::size_t j = 0; j < w.values.cols(); ++j) turned.values(j, i) = w.values(i, j);
+  turned.source_words = std::move(w.target_words);
+  turned.target_words = std::move(w.source_words);
+  return turned;
+}
+
+// The pairs whose value reaches t.
+std::vector<word_pair> above(const matrix& values, double t) {
+  std::vector<word_pair> out;
+  for (std::size_t j = 0; j < values.rows(); ++j)
+    for (std::size_t i = 0; i < values.cols(); ++i)
+      if (values(j, i) >= t) out.emplace_back(i, j);
+  return out;
+}
+
+std::vector<word_pair> align_pair(const hf_model& m, const hf_model* reverse,
+                                  const align_job_config& c, const encoded_pair& forward,
+                                  const encoded_pair* backward, const sentence_pair& p) {
+  const word_map f = direction_map(m, c, forward, false);
+  if (!reverse) {
+    if (c.extract == align_extract::threshold) return above(f.values, c.threshold);
+    return align_words(f.values, align_method::argmax);
+  }
+  const word_map r = direction_map(*reverse, c, *backward, true);
+  if (r.values.rows() != f.values.rows() || r.values.cols() != f.values.cols())
+    throw input_error(
+        p.file, p.line,
+        fmt::format("the two models cut the pair into different words ({} × {} "
+                    "and {} × {} target × source)",
+                    f.values.rows(), f.values.cols(), r.values.rows(), r.values.cols()));
+  if (c.extract == align_extract::threshold) {
+    matrix product(f.values.rows(), f.values.cols());
+    for (std::size_t k = 0; k < product.size(); ++k)
+      product.data()[k] = f.values.data()[k] * r.values.data()[k];
+    return above(product, c.threshold);
+  }
+  // the reverse map's rows are the source words: argmax over its columns (target words)
+  std::vector<word_pair> back;
+  for (std::size_t i = 0; i < r.values.cols(); ++i) {
+    std::size_t best = 0;
+    for (std::size_t j = 1; j < r.values.rows(); ++j)
+      if (r.values(j, i) > r.values(best, i)) best = j;
+    if (r.values.rows() > 0) back.emplace_back(i, best);
+  }
+  return symmetrize(align_words(f.values, align_method::argmax), back,
+                    c.symmetrize.value_or(symmetrize_method::grow_diag_final_and));
+}
+
+}  // namespace align_job_parts
+
+align_report run_align_job(const align_job_config& c) {
+  using namespace align_job_parts;
+  const auto start = std::chrono::steady_clock::now();
+  const hf_model m = load_model(c.model_dir);
+  if (!m.config.encoder_decoder)
+    throw usage_error(
+        fmt::format("{}: align reads a translation model's cross attention; {} is "
+                    "a {} model (an encoder–decoder: bart, mbart, marian, t5)",
+                    param("model"), c.model_dir, m.config.model_type));
+  std::optional<hf_model> reverse;
+  if (!c.reverse_model_dir.empty()) reverse.emplace(load_model(c.reverse_model_dir));
+  if (reverse && !reverse->config.encoder_decoder)
+    throw usage_error(fmt::format("{}: {} is not an encoder–decoder model", param("reverse_model"),
+                                  c.reverse_model_dir));
+  const std::vector<sentence_pair> pairs = read_pairs(c);
+  std::vector<encoded_pair> forward, backward;  // every pair encoded before any work
+  for (const sentence_pair& p : pairs) {
+    forward.push_back(encode(c.model_dir, m, p, false));
+    if (reverse) backward.push_back(encode(c.reverse_model_dir, *reverse, p, true));
+  }
+  align_report r;
+  r.pairs = pairs.size();
+  progress bar("aligning", "pairs", pairs.size(), c.progress);
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    const std::vector<word_pair> a = align_pair(m, reverse ? &*reverse : nullptr, c, forward[k],
+                                                reverse ? &backward[k] : nullptr, pairs[k]);
+    r.aligned += a.size();
+    r.lines.push_back(format_pharaoh(a));
+    bar.update(k + 1);
+  }
+  bar.finish();
+  if (!c.out.empty()) {
+    std::string text;
+    for (const std::string& line : r.lines) text += line + "\n";
+    output_batch batch;
+    batch.add(c.out, std::move(text));
+    r.written = batch.commit();
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+}  // namespace attnviz

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""attn-viz align on the tiny test translation models (tests/data/seq2seq), checked from
+outside: each Pharaoh line equals `model --align` of the same pair (weights and a measure);
+--input's "source ||| target" lines give the same; --extract threshold equals the pairs of the
+mean cross map (`model --json`) at or above the threshold; with --reverse-model the argmax pairs
+of both directions joined by a plain Python rendering of grow-diag-final-and (and intersect,
+union), the threshold on the two maps' product; the refusals name the line and write nothing."""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import import_numpy, main  # noqa: E402
+
+np = import_numpy()
+
+PAIRS = [("t5 t9 t3 t7 t12", "t20 t4 t8 t16"), ("t11 t6 t30", "t9 t5 t14 t3 t21"),
+         ("t7 t7 t25 t13 t4 t18", "t15 t6 t22")]
+
+
+def seq2seq(env, name):
+    return os.path.join(env.data, "seq2seq", name)
+
+
+def write_pairs(env, pairs, stem):
+    src, tgt, both = env.path(stem + ".src"), env.path(stem + ".tgt"), env.path(stem + ".pairs")
+    with open(src, "w") as a, open(tgt, "w") as b, open(both, "w") as c:
+        for s, t in pairs:
+            a.write(s + "\n")
+            b.write(t + "\n")
+            c.write(f"{s} ||| {t}\n")
+    return src, tgt, both
+
+
+def align(env, model, src, tgt, *extra):
+    out, _ = env.run("align", "--model", model, "--source", src, "--target", tgt, "-q", *extra)
+    return out.splitlines()
+
+
+def parse(line):
+    return {tuple(map(int, p.split("-"))) for p in line.split()}
+
+
+def test_lines_equal_model_align(env):
+    model = seq2seq(env, "bart_f32")
+    src, tgt, both = write_pairs(env, PAIRS, "p")
+    for extra in ([], ["--method", "alti", "--layers", "1"]):
+        lines = align(env, model, src, tgt, *extra)
+        assert len(lines) == len(PAIRS)
+        for k, (s, t) in enumerate(PAIRS):
+            one = env.path(f"one-{k}.txt")
+            measure = ["--measure", extra[1]] if extra else []
+            rest = extra[2:] if extra else []
+            env.run("model", "--model", model, "--text", s, "--target", t, "--align", one, "-q",
+                    *measure, *rest)
+            assert lines[k] == open(one).read().strip(), (k, extra)
+        out, _ = env.run("align", "--model", model, "--input", both, "-q", *extra)
+        assert out.splitlines() == lines
+    # --out: the same lines in a file, nothing printed
+    path = env.path("a.txt")
+    out, _ = env.run("align", "--model", model, "--source", src, "--target", tgt, "--out", path,
+                     "-q")
+    assert open(path).read().splitlines() == align(env, model, src, tgt)
+    assert "3 sentence pairs aligned" in out and f"wrote {path}" in out, out
+
+
+def mean_cross(env, model, s, t):
+    path = env.path("m.json")
+    env.run("model", "--model", model, "--text", s, "--target", t, "--json", path, "-q")
+    return np.array(json.load(open(path))["cross_attention"], dtype=np.float64).mean((0, 1))
+
+
+def test_threshold_takes_every_pair_at_or_above_it(env):
+    model = seq2seq(env, "bart_f32")
+    src, tgt, _ = write_pairs(env, PAIRS, "t")
+    lines = align(env, model, src, tgt, "--extract", "threshold", "--threshold", "0.2")
+    for (s, t), line in zip(PAIRS, lines):
+        m = mean_cross(env, model, s, t)  # one piece a word: the word map is the mean map
+        want = {(i, j) for j in range(m.shape[0]) for i in range(m.shape[1]) if m[j, i] >= 0.2}
+        assert parse(line) == want, (line, want)
+
+
+def gdfa(forward, reverse):
+    """grow-diag-final-and as Koehn et al. write it (Moses' symmetrization)."""
+    union, a = forward | reverse, forward & reverse
+    src = {s for s, _ in a}
+    tgt = {t for _, t in a}
+    ns = max([s for s, _ in union] + [-1]) + 1
+    nt = max([t for _, t in union] + [-1]) + 1
+    steps = [(-1, 0), (0, -1), (1, 0), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1)]
+    added = True
+    while added:
+        added = False
+        for s in range(ns):
+            for t in range(nt):
+                if (s, t) not in a:
+                    continue
+                for ds, dt in steps:
+                    q = (s + ds, t + dt)
+                    if q in union and q not in a and (q[0] not in src or q[1] not in tgt):
+                        a.add(q)
+                        src.add(q[0])
+                        tgt.add(q[1])
+                        added = True
+    for direction in (forward, reverse):
+        for s, t in sorted(direction):
+            if s not in src and t not in tgt:
+                a.add((s, t))
+                src.add(s)
+                tgt.add(t)
+    return a
+
+
+def test_both_directions_joined(env):
+    model, back = seq2seq(env, "bart_f32"), seq2seq(env, "marian_f16")
+    src, tgt, _ = write_pairs(env, PAIRS, "r")
+    forward = [parse(l) for l in align(env, model, src, tgt)]
+    reverse = [{(s, t) for t, s in parse(l)} for l in align(env, back, tgt, src)]
+    joined = {
+        "grow-diag-final-and": [gdfa(f, r) for f, r in zip(forward, reverse)],
+        "intersect": [f & r for f, r in zip(forward, reverse)],
+        "union": [f | r for f, r in zip(forward, reverse)],
+    }
+    for how, want in joined.items():
+        got = align(env, model, src, tgt, "--reverse-model", back, "--symmetrize", how)
+        assert [parse(l) for l in got] == want, how
+        assert all(l.split() == sorted(l.split(), key=lambda p: tuple(map(int, p.split("-"))))
+                   for l in got)
+    default = align(env, model, src, tgt, "--reverse-model", back)
+    assert [parse(l) for l in default] == joined["grow-diag-final-and"]
+    # threshold with both: the forward map times the reverse map turned round
+    got = align(env, model, src, tgt, "--reverse-model", back, "--extract", "threshold",
+                "--threshold", "0.05")
+    for (s, t), line in zip(PAIRS, got):
+        product = mean_cross(env, model, s, t) * mean_cross(env, back, t, s).T
+        want = {(i, j) for j in range(product.shape[0]) for i in range(product.shape[1])
+                if product[j, i] >= 0.05}
+        assert parse(line) == want, (line, want)
+
+
+def test_refusals_name_the_line_and_write_nothing(env):
+    model = seq2seq(env, "bart_f32")
+    out = env.path("never.txt")
+
+    def refused(*args, says):
+        _, err = env.run("align", "--model", model, "--out", out, "-q", *args, expect=2)
+        lines = [l for l in err.splitlines() if l.strip()]
+        assert len(lines) == 1 and lines[0].startswith("attn-viz: error:"), err
+        for word in says:
+            assert word in lines[0], (word, lines[0])
+        assert not os.path.exists(out)
+
+    src, tgt, _ = write_pairs(env, [PAIRS[0], ("t5 t6", "   "), PAIRS[1]], "bad")
+    refused("--source", src, "--target", tgt, says=["bad.tgt:2:", "target side is empty"])
+    src, tgt, _ = write_pairs(env, PAIRS, "short")
+    with open(tgt, "a") as f:
+        f.write("t5 t6\n")
+    refused("--source", src, "--target", tgt, says=["short.tgt", "4 lines", "3"])
+    long_src = " ".join(["t5"] * 40)
+    src, tgt, both = write_pairs(env, [PAIRS[0], PAIRS[1], (long_src, "t5 t6")], "long")
+    refused("--source", src, "--target", tgt, says=["long.src:3:", "40 tokens"])
+    with open(both, "a") as f:
+        f.write("no bars here\n")
+    refused("--input", both, says=["long.pairs:4:", "|||"])
+    refused("--source", src, says=["--target"])
+    refused("--source", src, "--target", tgt, "--symmetrize", "union", says=["--reverse-model"])
+    _, err = env.run("align", "--model", os.path.join(env.data, "hf", "gpt2_f32"), "--source", src,
+                     "--target", tgt, expect=2)
+    assert "encoder–decoder" in err
+
+
+if __name__ == "__main__":
+    sys.exit(main(globals()))
