@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Scores samples/rv-kjv-marian on the held-out verses (train_translation_model.py writes them):
 how well it translates, and how well its cross attention aligns words, against the translators'
-own alignment (Strong's numbers, bible_corpus.py), beside two baselines measured the same way:
-the diagonal (target word j to source word round(j·m/n)) and a checkpoint of the same shape with
-random weights.
+own alignment (Strong's numbers, bible_corpus.py), beside three baselines measured the same way:
+the diagonal (target word j to source word round(j·m/n)), a checkpoint of the same shape with
+random weights, and IBM Model 2 with fast_align's diagonal (ibm_model2.py, both directions,
+trained on the whole Bible; skipped without diatheke); and `attn-viz align`'s best readings.
 
     /usr/bin/python3 samples/translation/evaluate_translation.py [--exe build/attn-viz]
 
@@ -171,6 +172,50 @@ def attnviz_aer(exe, model, es, en, gold, work, layers=None, heads=None):
     return c
 
 
+def ibm2_baseline(keys, gold):
+    """IBM Model 2 with fast_align's diagonal (ibm_model2.py), both directions trained on every
+    verse pair of the Bible (the held-out ones included: an unsupervised aligner sees the text it
+    aligns, as fast_align is run), scored on the held-out verses. None without diatheke and the
+    SWORD modules (bible_corpus.py)."""
+    import bible_corpus
+    import ibm_model2
+    try:
+        corpus = bible_corpus.corpus()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    index = {f"{k[0]} {k[1]}:{k[2]}": n for n, (k, _, _) in enumerate(corpus)}
+    pairs = [(bible_corpus.plain(e).split(), bible_corpus.plain(g).split()) for _, e, g in corpus]
+    forward, reverse, joined, _ = ibm_model2.align(pairs)
+    out = {}
+    for name, links in (("forward", forward), ("reverse", reverse), ("grow-diag-final-and", joined)):
+        c = Counts()
+        for k, g in zip(keys, gold):
+            sure, possible = gold_sets(g)
+            c.add(links[index[k]], sure, possible)
+        out[f"IBM Model 2 (fast_align's diagonal), {name}"] = c
+    return out
+
+
+def align_rows(exe, model, es, en, gold, work):
+    """attn-viz align's readings on the held-out verses, scored here."""
+    src, tgt = os.path.join(work, "a.es"), os.path.join(work, "a.en")
+    with open(src, "w", encoding="utf-8") as f:
+        f.write("".join(l + "\n" for l in es))
+    with open(tgt, "w", encoding="utf-8") as f:
+        f.write("".join(l + "\n" for l in en))
+    rows = {}
+    for name, extra in (("align --method alti --layers 2", ["--method", "alti", "--layers", "2"]),
+                        ("align --extract threshold --threshold 0.3",
+                         ["--extract", "threshold", "--threshold", "0.3"])):
+        out = run(exe, "align", "--model", model, "--source", src, "--target", tgt, "-q", *extra)
+        c = Counts()
+        for line, g in zip(out.splitlines(), gold):
+            sure, possible = gold_sets(g)
+            c.add({tuple(map(int, p.split("-"))) for p in line.split()}, sure, possible)
+        rows[name] = c
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--exe", default=os.path.join(ROOT, "build", "attn-viz"))
@@ -197,17 +242,20 @@ def main():
                                          best_head.split()[3])}
         for k, c in checks.items():
             assert abs(c.aer() - trained[k].aer()) < 1e-9, (k, c.aer(), trained[k].aer())
+        aligned = align_rows(a.exe, a.model, es, en, gold, work)
         hyps = [run(a.exe, "model", "--model", a.model, "--text", s, "--max-new", "160", "-q").splitlines()[1]
                 for s in es]
     finally:
         shutil.rmtree(work)
+    baseline = ibm2_baseline(keys, gold) or {}
     result = {
         "held_out_verses": len(es), "verses_scored": len(es) - skipped,
         "chrF": round(chrf(hyps, en), 2),
         "aer": {"all heads averaged": trained["all"].row(), f"best layer ({best_layer})": trained[best_layer].row(),
                 f"best head ({best_head})": trained[best_head].row(), "diagonal": diagonal.row(),
                 "random checkpoint, all heads": rand["all"].row(),
-                "random checkpoint, best head": min((rand[k] for k in heads), key=Counts.aer).row()},
+                "random checkpoint, best head": min((rand[k] for k in heads), key=Counts.aer).row(),
+                **{k: c.row() for k, c in aligned.items()}, **{k: c.row() for k, c in baseline.items()}},
         "every layer and head": {k: trained[k].row() for k in layers + heads},
         "best_layer": int(best_layer.split()[1]), "best_head": [int(best_head.split()[1]), int(best_head.split()[3])],
         "examples": [{"verse": keys[i], "source": es[i], "reference": en[i], "attn-viz": hyps[i]}
