@@ -122,7 +122,8 @@ Examples:
       for (const std::string& line : r.lines) fmt::print("{}\n", line);
     std::FILE* out = job.out.empty() ? stderr : summary_stream(r.written);
     fmt::print(out, "{} sentence pairs aligned, {} word pairs, in {:.1f} s ({:.1f} pairs/s)\n",
-               r.pairs, r.aligned, r.seconds, r.seconds > 0 ? r.pairs / r.seconds : 0.0);
+               r.pairs, r.aligned, r.seconds,
+               r.seconds > 0 ? static_cast<double>(r.pairs) / r.seconds : 0.0);
     print_written(r.written);
     return 0;
   };
