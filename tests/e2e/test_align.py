@@ -81,34 +81,12 @@ def test_threshold_takes_every_pair_at_or_above_it(env):
 
 
 def gdfa(forward, reverse):
-    """grow-diag-final-and as Koehn et al. write it (Moses' symmetrization)."""
-    union, a = forward | reverse, forward & reverse
-    src = {s for s, _ in a}
-    tgt = {t for _, t in a}
-    ns = max([s for s, _ in union] + [-1]) + 1
-    nt = max([t for _, t in union] + [-1]) + 1
-    steps = [(-1, 0), (0, -1), (1, 0), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1)]
-    added = True
-    while added:
-        added = False
-        for s in range(ns):
-            for t in range(nt):
-                if (s, t) not in a:
-                    continue
-                for ds, dt in steps:
-                    q = (s + ds, t + dt)
-                    if q in union and q not in a and (q[0] not in src or q[1] not in tgt):
-                        a.add(q)
-                        src.add(q[0])
-                        tgt.add(q[1])
-                        added = True
-    for direction in (forward, reverse):
-        for s, t in sorted(direction):
-            if s not in src and t not in tgt:
-                a.add((s, t))
-                src.add(s)
-                tgt.add(t)
-    return a
+    """grow-diag-final-and in plain Python: the IBM Model 2 baseline's
+    (samples/translation/ibm_model2.py), written from Koehn et al.'s definition."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                    "samples", "translation"))
+    import ibm_model2
+    return ibm_model2.grow_diag_final_and(forward, reverse)
 
 
 def test_both_directions_joined(env):
