@@ -97,6 +97,10 @@ Examples:
   cmd->add_option("--out,-o", c.out, "Write the alignments to FILE [default: print them]")
       ->type_name("FILE")
       ->group("Output");
+  cmd->add_flag("--resume", c.resume,
+                "With --out: align only the pairs a killed run left (its journal, "
+                "FILE.attn-viz-journal.jsonl, says which are done)")
+      ->group("Output");
   cmd->add_flag("--quiet,-q", f->quiet, "No progress bar on stderr")->group("Output");
 
   return [f] {
@@ -116,14 +120,19 @@ Examples:
                         param("symmetrize"), param("reverse_model"), param("extract")));
       job.symmetrize = symmetrize_named(f->symmetrize, "symmetrize");
     }
+    if (job.resume && job.out.empty())
+      throw usage_error(
+          fmt::format("{} continues a run that writes {} FILE", param("resume"), param("out")));
     if (f->quiet) job.progress = progress_style::quiet;
     const align_report r = run_align_job(job);
     if (job.out.empty())
       for (const std::string& line : r.lines) fmt::print("{}\n", line);
     std::FILE* out = job.out.empty() ? stderr : summary_stream(r.written);
-    fmt::print(out, "{} sentence pairs aligned, {} word pairs, in {:.1f} s ({:.1f} pairs/s)\n",
-               r.pairs, r.aligned, r.seconds,
-               r.seconds > 0 ? static_cast<double>(r.pairs) / r.seconds : 0.0);
+    fmt::print(out, "{} sentence pairs aligned{}, {} word pairs, in {:.1f} s ({:.1f} pairs/s)\n",
+               r.pairs,
+               r.resumed ? fmt::format(" ({} already done: --resume)", r.resumed) : std::string(),
+               r.aligned, r.seconds,
+               r.seconds > 0 ? static_cast<double>(r.pairs - r.resumed) / r.seconds : 0.0);
     print_written(r.written);
     return 0;
   };

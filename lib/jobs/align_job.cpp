@@ -2,11 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "analysis/word_alignment.h"
 #include "error.h"
 #include "io/file_io.h"
+#include "jobs/align_journal.h"
+#include "jobs/batch_journal.h"
 #include "jobs/model_job.h"
 #include "jobs/seq2seq_measures.h"
 #include "jobs/seq2seq_views.h"
@@ -186,6 +189,27 @@ std::vector<word_pair> align_pair(const hf_model& m, const hf_model* reverse,
                     c.symmetrize.value_or(symmetrize_method::grow_diag_final_and));
 }
 
+// What shapes the lines: the flags and the models' files (their sizes and times).
+std::uint64_t settings_of(const align_job_config& c) {
+  std::vector<std::string> files;
+  for (const std::string& dir : {c.model_dir, c.reverse_model_dir})
+    if (!dir.empty())
+      for (const char* name : {"config.json", "model.safetensors"})
+        files.push_back(dir + "/" + name);
+  return batch_settings_hash(
+      {c.model_dir, c.reverse_model_dir, std::string(c.method ? c.method->name : "weights"),
+       c.layers, c.heads, c.shift ? "shift" : "", c.extract == align_extract::threshold ? "t" : "a",
+       fmt::format("{}", c.threshold),
+       c.symmetrize ? fmt::format("{}", static_cast<int>(*c.symmetrize)) : ""},
+      files);
+}
+
+// The number of word pairs on a Pharaoh line.
+std::size_t pair_count(const std::string& line) {
+  if (line.empty()) return 0;
+  return static_cast<std::size_t>(std::count(line.begin(), line.end(), ' ')) + 1;
+}
+
 }  // namespace align_job_parts
 
 align_report run_align_job(const align_job_config& c) {
@@ -210,21 +234,31 @@ align_report run_align_job(const align_job_config& c) {
   }
   align_report r;
   r.pairs = pairs.size();
+  std::optional<align_journal> journal;
+  if (!c.out.empty()) journal.emplace(c.out, settings_of(c), c.resume);
   progress bar("aligning", "pairs", pairs.size(), c.progress);
   for (std::size_t k = 0; k < pairs.size(); ++k) {
-    const std::vector<word_pair> a = align_pair(m, reverse ? &*reverse : nullptr, c, forward[k],
-                                                reverse ? &backward[k] : nullptr, pairs[k]);
-    r.aligned += a.size();
-    r.lines.push_back(format_pharaoh(a));
+    const sentence_pair& p = pairs[k];
+    if (const std::string* line = journal ? journal->done(k + 1, p.source, p.target) : nullptr) {
+      r.lines.push_back(*line);
+      ++r.resumed;
+    } else {
+      const std::vector<word_pair> a = align_pair(m, reverse ? &*reverse : nullptr, c, forward[k],
+                                                  reverse ? &backward[k] : nullptr, p);
+      r.lines.push_back(format_pharaoh(a));
+      if (journal) journal->record(k + 1, p.source, p.target, r.lines.back());
+    }
+    r.aligned += pair_count(r.lines.back());
     bar.update(k + 1);
   }
   bar.finish();
-  if (!c.out.empty()) {
+  if (journal) {
     std::string text;
     for (const std::string& line : r.lines) text += line + "\n";
     output_batch batch;
     batch.add(c.out, std::move(text));
     r.written = batch.commit();
+    journal->finish();
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;

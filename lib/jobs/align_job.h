@@ -35,6 +35,8 @@ struct align_job_config {
   std::string source_path, target_path;  // one sentence a line, or
   std::string input_path;                // "source ||| target" lines
   std::string out;                       // the Pharaoh file (empty: returned, printed)
+  bool resume = false;  // with out: the pairs its journal has done are not aligned again
+                        // (jobs/align_journal.h)
   const measure_spec* method = nullptr;  // null: the weights
   std::string layers, heads;             // averaged over (empty: all)
   // Chen et al. 2020's shift: target token t read at the decoder step that takes it as its
@@ -49,6 +51,7 @@ struct align_job_config {
 struct align_report {
   std::vector<std::string> lines;      // one Pharaoh line a pair
   std::size_t pairs = 0, aligned = 0;  // pairs, and word pairs in all
+  std::size_t resumed = 0;             // pairs taken from the journal (--resume)
   double seconds = 0.0;
   std::vector<std::string> written;
 };

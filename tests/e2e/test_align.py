@@ -116,6 +116,49 @@ def test_both_directions_joined(env):
         assert parse(line) == want, (line, want)
 
 
+def test_resume_after_sigterm_aligns_only_the_missing_pairs(env):
+    import random
+    import signal
+    import subprocess
+    import time
+    model = seq2seq(env, "bart_f32")
+    rng = random.Random(5)
+    pairs = [(" ".join(f"t{rng.randint(3, 59)}" for _ in range(rng.randint(3, 12))),
+              " ".join(f"t{rng.randint(3, 59)}" for _ in range(rng.randint(3, 12))))
+             for _ in range(2000)]
+    src, tgt, _ = write_pairs(env, pairs, "many")
+    # value zeroing runs every layer again per key: slow enough to be killed half way
+    base = ["align", "--model", model, "--source", src, "--target", tgt, "-q", "--method",
+            "value-zeroing"]
+    env.run(*base, "--out", env.path("clean.txt"))
+    assert not os.path.exists(env.path("clean.txt.attn-viz-journal.jsonl"))  # gone once done
+    killed, journal = env.path("killed.txt"), env.path("killed.txt.attn-viz-journal.jsonl")
+    proc = subprocess.Popen([env.exe, *base, "--out", killed], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None:
+        if os.path.exists(journal) and sum(1 for _ in open(journal, "rb")) > 100:
+            break
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=60)
+    assert proc.returncode == -signal.SIGTERM, f"the run ended before the kill ({proc.returncode})"
+    assert not os.path.exists(killed)
+    done = sum(1 for _ in open(journal, "rb")) - 1
+    assert 0 < done < len(pairs), done
+    with open(journal, "ab") as f:  # a record cut short by the kill
+        f.write(b'{"line": 4000, "pair": "00')
+    before = open(journal, "rb").read()
+    _, err = env.run(*base, "--out", killed, "--resume", "--layers", "0", expect=2)
+    assert "other settings" in err and open(journal, "rb").read() == before
+    out, _ = env.run(*base, "--out", killed, "--resume")
+    assert f"({done} already done: --resume)" in out, out
+    assert open(killed).read() == open(env.path("clean.txt")).read()
+    assert not os.path.exists(journal)
+    _, err = env.run(*base, "--resume", expect=2)
+    assert "--out" in err
+
+
 def test_refusals_name_the_line_and_write_nothing(env):
     model = seq2seq(env, "bart_f32")
     out = env.path("never.txt")
