@@ -12,7 +12,10 @@ word f_i picks one source position a_i:
     p(f_i | e_j) = θ(f_i | e_j)
 
 EM (5 iterations, θ uniform at first): the E-step's posterior of a_i = j is p(a_i = j)·θ(f_i|e_j)
-normalized over j; the M-step sets θ(f|e) to the expected counts c(e, f) / Σ_f c(e, f), and λ
+normalized over j; the M-step sets θ(f|e) from the expected counts c(e, f), by mean-field
+variational Bayes under a symmetric Dirichlet prior α = 0.01 (fast_align's -v: θ(f|e) =
+exp(ψ(c(e, f) + α) − ψ(Σ_f' (c(e, f') + α))), the sum over the f' seen with e; α = None gives
+plain maximum likelihood, c(e, f) / Σ_f c(e, f)), and λ
 to the value that maximizes the expected log-probability of the non-NULL links,
 Σ post·(λ h − log Z_λ), by golden-section search on [0.1, 100] (the paper updates λ by gradient
 steps; the maximum is the same). p0 stays at 0.08, fast_align's default. The alignment is the
@@ -103,24 +106,41 @@ def best_lambda(c, post):
     return (lo + hi) / 2
 
 
-def em_step(c, theta, lam):
+def digamma(x):
+    """ψ(x) for x > 0: shifted up past 10 by ψ(x) = ψ(x + 1) − 1/x, then the asymptotic series
+    (its next term below 5e-11 there)."""
+    x = np.asarray(x, np.float64).copy()
+    shift = np.zeros_like(x)
+    for _ in range(10):
+        small = x < 10.0
+        shift -= np.where(small, 1.0 / x, 0.0)
+        x = np.where(small, x + 1.0, x)
+    r = 1.0 / (x * x)
+    return shift + np.log(x) - 0.5 / x - r * (1.0 / 12 - r * (1.0 / 120 - r / 252))
+
+
+def em_step(c, theta, lam, alpha=0.01):
     """One EM iteration: (θ, λ) after it, and the posterior of every link."""
     score = prior(c, lam) * theta[c.pair_of]
     total = np.add.reduceat(score, c.starts)
     post = score / np.maximum(total, 1e-300)[c.group]
     counts = np.bincount(c.pair_of, weights=post, minlength=len(c.pairs))
-    per_e = np.bincount(c.e_of_pair, weights=counts)
-    theta = counts / np.maximum(per_e[c.e_of_pair], 1e-300)
+    if alpha is None:
+        per_e = np.bincount(c.e_of_pair, weights=counts)
+        theta = counts / np.maximum(per_e[c.e_of_pair], 1e-300)
+    else:
+        per_e = np.bincount(c.e_of_pair, weights=counts + alpha)
+        theta = np.exp(digamma(counts + alpha) - digamma(per_e[c.e_of_pair]))
     return theta, best_lambda(c, post), post
 
 
-def train(pairs, iterations=5, lam=4.0):
+def train(pairs, iterations=5, lam=4.0, alpha=0.01):
     """θ (per distinct (e, f) pair of the corpus, uniform over the target vocabulary at first)
     and λ after `iterations` EM steps (λ starts at fast_align's 4)."""
     c = Corpus(pairs)
     theta = np.full(len(c.pairs), 1.0 / max(1, len(c.tgt_vocab)))
     for _ in range(iterations):
-        theta, lam, _ = em_step(c, theta, lam)
+        theta, lam, _ = em_step(c, theta, lam, alpha)
     return c, theta, lam
 
 
@@ -171,13 +191,13 @@ def grow_diag_final_and(forward, reverse):
     return a
 
 
-def align(pairs, iterations=5):
+def align(pairs, iterations=5, alpha=0.01):
     """Both directions trained on `pairs` ((source words, target words)); returns, per pair, the
     forward links, the reverse links (turned round) and their grow-diag-final-and, all as
     (source word, target word), and each direction's λ."""
-    c, theta, lam = train(pairs, iterations)
+    c, theta, lam = train(pairs, iterations, alpha=alpha)
     forward = viterbi(c, theta, lam)
-    rc, rtheta, rlam = train([(t, s) for s, t in pairs], iterations)
+    rc, rtheta, rlam = train([(t, s) for s, t in pairs], iterations, alpha=alpha)
     reverse = [{(s, t) for t, s in links} for links in viterbi(rc, rtheta, rlam)]
     joined = [grow_diag_final_and(f, r) for f, r in zip(forward, reverse)]
     return forward, reverse, joined, (lam, rlam)

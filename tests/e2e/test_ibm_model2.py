@@ -35,7 +35,7 @@ def test_one_em_step_by_hand(env):
     want_prior = [hand_prior(1, j, 2, 2, lam) for j in range(3)] + \
                  [hand_prior(2, j, 2, 2, lam) for j in range(3)] + [hand_prior(1, j, 1, 1, lam) for j in range(2)]
     assert np.allclose(prior, want_prior, rtol=1e-12)
-    theta, new_lam, post = ibm.em_step(c, theta0, lam)
+    theta, new_lam, post = ibm.em_step(c, theta0, lam, alpha=None)  # maximum likelihood
     # θ uniform: each posterior is the prior normalized over its target word's links
     want_post = want_prior[:3] / np.sum(want_prior[:3])
     assert np.allclose(post[:3], want_post) and np.allclose(post[6:], np.array(want_prior[6:]) / sum(want_prior[6:]))
@@ -52,6 +52,17 @@ def test_one_em_step_by_hand(env):
         total = sum(v for (e2, _), v in counts.items() if e2 == ew)
         idx = np.flatnonzero((c.e == c.src_vocab[ew]) & (c.f == c.tgt_vocab[fw]))[0]
         assert abs(theta[c.pair_of[idx]] - cnt / total) < 1e-12, (ew, fw)
+    # with variational Bayes (α = 0.01): θ = exp(ψ(c + α) − ψ(Σ_f (c + α))), ψ checked against
+    # values from the series ψ(1) = −γ, ψ(x + 1) = ψ(x) + 1/x
+    assert abs(ibm.digamma([1.0])[0] + 0.5772156649015329) < 1e-10
+    assert abs(ibm.digamma([4.5])[0] - (ibm.digamma([0.5])[0] + 2 + 2 / 3 + 2 / 5 + 2 / 7)) < 1e-10
+    assert abs(ibm.digamma([0.5])[0] - (-0.5772156649015329 - 2 * math.log(2))) < 1e-10
+    theta_vb, _, _ = ibm.em_step(c, theta0, lam, alpha=0.01)
+    for (ew, fw), cnt in counts.items():
+        total = sum(v + 0.01 for (e2, _), v in counts.items() if e2 == ew)
+        idx = np.flatnonzero((c.e == c.src_vocab[ew]) & (c.f == c.tgt_vocab[fw]))[0]
+        want = math.exp(ibm.digamma([cnt + 0.01])[0] - ibm.digamma([total])[0])
+        assert abs(theta_vb[c.pair_of[idx]] - want) < 1e-12, (ew, fw)
     # λ maximizes Σ post (λ h − log Z) over the non-NULL links: no nearby value does better
     def objective(l):
         total = 0.0
