@@ -96,6 +96,21 @@ std::string read_whole_file(const std::string& path) {
   return bytes;
 }
 
+std::vector<std::string> read_lines(const std::string& path) {
+  const std::string whole = read_whole_file(path);
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < whole.size()) {
+    std::size_t end = whole.find('\n', start);
+    if (end == std::string::npos) end = whole.size();
+    std::string line = whole.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    out.push_back(std::move(line));
+    start = end + 1;
+  }
+  return out;
+}
+
 namespace {
 
 // The final target of a chain of symbolic links (`path` itself when it is not a link); relative

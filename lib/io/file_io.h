@@ -13,6 +13,9 @@ namespace attnviz {
 
 // Whole file as bytes. Throws input_error for a missing file, a directory, or a read error.
 std::string read_whole_file(const std::string& path);
+// The file's lines (line k at index k − 1), without their line breaks ("\n" or "\r\n"); a final
+// line break adds no empty line. Errors as read_whole_file.
+std::vector<std::string> read_lines(const std::string& path);
 
 // Checks that `path` names a readable regular file (or a FIFO/stdin-like stream is refused
 // with a clear message); throws input_error otherwise.

@@ -14,6 +14,7 @@
 #include "jobs/seq2seq_measures.h"
 #include "jobs/seq2seq_views.h"
 #include "model/hf_model.h"
+#include "tokenizers/model_tokenizer.h"
 
 namespace attnviz {
 
@@ -25,21 +26,6 @@ struct sentence_pair {
   std::string file, target_file;  // the source's file and the target's (--input: both the same)
   std::size_t line = 0;
 };
-
-std::vector<std::string> lines_of(const std::string& path) {
-  const std::string whole = read_whole_file(path);
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start < whole.size()) {
-    std::size_t end = whole.find('\n', start);
-    if (end == std::string::npos) end = whole.size();
-    std::string line = whole.substr(start, end - start);
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    out.push_back(std::move(line));
-    start = end + 1;
-  }
-  return out;
-}
 
 bool blank(const std::string& s) {
   return s.find_first_not_of(" \t") == std::string::npos;
@@ -54,7 +40,7 @@ std::string trimmed(const std::string& s) {
 std::vector<sentence_pair> read_pairs(const align_job_config& c) {
   std::vector<sentence_pair> out;
   if (!c.input_path.empty()) {
-    const std::vector<std::string> lines = lines_of(c.input_path);
+    const std::vector<std::string> lines = read_lines(c.input_path);
     for (std::size_t k = 0; k < lines.size(); ++k) {
       const std::size_t bar = lines[k].find("|||");
       if (bar == std::string::npos)
@@ -63,7 +49,7 @@ std::vector<sentence_pair> read_pairs(const align_job_config& c) {
                      c.input_path, c.input_path, k + 1});
     }
   } else {
-    const std::vector<std::string> src = lines_of(c.source_path), tgt = lines_of(c.target_path);
+    const std::vector<std::string> src = read_lines(c.source_path), tgt = read_lines(c.target_path);
     if (src.size() != tgt.size())
       throw input_error(c.target_path,
                         fmt::format("{} lines, and {} has {}: one target sentence a source "
@@ -83,35 +69,52 @@ std::vector<sentence_pair> read_pairs(const align_job_config& c) {
 }
 
 // A pair's token ids for one model (source through its source tokenizer, target through its
-// target one), errors naming the pair's line.
+// target one).
 struct encoded_pair {
   std::vector<std::int64_t> source_ids, target_ids;
   std::vector<std::string> source_tokens, target_tokens;
 };
 
-encoded_pair encode(const std::string& dir, const hf_model& m, const sentence_pair& p,
-                    bool reversed) {
-  const std::string& src = reversed ? p.target : p.source;
-  const std::string& tgt = reversed ? p.source : p.target;
-  // errors name the file of the side that failed, and the line
-  const std::string& src_file = reversed ? p.target_file : p.file;
-  const std::string& tgt_file = reversed ? p.file : p.target_file;
-  model_input s, t;
+// A model with its two tokenizers, each read once for every pair.
+struct translator {
+  const hf_model* model = nullptr;
+  std::unique_ptr<model_tokenizer> source, target;
+};
+
+translator translator_of(const hf_model& m, const std::string& dir) {
+  translator t{&m, load_model_tokenizer(dir, tokenizer_side::source),
+               load_model_tokenizer(dir, tokenizer_side::target)};
+  if (!t.source || !t.target)
+    throw input_error(dir,
+                      "has no tokenizer.json, vocab.json with merges.txt, vocab.txt or "
+                      "spiece.model to read the sentences with");
+  return t;
+}
+
+// One side's tokens; an input_error naming the side's file and line past the model's positions.
+encoding encode_side(const translator& t, const model_tokenizer& tokenizer, const std::string& text,
+                     const std::string& file, std::size_t line) {
+  encoding e;
   try {
-    s = read_model_input(dir, src, {}, m.config.max_positions);
-  } catch (const input_error& e) {
-    throw input_error(src_file, p.line, e.marked());
-  } catch (const usage_error& e) {
-    throw input_error(src_file, p.line, e.marked());
+    e = tokenizer.encode(text);
+  } catch (const input_error& bad) {  // invalid UTF-8 and the like: named by file and line
+    throw input_error(file, line, bad.marked());
   }
-  try {
-    t = read_model_input(dir, tgt, {}, m.config.max_positions, "target", "target-ids");
-  } catch (const input_error& e) {
-    throw input_error(tgt_file, p.line, e.marked());
-  } catch (const usage_error& e) {
-    throw input_error(tgt_file, p.line, e.marked());
-  }
-  return {std::move(s.ids), std::move(t.ids), std::move(s.tokens), std::move(t.tokens)};
+  const std::size_t most = t.model->config.max_positions;
+  if (e.ids.size() > most)
+    throw input_error(file, line,
+                      fmt::format("{} tokens, more than the model's {} positions "
+                                  "(max_position_embeddings)",
+                                  e.ids.size(), most));
+  return e;
+}
+
+encoded_pair encode(const translator& t, const sentence_pair& p, bool reversed) {
+  encoding s = encode_side(t, *t.source, reversed ? p.target : p.source,
+                           reversed ? p.target_file : p.file, p.line);
+  encoding g = encode_side(t, *t.target, reversed ? p.source : p.target,
+                           reversed ? p.file : p.target_file, p.line);
+  return {std::move(s.ids), std::move(g.ids), std::move(s.tokens), std::move(g.tokens)};
 }
 
 // Every cross map's row t replaced by row t + 1 (the step that reads target token t as its
@@ -227,10 +230,14 @@ align_report run_align_job(const align_job_config& c) {
     throw usage_error(fmt::format("{}: {} is not an encoder–decoder model", param("reverse_model"),
                                   c.reverse_model_dir));
   const std::vector<sentence_pair> pairs = read_pairs(c);
+  const translator there = translator_of(m, c.model_dir);
+  const std::optional<translator> back =
+      reverse ? std::optional<translator>(translator_of(*reverse, c.reverse_model_dir))
+              : std::nullopt;
   std::vector<encoded_pair> forward, backward;  // every pair encoded before any work
   for (const sentence_pair& p : pairs) {
-    forward.push_back(encode(c.model_dir, m, p, false));
-    if (reverse) backward.push_back(encode(c.reverse_model_dir, *reverse, p, true));
+    forward.push_back(encode(there, p, false));
+    if (back) backward.push_back(encode(*back, p, true));
   }
   align_report r;
   r.pairs = pairs.size();

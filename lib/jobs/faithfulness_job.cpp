@@ -104,19 +104,11 @@ std::vector<named_text> texts_of(const faithfulness_job_config& c) {
     if (c.text.empty()) throw usage_error(fmt::format("{}: no text", param("text")));
     return {{param("text"), c.text}};
   }
-  const std::string whole = read_whole_file(c.input);
+  const std::vector<std::string> lines = read_lines(c.input);
   std::vector<named_text> out;
-  std::size_t start = 0, line = 1;
-  while (start < whole.size()) {
-    std::size_t end = whole.find('\n', start);
-    if (end == std::string::npos) end = whole.size();
-    std::string text = whole.substr(start, end - start);
-    if (!text.empty() && text.back() == '\r') text.pop_back();
-    if (text.find_first_not_of(" \t") != std::string::npos)
-      out.push_back({fmt::format("{}: line {}", c.input, line), std::move(text)});
-    start = end + 1;
-    ++line;
-  }
+  for (std::size_t k = 0; k < lines.size(); ++k)
+    if (lines[k].find_first_not_of(" \t") != std::string::npos)
+      out.push_back({fmt::format("{}: line {}", c.input, k + 1), lines[k]});
   if (out.empty()) throw input_error(c.input, "has no text (one text a line)");
   return out;
 }

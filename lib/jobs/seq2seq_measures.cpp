@@ -14,13 +14,6 @@ namespace attnviz {
 
 namespace seq2seq_measures_parts {
 
-// What ALTI showed one stack's heads ([L, H, rows, keys], each head its layer's map), and the
-// layers' maps alone ([L, rows, keys]).
-struct shown_stack {
-  matrix maps;
-  std::vector<float> layers;
-};
-
 measure_shape shape_of(std::size_t layers, std::size_t heads, std::size_t rows, std::size_t keys,
                        std::size_t width, bool cross) {
   measure_shape s;
@@ -66,7 +59,7 @@ void set_layer_runs(const hf_model& m, const seq2seq_forward& f, measure_shape& 
 }  // namespace seq2seq_measures_parts
 
 bool measures_every_stack(std::string_view measure) {
-  return measure == "contrib" || measure == "alti" || measure == "value-zeroing";
+  return measure_named(measure, "measure").follows_residual;
 }
 
 seq2seq_measured measure_every_stack(const hf_model& m, std::string_view measure,

@@ -39,7 +39,8 @@ struct seq2seq_measured {
   std::vector<double> source_share;                        // alti: [nt]
 };
 
-// Whether `measure` is one this file runs on an encoder–decoder.
+// Whether `measure` is one this file runs on an encoder–decoder: the measures that follow the
+// residual stream (measure_spec::follows_residual; norms measures the cross attention alone).
 bool measures_every_stack(std::string_view measure);
 
 // The measure in every stack of f (a run over `source`), its maps put in f's place (the
