@@ -159,6 +159,43 @@ void legend(figure& fig, int x, int y, int w, const std::string& name, double ra
   fig.text(bx + w - font.text_width(hi), y + 16, hi, figure_muted);
 }
 
+// The share columns right of the softmax bar: the head's norm share, then the layer's readings
+// (explain --model: its heads' mean weight, contrib, alti), a column each.
+constexpr int share_col_w = 9 * 8;
+
+std::size_t shown_readings(const neuron_trace& t) {
+  return t.readings.size() < 2 ? 0 : t.readings.size();
+}
+
+int share_columns_width(const neuron_trace& t) {
+  return column_gap + share_col_w * static_cast<int>(1 + shown_readings(t));
+}
+
+// Their headers above head_y and each shown key's numbers from keys_y down, right-aligned.
+void share_columns(figure& fig, const neuron_trace& t, const std::vector<std::size_t>& shown, int x,
+                   int head_y, int keys_y) {
+  const bitmap_font& font = bitmap_font::unifont();
+  const std::size_t readings = shown_readings(t);
+  const auto right = [&](std::size_t col) {
+    return x + column_gap + share_col_w * static_cast<int>(col + 1) - 8;
+  };
+  fig.text(right(0) - font.text_width(U"norms"), head_y, U"norms", figure_muted);
+  if (readings > 0) fig.text(right(0) + 8, head_y - neuron_row_h, U"the layer's", figure_muted);
+  for (std::size_t r = 0; r < readings; ++r) {
+    const std::u32string name = decode_utf8_lossy(t.readings[r].measure);
+    fig.text(right(r + 1) - font.text_width(name), head_y, name, figure_muted);
+  }
+  for (std::size_t row = 0; row < shown.size(); ++row) {
+    const neuron_key& k = t.keys[shown[row]];
+    const int y = keys_y + static_cast<int>(row) * neuron_row_h;
+    for (std::size_t m = 0; m <= readings; ++m) {
+      const double share = m == 0 ? k.norm_share : t.readings[m - 1].share[k.j];
+      const std::u32string v = decode_utf8_lossy(fmt::format("{:.1f}%", 100.0 * share));
+      fig.text(right(m) - font.text_width(v), y, v, figure_ink);
+    }
+  }
+}
+
 }  // namespace
 
 std::string neuron_text(const neuron_view_spec& s) {
@@ -290,12 +327,8 @@ figure neuron_view_figure(const neuron_view_spec& s) {
   const int x_score = x_prod + strip_w + column_gap;
   const int score_w = 9 * 8;
   const int x_bar = x_score + score_w + column_gap;
-  // a column each: the head's norm share, then the layer's readings (explain --model): its
-  // heads' mean weight, contrib, alti
-  const std::size_t readings = t.readings.size() < 2 ? 0 : t.readings.size();
-  const int x_layer = x_bar + weight_bar_w + 8 + 8 * 8, layer_col_w = 9 * 8;
-  const int layer_w = column_gap + layer_col_w * static_cast<int>(1 + readings);
-  const int content_w = x_layer + layer_w - figure_margin;
+  const int x_layer = x_bar + weight_bar_w + 8 + 8 * 8;
+  const int content_w = x_layer + share_columns_width(t) - figure_margin;
 
   const std::string title =
       fmt::format("neuron view · {} · layer {}, head {} · query {} {}", s.folder, t.layer, t.head,
@@ -322,15 +355,7 @@ figure neuron_view_figure(const neuron_view_spec& s) {
   header(x_prod, "q ⊙ k");
   header(x_score, "q·k/√d");
   header(x_bar, "softmax");
-  const auto layer_column = [&](std::size_t r) {
-    return x_layer + column_gap + layer_col_w * static_cast<int>(r);
-  };
-  fig.text(layer_column(1) - 8 - font.text_width(U"norms"), head_y, U"norms", figure_muted);
-  if (readings > 0) fig.text(layer_column(1), head_y - neuron_row_h, U"the layer's", figure_muted);
-  for (std::size_t r = 0; r < readings; ++r) {
-    const std::u32string name = decode_utf8_lossy(t.readings[r].measure);
-    fig.text(layer_column(r + 2) - 8 - font.text_width(name), head_y, name, figure_muted);
-  }
+  share_columns(fig, t, shown, x_layer, head_y, keys_y);
 
   const std::u32string q_label = label(t.query, "query ");
   fig.text(x_vec - 10 - font.text_width(q_label), q_y, q_label, figure_ink);
@@ -351,11 +376,6 @@ figure neuron_view_figure(const neuron_view_spec& s) {
     fig.frame(x_bar, y + 1, weight_bar_w, strip_h, 1, rgb{200, 200, 200});
     fig.text(x_bar + weight_bar_w + 8, y,
              decode_utf8_lossy(fmt::format("{:.1f}%", 100.0 * k.weight)), figure_ink);
-    for (std::size_t m = 0; m <= readings; ++m) {
-      const double share = m == 0 ? k.norm_share : t.readings[m - 1].share[k.j];
-      const std::u32string v = decode_utf8_lossy(fmt::format("{:.1f}%", 100.0 * share));
-      fig.text(layer_column(m + 1) - 8 - font.text_width(v), y, v, figure_ink);
-    }
   }
   std::string foot = fmt::format("{} visible key{}", t.keys.size(), t.keys.size() == 1 ? "" : "s");
   if (shown.size() < t.keys.size())
