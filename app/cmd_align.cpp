@@ -32,7 +32,9 @@ action setup_align(CLI::App& app) {
 Each pair runs through the model teacher-forced (the target given); its cross attention, as
 --method shows it and averaged over --layers x --heads, becomes a map of target words x source
 words (words: whitespace tokens, their pieces summed over the source and averaged over the
-target; special tokens left out), and --extract reads the pairs off it:
+target; special tokens left out), and --extract reads the pairs off it. Without --layers and
+--heads, a model folder's alignment.json names the ones to read (the bundled models': the head
+their training taught to align, Garg et al. 2019); the summary says which were read.
   argmax      each target word to the source word of its row's largest value
   threshold   every pair whose value reaches --threshold (words may stay unaligned)
 With --reverse-model (a model of the other direction), both directions are read: argmax pairs
@@ -43,7 +45,8 @@ work; an empty side or a sentence past the model's positions is an error naming 
 Examples:
   attn-viz align --model samples/rv-kjv-marian --source verses.es --target verses.en --out a.txt
   attn-viz align --model samples/rv-kjv-marian --input pairs.txt --method alti --layers 2
-  paste -d'|' ... | attn-viz align --model es-en --reverse-model en-es --input pairs.txt)");
+  attn-viz align --model samples/rv-kjv-marian --reverse-model samples/kjv-rv-marian \
+      --input pairs.txt --symmetrize intersect)");
   auto& c = f->job;
   cmd->add_option("--model,-m", c.model_dir, "The translation model (an encoder–decoder folder)")
       ->required()
@@ -72,9 +75,13 @@ Examples:
       ->check(one_of(measure_names()))
       ->capture_default_str()
       ->group("Alignment");
-  cmd->add_option("--layers", c.layers, "The decoder layers averaged, e.g. 2 or 0-1 [default: all]")
+  cmd->add_option("--layers", c.layers,
+                  "The decoder layers averaged, e.g. 2 or 0-1 [default: the model folder's "
+                  "alignment.json, which the bundled models' training writes for the head it "
+                  "trained to align; without one, all]")
       ->group("Alignment");
-  cmd->add_option("--heads", c.heads, "The heads averaged [default: all]")->group("Alignment");
+  cmd->add_option("--heads", c.heads, "The heads averaged [default: as --layers]")
+      ->group("Alignment");
   cmd->add_flag("--shift", c.shift,
                 "Read target token t at the decoder step that takes it as input (row t + 1: "
                 "Chen et al. 2020's Shift-Att) instead of the step that predicts it")
@@ -133,6 +140,7 @@ Examples:
                r.resumed ? fmt::format(" ({} already done: --resume)", r.resumed) : std::string(),
                r.aligned, r.seconds,
                r.seconds > 0 ? static_cast<double>(r.pairs - r.resumed) / r.seconds : 0.0);
+    for (const std::string& reading : r.readings) fmt::print(out, "  read: {}\n", reading);
     print_written(r.written);
     return 0;
   };

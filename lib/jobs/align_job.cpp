@@ -9,6 +9,7 @@
 #include "error.h"
 #include "io/file_io.h"
 #include "jobs/align_journal.h"
+#include "jobs/align_reading.h"
 #include "jobs/batch_journal.h"
 #include "jobs/model_job.h"
 #include "jobs/seq2seq_measures.h"
@@ -130,15 +131,15 @@ void shift_rows(seq2seq_forward& f) {
 
 // The target-words × source-words map of one direction (reversed: the other model's, turned
 // round so rows are still the target's words).
-word_map direction_map(const hf_model& m, const align_job_config& c, const encoded_pair& e,
-                       bool reversed) {
+word_map direction_map(const hf_model& m, const align_reading& reading, const align_job_config& c,
+                       const encoded_pair& e, bool reversed) {
   const measure_spec& spec = c.method ? *c.method : *attention_measures().front();
   seq2seq_forward f = measured_run(m, spec, e.source_ids, e.target_ids);
   if (c.shift) shift_rows(f);
   const seq2seq_maps maps{&f, e.source_tokens, e.target_tokens, "", ""};
   view_choice choice;
-  choice.layers = c.layers;
-  choice.heads = c.heads;
+  choice.layers = reading.layers;
+  choice.heads = reading.heads;
   word_map w = alignment_words(maps, choice);
   if (!reversed) return w;
   word_map turned;
@@ -159,15 +160,22 @@ std::vector<word_pair> above(const matrix& values, double t) {
   return out;
 }
 
-std::vector<word_pair> align_pair(const hf_model& m, const hf_model* reverse,
-                                  const align_job_config& c, const encoded_pair& forward,
-                                  const encoded_pair* backward, const sentence_pair& p) {
-  const word_map f = direction_map(m, c, forward, false);
-  if (!reverse) {
+// The model (and the reverse one, if any) with the layers and heads each is read at.
+struct aligner {
+  const hf_model& m;
+  const hf_model* reverse;
+  align_reading there, back;
+};
+
+std::vector<word_pair> align_pair(const aligner& a, const align_job_config& c,
+                                  const encoded_pair& forward, const encoded_pair* backward,
+                                  const sentence_pair& p) {
+  const word_map f = direction_map(a.m, a.there, c, forward, false);
+  if (!a.reverse) {
     if (c.extract == align_extract::threshold) return above(f.values, c.threshold);
     return align_words(f.values, align_method::argmax);
   }
-  const word_map r = direction_map(*reverse, c, *backward, true);
+  const word_map r = direction_map(*a.reverse, a.back, c, *backward, true);
   if (r.values.rows() != f.values.rows() || r.values.cols() != f.values.cols())
     throw input_error(
         p.file, p.line,
@@ -197,7 +205,7 @@ std::uint64_t settings_of(const align_job_config& c) {
   std::vector<std::string> files;
   for (const std::string& dir : {c.model_dir, c.reverse_model_dir})
     if (!dir.empty())
-      for (const char* name : {"config.json", "model.safetensors"})
+      for (const char* name : {"config.json", "model.safetensors", "alignment.json"})
         files.push_back(dir + "/" + name);
   return batch_settings_hash(
       {c.model_dir, c.reverse_model_dir, std::string(c.method ? c.method->name : "weights"),
@@ -229,6 +237,10 @@ align_report run_align_job(const align_job_config& c) {
   if (reverse && !reverse->config.encoder_decoder)
     throw usage_error(fmt::format("{}: {} is not an encoder–decoder model", param("reverse_model"),
                                   c.reverse_model_dir));
+  const aligner a{m, reverse ? &*reverse : nullptr,
+                  align_reading_of(m, c.model_dir, c.layers, c.heads),
+                  reverse ? align_reading_of(*reverse, c.reverse_model_dir, c.layers, c.heads)
+                          : align_reading{}};
   const std::vector<sentence_pair> pairs = read_pairs(c);
   const translator there = translator_of(m, c.model_dir);
   const std::optional<translator> back =
@@ -241,6 +253,8 @@ align_report run_align_job(const align_job_config& c) {
   }
   align_report r;
   r.pairs = pairs.size();
+  r.readings.push_back(fmt::format("{}: {}", c.model_dir, describe(a.there)));
+  if (reverse) r.readings.push_back(fmt::format("{}: {}", c.reverse_model_dir, describe(a.back)));
   std::optional<align_journal> journal;
   if (!c.out.empty()) journal.emplace(c.out, settings_of(c), c.resume);
   progress bar("aligning", "pairs", pairs.size(), c.progress);
@@ -250,9 +264,8 @@ align_report run_align_job(const align_job_config& c) {
       r.lines.push_back(*line);
       ++r.resumed;
     } else {
-      const std::vector<word_pair> a = align_pair(m, reverse ? &*reverse : nullptr, c, forward[k],
-                                                  reverse ? &backward[k] : nullptr, p);
-      r.lines.push_back(format_pharaoh(a));
+      r.lines.push_back(
+          format_pharaoh(align_pair(a, c, forward[k], reverse ? &backward[k] : nullptr, p)));
       if (journal) journal->record(k + 1, p.source, p.target, r.lines.back());
     }
     r.aligned += pair_count(r.lines.back());

@@ -7,7 +7,8 @@
 //               empty side, a length mismatch, too many tokens: an error naming the line)
 //   a pair      the model run teacher-forced on it; its cross attention as --method shows it
 //               (weights, norms, contrib, alti, value-zeroing: lib/measures), averaged over
-//               --layers × --heads (default: all), turned into a target-words × source-words
+//               --layers × --heads (default: the model's alignment.json, else all:
+//               jobs/align_reading.h), turned into a target-words × source-words
 //               map (analysis/word_alignment.h); --shift reads target token t at the step
 //               whose input it is (Chen et al. 2020, Shift-Att)
 //   --extract   argmax: each target word to its row's largest source word; threshold: every
@@ -38,7 +39,7 @@ struct align_job_config {
   bool resume = false;  // with out: the pairs its journal has done are not aligned again
                         // (jobs/align_journal.h)
   const measure_spec* method = nullptr;  // null: the weights
-  std::string layers, heads;             // averaged over (empty: all)
+  std::string layers, heads;  // averaged over (empty: each model's alignment.json, else all)
   // Chen et al. 2020's shift: target token t read at the decoder step that takes it as its
   // input (cross row t + 1), not the step that predicts it (the last row stays)
   bool shift = false;
@@ -52,6 +53,7 @@ struct align_report {
   std::vector<std::string> lines;      // one Pharaoh line a pair
   std::size_t pairs = 0, aligned = 0;  // pairs, and word pairs in all
   std::size_t resumed = 0;             // pairs taken from the journal (--resume)
+  std::vector<std::string> readings;   // per model, the layers and heads read and why
   double seconds = 0.0;
   std::vector<std::string> written;
 };

@@ -187,7 +187,9 @@ def ibm2_baseline(keys, gold):
     pairs = [(bible_corpus.plain(e).split(), bible_corpus.plain(g).split()) for _, e, g in corpus]
     forward, reverse, joined, _ = ibm_model2.align(pairs)
     out = {}
-    for name, links in (("forward", forward), ("reverse", reverse), ("grow-diag-final-and", joined)):
+    both = [f & r for f, r in zip(forward, reverse)]
+    for name, links in (("forward", forward), ("reverse", reverse), ("intersect", both),
+                        ("grow-diag-final-and", joined)):
         c = Counts()
         for k, g in zip(keys, gold):
             sure, possible = gold_sets(g)

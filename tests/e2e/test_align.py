@@ -4,7 +4,8 @@ outside: each Pharaoh line equals `model --align` of the same pair (weights and 
 --input's "source ||| target" lines give the same; --extract threshold equals the pairs of the
 mean cross map (`model --json`) at or above the threshold; with --reverse-model the argmax pairs
 of both directions joined by a plain Python rendering of grow-diag-final-and (and intersect,
-union), the threshold on the two maps' product; the refusals name the line and write nothing."""
+union), the threshold on the two maps' product; a model folder's alignment.json as the default
+layers and heads; the refusals name the line and write nothing."""
 import json
 import os
 import sys
@@ -188,6 +189,31 @@ def test_refusals_name_the_line_and_write_nothing(env):
     _, err = env.run("align", "--model", os.path.join(env.data, "hf", "gpt2_f32"), "--source", src,
                      "--target", tgt, expect=2)
     assert "encoder–decoder" in err
+
+
+def test_alignment_json_names_the_default_layer_and_head(env):
+    """A model folder's alignment.json stands for --layers/--heads when neither is given (the
+    summary says so); the flags win over it; a bad one is an error naming the file."""
+    import shutil
+    model = env.path("guided")
+    shutil.copytree(seq2seq(env, "bart_f32"), model)
+    src, tgt, _ = write_pairs(env, PAIRS, "g")
+    explicit = align(env, model, src, tgt, "--layers", "1", "--heads", "0")
+    every = align(env, model, src, tgt)
+    assert explicit != every
+    with open(os.path.join(model, "alignment.json"), "w") as f:
+        json.dump({"layers": "1", "heads": 0, "why": "a test"}, f)
+    assert align(env, model, src, tgt) == explicit
+    assert align(env, model, src, tgt, "--layers", "0-1") == align(
+        env, seq2seq(env, "bart_f32"), src, tgt, "--layers", "0-1")
+    out, err = env.run("align", "--model", model, "--source", src, "--target", tgt, "-q")
+    assert f"decoder layer 1, head 0 ({model}/alignment.json)" in err, err
+    for bad, says in (({"layers": "7"}, "is not a list of the model's"),
+                      ({"heads": [0]}, "expected a list"), ("[", "expected a JSON object")):
+        with open(os.path.join(model, "alignment.json"), "w") as f:
+            f.write(bad if isinstance(bad, str) else json.dumps(bad))
+        _, err = env.run("align", "--model", model, "--source", src, "--target", tgt, "-q", expect=2)
+        assert err.startswith(f"attn-viz: error: {model}/alignment.json") and says in err, err
 
 
 if __name__ == "__main__":

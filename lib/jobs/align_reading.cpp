@@ -1,0 +1,71 @@
+#include "jobs/align_reading.h"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <nlohmann/json.hpp>
+
+#include "error.h"
+#include "index_list.h"
+#include "io/file_io.h"
+
+namespace attnviz {
+
+namespace align_reading_parts {
+
+// One key of alignment.json as index-list text: a string ("0-1") or a whole number; absent: "".
+std::string key_text(const nlohmann::json& j, const char* key, const std::string& path) {
+  if (!j.contains(key)) return {};
+  const nlohmann::json& v = j.at(key);
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_unsigned()) return std::to_string(v.get<std::uint64_t>());
+  throw input_error(path, fmt::format("\"{}\": expected a list like \"1\" or \"0-1\", or a "
+                                      "whole number",
+                                      key));
+}
+
+// Checked against the model: a layer or head it lacks names the file, not a flag.
+void check_indices(const std::string& text, std::size_t limit, const char* what,
+                   const std::string& path) {
+  if (text.empty()) return;
+  try {
+    parse_index_list(text, limit, what, what);
+  } catch (const usage_error&) {
+    throw input_error(path, fmt::format("\"{}\": \"{}\" is not a list of the model's {} {} "
+                                        "(0 to {})",
+                                        what, text, limit, what, limit - 1));
+  }
+}
+
+}  // namespace align_reading_parts
+
+align_reading align_reading_of(const hf_model& m, const std::string& model_dir,
+                               const std::string& layers, const std::string& heads) {
+  using namespace align_reading_parts;
+  if (!layers.empty() || !heads.empty()) return {layers, heads, "--layers/--heads"};
+  const std::string path = model_dir + "/alignment.json";
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return {"", "", "all"};
+  const auto j = nlohmann::json::parse(read_whole_file(path), nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    throw input_error(path, "expected a JSON object like {\"layers\": \"1\", \"heads\": \"0\"}");
+  align_reading r{key_text(j, "layers", path), key_text(j, "heads", path), path};
+  check_indices(r.layers, m.config.decoder_layers, "layers", path);
+  check_indices(r.heads, m.config.decoder_heads, "heads", path);
+  return r;
+}
+
+std::string describe(const align_reading& r) {
+  const auto plural = [](const std::string& list) {
+    return list.find_first_of(",-") == std::string::npos ? "" : "s";
+  };
+  const std::string layers = r.layers.empty()
+                                 ? "every decoder layer"
+                                 : fmt::format("decoder layer{} {}", plural(r.layers), r.layers);
+  const std::string heads =
+      r.heads.empty() ? "every head" : fmt::format("head{} {}", plural(r.heads), r.heads);
+  return fmt::format("{}, {} ({})", layers, heads,
+                     r.from == "all" ? "no --layers/--heads nor alignment.json" : r.from);
+}
+
+}  // namespace attnviz
