@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <exception>
+#include <mutex>
 
 #include "analysis/word_alignment.h"
 #include "error.h"
@@ -221,6 +224,51 @@ std::size_t pair_count(const std::string& line) {
   return static_cast<std::size_t>(std::count(line.begin(), line.end(), ' ')) + 1;
 }
 
+// Every pair's line into r.lines (from the journal when it has it), a pair to a thread at a
+// time: each pair's forward is small (a few layers over tens of tokens), so the threads share
+// the pairs rather than each product; the kernels give the same bytes on any thread count, so
+// the lines do not depend on it. The first failing pair's error (in line order) is thrown once
+// all are done, the others' records kept.
+void align_all(const aligner& a, const align_job_config& c, const std::vector<sentence_pair>& pairs,
+               const std::vector<encoded_pair>& forward, const std::vector<encoded_pair>& backward,
+               align_journal* journal, align_report& r) {
+  r.lines.assign(pairs.size(), std::string());
+  std::vector<char> resumed(pairs.size(), 0);
+  std::vector<std::exception_ptr> failed(pairs.size());
+  std::mutex journal_lock;
+  std::atomic<std::uint64_t> done{0};
+  progress bar("aligning", "pairs", pairs.size(), c.progress);
+  const auto count = static_cast<std::ptrdiff_t>(pairs.size());
+#pragma omp parallel for schedule(dynamic, 1) if (count > 1)
+  for (std::ptrdiff_t t = 0; t < count; ++t) {
+    const auto k = static_cast<std::size_t>(t);
+    const sentence_pair& p = pairs[k];
+    try {
+      if (const std::string* line = journal ? journal->done(k + 1, p.source, p.target) : nullptr) {
+        r.lines[k] = *line;
+        resumed[k] = 1;
+      } else {
+        r.lines[k] =
+            format_pharaoh(align_pair(a, c, forward[k], a.reverse ? &backward[k] : nullptr, p));
+        if (journal) {
+          const std::lock_guard<std::mutex> guard(journal_lock);
+          journal->record(k + 1, p.source, p.target, r.lines[k]);
+        }
+      }
+    } catch (...) {
+      failed[k] = std::current_exception();
+    }
+    bar.update(++done);
+  }
+  bar.finish();
+  for (const std::exception_ptr& e : failed)
+    if (e) std::rethrow_exception(e);
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    r.resumed += resumed[k];
+    r.aligned += pair_count(r.lines[k]);
+  }
+}
+
 }  // namespace align_job_parts
 
 align_report run_align_job(const align_job_config& c) {
@@ -257,21 +305,7 @@ align_report run_align_job(const align_job_config& c) {
   if (reverse) r.readings.push_back(fmt::format("{}: {}", c.reverse_model_dir, describe(a.back)));
   std::optional<align_journal> journal;
   if (!c.out.empty()) journal.emplace(c.out, settings_of(c), c.resume);
-  progress bar("aligning", "pairs", pairs.size(), c.progress);
-  for (std::size_t k = 0; k < pairs.size(); ++k) {
-    const sentence_pair& p = pairs[k];
-    if (const std::string* line = journal ? journal->done(k + 1, p.source, p.target) : nullptr) {
-      r.lines.push_back(*line);
-      ++r.resumed;
-    } else {
-      r.lines.push_back(
-          format_pharaoh(align_pair(a, c, forward[k], reverse ? &backward[k] : nullptr, p)));
-      if (journal) journal->record(k + 1, p.source, p.target, r.lines.back());
-    }
-    r.aligned += pair_count(r.lines.back());
-    bar.update(k + 1);
-  }
-  bar.finish();
+  align_all(a, c, pairs, forward, backward, journal ? &*journal : nullptr, r);
   if (journal) {
     std::string text;
     for (const std::string& line : r.lines) text += line + "\n";

@@ -107,6 +107,13 @@ def test_both_directions_joined(env):
                    for l in got)
     default = align(env, model, src, tgt, "--reverse-model", back)
     assert [parse(l) for l in default] == joined["grow-diag-final-and"]
+    # the pairs share the threads: the same lines on one thread, with a measure too
+    for extra in ([], ["--method", "alti"]):
+        many = PAIRS * 6
+        src6, tgt6, _ = write_pairs(env, many, "r6")
+        lines = {t: env.run("--threads", t, "align", "--model", model, "--source", src6, "--target",
+                            tgt6, "--reverse-model", back, "-q", *extra)[0] for t in ("1", "2")}
+        assert lines["1"] == lines["2"] and len(lines["1"].splitlines()) == len(many), extra
     # threshold with both: the forward map times the reverse map turned round
     got = align(env, model, src, tgt, "--reverse-model", back, "--extract", "threshold",
                 "--threshold", "0.05")
