@@ -39,19 +39,25 @@ void check_indices(const std::string& text, std::size_t limit, const char* what,
 
 }  // namespace align_reading_parts
 
-align_reading align_reading_of(const hf_model& m, const std::string& model_dir,
-                               const std::string& layers, const std::string& heads) {
+align_reading saved_align_reading(const std::string& model_dir) {
   using namespace align_reading_parts;
-  if (!layers.empty() || !heads.empty()) return {layers, heads, "--layers/--heads"};
   const std::string path = model_dir + "/alignment.json";
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return {"", "", "all"};
   const auto j = nlohmann::json::parse(read_whole_file(path), nullptr, false);
   if (j.is_discarded() || !j.is_object())
     throw input_error(path, "expected a JSON object like {\"layers\": \"1\", \"heads\": \"0\"}");
-  align_reading r{key_text(j, "layers", path), key_text(j, "heads", path), path};
-  check_indices(r.layers, m.config.decoder_layers, "layers", path);
-  check_indices(r.heads, m.config.decoder_heads, "heads", path);
+  return {key_text(j, "layers", path), key_text(j, "heads", path), path};
+}
+
+align_reading align_reading_of(const hf_model& m, const std::string& model_dir,
+                               const std::string& layers, const std::string& heads) {
+  using namespace align_reading_parts;
+  if (!layers.empty() || !heads.empty()) return {layers, heads, "--layers/--heads"};
+  align_reading r = saved_align_reading(model_dir);
+  if (r.from == "all") return r;
+  check_indices(r.layers, m.config.decoder_layers, "layers", r.from);
+  check_indices(r.heads, m.config.decoder_heads, "heads", r.from);
   return r;
 }
 

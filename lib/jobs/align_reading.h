@@ -24,6 +24,10 @@ struct align_reading {
 align_reading align_reading_of(const hf_model& m, const std::string& model_dir,
                                const std::string& layers, const std::string& heads);
 
+// The folder's alignment.json alone (from "all" when there is none), its indices not checked
+// against a model: for a job that loads the model itself and checks them (the demo).
+align_reading saved_align_reading(const std::string& model_dir);
+
 // "decoder layer 1, head 0 (samples/x/alignment.json)" and the like, for the run's summary.
 std::string describe(const align_reading& r);
 

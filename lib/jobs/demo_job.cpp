@@ -13,6 +13,7 @@
 #include "attnviz/version.h"
 #include "error.h"
 #include "io/file_io.h"
+#include "jobs/align_reading.h"
 #include "jobs/aoa_job.h"
 #include "jobs/compare_job.h"
 #include "jobs/han_job.h"
@@ -66,9 +67,11 @@ bool has_translation_model(const fs::path& samples) {
          fs::is_regular_file(samples / "translation" / "heldout.gold", ec);
 }
 
-// The translation model's cross attention on the held-out verse as a word alignment (over the
-// layer samples/translation/evaluation.json found best, when it is there), scored against the
-// translators' own alignment, which is written beside it (.gold.txt), with the model's (.align.txt).
+// The translation model's cross attention on the held-out verse as a word alignment (at the
+// layer and head its alignment.json names, as align reads it; else the layer
+// samples/translation/evaluation.json found best, when it is there), scored against the
+// translators' own alignment, which is written beside it (.gold.txt), with the model's
+// (.align.txt).
 std::vector<std::string> translation_demo(const fs::path& samples, const fs::path& out_dir,
                                           const std::function<job_outputs(std::string)>& outputs_of) {
   const fs::path held = samples / "translation";
@@ -82,8 +85,12 @@ std::vector<std::string> translation_demo(const fs::path& samples, const fs::pat
   m.target_text = line_of(held / "heldout.en", translation_line);
   m.progress = progress_style::quiet;
   m.choice.view = maps_view::alignment;
+  const align_reading saved = saved_align_reading(m.model_dir);
   std::error_code ec;
-  if (fs::is_regular_file(held / "evaluation.json", ec)) {
+  if (saved.from != "all") {
+    m.choice.layers = saved.layers;
+    m.choice.heads = saved.heads;
+  } else if (fs::is_regular_file(held / "evaluation.json", ec)) {
     const auto e = nlohmann::json::parse(read_whole_file((held / "evaluation.json").string()));
     m.choice.layers = std::to_string(e.at("best_layer").get<int>());
   }
