@@ -545,8 +545,8 @@ def test_the_page_holds_the_three_stacks_behind_a_selector(env):
 
 def test_marian_reads_source_and_target_with_their_own_sentencepiece_files(env):
     """A Marian folder as opus-mt ships it: source.spm, target.spm and one vocab.json. The ids
-    must be python3-sentencepiece's pieces mapped through vocab.json (a piece it lacks: <unk>),
-    then </s>, as Hugging Face's MarianTokenizer does."""
+    must be python3-sentencepiece's pieces mapped through vocab.json (most of them to <unk>'s
+    id here), then </s>, as Hugging Face's MarianTokenizer does."""
     try:
         import sentencepiece as spm
     except ImportError:
@@ -566,6 +566,12 @@ def test_marian_reads_source_and_target_with_their_own_sentencepiece_files(env):
             vocab.setdefault(sp.id_to_piece(i), len(vocab))
     vocab = dict(list(vocab.items())[:39])
     vocab["<pad>"] = 39
+    # vocab.json must map every piece (issue 44): the others to <unk>'s id, as a vocabulary cut
+    # to the model's 40 rows would
+    for sp in (src_sp, tgt_sp):
+        for i in range(sp.get_piece_size()):
+            if not (sp.is_control(i) or sp.is_unknown(i)):
+                vocab.setdefault(sp.id_to_piece(i), 1)
     json.dump(vocab, open(os.path.join(folder, "vocab.json"), "w", encoding="utf-8"), ensure_ascii=False)
     texts = [("the Lord is good", "  the  Lord\tis good "), ("Émigré ①", "café, the end.")]
     for source, target in texts:
