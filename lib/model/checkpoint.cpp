@@ -106,6 +106,24 @@ void checkpoint::add_as(const std::string& name, weight_view view) {
     throw input_error(file, fmt::format("tensor '{}' is also in another shard", name));
 }
 
+std::uint64_t checkpoint::widen_to_float(std::uint64_t max_bytes) {
+  const auto narrow = [](const weight_view& v) {
+    return v.dtype == weight_dtype::f16 || v.dtype == weight_dtype::bf16;
+  };
+  std::uint64_t bytes = 0;
+  for (const auto& [name, view] : tensors_)
+    if (narrow(view)) bytes += sizeof(float) * static_cast<std::uint64_t>(view.count());
+  if (bytes == 0 || bytes > max_bytes) return 0;
+  for (auto& [name, view] : tensors_) {
+    if (!narrow(view)) continue;
+    std::vector<float>& copy = widened_.emplace_back(view.count());
+    view.to_float(0, copy.size(), copy.data());
+    view.dtype = weight_dtype::f32;
+    view.data = reinterpret_cast<const unsigned char*>(copy.data());
+  }
+  return bytes;
+}
+
 const weight_view* checkpoint::find(const std::string& name) const {
   const auto it = tensors_.find(name);
   return it == tensors_.end() ? nullptr : &it->second;

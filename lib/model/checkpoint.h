@@ -99,6 +99,12 @@ class checkpoint {
   std::size_t size() const noexcept { return tensors_.size(); }
   // Bytes of all the mapped files.
   std::uint64_t mapped_bytes() const noexcept;
+  // Every F16 and BF16 tensor converted to F32 once, the copies held here and the views made
+  // F32 over them (the conversion is exact, so every product gives the same bytes), when the
+  // copies total at most `max_bytes`; else nothing changes. For a job that runs the same
+  // weights many times over short inputs (align: a forward a sentence pair), where converting
+  // each panel at every product costs more than the products. Returns the bytes added.
+  std::uint64_t widen_to_float(std::uint64_t max_bytes);
   // The weights file(s), for messages: "model.safetensors" or the index's name.
   const std::string& source() const noexcept { return source_; }
   const nlohmann::json* embedded_config() const noexcept { return embedded_config_.get(); }
@@ -108,6 +114,7 @@ class checkpoint {
  private:
   std::deque<mapped_file> files_;  // a deque: adding never moves the mappings' paths
   std::map<std::string, weight_view> tensors_;
+  std::deque<std::vector<float>> widened_;  // widen_to_float's copies (a deque: none moves)
   std::string source_;
   std::shared_ptr<const nlohmann::json> embedded_config_;
   storage_notes notes_;

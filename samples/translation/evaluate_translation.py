@@ -4,7 +4,8 @@ how well it translates, and how well its cross attention aligns words, against t
 own alignment (Strong's numbers, bible_corpus.py), beside three baselines measured the same way:
 the diagonal (target word j to source word round(j·m/n)), a checkpoint of the same shape with
 random weights, and IBM Model 2 with fast_align's diagonal (ibm_model2.py, both directions,
-trained on the whole Bible; skipped without diatheke); and `attn-viz align`'s best readings.
+trained on the whole Bible; skipped without diatheke); and `attn-viz align`'s readings, one
+direction and, with samples/kjv-rv-marian (English -> Spanish), both.
 
     /usr/bin/python3 samples/translation/evaluate_translation.py [--exe build/attn-viz]
 
@@ -198,7 +199,25 @@ def ibm2_baseline(keys, gold):
     return out
 
 
-def align_rows(exe, model, es, en, gold, work):
+def align_readings(reverse):
+    """attn-viz align's readings scored in the table: (name, flags), each model read at its
+    alignment.json's layer and head; with the reverse model, both directions. The thresholds
+    are fixed in advance, not tuned on the held-out verses: a word aligned where it holds at
+    least half the row's weight (0.5), with two directions half of each (0.25 on the product)."""
+    rows = [("align (argmax)", []),
+            ("align --method alti", ["--method", "alti"]),
+            ("align --extract threshold --threshold 0.5", ["--extract", "threshold", "--threshold", "0.5"])]
+    if reverse:
+        both = ["--reverse-model", reverse]
+        rows += [("align, both directions, --symmetrize intersect", both + ["--symmetrize", "intersect"]),
+                 ("align, both directions, --symmetrize grow-diag-final-and",
+                  both + ["--symmetrize", "grow-diag-final-and"]),
+                 ("align, both directions, --extract threshold --threshold 0.25 (on the product)",
+                  both + ["--extract", "threshold", "--threshold", "0.25"])]
+    return rows
+
+
+def align_rows(exe, model, reverse, es, en, gold, work):
     """attn-viz align's readings on the held-out verses, scored here."""
     src, tgt = os.path.join(work, "a.es"), os.path.join(work, "a.en")
     with open(src, "w", encoding="utf-8") as f:
@@ -206,9 +225,7 @@ def align_rows(exe, model, es, en, gold, work):
     with open(tgt, "w", encoding="utf-8") as f:
         f.write("".join(l + "\n" for l in en))
     rows = {}
-    for name, extra in (("align --method alti --layers 2", ["--method", "alti", "--layers", "2"]),
-                        ("align --extract threshold --threshold 0.3",
-                         ["--extract", "threshold", "--threshold", "0.3"])):
+    for name, extra in align_readings(reverse):
         out = run(exe, "align", "--model", model, "--source", src, "--target", tgt, "-q", *extra)
         c = Counts()
         for line, g in zip(out.splitlines(), gold):
@@ -218,10 +235,17 @@ def align_rows(exe, model, es, en, gold, work):
     return rows
 
 
+def translations(exe, model, sources):
+    return [run(exe, "model", "--model", model, "--text", s, "--max-new", "160", "-q").splitlines()[1]
+            for s in sources]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--exe", default=os.path.join(ROOT, "build", "attn-viz"))
     ap.add_argument("--model", default=os.path.join(ROOT, "samples", "rv-kjv-marian"))
+    ap.add_argument("--reverse-model", default=os.path.join(ROOT, "samples", "kjv-rv-marian"),
+                    help="the English -> Spanish model (skipped if absent)")
     ap.add_argument("--limit", type=int, default=0, help="only the first N verses (a quick look; "
                     "evaluation.json is then not written)")
     a = ap.parse_args()
@@ -244,15 +268,17 @@ def main():
                                          best_head.split()[3])}
         for k, c in checks.items():
             assert abs(c.aer() - trained[k].aer()) < 1e-9, (k, c.aer(), trained[k].aer())
-        aligned = align_rows(a.exe, a.model, es, en, gold, work)
-        hyps = [run(a.exe, "model", "--model", a.model, "--text", s, "--max-new", "160", "-q").splitlines()[1]
-                for s in es]
+        reverse = a.reverse_model if os.path.isdir(a.reverse_model) else None
+        aligned = align_rows(a.exe, a.model, reverse, es, en, gold, work)
+        hyps = translations(a.exe, a.model, es)
+        back = translations(a.exe, reverse, en) if reverse else None
     finally:
         shutil.rmtree(work)
     baseline = ibm2_baseline(keys, gold) or {}
     result = {
         "held_out_verses": len(es), "verses_scored": len(es) - skipped,
         "chrF": round(chrf(hyps, en), 2),
+        **({"chrF English -> Spanish": round(chrf(back, es), 2)} if back else {}),
         "aer": {"all heads averaged": trained["all"].row(), f"best layer ({best_layer})": trained[best_layer].row(),
                 f"best head ({best_head})": trained[best_head].row(), "diagonal": diagonal.row(),
                 "random checkpoint, all heads": rand["all"].row(),
@@ -266,7 +292,8 @@ def main():
     if not a.limit:
         with open(os.path.join(HERE, "evaluation.json"), "w") as f:
             json.dump(result, f, indent=1, ensure_ascii=False)
-    print(f"held-out verses {len(es)} (scored {len(es) - skipped}); chrF {result['chrF']}")
+    print(f"held-out verses {len(es)} (scored {len(es) - skipped}); chrF {result['chrF']}"
+          + (f", English -> Spanish {result['chrF English -> Spanish']}" if back else ""))
     for k, v in result["aer"].items():
         print(f"  {k:<32} AER {v['aer']:.3f}  precision {v['precision']:.3f}  recall {v['recall']:.3f}")
 

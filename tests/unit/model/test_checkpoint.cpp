@@ -61,6 +61,28 @@ TEST_CASE("F16 and BF16 weights convert exactly to float") {
   CHECK(out[1] == -0.15625f);
 }
 
+TEST_CASE("widen_to_float: 16-bit tensors held as floats, the same values, within the limit") {
+  folder d;
+  write_one(d.dir / "model.safetensors", "w", "F16", "[4]",
+            std::string("\x00\x3C\x00\xC1\x01\x00\xFF\x7B", 8));
+  checkpoint c = checkpoint::open(d.dir.string());
+  const weight_view* w = &c.require({"w"}, {4});
+  float before[4], after[4];
+  w->to_float(0, 4, before);
+  CHECK(c.widen_to_float(15) == 0);  // 16 bytes as floats: over the limit, nothing changes
+  CHECK(w->dtype == weight_dtype::f16);
+  CHECK(c.widen_to_float(16) == 16);
+  CHECK(&c.require({"w"}, {4}) == w);  // the same view, now over floats
+  CHECK(w->dtype == weight_dtype::f32);
+  w->to_float(0, 4, after);
+  CHECK(std::memcmp(before, after, sizeof before) == 0);
+  CHECK(std::memcmp(w->data, before, sizeof before) == 0);
+  checkpoint moved = std::move(c);  // the copies move with it, in place
+  moved.require({"w"}, {4}).to_float(0, 4, after);
+  CHECK(std::memcmp(before, after, sizeof before) == 0);
+  CHECK(moved.widen_to_float(1 << 20) == 0);  // nothing 16-bit left
+}
+
 TEST_CASE("a missing tensor, another shape, a pickle, an empty folder: named") {
   folder d;
   write_one(d.dir / "model.safetensors", "a.weight", "F32", "[2]", std::string(8, '\0'));
