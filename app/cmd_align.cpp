@@ -35,10 +35,13 @@ words (words: whitespace tokens, their pieces summed over the source and average
 target; special tokens left out), and --extract reads the pairs off it. Without --layers and
 --heads, a model folder's alignment.json names the ones to read (the bundled models': the head
 their training taught to align, Garg et al. 2019); the summary says which were read.
-  argmax      each target word to the source word of its row's largest value
-  threshold   every pair whose value reaches --threshold (words may stay unaligned)
-With --reverse-model (a model of the other direction), both directions are read: argmax pairs
-joined by --symmetrize (intersect, union, grow-diag-final-and: Koehn et al. 2003), threshold
+  argmax        each target word to the source word of its row's largest value
+  argmax-null   the same, unless the row's weight on the source's special tokens (</s>) is
+                larger than that word's: then unaligned (a NULL link; the bundled models'
+                guided head learnt to give one for a word without a counterpart)
+  threshold     every pair whose value reaches --threshold (words may stay unaligned)
+With --reverse-model (a model of the other direction), both directions are read: argmax (or
+argmax-null) pairs joined by --symmetrize (intersect, union, grow-diag-final-and: Koehn et al. 2003), threshold
 on the product of the two maps (Dou & Neubig 2021). Every line is read and checked before any
 work; an empty side or a sentence past the model's positions is an error naming the line.
 
@@ -86,8 +89,8 @@ Examples:
                 "Read target token t at the decoder step that takes it as input (row t + 1: "
                 "Chen et al. 2020's Shift-Att) instead of the step that predicts it")
       ->group("Alignment");
-  cmd->add_option("--extract", f->extract, "argmax or threshold")
-      ->check(one_of({"argmax", "threshold"}))
+  cmd->add_option("--extract", f->extract, "argmax, argmax-null or threshold (above)")
+      ->check(one_of({"argmax", "argmax-null", "threshold"}))
       ->capture_default_str()
       ->group("Alignment");
   cmd->add_option("--threshold", c.threshold,
@@ -97,7 +100,8 @@ Examples:
       ->capture_default_str()
       ->group("Alignment");
   cmd->add_option("--symmetrize", f->symmetrize,
-                  "With --reverse-model and argmax: intersect, union or grow-diag-final-and "
+                  "With --reverse-model and argmax(-null): intersect, union or "
+                  "grow-diag-final-and "
                   "[default: grow-diag-final-and]")
       ->check(one_of({"intersect", "union", "grow-diag-final-and"}))
       ->group("Alignment");
@@ -118,12 +122,14 @@ Examples:
                       "target lines)",
                       param("source"), param("target"), param("input")));
     job.method = &measure_named(f->method, "method");
-    job.extract = f->extract == "threshold" ? align_extract::threshold : align_extract::argmax;
+    job.extract = f->extract == "threshold"     ? align_extract::threshold
+                  : f->extract == "argmax-null" ? align_extract::argmax_null
+                                                : align_extract::argmax;
     if (!f->symmetrize.empty()) {
       if (job.reverse_model_dir.empty() || job.extract == align_extract::threshold)
         throw usage_error(
             fmt::format("{} joins the argmax pairs of two directions: add {} "
-                        "(and leave {} at argmax)",
+                        "(and leave {} at argmax or argmax-null)",
                         param("symmetrize"), param("reverse_model"), param("extract")));
       job.symmetrize = symmetrize_named(f->symmetrize, "symmetrize");
     }

@@ -174,13 +174,36 @@ struct aligner {
   align_reading there, back;
 };
 
+// Per row of m (by_rows: target words × source words, row j's best source word i) or per
+// column (row i's… of the reverse map turned round: column i's best target word j), the largest
+// value's pair — dropped, with `null`, where the line's weight off the words (1 − its sum: the
+// special tokens', </s>) is larger: the model's way of saying the word has no counterpart.
+std::vector<word_pair> best_links(const matrix& m, bool by_rows, bool null) {
+  std::vector<word_pair> out;
+  const std::size_t lines = by_rows ? m.rows() : m.cols(), length = by_rows ? m.cols() : m.rows();
+  for (std::size_t a = 0; a < lines && length > 0; ++a) {
+    const auto at = [&](std::size_t b) { return by_rows ? m(a, b) : m(b, a); };
+    std::size_t best = 0;
+    double sum = 0.0;
+    for (std::size_t b = 0; b < length; ++b) {
+      sum += at(b);
+      if (at(b) > at(best)) best = b;
+    }
+    if (null && at(best) < 1.0 - sum) continue;
+    out.push_back(by_rows ? word_pair(best, a) : word_pair(a, best));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 std::vector<word_pair> align_pair(const aligner& a, const align_job_config& c,
                                   const encoded_pair& forward, const encoded_pair* backward,
                                   const sentence_pair& p) {
   const word_map f = direction_map(a.m, a.there, c, forward, false);
+  const bool null = c.extract == align_extract::argmax_null;
   if (!a.reverse) {
     if (c.extract == align_extract::threshold) return above(f.values, c.threshold);
-    return align_words(f.values, align_method::argmax);
+    return best_links(f.values, true, null);
   }
   const word_map r = direction_map(*a.reverse, a.back, c, *backward, true);
   if (r.values.rows() != f.values.rows() || r.values.cols() != f.values.cols())
@@ -195,17 +218,12 @@ std::vector<word_pair> align_pair(const aligner& a, const align_job_config& c,
       product.data()[k] = f.values.data()[k] * r.values.data()[k];
     return above(product, c.threshold);
   }
-  // the reverse map's rows are the source words: argmax over its columns (target words)
-  std::vector<word_pair> back;
-  for (std::size_t i = 0; i < r.values.cols(); ++i) {
-    std::size_t best = 0;
-    for (std::size_t j = 1; j < r.values.rows(); ++j)
-      if (r.values(j, i) > r.values(best, i)) best = j;
-    if (r.values.rows() > 0) back.emplace_back(i, best);
-  }
-  return symmetrize(align_words(f.values, align_method::argmax), back,
+  // the reverse map's rows are the source words: its best over each column (target words)
+  return symmetrize(best_links(f.values, true, null), best_links(r.values, false, null),
                     c.symmetrize.value_or(symmetrize_method::grow_diag_final_and));
 }
+
+constexpr const char* extract_names[] = {"argmax", "argmax-null", "threshold"};
 
 // What shapes the lines: the flags and the models' files (their sizes and times).
 std::uint64_t settings_of(const align_job_config& c) {
@@ -216,7 +234,7 @@ std::uint64_t settings_of(const align_job_config& c) {
         files.push_back(dir + "/" + name);
   return batch_settings_hash(
       {c.model_dir, c.reverse_model_dir, std::string(c.method ? c.method->name : "weights"),
-       c.layers, c.heads, c.shift ? "shift" : "", c.extract == align_extract::threshold ? "t" : "a",
+       c.layers, c.heads, c.shift ? "shift" : "", extract_names[static_cast<int>(c.extract)],
        fmt::format("{}", c.threshold),
        c.symmetrize ? fmt::format("{}", static_cast<int>(*c.symmetrize)) : ""},
       files);

@@ -11,11 +11,15 @@
 //               jobs/align_reading.h), turned into a target-words × source-words
 //               map (analysis/word_alignment.h); --shift reads target token t at the step
 //               whose input it is (Chen et al. 2020, Shift-Att)
-//   --extract   argmax: each target word to its row's largest source word; threshold: every
-//               pair whose value reaches --threshold (words may stay unaligned)
+//   --extract   argmax: each target word to its row's largest source word; argmax-null: the
+//               same unless the row's weight on the special tokens (</s>: 1 − the row's sum
+//               over the words) is larger, the word then unaligned (a NULL link, as the
+//               bundled models' guided head learnt to give); threshold: every pair whose value
+//               reaches --threshold (words may stay unaligned)
 //   --reverse-model   a model of the other direction, run on (target, source) the same way, its
-//               map turned round: with argmax the two directions' pairs joined by --symmetrize
-//               (analysis/symmetrize.h, default grow-diag-final-and); with threshold the product
+//               map turned round: with argmax(-null) the two directions' pairs joined by
+//               --symmetrize (analysis/symmetrize.h, default grow-diag-final-and); with
+//               threshold the product
 //               of the two maps against --threshold (awesome-align's rule)
 #pragma once
 
@@ -29,7 +33,7 @@
 
 namespace attnviz {
 
-enum class align_extract { argmax, threshold };
+enum class align_extract { argmax, argmax_null, threshold };
 
 struct align_job_config {
   std::string model_dir, reverse_model_dir;

@@ -5,7 +5,8 @@ outside: each Pharaoh line equals `model --align` of the same pair (weights and 
 mean cross map (`model --json`) at or above the threshold; with --reverse-model the argmax pairs
 of both directions joined by a plain Python rendering of grow-diag-final-and (and intersect,
 union), the threshold on the two maps' product; a model folder's alignment.json as the default
-layers and heads; the refusals name the line and write nothing."""
+layers and heads; --extract argmax-null against the cross map recomputed here; the refusals
+name the line and write nothing."""
 import json
 import os
 import sys
@@ -84,6 +85,39 @@ def test_threshold_takes_every_pair_at_or_above_it(env):
         m = mean_cross(env, model, s, t)  # one piece a word: the word map is the mean map
         want = {(i, j) for j in range(m.shape[0]) for i in range(m.shape[1]) if m[j, i] >= 0.2}
         assert parse(line) == want, (line, want)
+
+
+def test_argmax_null_leaves_words_whose_row_is_on_the_specials(env):
+    """--extract argmax-null on the bundled model (its tokenizer ends the source with </s>):
+    each target word's best source word unless 1 − the row's sum over the words (the weight on
+    </s>) is larger, recomputed here from `model --npy`'s cross map and tokens."""
+    sys.path.insert(0, os.path.join(env.samples, "translation"))
+    from evaluate_translation import word_matrix, word_spans
+    model = os.path.join(env.samples, "rv-kjv-marian")
+    held = os.path.join(env.samples, "translation")
+    es = open(os.path.join(held, "heldout.es"), encoding="utf-8").read().splitlines()[:6]
+    en = open(os.path.join(held, "heldout.en"), encoding="utf-8").read().splitlines()[:6]
+    src, tgt, _ = write_pairs(env, list(zip(es, en)), "null")
+    reading = ["--layers", "1", "--heads", "0"]
+    lines = align(env, model, src, tgt, "--extract", "argmax-null", *reading)
+    plain = align(env, model, src, tgt, "--extract", "argmax", *reading)
+    dropped = 0
+    for k, (s, t) in enumerate(zip(es, en)):
+        out = env.path(f"null-{k}")
+        env.run("model", "--model", model, "--text", s, "--target", t, "--npy", out, "-q")
+        cross = np.load(os.path.join(out, "cross_attention.npy")).astype(np.float64)[1, 0]
+        tokens = lambda side: json.load(open(os.path.join(out, f"{side}_tokens.json"), encoding="utf-8"))
+        assert tokens("source")[-1] == "</s>"
+        m = word_matrix(cross, word_spans(tokens("target")), word_spans(tokens("source")))
+        got, everyone = parse(lines[k]), parse(plain[k])
+        assert got <= everyone
+        for j in range(m.shape[0]):
+            best, off = int(np.argmax(m[j])), 1.0 - m[j].sum()
+            if abs(m[j, best] - off) < 1e-5:
+                continue  # too close to call in float
+            assert ((best, j) in got) == (m[j, best] >= off), (k, j, m[j, best], off)
+            dropped += m[j, best] < off
+    assert dropped > 0  # some word was left unaligned: the rule was exercised
 
 
 def gdfa(forward, reverse):
