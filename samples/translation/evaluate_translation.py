@@ -205,15 +205,17 @@ def align_readings(reverse):
     are fixed in advance, not tuned on the held-out verses: a word aligned where it holds at
     least half the row's weight (0.5), with two directions half of each (0.25 on the product)."""
     rows = [("align (argmax)", []),
+            ("align --extract argmax-null", ["--extract", "argmax-null"]),
             ("align --method alti", ["--method", "alti"]),
             ("align --extract threshold --threshold 0.5", ["--extract", "threshold", "--threshold", "0.5"])]
     if reverse:
         both = ["--reverse-model", reverse]
-        rows += [("align, both directions, --symmetrize intersect", both + ["--symmetrize", "intersect"]),
-                 ("align, both directions, --symmetrize grow-diag-final-and",
-                  both + ["--symmetrize", "grow-diag-final-and"]),
-                 ("align, both directions, --extract threshold --threshold 0.25 (on the product)",
-                  both + ["--extract", "threshold", "--threshold", "0.25"])]
+        for sym in ("intersect", "grow-diag-final-and"):
+            rows += [(f"align, both directions, --symmetrize {sym}", both + ["--symmetrize", sym]),
+                     (f"align, both directions, --extract argmax-null --symmetrize {sym}",
+                      both + ["--extract", "argmax-null", "--symmetrize", sym])]
+        rows.append(("align, both directions, --extract threshold --threshold 0.25 (on the product)",
+                     both + ["--extract", "threshold", "--threshold", "0.25"]))
     return rows
 
 
