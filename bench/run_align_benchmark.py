@@ -24,7 +24,6 @@ usage: /usr/bin/python3 bench/run_align_benchmark.py [--fast-align PATH] [--roun
 """
 import argparse
 import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -34,13 +33,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-
-
-def cpu_name():
-    for line in open("/proc/cpuinfo", encoding="utf-8"):
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return platform.processor()
+sys.path.insert(0, HERE)
+from run_measure_benchmark import cpu_name  # noqa: E402
 
 
 def cpu_family_model():

@@ -304,12 +304,12 @@ align_report run_align_job(const align_job_config& c) {
                     param("model"), c.model_dir, m.config.model_type));
   std::optional<hf_model> reverse;
   if (!c.reverse_model_dir.empty()) reverse.emplace(load_model(c.reverse_model_dir));
-  // a forward a pair: 16-bit weights widened once rather than at every product (same bytes)
-  for (hf_model* each : {&m, reverse ? &*reverse : nullptr})
-    if (each) each->weights.widen_to_float(widen_limit);
   if (reverse && !reverse->config.encoder_decoder)
     throw usage_error(fmt::format("{}: {} is not an encoder–decoder model", param("reverse_model"),
                                   c.reverse_model_dir));
+  // a forward a pair: 16-bit weights widened once rather than at every product (same bytes)
+  for (hf_model* each : {&m, reverse ? &*reverse : nullptr})
+    if (each) each->weights.widen_to_float(widen_limit);
   const aligner a{m, reverse ? &*reverse : nullptr,
                   align_reading_of(m, c.model_dir, c.layers, c.heads),
                   reverse ? align_reading_of(*reverse, c.reverse_model_dir, c.layers, c.heads)
