@@ -7,11 +7,28 @@
 #include "commands.h"
 #include "jobs/bench_job.h"
 #include "jobs/model_bench_job.h"
+#include "kernels/kernels.h"
 #include "options.h"
 #include "render/canvas.h"
 
 namespace attnviz::cli {
 namespace {
+
+// The cache blocking the kernels ran with (kernels.h): figures from hosts with other caches are
+// not comparable, and a forced blocking is said.
+nlohmann::ordered_json blocking_json() {
+  const kernels::blocking b = kernels::active_blocking();
+  return {{"l1d", b.l1d},
+          {"l2", b.l2},
+          {"l3", b.l3},
+          {"caches_from", b.caches_from},
+          {"forced", b.forced},
+          {"kc", b.kc},
+          {"panel_depth", b.panel_depth},
+          {"mc", b.mc},
+          {"panel_a_bytes", b.panel_a_bytes},
+          {"attention_floats", b.attention_floats}};
+}
 
 nlohmann::ordered_json to_json(const bench_report& r, const bench_config& c) {
   nlohmann::ordered_json j;
@@ -44,6 +61,7 @@ nlohmann::ordered_json to_json(const bench_report& r, const bench_config& c) {
   if (c.stream_pixels > 0) j["pixels"] = c.stream_pixels;
   j["threads"] = r.threads;
   j["isa"] = r.isa;
+  j["blocking"] = blocking_json();
   j["warmup"] = c.warmup;
   j["reps"] = r.total_seconds.size();
   j["total_s"] = r.median_total;
@@ -81,6 +99,7 @@ nlohmann::ordered_json to_json(const model_bench_report& r) {
   j["n"] = r.n;
   j["threads"] = r.threads;
   j["isa"] = r.isa;
+  j["blocking"] = blocking_json();
   j["reps"] = r.total_seconds.size();
   j["load_s"] = r.load_seconds;
   j["total_s"] = r.median_total;

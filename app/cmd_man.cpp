@@ -112,6 +112,13 @@ Threads for the parallel kernels when \-\-threads is not given.
 .B ATTNVIZ_ISA
 Kernel instruction set (generic, avx2, avx512) when \-\-isa is not given.
 .TP
+.B ATTNVIZ_BLOCKING
+Forces the kernels' cache blocking, which is otherwise derived from the caches found at run
+time: KEY=SIZE entries, comma-separated, with keys l1d, l2, l3 (the caches to derive from) and
+panel_depth, mc, panel_a, attention (the sizes themselves), SIZE a count or bytes with K, M or G;
+for example l2=512K,l3=32M. Results keep their bytes under every blocking; only speed changes.
+attn\-viz \-\-version prints the blocking in use.
+.TP
 .B ATTNVIZ_CACHE_DIR\fR, \fBXDG_CACHE_HOME\fR, \fBHOME
 Where \-\-cache keeps its copies of embedding files: $ATTNVIZ_CACHE_DIR, else
 $XDG_CACHE_HOME/attn\-viz, else ~/.cache/attn\-viz.

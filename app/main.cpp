@@ -118,13 +118,24 @@ int report_error() {
   }
 }
 
+// --version: the release, then what the kernels run with here (a benchmark's figures depend on
+// both lines).
+std::string version_text() {
+  using namespace attnviz;
+  return fmt::format("attn-viz {}\nkernels: {} (this CPU: {}), {} threads\nblocking: {}", version,
+                     kernels::active_isa(), fmt::join(kernels::available_isas(), ", "),
+                     kernels::threads(), kernels::describe(kernels::active_blocking()));
+}
+
 int run(int argc, char** argv) {
   using namespace attnviz;
   CLI::App app{
       "attn-viz: see what an attention mechanism does to a sentence.\n"
       "Every variant runs through three stages - score e_ij, align a_ij, context c_i - "
       "and is drawn as a heatmap (PNG) and written as data (JSON)."};
-  app.set_version_flag("--version", fmt::format("attn-viz {}", version));
+  app.set_version_flag("--version", version_text,
+                       "Print the version, the kernels' instruction set and the cache blocking "
+                       "they use on this machine, and exit");
   app.require_subcommand(1);
   app.footer("Start with:  attn-viz demo      then  attn-viz run --help  and  attn-viz list");
   app.fallthrough();  // --threads / --isa may also follow the subcommand
@@ -170,6 +181,8 @@ int run(int argc, char** argv) {
     else
       fmt::print(stderr, "attn-viz: error: {} (see 'attn-viz --help')\n", e.what());
     return 2;
+  } catch (...) {  // --version with a bad ATTNVIZ_BLOCKING or ATTNVIZ_ISA
+    return report_error();
   }
   try {
     if (threads > max_threads())

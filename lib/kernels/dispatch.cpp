@@ -82,6 +82,10 @@ void use_isa(std::string_view name) {
   active().store(t, std::memory_order_relaxed);
 }
 
+blocking_sizes isa_blocking(const blocking_inputs& in) {
+  return table().blocking(in);
+}
+
 void set_threads(std::size_t n) {
 #if defined(_OPENMP)
   if (n >= 1) omp_set_num_threads(static_cast<int>(n));

@@ -30,8 +30,23 @@ class float_buffer {
   std::size_t count_;
 };
 
+// What the blocking is derived from (blocking.cpp): the caches in bytes and any forced sizes
+// (0: derive). Plain data, so the per-ISA files read it without the standard library.
+struct blocking_inputs {
+  std::size_t l1d, l2, l3;
+  std::size_t panel_depth, mc, panel_a_bytes, attention_floats;
+};
+// The current inputs (the machine's caches unless forced); valid until use_blocking is called.
+const blocking_inputs& blocking_request();
+
+// An instruction set's sizes (kernels.h, struct blocking, says what each is).
+struct blocking_sizes {
+  std::size_t kc, panel_depth, mc, panel_a_bytes, attention_floats;
+};
+
 struct isa_table {
   const char* name;
+  blocking_sizes (*blocking)(const blocking_inputs&);
   void (*gemm)(std::size_t, std::size_t, std::size_t, float, const float*, std::size_t,
                const float*, std::size_t, bool, float, float*, std::size_t);
   void (*gemm_16)(std::size_t, std::size_t, std::size_t, float, const float*, std::size_t,
@@ -56,6 +71,9 @@ struct isa_table {
   void (*mixed_l1_distances)(const l1_query*, std::size_t, const float*, std::size_t, std::size_t,
                              float*);
 };
+
+// The active instruction set's sizes for `in` (dispatch.cpp).
+blocking_sizes isa_blocking(const blocking_inputs& in);
 
 const isa_table& table_generic();
 const isa_table& table_avx2();    // only on x86-64 builds with ATTNVIZ_SIMD

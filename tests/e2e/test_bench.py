@@ -23,6 +23,13 @@ def test_bench_reports_stages_flops_and_memory(env):
     assert abs(j["gflop"]["combine"] - 2 * n * d * d / 1e9) < 1e-12
     assert sorted(j["times_s"])[1] == j["total_s"]  # the median
     assert j["peak_rss_mib"] > 1
+    b = j["blocking"]  # the caches found and the sizes derived from them
+    assert b["l1d"] > 0 and b["l2"] > b["l1d"] and b["kc"] == 256 and b["panel_depth"] % 256 == 0
+    assert b["mc"] % 6 == 0 and b["forced"] == ""
+    j = bench(env, "bench", "--n", "40", "--d", "48", "--reps", "1", "--heads", "4",
+              extra_env={"ATTNVIZ_BLOCKING": "l2=256K,l3=4M"})
+    assert j["blocking"]["l2"] == 262144 and j["blocking"]["panel_a_bytes"] == 1 << 20
+    assert j["blocking"]["caches_from"] == "ATTNVIZ_BLOCKING" and j["blocking"]["forced"] == "l2=256K,l3=4M"
 
 
 def test_bench_other_variants_time_each_stage(env):

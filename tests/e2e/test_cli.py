@@ -36,6 +36,33 @@ def test_help_and_version(env):
     env.run(expect=2)  # no subcommand
 
 
+def test_version_names_the_kernels_and_their_blocking(env):
+    out, _ = env.run("--version")
+    lines = out.splitlines()
+    assert lines[0].startswith("attn-viz ") and lines[1].startswith("kernels: ")
+    assert lines[2].startswith("blocking: L1d ") and "panel depth" in lines[2], out
+    out, _ = env.run("--version", extra_env={"ATTNVIZ_BLOCKING": "l1d=32K,l2=512K,l3=32M"})
+    assert "L2 512 KiB" in out and "(ATTNVIZ_BLOCKING)" in out and "(forced: l1d=32K,l2=512K,l3=32M)" in out
+    _, err = env.run("--version", extra_env={"ATTNVIZ_BLOCKING": "l2=lots"}, expect=2)
+    assert err.strip().splitlines() == [
+        "attn-viz: error: ATTNVIZ_BLOCKING: 'l2=lots' is not KEY=SIZE (keys: l1d, l2, l3, panel_depth, "
+        "mc, panel_a, attention; SIZE a positive count, or bytes with K, M or G, e.g. l2=512K,mc=48)"]
+    # A command under a bad blocking fails the same way, before any output.
+    _, err = env.run("run", "--text", "the cat sat", extra_env={"ATTNVIZ_BLOCKING": "mc"}, expect=2)
+    assert "ATTNVIZ_BLOCKING: 'mc' is not KEY=SIZE" in err
+    # The blocking changes no byte of a model's numbers (the unit tests check the kernels).
+    model = os.path.join(env.samples, "kjv-gpt")
+    argv = ("model", "--model", model, "--text", "In the beginning God created the heaven",
+            "--json", "-", "--npy", env.path("npy-{}"))
+    outs = []
+    for i, spec in enumerate(["", "panel_depth=1,mc=1,panel_a=1,attention=1", "l2=8M,l3=1G"]):
+        a = [x.replace("{}", str(i)) for x in argv]
+        out, _ = env.run(*a, extra_env={"ATTNVIZ_BLOCKING": spec})
+        with open(os.path.join(a[-1], "attention.npy"), "rb") as f:
+            outs.append((out, f.read()))
+    assert outs[1] == outs[0] and outs[2] == outs[0]
+
+
 def test_list_shows_every_variant(env):
     out, _ = env.run("list")
     for name in SCORES + ["softmax", "hardmax", "soft", "hard", "bahdanau", "Vaswani"]:

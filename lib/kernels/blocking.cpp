@@ -1,0 +1,212 @@
+// The caches the kernels' blocking is derived from: found at run time, or forced.
+//
+// Found: /sys/devices/system/cpu/cpu0/cache/index*/ (level, type, size: what the kernel read
+// from cpuid, as lscpu shows it); where that is missing, sysconf's _SC_LEVEL{1D,2,3}_CACHE_SIZE
+// (glibc's own cpuid reading, which under some hypervisors reports every die's L3 together: 384
+// MiB for a 32 MiB L3 on one Zen 5 guest); where both fail, 32 KiB / 512 KiB / 8 MiB, the
+// smallest of the CPUs this is tuned for (said as "assumed"). Forced: ATTNVIZ_BLOCKING or
+// use_blocking(), "l2=512K,mc=48", read once.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <string>
+
+#include "error.h"
+#include "kernels/isa_table.h"
+
+namespace attnviz::kernels {
+
+namespace blocking_parts {
+
+constexpr std::size_t KiB = 1024, MiB = 1024 * KiB;
+
+struct found_caches {
+  blocking_inputs in{};
+  std::string from;
+};
+
+// A /sys cache size: "48K", "1024K", "32768K".
+std::size_t sys_size(const std::string& text) {
+  std::size_t value = 0, i = 0;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])))
+    value = value * 10 + static_cast<std::size_t>(text[i++] - '0');
+  const char unit = i < text.size() ? text[i] : ' ';
+  return unit == 'K'   ? value * KiB
+         : unit == 'M' ? value * MiB
+         : unit == 'G' ? value * 1024 * MiB
+                       : value;
+}
+
+// The data or unified cache of `level` under cpu0 in /sys, 0 if none is described.
+std::size_t sys_cache(int level) {
+  for (int index = 0; index < 16; ++index) {
+    const std::string dir = fmt::format("/sys/devices/system/cpu/cpu0/cache/index{}/", index);
+    std::ifstream lv(dir + "level"), ty(dir + "type"), sz(dir + "size");
+    int l = 0;
+    std::string type, size;
+    if (!(lv >> l)) break;
+    if (l != level || !(ty >> type) || type == "Instruction" || !(sz >> size)) continue;
+    return sys_size(size);
+  }
+  return 0;
+}
+
+std::size_t sysconf_size(int name) {
+  const long v = ::sysconf(name);
+  return v > 0 ? static_cast<std::size_t>(v) : 0;
+}
+
+found_caches machine() {
+  found_caches f;
+  f.in.l1d = sys_cache(1);
+  f.in.l2 = sys_cache(2);
+  f.in.l3 = sys_cache(3);
+  f.from = "/sys";
+  if (f.in.l1d == 0 || f.in.l2 == 0) {
+    f.in.l1d = sysconf_size(_SC_LEVEL1_DCACHE_SIZE);
+    f.in.l2 = sysconf_size(_SC_LEVEL2_CACHE_SIZE);
+    f.in.l3 = sysconf_size(_SC_LEVEL3_CACHE_SIZE);
+    f.from = "sysconf";
+  }
+  if (f.in.l1d == 0 || f.in.l2 == 0) {
+    f.in = blocking_inputs{32 * KiB, 512 * KiB, 8 * MiB, 0, 0, 0, 0};
+    f.from = "assumed";
+  }
+  if (f.in.l3 == 0) f.in.l3 = 4 * f.in.l2;  // no L3: the panel path's A as if it had one
+  return f;
+}
+
+// "512K" → 524288; a plain count stays as it is. npos when it is not SIZE.
+std::size_t parse_size(std::string_view text) {
+  std::size_t value = 0, i = 0;
+  for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
+    if (value > (std::size_t{1} << 50)) return std::string::npos;
+    value = value * 10 + static_cast<std::size_t>(text[i] - '0');
+  }
+  if (i == 0) return std::string::npos;
+  std::size_t unit = 1;
+  if (i < text.size()) {
+    const char c = static_cast<char>(std::toupper(static_cast<unsigned char>(text[i++])));
+    unit = c == 'K' ? KiB : c == 'M' ? MiB : c == 'G' ? 1024 * MiB : 0;
+    if (i < text.size() && (text[i] == 'B' || text[i] == 'b')) ++i;  // "512KB"
+  }
+  if (unit == 0 || i != text.size() || value == 0) return std::string::npos;
+  return value * unit;
+}
+
+// Applies one "key=size" to `in`; false if the key is unknown or the size unreadable.
+bool apply_entry(std::string_view entry, blocking_inputs& in) {
+  const auto eq = entry.find('=');
+  if (eq == std::string_view::npos) return false;
+  const std::string_view key = entry.substr(0, eq);
+  const std::size_t size = parse_size(entry.substr(eq + 1));
+  if (size == std::string::npos) return false;
+  std::size_t* field = key == "l1d"           ? &in.l1d
+                       : key == "l2"          ? &in.l2
+                       : key == "l3"          ? &in.l3
+                       : key == "panel_depth" ? &in.panel_depth
+                       : key == "mc"          ? &in.mc
+                       : key == "panel_a"     ? &in.panel_a_bytes
+                       : key == "attention"   ? &in.attention_floats
+                                              : nullptr;
+  if (!field) return false;
+  *field = size;
+  return true;
+}
+
+struct request {
+  blocking_inputs in{};
+  std::string caches_from, forced;
+};
+
+request make_request(std::string_view spec, const char* origin) {
+  static const found_caches found = machine();
+  request r{found.in, found.from, std::string(spec)};
+  std::size_t start = 0;
+  bool caches_forced = false;
+  while (start < spec.size()) {
+    std::size_t end = spec.find(',', start);
+    if (end == std::string_view::npos) end = spec.size();
+    const std::string_view entry = spec.substr(start, end - start);
+    if (!apply_entry(entry, r.in))
+      throw usage_error(fmt::format(
+          "{}: '{}' is not KEY=SIZE (keys: l1d, l2, l3, panel_depth, mc, panel_a, attention; "
+          "SIZE a positive count, or bytes with K, M or G, e.g. l2=512K,mc=48)",
+          origin, entry));
+    caches_forced = caches_forced || entry.rfind("l1d=", 0) == 0 || entry.rfind("l2=", 0) == 0 ||
+                    entry.rfind("l3=", 0) == 0;
+    start = end + 1;
+  }
+  if (caches_forced) r.caches_from = origin;
+  return r;
+}
+
+// The current request; replaced (never freed: a kernel may still be reading the old one) by
+// use_blocking. The first use reads ATTNVIZ_BLOCKING.
+std::atomic<const request*> current{nullptr};
+std::mutex replacing;
+
+const request& current_request() {
+  if (const request* r = current.load(std::memory_order_acquire)) return *r;
+  std::lock_guard<std::mutex> lock(replacing);
+  if (const request* r = current.load(std::memory_order_acquire)) return *r;
+  const char* env = std::getenv("ATTNVIZ_BLOCKING");
+  const request* r = new request(make_request(env ? env : "", "ATTNVIZ_BLOCKING"));
+  current.store(r, std::memory_order_release);
+  return *r;
+}
+
+std::string bytes_text(std::size_t b) {
+  if (b >= MiB && b % MiB == 0) return fmt::format("{} MiB", b / MiB);
+  if (b >= KiB && b % KiB == 0) return fmt::format("{} KiB", b / KiB);
+  return fmt::format("{} B", b);
+}
+
+}  // namespace blocking_parts
+
+const blocking_inputs& blocking_request() {
+  using namespace blocking_parts;
+  return current_request().in;
+}
+
+void use_blocking(std::string_view spec) {
+  using namespace blocking_parts;
+  const request* r = new request(make_request(spec, "blocking"));
+  std::lock_guard<std::mutex> lock(replacing);
+  current.store(r, std::memory_order_release);
+}
+
+blocking active_blocking() {
+  using namespace blocking_parts;
+  const request& r = current_request();
+  const blocking_sizes s = isa_blocking(r.in);
+  blocking b;
+  b.l1d = r.in.l1d;
+  b.l2 = r.in.l2;
+  b.l3 = r.in.l3;
+  b.caches_from = r.caches_from;
+  b.forced = r.forced;
+  b.kc = s.kc;
+  b.panel_depth = s.panel_depth;
+  b.mc = s.mc;
+  b.panel_a_bytes = s.panel_a_bytes;
+  b.attention_floats = s.attention_floats;
+  return b;
+}
+
+std::string describe(const blocking& b) {
+  using namespace blocking_parts;
+  return fmt::format(
+      "L1d {}, L2 {}, L3 {} ({}); kc {}, panel depth {}, mc {}, panel path while A <= {}, "
+      "attention blocks of {} floats{}",
+      bytes_text(b.l1d), bytes_text(b.l2), bytes_text(b.l3), b.caches_from, b.kc, b.panel_depth,
+      b.mc, bytes_text(b.panel_a_bytes), b.attention_floats,
+      b.forced.empty() ? "" : fmt::format(" (forced: {})", b.forced));
+}
+
+}  // namespace attnviz::kernels

@@ -1,0 +1,167 @@
+// The cache blocking (kernels.h, struct blocking): sizes derived from the caches by the rules of
+// gemm.inc's blocking_of, forced sizes and caches, clear errors for a bad ATTNVIZ_BLOCKING
+// entry, and the promise that matters most: every blocking gives the same bytes, for products
+// on both of gemm's paths, over float, F16 and BF16 weights, and for the fused attention kernel.
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "error.h"
+#include "helpers.h"
+#include "kernels/kernels.h"
+
+using namespace attnviz;
+using attnviz::testing::for_each_isa;
+using attnviz::testing::random_matrix;
+
+namespace blocking_test {
+
+// Restores the machine's blocking however a test ends.
+struct machine_blocking_after {
+  ~machine_blocking_after() { kernels::use_blocking(""); }
+};
+
+// Blockings far from the machine's both ways, and the degenerate smallest sizes.
+const char* const blockings[] = {"l1d=16K,l2=128K,l3=1M", "l1d=32K,l2=512K,l3=32M", "l2=8M,l3=512M",
+                                 "panel_depth=1,mc=1,panel_a=1,attention=1",
+                                 "panel_depth=100000,mc=100000,panel_a=1G,attention=10M"};
+
+void hide_later(const void*, std::size_t i, float* e, std::size_t n_k) {
+  for (std::size_t j = i + 1; j < n_k; ++j) e[j] = -std::numeric_limits<float>::infinity();
+}
+void later_span(const void*, std::size_t i, std::size_t n_k, std::size_t* first, std::size_t* end) {
+  *first = 0;
+  *end = i + 1 < n_k ? i + 1 : n_k;
+}
+
+// Every output of one round: products on the panel path (37 rows) and past it (600 and 1100
+// rows, which a small panel_a moves to the packed path), float and 16-bit B, both layouts; and
+// a causal 2-head attention with scores kept and one streamed.
+std::vector<float> outputs() {
+  std::vector<float> out;
+  const std::size_t n = 150, k = 1100;
+  for (std::size_t m : {std::size_t{37}, std::size_t{600}, std::size_t{1100}})
+    for (bool trans : {false, true}) {
+      const matrix a = random_matrix(m, k, 31);
+      const matrix b = trans ? random_matrix(n, k, 32) : random_matrix(k, n, 32);
+      std::vector<float> c(m * n, 0.5f);
+      kernels::gemm(m, n, k, 0.75f, a.data(), k, b.data(), b.cols(), trans, 0.25f, c.data(), n);
+      out.insert(out.end(), c.begin(), c.end());
+      std::vector<std::uint16_t> half(b.size());
+      for (std::size_t i = 0; i < half.size(); ++i) {  // the float's high half
+        std::uint32_t bits;
+        std::memcpy(&bits, b.data() + i, sizeof bits);
+        half[i] = static_cast<std::uint16_t>(bits >> 16);
+      }
+      kernels::gemm(m, n, k, 1.0f, a.data(), k, half.data(), kernels::element_type::bf16, b.cols(),
+                    trans, 0.0f, c.data(), n);
+      out.insert(out.end(), c.begin(), c.end());
+    }
+  const std::size_t heads = 2, n_q = 300, n_k = 300, d = 24;
+  const matrix q = random_matrix(n_q, heads * d, 33), kk = random_matrix(n_k, heads * d, 34),
+               v = random_matrix(n_k, heads * d, 35);
+  std::vector<float> scores(heads * n_q * n_k), weights(n_q * n_k), context(heads * n_q * d);
+  float* sp[] = {scores.data(), scores.data() + n_q * n_k};
+  float* wp[] = {weights.data(), nullptr};  // head 1's weights streamed, not kept
+  float* cp[] = {context.data(), context.data() + n_q * d};
+  kernels::attention_args args;
+  args.heads = heads;
+  args.n_q = n_q;
+  args.n_k = n_k;
+  args.d_k = args.d_v = d;
+  args.q = q.data();
+  args.k = kk.data();
+  args.v = v.data();
+  args.ldq = args.ldk = args.ldv = heads * d;
+  args.ldc = d;
+  args.scale = 0.2f;
+  args.mask_row = hide_later;
+  args.mask_span = later_span;
+  args.mask_is_span = true;
+  args.weights = wp;
+  args.context = cp;
+  REQUIRE(kernels::attention_softmax(args));
+  out.insert(out.end(), weights.begin(), weights.end());
+  out.insert(out.end(), context.begin(), context.end());
+  args.scores = sp;
+  args.mask_is_span = false;
+  REQUIRE(kernels::attention_softmax(args));
+  out.insert(out.end(), scores.begin(), scores.end());
+  out.insert(out.end(), context.begin(), context.end());
+  return out;
+}
+
+}  // namespace blocking_test
+
+using namespace blocking_test;
+
+TEST_CASE("every blocking gives the same bytes, on every instruction set and path") {
+  machine_blocking_after restore;
+  for_each_isa([] {
+    kernels::use_blocking("");
+    const std::vector<float> machine = outputs();
+    for (const char* spec : blockings) {
+      INFO("blocking " << spec);
+      kernels::use_blocking(spec);
+      const std::vector<float> other = outputs();
+      REQUIRE(other.size() == machine.size());
+      CHECK(std::memcmp(other.data(), machine.data(), machine.size() * sizeof(float)) == 0);
+    }
+    kernels::use_blocking("");
+  });
+}
+
+TEST_CASE("the sizes follow the caches: the AVX-512 host's measured sizes, smaller with less L2") {
+  machine_blocking_after restore;
+  for_each_isa([] {
+    kernels::use_blocking("l1d=48K,l2=1M,l3=32M");
+    const kernels::blocking big = kernels::active_blocking();
+    CHECK(big.caches_from == "blocking");
+    CHECK(big.l2 == 1024 * 1024);
+    CHECK(big.kc == 256);
+    CHECK(big.panel_a_bytes == 8u << 20);
+    CHECK(big.attention_floats == 24576);  // 3/32 of 1 MiB
+    if (std::string(kernels::active_isa()) == "avx512") {
+      CHECK(big.panel_depth == 1024);  // 256 KiB of 64-float rows
+      CHECK(big.mc == 96);
+    }
+    kernels::use_blocking("l1d=32K,l2=256K,l3=16M");
+    const kernels::blocking small = kernels::active_blocking();
+    CHECK(small.mc < big.mc);
+    CHECK(small.mc > 0);
+    CHECK(small.panel_depth <= big.panel_depth);
+    CHECK(small.panel_depth % small.kc == 0);
+    CHECK(small.attention_floats < big.attention_floats);
+    CHECK(small.panel_a_bytes == 4u << 20);
+    // Forced sizes win over the caches; the caches stay the machine's.
+    kernels::use_blocking("mc=30,panel_a=3M");
+    const kernels::blocking forced = kernels::active_blocking();
+    CHECK(forced.mc == 30);  // a multiple of every instruction set's 6 rows
+    CHECK(forced.panel_a_bytes == 3u << 20);
+    CHECK(forced.forced == "mc=30,panel_a=3M");
+    CHECK(forced.caches_from != "blocking");
+    CHECK(kernels::describe(forced).find("(forced: mc=30,panel_a=3M)") != std::string::npos);
+  });
+}
+
+TEST_CASE("a bad blocking entry is a usage error naming it; the blocking in use is kept") {
+  machine_blocking_after restore;
+  kernels::use_blocking("");
+  const std::string before = kernels::describe(kernels::active_blocking());
+  for (const char* bad : {"l2", "l2=", "l2=0", "l2=12X", "l4=1M", "mc=-3", "l2=512K,,mc=6"}) {
+    INFO(bad);
+    try {
+      kernels::use_blocking(bad);
+      FAIL("accepted");
+    } catch (const usage_error& e) {
+      CHECK(std::string(e.what()).find("is not KEY=SIZE") != std::string::npos);
+    }
+    CHECK(kernels::describe(kernels::active_blocking()) == before);
+  }
+  kernels::use_blocking("l2=512KB,l3=2g");
+  const kernels::blocking b = kernels::active_blocking();
+  CHECK(b.l2 == 512 * 1024);
+  CHECK(b.l3 == std::size_t{2} << 30);
+}
