@@ -24,6 +24,7 @@ nlohmann::ordered_json blocking_json() {
           {"caches_from", b.caches_from},
           {"forced", b.forced},
           {"kc", b.kc},
+          {"panels", b.panels},
           {"panel_depth", b.panel_depth},
           {"mc", b.mc},
           {"panel_a_bytes", b.panel_a_bytes},

@@ -115,7 +115,7 @@ Kernel instruction set (generic, avx2, avx512) when \-\-isa is not given.
 .B ATTNVIZ_BLOCKING
 Forces the kernels' cache blocking, which is otherwise derived from the caches found at run
 time: KEY=SIZE entries, comma-separated, with keys l1d, l2, l3 (the caches to derive from) and
-panel_depth, mc, panel_a, attention (the sizes themselves), SIZE a count or bytes with K, M or G;
+panels, panel_depth, mc, panel_a, attention (the sizes themselves), SIZE a count or bytes with K, M or G;
 for example l2=512K,l3=32M. Results keep their bytes under every blocking; only speed changes.
 attn\-viz \-\-version prints the blocking in use.
 .TP

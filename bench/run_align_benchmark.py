@@ -108,7 +108,7 @@ def main():
             bible_text(text, a.limit)
         pairs = sum(1 for _ in open(text, encoding="utf-8"))
         env = dict(os.environ, OMP_NUM_THREADS=str(a.threads))
-        version = subprocess.run([a.exe, "--version"], capture_output=True, text=True).stdout.strip()
+        version = subprocess.run([a.exe, "--version"], capture_output=True, text=True).stdout.strip().replace("\n", "; ")
         print(f"{cpu_name()} ({cpu_family_model()}), {os.cpu_count()} cores; {version}; "
               f"{a.threads} threads; {pairs} sentence pairs; {a.rounds} rounds")
         out = os.path.join(scratch, "a.txt")

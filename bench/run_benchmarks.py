@@ -184,7 +184,7 @@ def main():
         log.write(json.dumps(kw) + "\n")
         log.flush()
 
-    version = subprocess.run([a.exe, "--version"], capture_output=True, text=True).stdout.strip()
+    version = subprocess.run([a.exe, "--version"], capture_output=True, text=True).stdout.strip().replace("\n", "; ")
     peak = fma_peak(a.shared)
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     print(f"# {version} on {cpu}, {os.cpu_count()} CPUs, {platform.platform()}")

@@ -55,7 +55,7 @@ def main():
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--out", default=os.path.join(HERE, "results-flow.jsonl"))
     a = p.parse_args()
-    version = subprocess.run([a.exe, "--version"], capture_output=True, text=True).stdout.strip()
+    version = subprocess.run([a.exe, "--version"], capture_output=True, text=True).stdout.strip().replace("\n", "; ")
     print(f"{version}, {a.threads} threads, {platform.machine()}\n")
     print("| n | layers | cells (L·n⁴/12) | flow s | ns a cell | rollout s | flow / rollout | before s | before / flow |")
     print("|---|---|---|---|---|---|---|---|---|")

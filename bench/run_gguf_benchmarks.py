@@ -108,7 +108,7 @@ def main():
         paths[f"{t} GGUF"] = path
     T = a.threads
     peak = fma_peak(a.shared)[T]
-    version = subprocess.run([a.exe, "--version"], capture_output=True, text=True).stdout.strip()
+    version = subprocess.run([a.exe, "--version"], capture_output=True, text=True).stdout.strip().replace("\n", "; ")
     out = open(a.out, "a")
     runs = {k: [] for k in paths}
     for r in range(a.rounds):

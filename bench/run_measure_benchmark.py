@@ -54,7 +54,7 @@ def main():
     shape, n = a.shape.split(":")
     folder = os.path.join(a.models, shape)
     ids = ",".join(str((i * 7919 + 13) % 50000) for i in range(int(n)))
-    version = subprocess.run([a.exe, "--version"], capture_output=True, text=True).stdout.strip()
+    version = subprocess.run([a.exe, "--version"], capture_output=True, text=True).stdout.strip().replace("\n", "; ")
     print(f"{cpu_name()}, {os.cpu_count()} cores; {version}; {a.threads} threads; {shape}, n = {n}")
     scratch = tempfile.mkdtemp()
     base = [a.exe, "--threads", str(a.threads), "model", "--model", folder, "--ids", ids, "-q"]

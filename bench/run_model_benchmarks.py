@@ -212,7 +212,7 @@ def main():
             subprocess.run(["/usr/bin/python3", os.path.join(HERE, "make_bench_models.py"), a.models,
                             "--only", shape], check=True)
     peak = fma_peak(a.shared, "avx2_ymm" if a.isa == "avx2" else None)[T]
-    version = subprocess.run([a.exe, "--version"], capture_output=True, text=True).stdout.strip()
+    version = subprocess.run([a.exe, "--version"], capture_output=True, text=True).stdout.strip().replace("\n", "; ")
     commit = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     version += f" (commit {commit})" if commit else ""

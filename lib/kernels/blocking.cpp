@@ -74,7 +74,7 @@ found_caches machine() {
     f.from = "sysconf";
   }
   if (f.in.l1d == 0 || f.in.l2 == 0) {
-    f.in = blocking_inputs{32 * KiB, 512 * KiB, 8 * MiB, 0, 0, 0, 0};
+    f.in = blocking_inputs{32 * KiB, 512 * KiB, 8 * MiB, 0, 0, 0, 0, 0};
     f.from = "assumed";
   }
   if (f.in.l3 == 0) f.in.l3 = 4 * f.in.l2;  // no L3: the panel path's A as if it had one
@@ -109,6 +109,7 @@ bool apply_entry(std::string_view entry, blocking_inputs& in) {
   std::size_t* field = key == "l1d"           ? &in.l1d
                        : key == "l2"          ? &in.l2
                        : key == "l3"          ? &in.l3
+                       : key == "panels"      ? &in.panels
                        : key == "panel_depth" ? &in.panel_depth
                        : key == "mc"          ? &in.mc
                        : key == "panel_a"     ? &in.panel_a_bytes
@@ -134,10 +135,11 @@ request make_request(std::string_view spec, const char* origin) {
     if (end == std::string_view::npos) end = spec.size();
     const std::string_view entry = spec.substr(start, end - start);
     if (!apply_entry(entry, r.in))
-      throw usage_error(fmt::format(
-          "{}: '{}' is not KEY=SIZE (keys: l1d, l2, l3, panel_depth, mc, panel_a, attention; "
-          "SIZE a positive count, or bytes with K, M or G, e.g. l2=512K,mc=48)",
-          origin, entry));
+      throw usage_error(
+          fmt::format("{}: '{}' is not KEY=SIZE (keys: l1d, l2, l3, panels, panel_depth, mc, "
+                      "panel_a, attention; "
+                      "SIZE a positive count, or bytes with K, M or G, e.g. l2=512K,mc=48)",
+                      origin, entry));
     caches_forced = caches_forced || entry.rfind("l1d=", 0) == 0 || entry.rfind("l2=", 0) == 0 ||
                     entry.rfind("l3=", 0) == 0;
     start = end + 1;
@@ -192,6 +194,7 @@ blocking active_blocking() {
   b.caches_from = r.caches_from;
   b.forced = r.forced;
   b.kc = s.kc;
+  b.panels = s.panels;
   b.panel_depth = s.panel_depth;
   b.mc = s.mc;
   b.panel_a_bytes = s.panel_a_bytes;
@@ -202,10 +205,10 @@ blocking active_blocking() {
 std::string describe(const blocking& b) {
   using namespace blocking_parts;
   return fmt::format(
-      "L1d {}, L2 {}, L3 {} ({}); kc {}, panel depth {}, mc {}, panel path while A <= {}, "
+      "L1d {}, L2 {}, L3 {} ({}); kc {}, panels of {} x {} rows, mc {}, panel path while A <= {}, "
       "attention blocks of {} floats{}",
-      bytes_text(b.l1d), bytes_text(b.l2), bytes_text(b.l3), b.caches_from, b.kc, b.panel_depth,
-      b.mc, bytes_text(b.panel_a_bytes), b.attention_floats,
+      bytes_text(b.l1d), bytes_text(b.l2), bytes_text(b.l3), b.caches_from, b.kc, b.panels,
+      b.panel_depth, b.mc, bytes_text(b.panel_a_bytes), b.attention_floats,
       b.forced.empty() ? "" : fmt::format(" (forced: {})", b.forced));
 }
 

@@ -34,14 +34,14 @@ class float_buffer {
 // (0: derive). Plain data, so the per-ISA files read it without the standard library.
 struct blocking_inputs {
   std::size_t l1d, l2, l3;
-  std::size_t panel_depth, mc, panel_a_bytes, attention_floats;
+  std::size_t panels, panel_depth, mc, panel_a_bytes, attention_floats;
 };
 // The current inputs (the machine's caches unless forced); valid until use_blocking is called.
 const blocking_inputs& blocking_request();
 
 // An instruction set's sizes (kernels.h, struct blocking, says what each is).
 struct blocking_sizes {
-  std::size_t kc, panel_depth, mc, panel_a_bytes, attention_floats;
+  std::size_t kc, panels, panel_depth, mc, panel_a_bytes, attention_floats;
 };
 
 struct isa_table {

@@ -40,8 +40,10 @@ void use_isa(std::string_view name);
 // blocking never changes a result's bytes: the sums are grouped by kc, which is fixed per
 // instruction set; the rest only decides what is kept in which cache.
 //   kc             depth of one register-tile run (the sums' grouping; fixed per instruction set)
+//   panels         panels of B a thread packs and runs together in the panel path, so a read
+//                  of A serves panels × NR columns (64 / NR: more on narrower vectors)
 //   panel_depth    rows of a packed panel of B prepared at a time (a multiple of kc):
-//                  panel_depth × NR floats take at most a quarter of L2
+//                  panels × panel_depth × NR floats take at most a quarter of L2
 //   mc             rows of A per tile when B is packed whole: mc × kc floats, 3/32 of L2
 //   panel_a_bytes  the panel path (B packed a panel at a time, A reread per panel) while A is
 //                  at most this: a quarter of L3
@@ -51,14 +53,14 @@ struct blocking {
   std::size_t l1d = 0, l2 = 0, l3 = 0;  // bytes: L1d and L2 per core, L3 shared
   std::string caches_from;              // "/sys", "sysconf", "assumed" or "ATTNVIZ_BLOCKING"
   std::string forced;                   // what ATTNVIZ_BLOCKING or use_blocking() set
-  std::size_t kc = 0, panel_depth = 0, mc = 0, panel_a_bytes = 0, attention_floats = 0;
+  std::size_t kc = 0, panels = 0, panel_depth = 0, mc = 0, panel_a_bytes = 0, attention_floats = 0;
 };
 // The active instruction set's blocking, from the current caches and forced sizes.
 blocking active_blocking();
 // Forces caches or sizes: "KEY=SIZE,…" with keys l1d, l2, l3 (the caches the sizes are derived
-// from) and panel_depth, mc, panel_a, attention (the sizes themselves); SIZE a count or bytes
-// with K, M or G (binary). "" returns to the machine's. Throws usage_error naming a bad entry.
-// Not while kernels run. ATTNVIZ_BLOCKING is read the same way at first use.
+// from) and panels, panel_depth, mc, panel_a, attention (the sizes themselves); SIZE a count or
+// bytes with K, M or G (binary). "" returns to the machine's. Throws usage_error naming a bad
+// entry. Not while kernels run. ATTNVIZ_BLOCKING is read the same way at first use.
 void use_blocking(std::string_view spec);
 // One line: "L1d 48 KiB, L2 1 MiB, L3 32 MiB (sysconf); kc 256, panel depth 1024, …".
 std::string describe(const blocking& b);

@@ -40,12 +40,12 @@ def test_version_names_the_kernels_and_their_blocking(env):
     out, _ = env.run("--version")
     lines = out.splitlines()
     assert lines[0].startswith("attn-viz ") and lines[1].startswith("kernels: ")
-    assert lines[2].startswith("blocking: L1d ") and "panel depth" in lines[2], out
+    assert lines[2].startswith("blocking: L1d ") and "panels of" in lines[2], out
     out, _ = env.run("--version", extra_env={"ATTNVIZ_BLOCKING": "l1d=32K,l2=512K,l3=32M"})
     assert "L2 512 KiB" in out and "(ATTNVIZ_BLOCKING)" in out and "(forced: l1d=32K,l2=512K,l3=32M)" in out
     _, err = env.run("--version", extra_env={"ATTNVIZ_BLOCKING": "l2=lots"}, expect=2)
     assert err.strip().splitlines() == [
-        "attn-viz: error: ATTNVIZ_BLOCKING: 'l2=lots' is not KEY=SIZE (keys: l1d, l2, l3, panel_depth, "
+        "attn-viz: error: ATTNVIZ_BLOCKING: 'l2=lots' is not KEY=SIZE (keys: l1d, l2, l3, panels, panel_depth, "
         "mc, panel_a, attention; SIZE a positive count, or bytes with K, M or G, e.g. l2=512K,mc=48)"]
     # A command under a bad blocking fails the same way, before any output.
     _, err = env.run("run", "--text", "the cat sat", extra_env={"ATTNVIZ_BLOCKING": "mc"}, expect=2)

@@ -24,9 +24,12 @@ struct machine_blocking_after {
 };
 
 // Blockings far from the machine's both ways, and the degenerate smallest sizes.
-const char* const blockings[] = {"l1d=16K,l2=128K,l3=1M", "l1d=32K,l2=512K,l3=32M", "l2=8M,l3=512M",
-                                 "panel_depth=1,mc=1,panel_a=1,attention=1",
-                                 "panel_depth=100000,mc=100000,panel_a=1G,attention=10M"};
+const char* const blockings[] = {"l1d=16K,l2=128K,l3=1M",
+                                 "l1d=32K,l2=512K,l3=32M",
+                                 "l2=8M,l3=512M",
+                                 "panels=1,panel_depth=1,mc=1,panel_a=1,attention=1",
+                                 "panels=8,panel_depth=100000,mc=100000,panel_a=1G,attention=10M",
+                                 "panels=3"};
 
 void hide_later(const void*, std::size_t i, float* e, std::size_t n_k) {
   for (std::size_t j = i + 1; j < n_k; ++j) e[j] = -std::numeric_limits<float>::infinity();
@@ -41,7 +44,9 @@ void later_span(const void*, std::size_t i, std::size_t n_k, std::size_t* first,
 // a causal 2-head attention with scores kept and one streamed.
 std::vector<float> outputs() {
   std::vector<float> out;
-  const std::size_t n = 150, k = 1100;
+  // n = 530: 34 panels of 16 (AVX2) or 67 of 8 (generic), groups of 4 or 8 panels and a
+  // ragged last group on 2 threads; k = 700: chunks of panel_depth and a partial kc block.
+  const std::size_t n = 530, k = 700;
   for (std::size_t m : {std::size_t{37}, std::size_t{600}, std::size_t{1100}})
     for (bool trans : {false, true}) {
       const matrix a = random_matrix(m, k, 31);
@@ -124,8 +129,13 @@ TEST_CASE("the sizes follow the caches: the AVX-512 host's measured sizes, small
     CHECK(big.panel_a_bytes == 8u << 20);
     CHECK(big.attention_floats == 24576);  // 3/32 of 1 MiB
     if (std::string(kernels::active_isa()) == "avx512") {
+      CHECK(big.panels == 1);
       CHECK(big.panel_depth == 1024);  // 256 KiB of 64-float rows
       CHECK(big.mc == 96);
+    }
+    if (std::string(kernels::active_isa()) == "avx2") {
+      CHECK(big.panels == 4);  // 4 × 16 columns for each read of A
+      CHECK(big.panel_depth == 1024);
     }
     kernels::use_blocking("l1d=32K,l2=256K,l3=16M");
     const kernels::blocking small = kernels::active_blocking();
