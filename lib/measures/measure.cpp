@@ -28,16 +28,22 @@ measure_taps::measure_taps(const measure_shape& shape, map_taps& views, map_taps
       weights_(weights),
       alpha_(shape.heads * shape.n * shape.key_count(), 0.0f),
       shown_(shape.heads * shape.n * shape.key_count(), 0.0f),
-      weight_maps_(shape.heads, nullptr) {}
+      weight_maps_(shape.heads, nullptr),
+      written_(shape.heads, false) {}
 
+// The kernel writes the head's weights straight into the layer's [H, n, keys] (non-temporal
+// stores: one write, no read), so rows() only passes them on; copying each block there from
+// rows() wrote and read the layer's H·n² floats once more.
 float* measure_taps::map_of(std::size_t layer, std::size_t head) {
   weight_maps_[head] = weights_.map_of(layer, head);  // filled from rows(), when kept
-  return nullptr;  // the kernel's rows come to rows()
+  written_[head] = true;
+  return alpha_.data() + head * shape_.n * shape_.key_count();
 }
 
 void measure_taps::rows(std::size_t layer, std::size_t head, std::size_t i0, std::size_t rows,
                         const float* weights, std::size_t n) noexcept {
-  std::copy(weights, weights + rows * n, alpha_.data() + (head * shape_.n + i0) * n);
+  if (!written_[head])  // a caller that sends rows without asking map_of first
+    std::copy(weights, weights + rows * n, alpha_.data() + (head * shape_.n + i0) * n);
   if (float* kept = weight_maps_[head]) std::copy(weights, weights + rows * n, kept + i0 * n);
   weights_.rows(layer, head, i0, rows, weights, n);
 }
@@ -48,6 +54,7 @@ void measure_taps::layer_input(std::size_t layer, const float* x, std::size_t n,
 }
 
 void measure_taps::layer_done(std::size_t layer) {
+  std::fill(written_.begin(), written_.end(), false);
   weights_.layer_done(layer);
   measure_layer(layer, shown_.data());
   const std::size_t nk = shape_.key_count(), size = shape_.n * nk;

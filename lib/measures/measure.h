@@ -59,8 +59,8 @@ struct measure_shape {
   std::size_t key_count() const noexcept { return keys > 0 ? keys : n; }
 };
 
-// A measure in the forward. The part every measure shares is here: the kernel's rows of each
-// head gathered into the layer's [H, n, n] weights (and passed on at once to `weights`, which
+// A measure in the forward. The part every measure shares is here: the kernel writes each head
+// into the layer's [H, n, n] weights (map_of), whose rows are passed on at once to `weights` (which
 // writes attention.npy, and copied where `weights` keeps a map, if it does: a page showing
 // both); at layer_done the subclass turns them (and what values() gave it) into
 // the maps shown, which go to `views` head by head.
@@ -95,6 +95,7 @@ class measure_taps : public map_taps {
   map_taps& weights_;
   std::vector<float> alpha_, shown_;  // [H, n, keys] each
   std::vector<float*> weight_maps_;   // [H]: where `weights` keeps the running layer's maps
+  std::vector<bool> written_;         // [H]: map_of gave alpha_, which the caller fills
 };
 
 struct measure_spec {

@@ -90,7 +90,13 @@ void check_layer(const layer_case& t) {
   shape.keys = t.nk;
   shape.npy_dir = shape.npy_folder = out;
   auto taps = spec.make(shape, views, weights);
-  for (std::size_t h = 0; h < H; ++h) CHECK(taps->map_of(0, h) == nullptr);
+  // The kernel writes each head's map where map_of says (the measure's own [H, n, keys]), then
+  // sends its rows; without map_of (lengths_only below) the rows are copied there.
+  for (std::size_t h = 0; h < H; ++h) {
+    float* map = taps->map_of(0, h);
+    REQUIRE(map != nullptr);
+    std::copy(alpha.data() + h * n * nk, alpha.data() + (h + 1) * n * nk, map);
+  }
   for (std::size_t h = 0; h < H; ++h)  // rows in two blocks, as the kernel sends them
     for (std::size_t i0 : {std::size_t{0}, n / 2})
       taps->rows(0, h, i0, i0 == 0 ? n / 2 : n - n / 2, alpha.data() + (h * n + i0) * nk, nk);
