@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -30,6 +31,17 @@ std::optional<mapped_file> mapped_file::open(const std::string& path, std::size_
   guard_input(path, path);  // read while the run lasts: no output may replace it
   return mapped_file(static_cast<const unsigned char*>(p), static_cast<std::size_t>(st.st_size),
                      path);
+}
+
+void mapped_file::prefault(std::size_t offset, std::size_t bytes) const noexcept {
+#if defined(MADV_POPULATE_READ)
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  if (!data_ || offset >= size_ || page == 0) return;
+  const std::size_t first = offset / page * page, end = std::min(size_, offset + bytes);
+  ::madvise(const_cast<unsigned char*>(data_) + first, end - first, MADV_POPULATE_READ);
+#else
+  (void)offset, (void)bytes;
+#endif
 }
 
 mapped_file mapped_file::open_or_throw(const std::string& path) {

@@ -23,6 +23,12 @@ class mapped_file {
   mapped_file& operator=(const mapped_file&) = delete;
   ~mapped_file();
 
+  // Maps the pages of [offset, offset + bytes) now, in one call (MADV_POPULATE_READ), where the
+  // caller is about to read them all (a model's weights, once their header is checked): a page
+  // fault per few pages as they are first read cost a whole GPT-2 run 8 % of its time. Advice
+  // only: nothing changes where the kernel cannot do it.
+  void prefault(std::size_t offset, std::size_t bytes) const noexcept;
+
   const unsigned char* data() const noexcept { return data_; }
   std::size_t size() const noexcept { return size_; }
   const std::string& path() const noexcept { return path_; }

@@ -81,6 +81,7 @@ void add_file(const std::string& path, checkpoint& c) {
     v.file = &kept.path();
     c.add(std::move(v));
   }
+  kept.prefault(h.data_start, kept.size() - h.data_start);  // the forward reads every weight
 }
 
 void open(const fs::path& dir, checkpoint& c) {
