@@ -196,10 +196,10 @@ def main():
     p.add_argument("--reps", type=int, default=5, help="attn-viz timed forwards per round")
     p.add_argument("--skip-torch", action="store_true")
     p.add_argument("--out", default=os.path.join(HERE, "results-models.jsonl"))
-    p.add_argument("--long", default="gpt2-small:1024,llama-1b:16384")
+    p.add_argument("--long", default="gpt2-small:1024,llama-1b:16384", help="'' for none")
     p.add_argument("--only-long", action="store_true")
     p.add_argument("--long-runs", default="received,npy,heads,rollout")
-    p.add_argument("--pages", default="gpt2-small:1024,llama-1b:512")
+    p.add_argument("--pages", default="gpt2-small:1024,llama-1b:512", help="'' for none")
     p.add_argument("--only-pages", action="store_true")
     p.add_argument("--only-table", action="store_true", help="issue 34's table of whole processes")
     p.add_argument("--isa", help="the kernels' instruction set for attn-viz's forward (avx2: "
@@ -277,10 +277,12 @@ def main():
         st = {k: statistics.median(x["stages_s"][k] for x in av) for k in av[0]["stages_s"]}
         print(f"{shape} n={n} attn-viz stages (median s): " + ", ".join(f"{k} {v:.3f}" for k, v in st.items())
               + f"; mapped {av[0]['mapped_mib']:.0f} MiB, maps {av[0]['maps_mib']:.0f} MiB")
-    print()
-    long_texts(a, record)
-    print()
-    pages(a, record)
+    if a.long:
+        print()
+        long_texts(a, record)
+    if a.pages:
+        print()
+        pages(a, record)
 
 
 if __name__ == "__main__":
