@@ -126,7 +126,7 @@ void alti_taps::distance_block(std::size_t j0, std::size_t b, const float* f) {
 // pair, not a line of every head's map for each).
 void alti_taps::scale_weights() {
   const std::size_t H = shape().heads, n = shape().n, nk = shape().key_count();
-  scaled_.resize(n * nk * H);
+  scaled_.resize(n * nk * H);  // zeros at first: under a causal mask, never written above i
   // written in order, the H rows read side by side (H strided passes of writes cost more)
 #pragma omp parallel
   {
@@ -136,7 +136,8 @@ void alti_taps::scale_weights() {
       const float inv = 1.0f / divisor(i);
       float* out = scaled_.data() + i * nk * H;
       for (std::size_t h = 0; h < H; ++h) rows[h] = weights(h) + i * nk;
-      for (std::size_t j = 0; j < nk; ++j)
+      const std::size_t seen = shape().causal ? std::min(nk, i + 1) : nk;  // α_ij = 0 past i
+      for (std::size_t j = 0; j < seen; ++j)
         for (std::size_t h = 0; h < H; ++h) out[j * H + h] = rows[h][j] * inv;
     }
   }
