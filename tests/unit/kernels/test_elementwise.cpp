@@ -154,7 +154,8 @@ TEST_CASE("mixed_l1_distances equal the plain sums in double, 1 to 9 queries, ow
   for_each_isa([] {
     for (const std::size_t d :
          {std::size_t{1}, std::size_t{7}, std::size_t{16}, std::size_t{37}, std::size_t{768}})
-      for (const std::size_t heads : {std::size_t{1}, std::size_t{3}, std::size_t{12}}) {
+      for (const std::size_t heads :  // 300: past the grouped kernels' 256, one query at a time
+           {std::size_t{1}, std::size_t{3}, std::size_t{12}, std::size_t{300}}) {
         const std::vector<float> f = vec(heads * d, -1.0f, 1.0f, 13);
         std::vector<std::vector<float>> y, w, a;
         std::vector<kernels::l1_query> q;
@@ -172,7 +173,7 @@ TEST_CASE("mixed_l1_distances equal the plain sums in double, 1 to 9 queries, ow
             const double want =
                 kernels::mixed_l1_distance_ref(q[c].y, q[c].w, f.data(), q[c].a, heads, d);
             INFO("d " << d << ", heads " << heads << ", count " << count << ", query " << c);
-            CHECK(std::fabs(out[c] - want) <= 1e-5 * (1.0 + want));
+            CHECK(std::fabs(out[c] - want) <= 1e-5 * (1.0 + want) * (heads > 12 ? 10.0 : 1.0));
           }
         }
       }
