@@ -191,6 +191,9 @@ int run(int argc, char** argv) {
                       max_threads(), max_threads() / 4));
     if (threads > 0) kernels::set_threads(threads);
     if (!isa.empty()) kernels::use_isa(isa);
+    // ATTNVIZ_BLOCKING read now: a bad value is an error before any work, never a throw from a
+    // kernel called inside a parallel loop (align's pairs)
+    (void)kernels::active_blocking();
     set_png_level(png_level);
     set_notice_handler([](const std::string& note) {
       fmt::print(stderr, "attn-viz: note: {}\n", note);

@@ -50,6 +50,13 @@ def test_version_names_the_kernels_and_their_blocking(env):
     # A command under a bad blocking fails the same way, before any output.
     _, err = env.run("run", "--text", "the cat sat", extra_env={"ATTNVIZ_BLOCKING": "mc"}, expect=2)
     assert "ATTNVIZ_BLOCKING: 'mc' is not KEY=SIZE" in err
+    # align runs its pairs' forwards inside a parallel loop: the value is read before it
+    src, tgt = env.path("b.es"), env.path("b.en")
+    open(src, "w").write("Y dijo Dios\n")
+    open(tgt, "w").write("And God said\n")
+    _, err = env.run("align", "--model", os.path.join(env.samples, "rv-kjv-marian"), "-s", src, "-t", tgt,
+                     extra_env={"ATTNVIZ_BLOCKING": "mc=x"}, expect=2)
+    assert err.startswith("attn-viz: error: ATTNVIZ_BLOCKING: 'mc=x' is not KEY=SIZE"), err
     # The blocking changes no byte of a model's numbers (the unit tests check the kernels).
     model = os.path.join(env.samples, "kjv-gpt")
     argv = ("model", "--model", model, "--text", "In the beginning God created the heaven",
