@@ -12,7 +12,9 @@
 #include <atomic>
 #include <cctype>
 #include <cstdlib>
+#include <deque>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -148,19 +150,26 @@ request make_request(std::string_view spec, const char* origin) {
   return r;
 }
 
-// The current request; replaced (never freed: a kernel may still be reading the old one) by
-// use_blocking. The first use reads ATTNVIZ_BLOCKING.
+// The current request; replaced by use_blocking. Every request made stays in `made` until the
+// program ends (a kernel may still be reading the one replaced). The first use reads
+// ATTNVIZ_BLOCKING.
 std::atomic<const request*> current{nullptr};
 std::mutex replacing;
+std::deque<std::unique_ptr<const request>> made;  // under `replacing`
+
+// Keeps r and makes it the current request; call with `replacing` held.
+const request& install(request r) {
+  made.push_back(std::make_unique<const request>(std::move(r)));
+  current.store(made.back().get(), std::memory_order_release);
+  return *made.back();
+}
 
 const request& current_request() {
   if (const request* r = current.load(std::memory_order_acquire)) return *r;
   std::lock_guard<std::mutex> lock(replacing);
   if (const request* r = current.load(std::memory_order_acquire)) return *r;
   const char* env = std::getenv("ATTNVIZ_BLOCKING");
-  const request* r = new request(make_request(env ? env : "", "ATTNVIZ_BLOCKING"));
-  current.store(r, std::memory_order_release);
-  return *r;
+  return install(make_request(env ? env : "", "ATTNVIZ_BLOCKING"));
 }
 
 std::string bytes_text(std::size_t b) {
@@ -178,9 +187,9 @@ const blocking_inputs& blocking_request() {
 
 void use_blocking(std::string_view spec) {
   using namespace blocking_parts;
-  const request* r = new request(make_request(spec, "blocking"));
+  request r = make_request(spec, "blocking");  // throws before anything changes
   std::lock_guard<std::mutex> lock(replacing);
-  current.store(r, std::memory_order_release);
+  install(std::move(r));
 }
 
 blocking active_blocking() {
