@@ -32,16 +32,22 @@ struct found_caches {
   std::string from;
 };
 
-// A /sys cache size: "48K", "1024K", "32768K".
-std::size_t sys_size(const std::string& text) {
+// "512K" → 524288; a plain count stays as it is. npos when it is not SIZE.
+std::size_t parse_size(std::string_view text) {
   std::size_t value = 0, i = 0;
-  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])))
-    value = value * 10 + static_cast<std::size_t>(text[i++] - '0');
-  const char unit = i < text.size() ? text[i] : ' ';
-  return unit == 'K'   ? value * KiB
-         : unit == 'M' ? value * MiB
-         : unit == 'G' ? value * 1024 * MiB
-                       : value;
+  for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
+    if (value > (std::size_t{1} << 50)) return std::string::npos;
+    value = value * 10 + static_cast<std::size_t>(text[i] - '0');
+  }
+  if (i == 0) return std::string::npos;
+  std::size_t unit = 1;
+  if (i < text.size()) {
+    const char c = static_cast<char>(std::toupper(static_cast<unsigned char>(text[i++])));
+    unit = c == 'K' ? KiB : c == 'M' ? MiB : c == 'G' ? 1024 * MiB : 0;
+    if (i < text.size() && (text[i] == 'B' || text[i] == 'b')) ++i;  // "512KB"
+  }
+  if (unit == 0 || i != text.size() || value == 0) return std::string::npos;
+  return value * unit;
 }
 
 // The data or unified cache of `level` under cpu0 in /sys, 0 if none is described.
@@ -53,7 +59,8 @@ std::size_t sys_cache(int level) {
     std::string type, size;
     if (!(lv >> l)) break;
     if (l != level || !(ty >> type) || type == "Instruction" || !(sz >> size)) continue;
-    return sys_size(size);
+    const std::size_t bytes = parse_size(size);  // "48K", "1024K", "32768K"
+    return bytes == std::string::npos ? 0 : bytes;
   }
   return 0;
 }
@@ -81,24 +88,6 @@ found_caches machine() {
   }
   if (f.in.l3 == 0) f.in.l3 = 4 * f.in.l2;  // no L3: the panel path's A as if it had one
   return f;
-}
-
-// "512K" → 524288; a plain count stays as it is. npos when it is not SIZE.
-std::size_t parse_size(std::string_view text) {
-  std::size_t value = 0, i = 0;
-  for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
-    if (value > (std::size_t{1} << 50)) return std::string::npos;
-    value = value * 10 + static_cast<std::size_t>(text[i] - '0');
-  }
-  if (i == 0) return std::string::npos;
-  std::size_t unit = 1;
-  if (i < text.size()) {
-    const char c = static_cast<char>(std::toupper(static_cast<unsigned char>(text[i++])));
-    unit = c == 'K' ? KiB : c == 'M' ? MiB : c == 'G' ? 1024 * MiB : 0;
-    if (i < text.size() && (text[i] == 'B' || text[i] == 'b')) ++i;  // "512KB"
-  }
-  if (unit == 0 || i != text.size() || value == 0) return std::string::npos;
-  return value * unit;
 }
 
 // Applies one "key=size" to `in`; false if the key is unknown or the size unreadable.
