@@ -161,6 +161,15 @@ last layer down, each layer's input kept in a scratch file in $TMPDIR: about twi
 forward's time); --npy streams attention.npy to disk. --max-memory refuses before any work,
 naming what would fit.
 
+Vision models (vit, deit, dinov2): --image FILE is the input, preprocessed as the folder's
+preprocessor_config.json says (resize with PIL's filters, centre crop, rescale, normalise); the
+tokens are CLS (DeiT: and DIST; DINOv2 with registers: REG1 ...) and the patches row by row,
+named "row,column". --top-k shows the classifier's classes (id2label); --npy also writes
+              cls_map.npy    float32 [layers, heads, grid rows, grid columns]: each map's CLS
+                             row over the patches (the measure's with --measure)
+              pixels.npy     float32 [3, height, width]: the preprocessed picture
+(and no token_ids.npy). Every view and measure reads the patches as tokens.
+
 Encoder-decoder models (bart, mbart, marian): --text / --ids is the source; --target /
 --target-ids the target, read with teacher forcing (the decoder reads the start token and the
 target shifted right: row i is the step that produces target token i); without a target the
@@ -203,9 +212,17 @@ Examples:
                                "vocab.json + merges.txt, or BERT's vocab.txt), its special tokens "
                                "added; - reads standard input")
                     ->group("Input");
-  cmd->add_option("--ids", f->ids,
-                  "Token ids, comma-separated, run as given (no special tokens added)")
+  auto* ids = cmd->add_option("--ids", f->ids,
+                              "Token ids, comma-separated, run as given (no special tokens "
+                              "added)")
+                  ->excludes(text)
+                  ->group("Input");
+  cmd->add_option("--image", c.image,
+                  "Vision models (vit, deit, dinov2): the picture (PNG, JPEG, BMP), "
+                  "preprocessed as the folder's preprocessor_config.json says")
       ->excludes(text)
+      ->excludes(ids)
+      ->type_name("FILE")
       ->group("Input");
   auto* target = cmd->add_option("--target", c.target_text,
                                  "Encoder-decoder models: the target text, read by the model's "
@@ -356,8 +373,10 @@ Examples:
 
   return [f] {
     model_job_config job = f->job;
-    if (job.text.empty() && f->ids.empty())
-      throw usage_error("give the text (--text) or the token ids (--ids)");
+    if (job.text.empty() && f->ids.empty() && job.image.empty())
+      throw usage_error(
+          "give the text (--text), the token ids (--ids) or, for a vision "
+          "model, a picture (--image)");
     resolve_text_or_ids(job.text, f->ids, job.ids);
     if (!f->target_ids.empty()) job.target_ids = parse_ids(f->target_ids, "target-ids");
     job.stack = value_of(seq2seq_stack_names, f->stack, "--stack");

@@ -44,6 +44,7 @@ map_keeper::map_keeper(keep_request request)
       received_(req_.layers * req_.heads * req_.n, 0.0f) {
   if (req_.keep.size() != maps_.size()) throw std::logic_error("map_keeper: keep is not L·H");
   any_marked_ = std::find(req_.marked.begin(), req_.marked.end(), true) != req_.marked.end();
+  if (req_.first_rows) first_rows_.assign(req_.layers * req_.heads * req_.n, 0.0f);
   if (req_.measure) {
     row_terms_.resize(req_.heads * req_.n);
     stats_.resize(req_.layers * req_.heads);
@@ -87,6 +88,8 @@ void map_keeper::rows(std::size_t layer, std::size_t head, std::size_t i0, std::
     const std::uint64_t at = data_at_ + (static_cast<std::uint64_t>(slot) * n + i0) * n * 4;
     if (!file_->write_at(at, weights, rows * n * sizeof(float))) failed_ = true;
   }
+  if (i0 == 0 && !first_rows_.empty())  // each (layer, head)'s block from row 0 comes once
+    std::copy(weights, weights + n, first_rows_.begin() + (layer * req_.heads + head) * n);
   // a thread the sums have no row for: never with the kernel's one region
   if (!sums_.add(head, i0, rows, weights, nullptr)) stray_thread_ = true;
   if (!req_.measure) return;

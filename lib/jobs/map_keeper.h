@@ -46,6 +46,7 @@ struct keep_request {
   std::vector<bool> marked;  // their marked keys (n flags, or empty: none)
   std::vector<std::size_t> input_layers;  // the layers whose inputs are saved (inputs())
   std::size_t input_width = 0;            // their width (d_model)
+  bool first_rows = false;  // every map's row 0 (a vision model's CLS query: first_rows())
 };
 
 class map_keeper final : public map_taps {
@@ -65,6 +66,8 @@ class map_keeper final : public map_taps {
   // `attention`): moved out to the caller (kept() is then all null).
   bool keeps_all() const noexcept { return all_.size() > 0; }
   matrix take_all() { return std::move(all_); }
+  // With first_rows: [layers, heads, n] every map's first row (empty otherwise).
+  const std::vector<float>& first_rows() const noexcept { return first_rows_; }
   // [layers, heads, n] column sums, complete after the last layer_done.
   const std::vector<float>& received() const noexcept { return received_; }
   // [layers · heads] statistics, with `measure`, complete after the last layer_done.
@@ -78,6 +81,7 @@ class map_keeper final : public map_taps {
   keep_request req_;
   std::vector<matrix> maps_;               // per map, empty unless kept
   matrix all_;                             // or every map, [layers · heads · n, n]
+  std::vector<float> first_rows_;          // [layers, heads, n] with req_.first_rows
   std::vector<std::size_t> file_slot_;     // per map: its index in the file, or none
   std::uint64_t data_at_ = 0;              // the file's header bytes
   std::shared_ptr<streamed_file> file_;

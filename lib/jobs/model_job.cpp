@@ -5,6 +5,7 @@
 #include <charconv>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <optional>
 
 #include "attnviz/version.h"
@@ -61,7 +62,16 @@ void add_npy(output_batch& batch, const std::string& dir, const model_report& r,
   if (r.measure)
     for (const streamed_npy* a : r.measure->arrays()) batch.add_streamed(a->path(), a->file());
   if (r.lens) add_logit_lens_npy(batch, dir, *r.lens);
-  batch.add((fs::path(dir) / "token_ids.npy").string(), npy_int64({r.ids.size()}, r.ids.data()));
+  if (r.image) {
+    const patch_grid& g = r.image->grid;
+    batch.add((fs::path(dir) / "cls_map.npy").string(),
+              npy_float32({f.layers, f.heads, g.rows, g.cols}, r.cls_map.data()));
+    const pixel_tensor& px = r.image->pixels;
+    batch.add((fs::path(dir) / "pixels.npy").string(),
+              npy_float32({3, px.height, px.width}, px.chw.data()));
+  } else {
+    batch.add((fs::path(dir) / "token_ids.npy").string(), npy_int64({r.ids.size()}, r.ids.data()));
+  }
   batch.add((fs::path(dir) / "hidden.npy").string(),
             npy_float32({f.hidden.rows(), f.hidden.cols()}, f.hidden.data()));
   batch.add((fs::path(dir) / "tokens.json").string(),
@@ -172,8 +182,13 @@ keep_request check_outputs_before_work(const model_config& m, const model_job_co
   return plan;
 }
 
-// --top-k: the most likely tokens at each prediction row.
+// --top-k: the most likely tokens at each prediction row (a vision model: classes).
 void add_predictions(const hf_model& m, const model_job_config& c, model_report& r) {
+  if (r.image) {
+    if (c.top_k_if_possible && m.config.vision.head == vision_head::none) return;
+    r.predictions.push_back(vision_prediction(m, r.forward.hidden, c.top_k));
+    return;
+  }
   const std::optional<vocabulary>& vocab = r.vocab.get();
   for (const std::size_t row : prediction_rows(r)) {
     model_prediction p;
@@ -188,6 +203,13 @@ void add_predictions(const hf_model& m, const model_job_config& c, model_report&
       p.top_tokens.push_back(vocab ? vocab->token(id) : fmt::format("{}", id));
     r.predictions.push_back(std::move(p));
   }
+}
+
+// The forward over the report's input: its token ids, or a vision model's picture.
+model_forward forward_of(const hf_model& m, const model_report& r, progress_style style,
+                         map_taps* taps) {
+  if (r.image) return run_model_on_image(m, r.image->pixels, style, nullptr, taps);
+  return run_model(m, r.ids, style, nullptr, taps);
 }
 
 // The forward with a measure between the kernel and the keeper of the maps the views read
@@ -211,7 +233,7 @@ void run_measured_forward(const hf_model& m, const model_job_config& c, keep_req
   r.keeper = std::make_shared<map_keeper>(std::move(plan));
   r.measure = c.measure->make(
       shape, *r.keeper, r.weights_keeper ? static_cast<map_taps&>(*r.weights_keeper) : nowhere);
-  r.forward = run_model(m, r.ids, c.progress, nullptr, r.measure.get());
+  r.forward = forward_of(m, r, c.progress, r.measure.get());
   if (r.weights_keeper && r.weights_keeper->keeps_all())
     r.weights_attention = r.weights_keeper->take_all();
 }
@@ -227,12 +249,16 @@ void run_forward(const hf_model& m, const model_job_config& c, keep_request plan
     return;
   }
   if (plan.measure) plan.marked = special_tokens(r.tokens);
+  plan.first_rows = r.image != nullptr;
   if (c.measure && c.measure->make) {
     run_measured_forward(m, c, std::move(plan), r);
   } else {
     r.keeper = r.weights_keeper = std::make_shared<map_keeper>(std::move(plan));
-    r.forward = run_model(m, r.ids, c.progress, nullptr, r.keeper.get());
+    r.forward = forward_of(m, r, c.progress, r.keeper.get());
   }
+  if (r.image)
+    r.cls_map = cls_maps(r.keeper->first_rows(), r.forward.layers, r.forward.heads, m.config,
+                         r.image->grid);
   if (r.keeper->keeps_all()) r.forward.attention = r.keeper->take_all();
   r.received = r.keeper->received();
   if (wants_logit_lens(c)) {
@@ -248,6 +274,32 @@ void run_forward(const hf_model& m, const model_job_config& c, keep_request plan
   if (!r.keeper->inputs() || c.choice.view != maps_view::received_rollout) return;
   const auto layers = chosen(c.choice.layers, m.config.layers, "layers", "layer");
   r.received_rollout = rolled_out_received(m, *r.keeper->inputs(), layers, c.progress);
+}
+
+// A picture for a vision model and nothing a text reads; a text model refuses a picture.
+void check_image_flags(const model_job_config& c, const model_config& m) {
+  if (!m.vision.on) {
+    if (!c.image.empty())
+      throw usage_error(
+          fmt::format("{} reads a picture for a vision model (vit, deit, dinov2); "
+                      "{} is a {} model: give it {} or {}",
+                      param("image"), c.model_dir, m.model_type, param("text"), param("ids")));
+    return;
+  }
+  if (c.image.empty())
+    throw usage_error(fmt::format("{} is a vision model ({}): give it a picture with {}",
+                                  c.model_dir, m.model_type, param("image")));
+  const std::vector<std::pair<bool, const char*>> text_only{
+      {!c.text.empty(), "text"},     {!c.ids.empty(), "ids"},
+      {c.generate > 0, "generate"},  {wants_logit_lens(c), "logit_lens"},
+      {c.name_heads, "name_heads"},  {!c.align_path.empty(), "align"},
+      {!c.gold_path.empty(), "gold"}};
+  for (const auto& [given, name] : text_only)
+    if (given)
+      throw usage_error(
+          fmt::format("{} reads a text; {} is a vision model ({}), which reads the "
+                      "picture given with {}",
+                      param(name), c.model_dir, m.model_type, param("image")));
 }
 
 void check_length(std::size_t tokens, std::size_t max_positions, const char* from, bool text) {
@@ -366,6 +418,7 @@ model_report run_model_job(const model_job_config& c) {
   r.config = m.config;
   check_generation_flags(c, m.config);
   check_measure(c, m.config);
+  check_image_flags(c, m.config);
   if (m.config.encoder_decoder) {
     run_seq2seq_job(m, c, r);
     return r;
@@ -375,11 +428,19 @@ model_report run_model_job(const model_job_config& c) {
                                   "marian); {} is a {} model",
                                   param("target"), param("target-ids"), c.model_dir,
                                   m.config.model_type));
-  model_input in = read_model_input(c.model_dir, c.text, c.ids, m.config.max_positions);
-  r.ids = std::move(in.ids);
-  r.tokens = std::move(in.tokens);
-  r.warnings = std::move(in.warnings);
-  r.vocab = std::move(in.vocab);
+  if (m.config.vision.on) {
+    auto image = std::make_shared<vision_input>(read_vision_input(m.config, c.model_dir, c.image));
+    r.tokens = image->tokens;
+    r.ids.resize(r.tokens.size());
+    std::iota(r.ids.begin(), r.ids.end(), 0);
+    r.image = std::move(image);
+  } else {
+    model_input in = read_model_input(c.model_dir, c.text, c.ids, m.config.max_positions);
+    r.ids = std::move(in.ids);
+    r.tokens = std::move(in.tokens);
+    r.warnings = std::move(in.warnings);
+    r.vocab = std::move(in.vocab);
+  }
   keep_request plan = check_outputs_before_work(m.config, c, r.ids.size());
   if (c.top_k > 0) r.vocab.get();  // a damaged vocabulary is refused before the forward
   run_forward(m, c, std::move(plan), r);

@@ -32,6 +32,7 @@
 #include "jobs/memory_guard.h"
 #include "jobs/seq2seq_measures.h"
 #include "jobs/seq2seq_views.h"
+#include "jobs/vision_input.h"
 #include "measures/measure.h"
 #include "model/forward.h"
 #include "model/generate.h"
@@ -47,6 +48,7 @@ struct model_job_config {
   std::string model_dir;
   std::string text;               // run through the folder's own tokenizer (its specials added)
   std::vector<std::int64_t> ids;  // or the token ids as given (nothing added)
+  std::string image;              // or, for a vision model, a picture (jobs/vision_input.h)
   job_outputs out;                // json, png, svg, npy_dir
   std::string npy_layers, npy_heads;  // attention.npy's maps, lists as "0,5-7" (empty: all)
   view_choice choice;             // what --png/--svg draw (maps_views.h)
@@ -127,6 +129,10 @@ struct model_report {
   std::vector<float> received;
   std::vector<float> received_rollout;  // --view received-rollout's column sums (a second pass)
   vocabulary_once vocab;                // names the predictions, the lens and generated tokens
+  // A vision model's picture (its tokens are `tokens`, its ids their positions), and each map's
+  // CLS row over the patches, [layers, heads, g_h, g_w] (cls_map.npy)
+  std::shared_ptr<const vision_input> image;
+  std::vector<float> cls_map;
 };
 
 model_report run_model_job(const model_job_config& config);

@@ -102,8 +102,7 @@ void norms_taps::values(const attention_values& p) {
   const std::size_t H = p.heads, n = p.n_k;
   if (H != shape().heads || n != shape().key_count() || p.kv_heads == 0 || H % p.kv_heads != 0)
     throw std::logic_error("norms: the layer's values do not match the measure's shape");
-  std::vector<float> w(p.o->count());
-  p.o->to_float(0, w.size(), w.data());
+  const std::vector<float> w = output_projection(p);
   const std::size_t d = w.size() / (H * p.head_dim);
   if (!per_head_file_) {  // the views alone read only the lengths
     head_lengths(p, w, d);

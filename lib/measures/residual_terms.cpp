@@ -32,8 +32,7 @@ void residual_taps::values(const attention_values& p) {
   v_.resize(n * kvd);
   for (std::size_t j = 0; j < n; ++j)
     std::copy(p.v + j * p.ldv, p.v + j * p.ldv + kvd, v_.data() + j * kvd);
-  wo_.resize(p.o->count());
-  p.o->to_float(0, wo_.size(), wo_.data());
+  wo_ = output_projection(p);
   const std::size_t d = wo_.size() / (H * p.head_dim);
   source_ =
       value_vector_source{v_.data(), kvd, H, p.kv_heads, p.head_dim, n, d, wo_.data(), p.layout};

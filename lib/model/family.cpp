@@ -5,11 +5,11 @@
 namespace attnviz {
 
 const std::vector<const family_spec*>& model_families() {
-  static const std::vector<const family_spec*> all{&gpt2_family, &bert_family, &llama_family,
-                                                     &bart_family, &t5_family, &gpt_neox_family,
-                                                     &opt_family, &phi_family, &phi3_family, &gemma_family,
-                                                     &gptj_family, &falcon_family,
-                                                     &distilbert_family};
+  static const std::vector<const family_spec*> all{
+      &gpt2_family,       &bert_family,     &llama_family, &bart_family,
+      &t5_family,         &gpt_neox_family, &opt_family,   &phi_family,
+      &phi3_family,       &gemma_family,    &gptj_family,  &falcon_family,
+      &distilbert_family, &vit_family,      &deit_family,  &dinov2_family};
   return all;
 }
 

@@ -13,19 +13,26 @@
 //   bart    bart, mbart, marian         learned+2   post-LN    encoder–decoder  families/bart.cpp
 //                                       (Marian: sinusoidal; mBART: pre-LN)
 //   t5      t5, mt5                     relative    pre-RMS    encoder–decoder  families/t5.cpp
-//   gpt_neox gpt_neox (Pythia)          partial rotary  pre-LN, parallel  causal  families/gpt_neox.cpp
-//   opt     opt                         learned+2   pre-LN (350m: post-LN)  causal  families/opt.cpp
-//   phi     phi (phi-1, 1.5, 2)         partial rotary  one LN, parallel  causal  families/phi.cpp
-//   phi3    phi3                        partial rotary  pre-RMS, fused qkv and gate_up  causal
+//   gpt_neox gpt_neox (Pythia)          partial rotary  pre-LN, parallel  causal
+//   families/gpt_neox.cpp opt     opt                         learned+2   pre-LN (350m: post-LN)
+//   causal  families/opt.cpp phi     phi (phi-1, 1.5, 2)         partial rotary  one LN, parallel
+//   causal  families/phi.cpp phi3    phi3                        partial rotary  pre-RMS, fused qkv
+//   and gate_up  causal
 //                                                                            families/phi3.cpp
 //   gemma   gemma, gemma2               rotary      pre-RMS (1 + w), GeGLU, embeddings × √d
 //   gemma3_text                         (gemma2: soft caps, local/global layers, four norms;
 //                                        gemma3: q/k norms, a RoPE base per kind of layer)
 //                                                              causal   families/gemma.cpp
-//   gptj    gptj                        interleaved rotary  one LN, parallel  causal  families/gptj.cpp
-//   falcon  falcon                      rotary      LN, parallel (or sequential)  causal
+//   gptj    gptj                        interleaved rotary  one LN, parallel  causal
+//   families/gptj.cpp falcon  falcon                      rotary      LN, parallel (or sequential)
+//   causal
 //                                                                            families/falcon.cpp
 //   distilbert distilbert               learned     post-LN    none     families/distilbert.cpp
+//   vit     vit                         learned (a picture's patches: model/vision.h)  pre-LN
+//                                                              none     families/vit.cpp
+//   deit    deit                        vit's, with a distillation token     families/deit.cpp
+//   dinov2  dinov2, dinov2_with_registers  vit's, layer scales, registers, SwiGLU (giant)
+//                                                                       families/dinov2.cpp
 #pragma once
 
 #include <cstdint>
@@ -44,6 +51,7 @@ struct layer_context;
 struct layer_probe;
 struct decoder_io;
 struct kv_cache;
+struct pixel_tensor;
 
 struct family_spec {
   std::string_view name;
@@ -74,6 +82,10 @@ struct family_spec {
                           std::size_t first) = nullptr;
   void (*decoder_block)(layer_context& lc, const layer_weights& w, matrix& x,
                         const decoder_io& io) = nullptr;
+
+  // Vision families (model/vision.h; null for the others): the rows of a preprocessed picture
+  // (prefix tokens, registers, patches; positions added), as `embed` gives a text's.
+  matrix (*embed_image)(const hf_model& m, const pixel_tensor& pixels) = nullptr;
 };
 
 // Every family, in the order messages list them.

@@ -54,18 +54,15 @@ void check_model_ids(const hf_model& m, const std::vector<std::int64_t>& ids) {
   check_ids(m, ids);
 }
 
-matrix run_stack(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_t past,
-                 std::vector<kv_cache>* caches, float* maps, stage_list& times, progress* bar,
-                 layer_probe* probe, map_taps* taps) {
+namespace {
+
+// run_stack's layers and final norm on the embedded rows x (header).
+matrix run_layers(const hf_model& m, matrix x, std::size_t past, std::vector<kv_cache>* caches,
+                  float* maps, layer_context& lc, progress* bar, layer_probe* probe,
+                  map_taps* taps) {
   const model_config& c = m.config;
   const family_spec& family = *c.family;
-  const std::size_t n = ids.size(), H = c.heads, width = past + n;
-  if (caches && caches->size() != c.layers) throw std::logic_error("run_stack: a cache a layer");
-  layer_context lc(m, n, &times);
-  if (taps && (caches || maps)) throw std::logic_error("run_stack: taps replace maps and caches");
-  prepare_context(lc, c, past, n, taps);
-  matrix x = family.embed(m, ids, past);
-  lc.lap("embed");
+  const std::size_t n = x.rows(), H = c.heads, width = past + n;
   for (std::size_t l = 0; l < c.layers; ++l) {
     lc.layer = l;
     if (taps) taps->layer_input(l, x.data(), n, x.cols());
@@ -77,6 +74,47 @@ matrix run_stack(const hf_model& m, const std::vector<std::int64_t>& ids, std::s
   matrix h = final_norm_of(m, std::move(x));
   lc.lap("norm");
   return h;
+}
+
+}  // namespace
+
+matrix run_stack(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_t past,
+                 std::vector<kv_cache>* caches, float* maps, stage_list& times, progress* bar,
+                 layer_probe* probe, map_taps* taps) {
+  const model_config& c = m.config;
+  const std::size_t n = ids.size();
+  if (caches && caches->size() != c.layers) throw std::logic_error("run_stack: a cache a layer");
+  layer_context lc(m, n, &times);
+  if (taps && (caches || maps)) throw std::logic_error("run_stack: taps replace maps and caches");
+  prepare_context(lc, c, past, n, taps);
+  matrix x = c.family->embed(m, ids, past);
+  lc.lap("embed");
+  return run_layers(m, std::move(x), past, caches, maps, lc, bar, probe, taps);
+}
+
+model_forward run_model_on_image(const hf_model& m, const pixel_tensor& pixels,
+                                 progress_style style, layer_probe* probe, map_taps* taps) {
+  const model_config& c = m.config;
+  if (!c.family->embed_image)
+    throw usage_error(fmt::format("{} is a text model ({}): give it {} or {}, not {}", m.dir,
+                                  c.model_type, param("text"), param("ids"), param("image")));
+  if (probe && probe->layer >= c.layers)
+    throw std::logic_error("run_model: the probe's layer is not in the model");
+  model_forward f;
+  stage_clock clock;
+  matrix x = c.family->embed_image(m, pixels);
+  add_stage_time(f.stage_seconds, "embed", clock.lap());
+  f.layers = c.layers;
+  f.heads = c.heads;
+  f.n = x.rows();
+  if (!taps) f.attention = matrix::uninitialized(c.layers * c.heads * f.n, f.n);
+  layer_context lc(m, f.n, &f.stage_seconds);
+  prepare_context(lc, c, 0, f.n, taps);
+  progress bar("running", "layers", c.layers, style);
+  f.hidden = run_layers(m, std::move(x), 0, nullptr, taps ? nullptr : f.attention.data(), lc, &bar,
+                        probe, taps);
+  bar.finish();
+  return f;
 }
 
 void rerun_layer(const hf_model& m, std::size_t layer, matrix x, map_taps& taps,

@@ -50,6 +50,14 @@ model_forward run_model(const hf_model& m, const std::vector<std::int64_t>& ids,
                         progress_style progress = progress_style::quiet,
                         layer_probe* probe = nullptr, map_taps* taps = nullptr);
 
+// A vision model's forward over a preprocessed picture (model/vision.h): the family's
+// embed_image rows (prefix tokens, registers, patches), then every layer and the final norm as
+// run_model. usage_error for a text model.
+struct pixel_tensor;
+model_forward run_model_on_image(const hf_model& m, const pixel_tensor& pixels,
+                                 progress_style progress = progress_style::quiet,
+                                 layer_probe* probe = nullptr, map_taps* taps = nullptr);
+
 // The stack on rows at positions [past, past + n) (run_model is this with past 0 and no caches;
 // generation feeds one row at a time over `caches`, a key/value cache per layer): the family's
 // embedding, every block, the final norm; returns the hidden state (n × d) and writes the maps

@@ -109,6 +109,7 @@ model_config model_config_of(const nlohmann::json& j, const std::string& path) {
     throw input_error(path, fmt::format("{} query heads cannot share {} key/value heads evenly",
                                         c.heads, c.kv_heads));
   if (c.causal && !c.encoder_decoder) read_end_ids(r, c);
+  if (c.vision.on) return c;  // no vocabulary: no token ids to check
   check_token_id_keys(r, c);
   check_used_ids(r, c);
   return c;
@@ -124,6 +125,9 @@ std::string model_summary(const model_config& c) {
                        c.model_type, c.layers, c.heads, c.decoder_layers, c.decoder_heads,
                        c.d_model);
   std::string heads = fmt::format("{} heads", c.heads);
+  if (c.vision.on)
+    return fmt::format("{} · {} layers · d {} · {} ({} each) · patch {}", c.model_type, c.layers,
+                       c.d_model, heads, c.head_dim, c.vision.patch_size);
   if (c.kv_heads != c.heads) heads += fmt::format(" / {} KV", c.kv_heads);
   return fmt::format("{} · {} layers · d {} · {} ({} each)", c.model_type, c.layers, c.d_model,
                      heads, c.head_dim);

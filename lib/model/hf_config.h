@@ -45,6 +45,26 @@ struct rope_scaling_config {
   std::vector<double> divisors;  // r / 2 of them
 };
 
+// Vision transformers (ViT, DeiT, DINOv2: model/vision.h): the picture's patches are the tokens,
+// after `prefix` learned tokens (CLS, DeiT's distillation token) and DINOv2's registers.
+// How the final hidden state becomes the classifier's logits:
+//   cls           classifier(h_CLS)                                    ViT, DeiT without teacher
+//   cls_distilled (cls_classifier(h_CLS) + distillation_classifier(h_DIST)) / 2   DeiT
+//   cls_and_mean  classifier([h_CLS, mean of the patch rows])          DINOv2
+enum class vision_head { none, cls, cls_distilled, cls_and_mean };
+// How learned positions move to another patch grid (model/vision.h): PyTorch's bicubic
+// interpolate, plain (ViT, DeiT, DINOv2) or antialiased (DINOv2 with registers).
+enum class position_resize { plain, antialias };
+struct vision_config {
+  bool on = false;
+  std::size_t image_size = 0, patch_size = 0, channels = 3;
+  std::size_t prefix = 1;     // learned tokens before the patches, CLS first
+  std::size_t registers = 0;  // DINOv2's register tokens, after the prefix
+  position_resize resize = position_resize::plain;
+  vision_head head = vision_head::none;  // what the checkpoint has is what binding finds
+  std::vector<std::string> labels;       // id2label, by class index ("LABEL_3" when missing)
+};
+
 struct model_config {
   std::string model_type;  // as config.json says it (llama, mistral, qwen2, …)
   const family_spec* family = nullptr;  // the family that runs it
@@ -86,6 +106,8 @@ struct model_config {
   // Causal models: every end token config.json's eos_token_id names (one id or a list, as
   // Llama 3's); generation stops at any of them.
   std::vector<std::int64_t> end_ids;
+
+  vision_config vision;  // vision transformers (on: the input is a picture)
 
   // Encoder–decoder models: the fields above describe the encoder (layers, heads, intermediate),
   // these the decoder.

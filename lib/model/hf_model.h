@@ -22,6 +22,8 @@ struct attention_weights {
   const weight_view *o = nullptr, *o_b = nullptr;
   // Gemma 3: RMS norms over each query and key head (d_h wide), before RoPE
   const weight_view *q_norm = nullptr, *k_norm = nullptr;
+  // DINOv2: the layer scale λ1 [d] on the sub-layer's output (o × λ before the residual add)
+  const weight_view* out_scale = nullptr;
 };
 
 // One layer's tensors (null: not in this family, or an optional bias absent).
@@ -36,10 +38,13 @@ struct layer_weights {
   const weight_view *up = nullptr, *up_b = nullptr;          // c_fc / intermediate / up_proj / fc1
   const weight_view *gate = nullptr;                         // gate_proj
   const weight_view* gate_up = nullptr;                      // Phi-3's fused [gate | up]
+  const weight_view* gate_up_b = nullptr;                    // DINOv2's SwiGLU weights_in bias
   const weight_view *down = nullptr, *down_b = nullptr;      // mlp.c_proj / output / down_proj
   const weight_view *norm3_w = nullptr, *norm3_b = nullptr;  // BERT's output LayerNorm;
                                                             // Gemma 2's pre_feedforward
   const weight_view* norm4_w = nullptr;                      // Gemma 2's post_feedforward
+  // DINOv2's layer scales: the attention's and the MLP's outputs × λ before each residual add
+  const weight_view *scale1 = nullptr, *scale2 = nullptr;
   bool local = false;  // Gemma 2: this layer attends within the config's local_window
   const weight_view* position_bias = nullptr;  // T5: [buckets, H], in each stack's layer 0
 };
@@ -61,6 +66,13 @@ struct hf_model {
   const weight_view *head_dense = nullptr, *head_dense_b = nullptr, *head_norm_w = nullptr,
                     *head_norm_b = nullptr, *logits_bias = nullptr;
   std::vector<layer_weights> layers;  // the encoder's, or the only stack's
+  // Vision transformers (model/vision.h): the patch projection as a matrix [d, C·P·P] (the
+  // stored [d, C, P, P] convolution read row by row), the learned tokens [1, k, d], the
+  // classifier(s) [labels, d or 2d]
+  const weight_view *patch_w = nullptr, *patch_b = nullptr;
+  const weight_view *cls_token = nullptr, *distill_token = nullptr, *register_tokens = nullptr;
+  const weight_view *classifier_w = nullptr, *classifier_b = nullptr;
+  const weight_view *classifier2_w = nullptr, *classifier2_b = nullptr;  // DeiT's distillation
   bool conv1d = false;  // GPT-2: weights stored [in, out]
 
   // Encoder–decoder models: the decoder's stack (token embeddings shared with the encoder).

@@ -14,6 +14,16 @@ namespace attnviz {
 
 namespace {
 
+// Every row of x times `scale` ([x.cols()]) element by element: a layer scale.
+void scale_columns(matrix& x, const weight_view& scale) {
+  const std::vector<float> s = vector_of(scale);
+  if (s.size() != x.cols()) throw std::logic_error("scale_columns: the scale is not as wide as x");
+  for (std::size_t r = 0; r < x.rows(); ++r) {
+    float* row = x.row(r);
+    for (std::size_t k = 0; k < s.size(); ++k) row[k] *= s[k];
+  }
+}
+
 // Columns [first, first + count) of the n rows at `at` (row stride ld).
 matrix columns_of(const float* at, std::size_t ld, std::size_t n, std::size_t count) {
   matrix out(n, count);
@@ -160,8 +170,9 @@ matrix attend_and_output(layer_context& lc, const attention_weights& w, projecte
   attend_projected(a, spec, lc.m.weights.source());
   lc.lap("attend");
   if (taps)  // a measure's time (lib/measures/) counts as the output's
-    taps->values({lc.layer, H, lc.kv_heads, dh, a.n_k, a.v, a.ldv, w.o, lc.layout});
+    taps->values({lc.layer, H, lc.kv_heads, dh, a.n_k, a.v, a.ldv, w.o, lc.layout, w.out_scale});
   matrix out = linear(context, *w.o, lc.layout, w.o_b, lc.conv);
+  if (w.out_scale) scale_columns(out, *w.out_scale);
   lc.lap("output");
   return out;
 }
@@ -186,6 +197,18 @@ layer_context::layer_context(const hf_model& model, std::size_t rows, stage_list
       head_dim(model.config.head_dim),
       layout(model.conv1d ? linear_layout::in_out : linear_layout::out_in),
       times(stage_times) {}
+
+std::vector<float> output_projection(const attention_values& p) {
+  std::vector<float> w(p.o->count());
+  p.o->to_float(0, w.size(), w.data());
+  if (!p.out_scale) return w;
+  const std::vector<float> s = vector_of(*p.out_scale);
+  const std::size_t d = s.size(), inner = w.size() / d;
+  if (inner * d != w.size()) throw std::logic_error("output_projection: λ does not fit W_O");
+  for (std::size_t i = 0; i < w.size(); ++i)  // out_in: [d, inner] rows; in_out: [inner, d]
+    w[i] *= s[p.layout == linear_layout::out_in ? i / inner : i % d];
+  return w;
+}
 
 void kv_cache::append(const float* k_rows, std::size_t ldk, const float* v_rows, std::size_t ldv,
                       std::size_t n, std::size_t cols) {
@@ -288,7 +311,7 @@ namespace {
 matrix mlp_rows(layer_context& lc, const layer_weights& w, const matrix& in) {
   matrix up, gate;
   if (w.gate_up) {
-    split_gate_up(linear(in, *w.gate_up, lc.layout, nullptr, lc.conv), gate, up);
+    split_gate_up(linear(in, *w.gate_up, lc.layout, w.gate_up_b, lc.conv), gate, up);
   } else {
     up = linear(in, *w.up, lc.layout, w.up_b, lc.conv);
     if (w.gate) gate = linear(in, *w.gate, lc.layout, nullptr, lc.conv);
@@ -305,6 +328,7 @@ matrix mlp_rows(layer_context& lc, const layer_weights& w, const matrix& in) {
   }
   lc.lap("activation");
   matrix down = linear(gated ? gate : up, *w.down, lc.layout, w.down_b, lc.conv);
+  if (w.scale2) scale_columns(down, *w.scale2);
   lc.lap("mlp_down");
   return down;
 }

@@ -18,14 +18,20 @@ namespace attnviz {
 // the values (lib/measures/): the value rows the heads mixed and the output projection they go
 // through. v: n_k rows of kv_heads · head_dim (biases included; query head h reads key/value
 // head h / (heads / kv_heads)), row stride ldv; o: W_O as stored, [d, heads · head_dim]
-// (out_in) or [heads · head_dim, d] (in_out). Valid only during the call.
+// (out_in) or [heads · head_dim, d] (in_out); out_scale: a layer scale λ [d] the projection's
+// output is multiplied by before the residual add (DINOv2), or null. Valid only during the call.
 struct attention_values {
   std::size_t layer = 0, heads = 0, kv_heads = 0, head_dim = 0, n_k = 0;
   const float* v = nullptr;
   std::size_t ldv = 0;
   const weight_view* o = nullptr;
   linear_layout layout = linear_layout::out_in;
+  const weight_view* out_scale = nullptr;
 };
+
+// W_O as floats in its stored layout, each output dimension k times out_scale[k] when there is
+// one (λ_k · (v W_O)_k = v (W_O λ)_k): what the value-weighing measures multiply the values by.
+std::vector<float> output_projection(const attention_values& p);
 
 // How a layer's attention output joins the residual stream, for the measures that follow the
 // residual and the norms (lib/measures/contrib.cpp). x: the stream entering the attention

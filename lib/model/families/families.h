@@ -18,5 +18,8 @@ extern const family_spec gemma_family;     // families/gemma.cpp
 extern const family_spec falcon_family;    // families/falcon.cpp
 extern const family_spec gptj_family;      // families/gptj.cpp
 extern const family_spec distilbert_family;  // families/distilbert.cpp
+extern const family_spec vit_family;         // families/vit.cpp
+extern const family_spec deit_family;        // families/deit.cpp
+extern const family_spec dinov2_family;      // families/dinov2.cpp
 
 }  // namespace attnviz

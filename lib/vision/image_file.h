@@ -1,0 +1,33 @@
+// Pictures read for the vision models: PNG, JPEG, BMP (and the other formats stb_image decodes:
+// GIF's first frame, TGA, PSD's composite, PNM), decoded to 8-bit RGB as Hugging Face's image
+// processors see them after PIL's convert("RGB"): a grey picture's value copied to R, G and B,
+// an alpha channel dropped (not blended), 16-bit channels taken at their high byte.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attnviz {
+
+struct rgb_image {
+  std::size_t width = 0, height = 0;
+  std::vector<std::uint8_t> rgb;  // height × width × 3, row by row
+  std::uint8_t at(std::size_t y, std::size_t x, std::size_t c) const {
+    return rgb[(y * width + x) * 3 + c];
+  }
+};
+
+// The largest picture decoded, in pixels (a 16,384 × 16,384 image): a header that declares more
+// is refused before any pixel is decoded.
+inline constexpr std::uint64_t max_image_pixels = std::uint64_t{1} << 28;
+
+// Decodes `bytes` (named `source` in errors). Throws input_error naming the source and what is
+// wrong: not a picture format (its first bytes shown), a damaged one (the decoder's reason),
+// a size over max_image_pixels.
+rgb_image decode_image(const std::string& bytes, const std::string& source);
+// The file at `path` decoded (input_error for a missing or unreadable file too).
+rgb_image read_image(const std::string& path);
+
+}  // namespace attnviz
