@@ -224,6 +224,12 @@ Examples:
       ->excludes(ids)
       ->type_name("FILE")
       ->group("Input");
+  cmd->add_option("--alpha", c.choice.alpha,
+                  "Vision models: the opacity of the colours over the picture, from 0 (the "
+                  "picture alone) to 1 (the colours alone)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str()
+      ->group("Figure");
   auto* target = cmd->add_option("--target", c.target_text,
                                  "Encoder-decoder models: the target text, read by the model's "
                                  "tokenizer, run with teacher forcing (default: translate "
@@ -431,12 +437,22 @@ Examples:
     if (r.prompt > 0)
       fmt::print(out, "{} · {} prompt tokens + {} generated{}\n", model_summary(r.config), r.prompt,
                  r.ids.size() - r.prompt, r.ended ? " (ended at the end token)" : "");
+    else if (r.image)
+      fmt::print(out, "{} · {} tokens (CLS … and {} × {} patches of a {} × {} picture)\n",
+                 model_summary(r.config), r.ids.size(), r.image->grid.rows, r.image->grid.cols,
+                 r.image->pixels.width, r.image->pixels.height);
     else
       fmt::print(out, "{} · {} tokens\n", model_summary(r.config), r.ids.size());
     const bool byte_level = is_byte_level_sequence(r.tokens);
     for (const auto& p : r.predictions) {
-      fmt::print(out, "after position {} ({}):\n", p.position,
-                 display_token(r.tokens[p.position], byte_level));
+      if (r.image)
+        fmt::print(out, "classes ({}):\n",
+                   r.config.vision.head == vision_head::cls_distilled
+                       ? "CLS and DIST heads averaged"
+                       : "the classifier");
+      else
+        fmt::print(out, "after position {} ({}):\n", p.position,
+                   display_token(r.tokens[p.position], byte_level));
       for (std::size_t i = 0; i < p.top.size(); ++i)
         fmt::print(out, "  {:>2}. {:<20} {:>8}  p = {:.4f}\n", i + 1,
                    display_token(p.top_tokens[i], byte_level), p.top[i].first, p.top[i].second);

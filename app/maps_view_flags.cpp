@@ -26,7 +26,8 @@ void add_maps_view_flags(CLI::App& cmd, view_choice& c, maps_view_flags& f) {
                  "same through the rollout over --layers: which input tokens the output traces "
                  "back to); logit-lens (attn-viz model: each layer's input read through the "
                  "output embeddings, the top token per layer and position coloured by its "
-                 "probability)")
+                 "probability). Vision models (--image) draw overlay, model, mean, max, rollout, "
+                 "flow and received over the picture: the CLS query's weights on each patch")
       ->check(one_of(names_of(maps_view_names)))
       ->capture_default_str()
       ->group("Figure");
@@ -54,6 +55,18 @@ void add_maps_view_flags(CLI::App& cmd, view_choice& c, maps_view_flags& f) {
                  "Pixels per cell (the model view: per thumbnail) [default: by token count]")
       ->check(CLI::Range(1, 256))
       ->group("Figure");
+  cmd.add_option("--head-fusion", f.fusion,
+                 "How --view rollout and flow join a layer's heads: mean (Abnar & Zuidema), or "
+                 "their element-wise max or min (vit-explain's options)")
+      ->check(one_of(names_of(head_fusion_names)))
+      ->capture_default_str()
+      ->group("Figure");
+  cmd.add_option("--discard-ratio", c.discard,
+                 "--view rollout and flow: the share of each layer's smallest (fused) weights "
+                 "set to 0 before chaining, from 0 to below 1 (vit-explain's; 0.9 keeps a tenth)")
+      ->check(CLI::Range(0.0, 0.999999))
+      ->capture_default_str()
+      ->group("Figure");
   add_crop_flags(cmd, c.look.rows, c.look.cols);
   add_title_flags(cmd, f.title, f.no_title);
   cmd.add_flag("--term", f.term,
@@ -65,6 +78,13 @@ void resolve_maps_view(const maps_view_flags& f, view_choice& c) {
   c.look.cmap = f.cmap;
   c.look.annotate = parse_annotate_mode(f.annotate);
   c.view = value_of(maps_view_names, f.view, "--view");
+  c.fusion = value_of(head_fusion_names, f.fusion, "--head-fusion");
+  if ((c.fusion != head_fusion::mean || c.discard > 0.0) && c.view != maps_view::rollout &&
+      c.view != maps_view::flow)
+    throw usage_error(
+        fmt::format("--head-fusion and --discard-ratio shape --view rollout and "
+                    "flow; --view {} does not chain the layers",
+                    f.view));
   c.look.colours = resolve_colour_flags(f.scale, f.vmin, f.vmax, &c.scale);
   resolve_title_flags(f.title, f.no_title, c.look);
   if (f.term && !draws_heatmap(c.view))

@@ -12,6 +12,7 @@ namespace attnviz::cli {
 
 struct maps_view_flags {
   std::string view = "head", scale = "linear", vmin, vmax, cmap, annotate = "auto";
+  std::string fusion = "mean";
   std::string title;
   bool no_title = false;
   bool term = false;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "error.h"
 #include "kernels/kernels.h"
@@ -16,19 +17,49 @@ const float* model_maps::map(std::size_t l, std::size_t h) const {
   return a;
 }
 
-std::vector<double> residual_map(const model_maps& m, std::size_t l) {
-  const std::size_t n = m.n;
-  std::vector<double> a(n * n, 0.0);
+namespace {
+
+// Ā_l: the layer's heads fused (max or min; the mean as the heads' sum, residual_map divides),
+// then its smallest ⌊n² · discard⌋ entries but (0, 0) set to 0 (layer_maps.h).
+std::vector<double> fused_heads(const model_maps& m, std::size_t l) {
+  const std::size_t nn = m.n * m.n;
+  std::vector<double> a(nn, m.fusion == head_fusion::mean ? 0.0 : std::nan(""));
   for (std::size_t h = 0; h < m.heads; ++h) {
     const float* src = m.map(l, h);
-    for (std::size_t k = 0; k < n * n; ++k) a[k] += src[k];
+    for (std::size_t k = 0; k < nn; ++k) {
+      if (m.fusion == head_fusion::mean)
+        a[k] += src[k];
+      else if (h == 0)
+        a[k] = src[k];
+      else
+        a[k] = m.fusion == head_fusion::max ? std::max<double>(a[k], src[k])
+                                            : std::min<double>(a[k], src[k]);
+    }
   }
+  const auto k = static_cast<std::size_t>(std::floor(static_cast<double>(nn) * m.discard));
+  if (k == 0) return a;
+  std::vector<std::size_t> order(nn - 1);
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i + 1;  // (0, 0) never discarded
+  const std::size_t drop = std::min(k, order.size());
+  std::nth_element(
+      order.begin(), order.begin() + static_cast<std::ptrdiff_t>(drop - 1), order.end(),
+      [&](std::size_t x, std::size_t y) { return a[x] != a[y] ? a[x] < a[y] : x < y; });
+  for (std::size_t i = 0; i < drop; ++i) a[order[i]] = 0.0;
+  return a;
+}
+
+}  // namespace
+
+std::vector<double> residual_map(const model_maps& m, std::size_t l) {
+  const std::size_t n = m.n;
+  std::vector<double> a = fused_heads(m, l);
   const double r = m.residual;
   for (std::size_t i = 0; i < n; ++i) {
     double sum = 0.0;
     for (std::size_t j = 0; j < n; ++j) {
       double& v = a[i * n + j];
-      v = (1.0 - r) * v / static_cast<double>(m.heads) + (i == j ? r : 0.0);
+      const double heads = m.fusion == head_fusion::mean ? static_cast<double>(m.heads) : 1.0;
+      v = (1.0 - r) * v / heads + (i == j ? r : 0.0);
       sum += v;
     }
     if (sum <= 0.0) a[i * n + i] = sum = 1.0;
@@ -159,9 +190,14 @@ matrix attention_rollout(const model_maps& m, const std::vector<std::size_t>& la
   matrix r(n, n), a = matrix::uninitialized(n, n), next = matrix::uninitialized(n, n);
   for (std::size_t i = 0; i < n; ++i) r(i, i) = 1.0f;
   const auto blocks = static_cast<std::ptrdiff_t>((n + kRowBlock - 1) / kRowBlock);
+  const bool plain = m.fusion == head_fusion::mean && m.discard == 0.0;
   for (const std::size_t l : layers) {  // R ← Â_l R
-#pragma omp parallel for schedule(static) if (n * n * m.heads > (1u << 20))
-    for (std::ptrdiff_t b = 0; b < blocks; ++b) {
+    if (!plain) {  // fused otherwise, or discarded over the whole map: in double, serial
+      const std::vector<double> exact = residual_map(m, l);
+      for (std::size_t k = 0; k < n * n; ++k) a.data()[k] = static_cast<float>(exact[k]);
+    }
+#pragma omp parallel for schedule(static) if (plain && n * n * m.heads > (1u << 20))
+    for (std::ptrdiff_t b = 0; b < (plain ? blocks : 0); ++b) {
       const std::size_t i0 = static_cast<std::size_t>(b) * kRowBlock;
       residual_map_rows(m, l, i0, std::min(n, i0 + kRowBlock), a.data());
     }

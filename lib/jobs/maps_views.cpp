@@ -10,6 +10,7 @@
 #include "render/head_view.h"
 #include "render/model_page.h"
 #include "render/model_view.h"
+#include "render/picture_view.h"
 #include "render/text_page.h"
 #include "tokenizers/token_display.h"
 
@@ -256,7 +257,9 @@ matrix view_values(const maps_source& s, const view_choice& c) {
   if (c.view == maps_view::generation) return generation_values(s, c);
   if (c.view == maps_view::logit_lens) return lens_values(s);
   if (received_view(c.view)) return received_values(s, c);
-  const model_maps maps = maps_of(s);
+  model_maps maps = maps_of(s);
+  maps.fusion = c.fusion;
+  maps.discard = c.discard;
   const auto layers = chosen(c.layers, s.layers, "layers", "layer");
   switch (c.view) {
     case maps_view::mean:
@@ -323,7 +326,78 @@ heatmap_spec view_heatmap(const maps_source& s, const view_choice& c, const matr
   return spec;
 }
 
+namespace {
+
+// The patches' values of one token's row (n values) of a vision model's map.
+std::vector<double> patch_values(const maps_source& s, const float* row) {
+  return std::vector<double>(row + s.first_patch, row + s.first_patch + s.grid_rows * s.grid_cols);
+}
+
+// The model view over the picture: every chosen layer × head's CLS row.
+void picture_model_panels(const maps_source& s, const view_choice& c, picture_view_spec& v) {
+  const model_maps maps = maps_of(s);
+  const auto layers = chosen(c.layers, s.layers, "layers", "layer");
+  const auto heads = chosen(c.heads, s.heads, "heads", "head");
+  v.panel_rows = layers.size();
+  v.panel_cols = heads.size();
+  for (const std::size_t l : layers) v.row_labels.push_back(fmt::format("L{}", l));
+  for (const std::size_t h : heads) v.col_labels.push_back(fmt::format("H{}", h));
+  for (const std::size_t l : layers)
+    for (const std::size_t h : heads) v.panels.push_back(patch_values(s, maps.map(l, h)));
+  v.scale = c.scale;
+  v.title = fmt::format("CLS attention over the picture · {} · {} tokens", s.name, s.n);
+}
+
+std::string fusion_label(const view_choice& c) {
+  std::string s = fmt::format("heads fused by their {}", name_of(head_fusion_names, c.fusion));
+  if (c.discard > 0.0)
+    s += fmt::format(", the smallest {:g} % of weights discarded", c.discard * 100);
+  return s;
+}
+
+figure picture_figure(const maps_source& s, const view_choice& c) {
+  picture_view_spec v;
+  v.picture = s.picture;
+  v.grid_rows = s.grid_rows;
+  v.grid_cols = s.grid_cols;
+  v.cmap = &colormap::named_or_default(c.look.cmap);
+  v.colours = c.look.colours;
+  v.alpha = c.alpha;
+  v.subtitle = s.subtitle;
+  const std::string layers = list_label("layer", c.layers, s.layers);
+  if (c.view == maps_view::model) {
+    picture_model_panels(s, c, v);
+  } else if (c.view == maps_view::overlay) {
+    v.panels.push_back(patch_values(s, maps_of(s).map(c.layer, c.head)));
+    v.title = fmt::format("CLS attention · layer {} · head {} · {}", c.layer, c.head, s.name);
+  } else if (received_view(c.view)) {
+    const matrix values = received_values(s, c);
+    v.panels.push_back(patch_values(s, values.data()));
+    v.title =
+        fmt::format("attention each patch receives{} · {} · {}",
+                    c.view == maps_view::received_rollout ? ", rolled out" : "", layers, s.name);
+  } else {
+    const matrix values = view_values(s, c);
+    v.panels.push_back(patch_values(s, values.row(0)));
+    const bool chained = c.view == maps_view::rollout || c.view == maps_view::flow;
+    v.title = fmt::format("CLS {} · {}{} · {}", name_of(maps_view_names, c.view), layers,
+                          chained ? "" : " × " + list_label("head", c.heads, s.heads), s.name);
+    if (chained) v.subtitle += " · " + fusion_label(c);
+  }
+  v.subtitle += fmt::format(" · overlay α {:g}", c.alpha);
+  apply_titles(c.look, v.title, v.subtitle);
+  return picture_view_figure(v);
+}
+
+}  // namespace
+
+bool draws_on_picture(const maps_source& s, maps_view v) {
+  return s.picture && v != maps_view::head && v != maps_view::lines && v != maps_view::generation &&
+         v != maps_view::logit_lens && v != maps_view::alignment;
+}
+
 figure draw_view(const maps_source& s, const view_choice& c, std::vector<std::string> captions) {
+  if (draws_on_picture(s, c.view)) return picture_figure(s, c);
   if (received_view(c.view)) return received_figure(s, c);
   if (c.view == maps_view::logit_lens) return lens_figure(s, c);
   if (c.view == maps_view::model) {

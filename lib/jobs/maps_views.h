@@ -23,6 +23,13 @@
 //                   map (--layer, --head) or the mean over --layers × --heads, each row divided
 //                   by its largest weight so every step spans the colours
 //
+// A vision model's maps (maps_source::picture set) draw on the picture the model read
+// (render/picture_view.h): overlay one head's CLS query (--layer, --head), model every chosen
+// layer × head's CLS query as a grid, mean, max, rollout and flow their map's CLS row, received
+// and received-rollout each patch's value; rollout and flow fuse the heads by --head-fusion
+// (mean, max, min) after discarding --discard-ratio of each layer's smallest weights
+// (analysis/layer_maps.h). head and lines draw the n × n map and the head view as for a text.
+//
 //   logit-lens      after `model --logit-lens` (implied): each layer's input read through the
 //                   output embeddings, the top token per layer and position in its cell,
 //                   coloured by its probability (model/logit_lens.h)
@@ -46,6 +53,7 @@
 #include "render/model_page.h"
 #include "render/views.h"
 #include "tensor.h"
+#include "vision/image_file.h"
 
 namespace attnviz {
 
@@ -96,7 +104,12 @@ struct view_choice {
   scale_mode scale = scale_mode::shared;  // the model view's colour range
   view_options look;                      // cmap, annotate, cell
   progress_style progress = progress_style::automatic;  // long views' bar (flow)
+  head_fusion fusion = head_fusion::mean;  // rollout and flow: how a layer's heads join
+  double discard = 0.0;                    // rollout and flow: the share of weights dropped
+  double alpha = 0.6;                      // a picture's overlay: the colours' opacity
 };
+inline constexpr named<head_fusion> head_fusion_names[] = {
+    {"mean", head_fusion::mean}, {"max", head_fusion::max}, {"min", head_fusion::min}};
 
 struct maps_source {
   const float* maps = nullptr;  // [layers, heads, n, n], or null with `kept`:
@@ -116,6 +129,10 @@ struct maps_source {
   // the logit lens (model/logit_lens.h) for --view logit-lens, or null: none was run
   const logit_lens* lens = nullptr;
   double residual = 0.5;  // model_maps::residual: 0 when the maps count the residual already
+  // A vision model's picture as it read it, and its patch grid: token first_patch + r · cols + c
+  // is patch (r, c) (null: a text)
+  const rgb_image* picture = nullptr;
+  std::size_t grid_rows = 0, grid_cols = 0, first_patch = 0;
 };
 
 // Whether a view reads --layers (a list of layers) and --heads.
@@ -145,6 +162,8 @@ matrix view_values(const maps_source& s, const view_choice& c);
 std::string view_npy(const maps_source& s, const view_choice& c);
 // The heatmap over `values` (from view_values), titled with what it is; values must outlive it.
 heatmap_spec view_heatmap(const maps_source& s, const view_choice& c, const matrix& values);
+// Whether view v of these maps draws on their picture (a vision model's: see above).
+bool draws_on_picture(const maps_source& s, maps_view v);
 // Any view's figure; captions (layers × heads, row-major, or empty) label the model view.
 figure draw_view(const maps_source& s, const view_choice& c,
                  std::vector<std::string> captions = {});

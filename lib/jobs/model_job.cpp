@@ -344,6 +344,12 @@ maps_source model_maps_source(const model_report& r, const model_job_config& c) 
     s.subtitle += ", one map per layer";
   }
   s.prompt = r.prompt;
+  if (r.image) {
+    s.picture = &r.image->seen;
+    s.grid_rows = r.image->grid.rows;
+    s.grid_cols = r.image->grid.cols;
+    s.first_patch = r.config.vision.prefix + r.config.vision.registers;
+  }
   return s;
 }
 
@@ -416,9 +422,9 @@ model_report run_model_job(const model_job_config& c) {
   const hf_model m = load_model(c.model_dir);
   model_report r;
   r.config = m.config;
+  check_image_flags(c, m.config);
   check_generation_flags(c, m.config);
   check_measure(c, m.config);
-  check_image_flags(c, m.config);
   if (m.config.encoder_decoder) {
     run_seq2seq_job(m, c, r);
     return r;

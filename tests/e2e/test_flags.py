@@ -553,7 +553,9 @@ def maps_view_table():
             "--png": given("base"),
             "--svg": differs([], ["--svg", "{d}/o.svg"]), **vector_flags(),
             "--html": differs([], ["--html", "{d}/o.html"]),
-            "--npy": differs(["--view", "mean"], ["--npy", "{d}/n"])}
+            "--npy": differs(["--view", "mean"], ["--npy", "{d}/n"]),
+            "--head-fusion": differs(["--view", "rollout"], ["--head-fusion", "max"]),
+            "--discard-ratio": differs(["--view", "rollout"], ["--discard-ratio", "0.5"])}
 
 
 def test_model_heads_and_draw(env):
@@ -605,6 +607,13 @@ def test_model_heads_and_draw(env):
     table["--top-p"] = pair(sampled + ["--top-p", "0.05"], sampled + ["--top-p", "1"])
     table["--seed"] = pair(sampled + ["--seed", "1"], sampled + ["--seed", "2"])
     table["--stop"] = differs(["--generate", "5"], ["--stop", "t"])  # every token is "tN"
+    # vision models: a picture instead of a text
+    vit = os.path.join(env.data, "vision", "vit_f32_classifier")
+    vision = ["model", "--model", vit, "--image", os.path.join(vit, "picture.png"), "--view",
+              "overlay", "--png", "{d}/o.png", "-q"]
+    other = os.path.join(env.data, "vision", "deit_f16_teacher", "picture.png")
+    table["--image"] = lambda w, b: swap("--image", ["--image", other])(w, vision)
+    table["--alpha"] = lambda w, b: differs([], ["--alpha", "0.2"])(w, vision)
     walk(env, "model", base, table)
 
     heads_base = ["heads", "--model", folder, "--json", "{d}/o.json"]

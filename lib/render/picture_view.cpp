@@ -1,0 +1,168 @@
+#include "render/picture_view.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "render/font.h"
+#include "render/heatmap.h"
+#include "text/utf8.h"
+
+namespace attnviz {
+namespace picture_view_parts {
+namespace {
+
+constexpr int overlay_gap = 8;
+
+// Bilinear sample of a rows × cols grid at (y, x) in grid units (cell centres at k + ½),
+// clamped at the border.
+double sample(const std::vector<double>& v, std::size_t rows, std::size_t cols, double y,
+              double x) {
+  const double fy = std::clamp(y - 0.5, 0.0, static_cast<double>(rows - 1));
+  const double fx = std::clamp(x - 0.5, 0.0, static_cast<double>(cols - 1));
+  const auto y0 = static_cast<std::size_t>(fy), x0 = static_cast<std::size_t>(fx);
+  const std::size_t y1 = std::min(y0 + 1, rows - 1), x1 = std::min(x0 + 1, cols - 1);
+  const double ty = fy - static_cast<double>(y0), tx = fx - static_cast<double>(x0);
+  const double top = v[y0 * cols + x0] * (1 - tx) + v[y0 * cols + x1] * tx;
+  const double bottom = v[y1 * cols + x0] * (1 - tx) + v[y1 * cols + x1] * tx;
+  return top * (1 - ty) + bottom * ty;
+}
+
+// The picture's channel c at (y, x) in its own pixels (bilinear, centres at k + ½).
+double picture_at(const rgb_image& p, double y, double x, std::size_t c) {
+  const double fy = std::clamp(y - 0.5, 0.0, static_cast<double>(p.height - 1));
+  const double fx = std::clamp(x - 0.5, 0.0, static_cast<double>(p.width - 1));
+  const auto y0 = static_cast<std::size_t>(fy), x0 = static_cast<std::size_t>(fx);
+  const std::size_t y1 = std::min(y0 + 1, p.height - 1), x1 = std::min(x0 + 1, p.width - 1);
+  const double ty = fy - static_cast<double>(y0), tx = fx - static_cast<double>(x0);
+  const double top = p.at(y0, x0, c) * (1 - tx) + p.at(y0, x1, c) * tx;
+  const double bottom = p.at(y1, x0, c) * (1 - tx) + p.at(y1, x1, c) * tx;
+  return top * (1 - ty) + bottom * ty;
+}
+
+double largest(const std::vector<double>& v) {
+  double m = 0.0;
+  for (const double x : v) m = std::max(m, x);
+  return m;
+}
+
+double smallest_positive(const std::vector<double>& v) {
+  double m = 0.0;
+  for (const double x : v)
+    if (x > 0.0 && (m == 0.0 || x < m)) m = x;
+  return m;
+}
+
+// A panel's size: its longer side `side`, the picture's aspect.
+void panel_size(const picture_view_spec& s, int side, int& w, int& h) {
+  const double aspect =
+      static_cast<double>(s.picture->width) / static_cast<double>(s.picture->height);
+  w = aspect >= 1.0 ? side : std::max(1, static_cast<int>(std::lround(side * aspect)));
+  h = aspect >= 1.0 ? std::max(1, static_cast<int>(std::lround(side / aspect))) : side;
+}
+
+int default_side(const picture_view_spec& s) {
+  if (s.size > 0) return s.size;
+  const std::size_t most = std::max(s.panel_rows, s.panel_cols);
+  if (most <= 1) return 448;
+  return std::clamp(static_cast<int>(1600 / most), 64, 224);
+}
+
+}  // namespace
+}  // namespace picture_view_parts
+
+std::shared_ptr<std::vector<std::uint8_t>> picture_panel(const picture_view_spec& spec,
+                                                         const std::vector<double>& values, int w,
+                                                         int h, double lo, double hi) {
+  using namespace picture_view_parts;
+  const rgb_image& p = *spec.picture;
+  const colormap& cmap = spec.cmap ? *spec.cmap : colormap::named_or_default("inferno");
+  auto px = std::make_shared<std::vector<std::uint8_t>>(static_cast<std::size_t>(w) * h * 3);
+  const double sy = static_cast<double>(p.height) / h, sx = static_cast<double>(p.width) / w;
+  const double gy = static_cast<double>(spec.grid_rows) / h,
+               gx = static_cast<double>(spec.grid_cols) / w;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const double v =
+          sample(values, spec.grid_rows, spec.grid_cols, (y + 0.5) * gy, (x + 0.5) * gx);
+      const rgb c = cmap.at(scale_position(spec.colours, v, lo, hi));
+      const std::uint8_t heat[3] = {c.r, c.g, c.b};
+      std::uint8_t* out = px->data() + (static_cast<std::size_t>(y) * w + x) * 3;
+      for (std::size_t k = 0; k < 3; ++k) {
+        const double base = picture_at(p, (y + 0.5) * sy, (x + 0.5) * sx, k);
+        out[k] = static_cast<std::uint8_t>(
+            std::lround(std::clamp((1 - spec.alpha) * base + spec.alpha * heat[k], 0.0, 255.0)));
+      }
+    }
+  return px;
+}
+
+figure picture_view_figure(const picture_view_spec& spec) {
+  using namespace picture_view_parts;
+  if (!spec.picture || spec.panels.size() != spec.panel_rows * spec.panel_cols)
+    throw std::logic_error("picture_view: panels do not fill the grid");
+  const bitmap_font& font = bitmap_font::unifont();
+  const int glyph_h = bitmap_font::height;
+  int w = 0, h = 0;
+  panel_size(spec, default_side(spec), w, h);
+  const bool per_panel = spec.scale == scale_mode::panel;
+  double most = 0.0, least = 0.0;
+  for (const auto& v : spec.panels) {
+    most = std::max(most, largest(v));
+    const double s = smallest_positive(v);
+    if (s > 0.0 && (least == 0.0 || s < least)) least = s;
+  }
+  const auto [vmin, vmax] = resolve_range(spec.colours, {0.0, nice_at_or_above(most)}, least);
+  int label_w = 0;
+  for (const auto& l : spec.row_labels)
+    label_w = std::max(label_w, font.text_width(decode_utf8_lossy(l)));
+  const int title_h = title_block_height(spec.title, spec.subtitle, 1);
+  const int top_labels = spec.col_labels.empty() ? 0 : glyph_h + 6;
+  const int under = per_panel ? glyph_h + 2 : 0;
+  const int grid_x = figure_margin + (label_w ? label_w + 8 : 0);
+  const int grid_y = figure_margin + title_h + top_labels;
+  const int cell_w = w + overlay_gap, cell_h = h + under + overlay_gap;
+  const int grid_w = static_cast<int>(spec.panel_cols) * cell_w - overlay_gap;
+  const int grid_h = static_cast<int>(spec.panel_rows) * cell_h - overlay_gap;
+  const int bar_x = grid_x + grid_w + figure_bar_gap;
+  const int bar_w = per_panel ? 0 : colorbar_width(vmin, vmax, 1, spec.colours) + figure_bar_gap;
+  const int width =
+      std::max(bar_x + bar_w + figure_margin - (per_panel ? figure_bar_gap : 0),
+               2 * figure_margin + title_block_width(spec.title, spec.subtitle, 1, 900));
+  figure fig(width, grid_y + grid_h + figure_margin);
+  draw_title_block(fig, spec.title, spec.subtitle, 1, width - 2 * figure_margin);
+  for (std::size_t c = 0; c < spec.col_labels.size() && c < spec.panel_cols; ++c) {
+    const std::u32string label = fit_text(decode_utf8_lossy(spec.col_labels[c]), w, font);
+    fig.text(grid_x + static_cast<int>(c) * cell_w + (w - font.text_width(label)) / 2,
+             grid_y - glyph_h - 4, label, figure_muted);
+  }
+  for (std::size_t r = 0; r < spec.panel_rows; ++r) {
+    const int y = grid_y + static_cast<int>(r) * cell_h;
+    if (r < spec.row_labels.size()) {
+      const std::u32string label = decode_utf8_lossy(spec.row_labels[r]);
+      fig.text(grid_x - 8 - font.text_width(label), y + (h - glyph_h) / 2, label, figure_muted);
+    }
+    for (std::size_t c = 0; c < spec.panel_cols; ++c) {
+      const int x = grid_x + static_cast<int>(c) * cell_w;
+      const std::vector<double>& v = spec.panels[r * spec.panel_cols + c];
+      double lo = vmin, hi = vmax;
+      if (per_panel)
+        std::tie(lo, hi) =
+            resolve_range(spec.colours, {0.0, nice_at_or_above(largest(v))}, smallest_positive(v));
+      fig.image(x, y, w, h, picture_panel(spec, v, w, h, lo, hi));
+      if (per_panel)
+        fig.text(x, y + h + 2,
+                 fit_text(decode_utf8_lossy(fmt::format("{:g}-{:g}", lo, hi)), w, font),
+                 figure_muted);
+    }
+  }
+  if (!per_panel)
+    draw_colorbar(fig, bar_x, grid_y, std::min(grid_h, std::max(160, h)),
+                  spec.cmap ? *spec.cmap : colormap::named_or_default("inferno"), vmin, vmax, 1,
+                  spec.colours);
+  return fig;
+}
+
+}  // namespace attnviz

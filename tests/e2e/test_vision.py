@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+"""Vision transformers (ViT, DeiT, DINOv2 with and without registers) against independent
+references: the preprocessed pixels against PIL and numpy as Hugging Face's image processors
+compute them, every attention map, the last hidden state, the CLS maps, the classifier's
+probabilities and the norms measure against a float64 PyTorch forward written from the model
+definitions (tests/data/make_vision_models.py), within 1e-5.
+
+Always checks the checked-in tiny checkpoints (tests/data/vision/); where torch can be imported
+also makes a fresh set with another seed and checks that. The pictures' reading and resizing
+are also checked against PIL for every filter and PNG colour type."""
+import json
+import os
+import shutil
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import import_numpy, import_pil_image, main, png_size  # noqa: E402
+
+np = import_numpy()
+Image = import_pil_image()
+TOLERANCE = 1e-5
+
+
+def run_case(env, folder, out, *extra):
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    env.run("model", "--model", folder, "--image", os.path.join(folder, "picture.png"), "--npy",
+            out, "--quiet", *extra)
+
+
+def check_folder(env, folder):
+    name = os.path.basename(folder)
+    ref = np.load(os.path.join(folder, "reference.npz"))
+    out = env.path(os.path.join("out", name))
+    run_case(env, folder, out)
+    pixels = np.load(os.path.join(out, "pixels.npy"))
+    assert pixels.shape == ref["pixels"].shape, (pixels.shape, ref["pixels"].shape)
+    dp = np.abs(pixels - ref["pixels"]).max()
+    assert dp <= 1e-6, dp  # the same 8-bit values after PIL's resize: no rounding apart
+    diffs = {}
+    for key in ("attention", "hidden", "cls_map"):
+        got = np.load(os.path.join(out, key + ".npy"))
+        assert got.shape == ref[key].shape, (key, got.shape, ref[key].shape)
+        diffs[key] = np.abs(got - ref[key]).max()
+        assert diffs[key] <= TOLERANCE, (key, diffs[key])
+    a = np.load(os.path.join(out, "attention.npy"))
+    assert np.abs(a.sum(-1) - 1).max() <= 1e-6
+    tokens = json.load(open(os.path.join(out, "tokens.json")))
+    assert tokens[0] == "CLS" and len(tokens) == a.shape[-1], tokens[:4]
+    assert not os.path.exists(os.path.join(out, "token_ids.npy"))
+    if "logits" in ref:
+        js = env.path(name + ".json")
+        env.run("model", "--model", folder, "--image", os.path.join(folder, "picture.png"),
+                "--top-k", str(len(ref["logits"])), "--json", js, "--quiet")
+        top = json.load(open(js))["predictions"][0]["top"]
+        z = ref["logits"] - ref["logits"].max()
+        want = np.exp(z) / np.exp(z).sum()
+        labels = json.load(open(os.path.join(folder, "config.json")))["id2label"]
+        for t in top:
+            assert t["token"] == labels[str(t["id"])]
+            assert abs(t["probability"] - want[t["id"]]) <= TOLERANCE, (t, want)
+        assert [t["id"] for t in top] == list(np.argsort(-want, kind="stable")), top
+        diffs["probabilities"] = max(abs(t["probability"] - want[t["id"]]) for t in top)
+    nout = env.path(os.path.join("norms", name))
+    run_case(env, folder, nout, "--measure", "norms")
+    got = np.load(os.path.join(nout, "norms.npy"))
+    diffs["norms"] = np.abs(got - ref["norms"]).max()
+    assert diffs["norms"] <= TOLERANCE, diffs["norms"]
+    print(f"  {name}: n {a.shape[-1]}, pixels {dp:.0e}, " +
+          ", ".join(f"{k} {v:.1e}" for k, v in diffs.items()))
+
+
+def test_checked_in_models(env):
+    root = os.path.join(env.data, "vision")
+    names = sorted(n for n in os.listdir(root) if os.path.isdir(os.path.join(root, n)))
+    assert len(names) == 5, names
+    for name in names:
+        check_folder(env, os.path.join(root, name))
+
+
+def test_fresh_models_when_torch_is_installed(env):
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        print("  (torch not installed here: only the checked-in models were compared)")
+        return
+    sys.path.insert(0, env.data)
+    import make_vision_models
+    root = env.path("fresh")
+    make_vision_models.make_all(root, seed=5)
+    for name in sorted(os.listdir(root)):
+        check_folder(env, os.path.join(root, name))
+
+
+def pil_pixels(path, width, height, resample):
+    img = Image.open(path).convert("RGB").resize((width, height), resample=resample)
+    a = np.array(img).astype(np.float64) * (1 / 255)
+    return a.astype(np.float32).transpose(2, 0, 1)
+
+
+def test_every_filter_and_colour_type_gives_pils_pixels(env):
+    base = os.path.join(env.data, "vision", "vit_f32_classifier")
+    folder = env.path("filters")
+    shutil.copytree(base, folder)
+    rng = np.random.default_rng(3)
+    rgba = rng.integers(0, 256, (23, 31, 4), dtype=np.uint8)
+    pictures = {"rgba": Image.fromarray(rgba, "RGBA"), "grey": Image.fromarray(rgba[..., 0], "L"),
+                "grey_alpha": Image.fromarray(rgba[..., :2], "LA"),
+                "palette": Image.fromarray(rgba[..., :3], "RGB").quantize(64)}
+    checked = 0
+    for kind, img in pictures.items():
+        path = env.path(kind + ".png")
+        img.save(path)
+        for resample in range(6):
+            for width, height in ((32, 40), (17, 9)):
+                pre = {"size": {"height": height, "width": width}, "resample": resample,
+                       "do_normalize": False}
+                json.dump(pre, open(os.path.join(folder, "preprocessor_config.json"), "w"))
+                out = env.path(f"f_{kind}_{resample}_{width}")
+                env.run("model", "--model", folder, "--image", path, "--npy", out, "--quiet")
+                got = np.load(os.path.join(out, "pixels.npy"))
+                want = pil_pixels(path, width, height, resample)
+                assert got.shape == want.shape, (got.shape, want.shape)
+                assert np.abs(got - want).max() <= 1e-6, (kind, resample, width,
+                                                          np.abs(got - want).max() * 255)
+                checked += 1
+    print(f"  {checked} pictures resized as PIL resizes them (filters 0-5, up and down; RGBA, "
+          f"L, LA, P)")
+
+
+def test_bad_pictures_and_wrong_inputs_are_refused_with_one_message(env):
+    vit = os.path.join(env.data, "vision", "vit_f32_classifier")
+    picture = os.path.join(vit, "picture.png")
+    not_picture = env.path("notes.png")
+    open(not_picture, "w").write("GIF? no: these are notes\n")
+    _, err = env.run("model", "--model", vit, "--image", not_picture, expect=2)
+    assert "notes.png" in err and "is not a picture" in err and "PNG" in err, err
+    damaged = env.path("damaged.png")
+    open(damaged, "wb").write(open(picture, "rb").read()[:200])
+    _, err = env.run("model", "--model", vit, "--image", damaged, expect=2)
+    assert "damaged.png" in err and "damaged" in err, err
+    _, err = env.run("model", "--model", vit, "--text", "a cat", expect=2)
+    assert "vision model" in err and "--image" in err, err
+    _, err = env.run("model", "--model", vit, "--image", picture, "--generate", "3", expect=2)
+    assert "--generate" in err and "vision model" in err, err
+    gpt = os.path.join(env.data, "hf", "gpt2_f32")
+    _, err = env.run("model", "--model", gpt, "--image", picture, expect=2)
+    assert "--image" in err and "gpt2" in err, err
+    nothing = os.path.join(env.data, "vision", "vit_bf16_interpolated")
+    _, err = env.run("model", "--model", nothing, "--image", picture, "--top-k", "3", expect=2)
+    assert "no classifier" in err and "--top-k" in err, err
+    tiny_folder = env.path("tiny")
+    shutil.copytree(vit, tiny_folder)
+    json.dump({"do_resize": False}, open(os.path.join(tiny_folder, "preprocessor_config.json"), "w"))
+    tiny = env.path("tiny.png")
+    Image.new("RGB", (5, 30)).save(tiny)
+    _, err = env.run("model", "--model", tiny_folder, "--image", tiny, expect=2)
+    assert "tiny.png" in err and "smaller than one 8 × 8 patch" in err, err
+    json.dump({"size": {"height": 32}}, open(os.path.join(tiny_folder, "preprocessor_config.json"), "w"))
+    _, err = env.run("model", "--model", tiny_folder, "--image", picture, expect=2)
+    assert "preprocessor_config.json" in err and "size" in err, err
+    for e in (err,):
+        assert "Traceback" not in e and "terminate" not in e
+
+
+def test_a_run_without_outputs_prints_the_classes_and_views_draw(env):
+    vit = os.path.join(env.data, "vision", "deit_f16_teacher")
+    picture = os.path.join(vit, "picture.png")
+    out, _ = env.run("model", "--model", vit, "--image", picture)
+    assert "square" in out and "p = " in out, out
+    png = env.path("model_view.png")
+    env.run("model", "--model", vit, "--image", picture, "--view", "model", "--png", png, "--quiet")
+    assert os.path.getsize(png) > 1000
+    html = env.path("page.html")
+    env.run("model", "--model", vit, "--image", picture, "--html", html, "--quiet")
+    assert "DIST" in open(html, encoding="utf-8").read()
+
+
+def rollout_reference(a, fusion, discard, residual=0.5):
+    """Abnar & Zuidema's rollout with vit-explain's head fusion and discarding, in numpy:
+    per layer the heads fused, the smallest floor(n^2 * discard) entries but (0, 0) set to 0,
+    then (1 - r) A + r I with rows renormalised; R = A_last ... A_first."""
+    L, H, n, _ = a.shape
+    r = np.eye(n)
+    for layer in range(L):
+        f = {"mean": a[layer].mean(0), "max": a[layer].max(0), "min": a[layer].min(0)}[fusion]
+        f = f.astype(np.float64).ravel().copy()
+        k = int(np.floor(n * n * discard))
+        if k:
+            order = sorted(range(1, n * n), key=lambda i: (f[i], i))[:k]
+            f[order] = 0.0
+        m = (1 - residual) * f.reshape(n, n) + residual * np.eye(n)
+        m /= m.sum(1, keepdims=True)
+        r = m @ r
+    return r
+
+
+def test_rollout_fuses_and_discards_as_vit_explain_describes(env):
+    folder = os.path.join(env.data, "vision", "dinov2_registers_bf16_swiglu")
+    picture = os.path.join(folder, "picture.png")
+    for fusion, discard in (("mean", 0.0), ("max", 0.0), ("min", 0.5), ("mean", 0.9)):
+        out = env.path(f"rollout_{fusion}_{discard}")
+        env.run("model", "--model", folder, "--image", picture, "--view", "rollout",
+                "--head-fusion", fusion, "--discard-ratio", str(discard), "--npy", out,
+                "--png", out + ".png", "--quiet")
+        a = np.load(os.path.join(out, "attention.npy")).astype(np.float64)
+        got = np.load(os.path.join(out, "view.npy"))
+        want = rollout_reference(a, fusion, discard)
+        assert np.abs(got - want).max() <= 1e-5, (fusion, discard, np.abs(got - want).max())
+        assert np.abs(got.sum(1) - 1).max() <= 1e-5
+    _, err = env.run("model", "--model", folder, "--image", picture, "--view", "mean",
+                     "--head-fusion", "max", "--png", env.path("x.png"), expect=2)
+    assert "--head-fusion" in err and "rollout" in err, err
+    print("  rollout: mean, max, min fusion and discard 0.5, 0.9 agree with numpy within 1e-5")
+
+
+def test_views_draw_on_the_picture(env):
+    folder = os.path.join(env.data, "vision", "vit_bf16_interpolated")
+    picture = os.path.join(folder, "picture.png")
+    sizes = {}
+    for view in ("overlay", "model", "mean", "rollout", "received", "received-rollout", "head"):
+        png = env.path(f"view_{view}.png")
+        env.run("model", "--model", folder, "--image", picture, "--view", view, "--png", png,
+                "--quiet")
+        sizes[view] = png_size(png)
+        assert os.path.getsize(png) > 2000, view
+    # one panel at 448 px on the long side (the picture is 48 x 40: 448 x 373)
+    assert sizes["overlay"][1] >= 373, sizes
+    assert sizes["model"][0] > sizes["overlay"][0], sizes
+    clear, full = env.path("alpha0.png"), env.path("alpha1.png")
+    env.run("model", "--model", folder, "--image", picture, "--view", "overlay", "--alpha", "0",
+            "--png", clear, "--quiet")
+    env.run("model", "--model", folder, "--image", picture, "--view", "overlay", "--alpha", "1",
+            "--png", full, "--quiet")
+    assert open(clear, "rb").read() != open(full, "rb").read()
+    svg = env.path("overlay.svg")
+    env.run("model", "--model", folder, "--image", picture, "--view", "overlay", "--svg", svg,
+            "--quiet")
+    assert "<image" in open(svg, encoding="utf-8").read()
+
+
+if __name__ == "__main__":
+    sys.exit(main(globals()))
