@@ -19,6 +19,7 @@
 #include "jobs/seq2seq_job.h"
 #include "model/hf_model.h"
 #include "render/model_page.h"
+#include "render/picture_page.h"
 #include "tokenizers/model_tokenizer.h"
 #include "tokenizers/token_display.h"
 #include "tokenizers/vocabulary.h"
@@ -312,6 +313,46 @@ void check_length(std::size_t tokens, std::size_t max_positions, const char* fro
 
 }  // namespace
 
+std::string vision_page(const model_report& r, const model_job_config& c) {
+  const maps_source s = model_maps_source(r, c);
+  picture_page_spec p;
+  p.title =
+      fmt::format("{} · {}", s.name, std::filesystem::path(r.image->path).filename().string());
+  p.subtitle = s.subtitle;
+  if (!r.predictions.empty() && !r.predictions[0].top.empty())
+    p.subtitle += fmt::format(" · predicted {} (p = {:.3f})", r.predictions[0].top_tokens[0],
+                              r.predictions[0].top[0].second);
+  p.picture = s.picture;
+  p.grid_rows = s.grid_rows;
+  p.grid_cols = s.grid_cols;
+  p.layers = r.forward.layers;
+  p.heads = r.forward.heads;
+  p.maps = r.cls_map;
+  p.cmap = &colormap::named_or_default(c.choice.look.cmap);
+  p.alpha = c.choice.alpha;
+  const std::size_t cells = s.grid_rows * s.grid_cols;
+  std::vector<double> mean(cells, 0.0);
+  for (std::size_t k = 0; k < r.cls_map.size(); ++k) mean[k % cells] += r.cls_map[k];
+  for (double& v : mean) v /= static_cast<double>(p.layers * p.heads);
+  p.aggregates.emplace_back("mean over every layer and head · CLS", std::move(mean));
+  view_choice rollout = c.choice;
+  rollout.view = maps_view::rollout;
+  rollout.layers.clear();
+  const matrix rolled = view_values(s, rollout);
+  p.aggregates.emplace_back(
+      "rollout through every layer · CLS",
+      std::vector<double>(rolled.row(0) + s.first_patch, rolled.row(0) + s.first_patch + cells));
+  view_choice received = c.choice;
+  received.view = maps_view::received;
+  received.layers.clear();
+  received.heads.clear();
+  const matrix got = view_values(s, received);
+  p.aggregates.emplace_back(
+      "attention each patch receives",
+      std::vector<double>(got.data() + s.first_patch, got.data() + s.first_patch + cells));
+  return picture_page(p);
+}
+
 bool wants_logit_lens(const model_job_config& c) {
   return c.logit_lens || c.choice.view == maps_view::logit_lens;
 }
@@ -480,6 +521,7 @@ model_report run_model_job(const model_job_config& c) {
                      c.choice.view == maps_view::model ? head_names() : std::vector<std::string>{});
   };
   made.html = [&] {
+    if (r.image) return vision_page(r, c);
     const maps_source measured = model_maps_source(r, c);
     if (r.weights_attention.empty()) return maps_page(measured, c.choice, head_names());
     maps_source weights = measured;

@@ -152,6 +152,10 @@ model_input read_model_input(const std::string& model_dir, const std::string& te
                              const std::vector<std::int64_t>& ids, std::size_t max_positions,
                              const char* text_name = "text", const char* ids_name = "ids");
 
+// A vision model's --html page (render/picture_page.h): every head's CLS map over the picture,
+// with the mean, the rollout and the received attention.
+std::string vision_page(const model_report& report, const model_job_config& config);
+
 // The report's maps as views draw them (tokens, causal, the folder's name, the model's sizes).
 maps_source model_maps_source(const model_report& report, const model_job_config& config);
 

@@ -172,7 +172,7 @@ def test_a_run_without_outputs_prints_the_classes_and_views_draw(env):
     assert os.path.getsize(png) > 1000
     html = env.path("page.html")
     env.run("model", "--model", vit, "--image", picture, "--html", html, "--quiet")
-    assert "DIST" in open(html, encoding="utf-8").read()
+    assert "rollout through every layer" in open(html, encoding="utf-8").read()
 
 
 def rollout_reference(a, fusion, discard, residual=0.5):
@@ -236,6 +236,42 @@ def test_views_draw_on_the_picture(env):
     env.run("model", "--model", folder, "--image", picture, "--view", "overlay", "--svg", svg,
             "--quiet")
     assert "<image" in open(svg, encoding="utf-8").read()
+
+
+def test_the_page_shows_each_head_over_the_picture_in_a_real_browser(env):
+    from browser import start_browser
+    folder = os.path.join(env.data, "vision", "deit_f16_teacher")
+    page = env.path("vision.html")
+    env.run("model", "--model", folder, "--image", os.path.join(folder, "picture.png"), "--html",
+            page, "--npy", env.path("page_npy"), "--quiet")
+    text = open(page, encoding="utf-8").read()
+    start = text.index('id="attnviz-data">') + len('id="attnviz-data">')
+    data = json.loads(text[start:text.index("</script>", start)].replace("<\\/", "</"))
+    cls = np.load(os.path.join(env.path("page_npy"), "cls_map.npy"))
+    L, H, R, C = cls.shape
+    assert data["grid"] == [R, C] and data["layers"] == L and data["heads"] == H
+    assert np.abs(np.array(data["maps"]) - cls.reshape(L * H, -1)).max() <= 1e-5
+    assert [a["label"].split(" ")[0] for a in data["aggregates"]] == ["mean", "rollout", "attention"]
+    browser = start_browser()
+    try:
+        url = "file://" + os.path.abspath(page)
+        browser.open(url)
+        assert browser.evaluate("document.documentElement.getAttribute('data-ready')") == "1"
+        assert browser.evaluate("document.querySelectorAll('#thumbs canvas').length") == L * H + 3
+        browser.evaluate(f"window.attnviz.show({L * H + 1})")
+        assert browser.evaluate("document.getElementById('name').textContent").startswith("rollout")
+        browser.evaluate("window.attnviz.show(5)")
+        assert browser.evaluate("document.getElementById('name').textContent") == "layer 1 · head 1 · CLS"
+        # the large view holds the picture under the colours: not one flat colour
+        spread = browser.evaluate("(function(){var c=document.getElementById('view');"
+                                  "var d=c.getContext('2d').getImageData(0,0,c.width,c.height).data;"
+                                  "var lo=255,hi=0;for(var i=0;i<d.length;i+=4){lo=Math.min(lo,d[i]);"
+                                  "hi=Math.max(hi,d[i]);}return hi-lo;})()")
+        assert spread > 40, spread
+        assert browser.requests() == [url], browser.requests()
+        assert not browser.console_errors(), browser.console_errors()
+    finally:
+        browser.close()
 
 
 if __name__ == "__main__":
