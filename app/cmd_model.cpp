@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "error.h"
+#include "jobs/image_batch_job.h"
 #include "jobs/model_job.h"
 #include "maps_view_flags.h"
 #include "options.h"
@@ -26,7 +27,34 @@ struct model_flags {
   std::string max_memory = "8G";
   maps_view_flags view;
   bool quiet = false;
+  image_batch_config images;  // --images LIST --out-dir DIR --formats --resume
+  std::string formats = "png";
 };
+
+// `model --images LIST --out-dir DIR`: a vision model over every picture of LIST.
+int run_images_command(const CLI::App& cmd, model_flags& f, model_job_config job) {
+  image_batch_config& b = f.images;
+  if (b.out_dir.empty())
+    throw usage_error("--images needs --out-dir DIR: each picture writes its own files there");
+  std::vector<std::string> refused = output_flag_names();
+  refused.insert(refused.end(), {"--image", "--text", "--ids", "--term", "--generate"});
+  for (const std::string& flag : refused)
+    if (const CLI::Option* o = cmd.get_option_no_throw(flag); o && o->count() > 0)
+      throw usage_error(
+          fmt::format("{} does not go with --images: the list's pictures are the "
+                      "inputs, and --formats chooses the files written per picture",
+                      flag));
+  b.formats = parse_batch_formats(f.formats);
+  b.settings = batch_settings(cmd);
+  b.job = std::move(job);
+  const image_batch_report r = run_image_batch(b);
+  for (const auto& s : r.skipped) fmt::print(stderr, "attn-viz: skipped {}\n", cli_text(s.message));
+  fmt::print("ran {} of {} picture(s){}{}: {} file(s) in {} (list: {})\n", r.succeeded - r.resumed,
+             r.pictures, r.resumed ? fmt::format(", {} already done (--resume)", r.resumed) : "",
+             r.skipped.empty() ? "" : fmt::format(", {} skipped", r.skipped.size()), r.files,
+             b.out_dir, r.index_path);
+  return r.succeeded > 0 ? 0 : 2;
+}
 
 // After a run that asked for nothing: where its attention can be seen.
 void print_model_outputs_hint(std::FILE* out, const std::string& dir) {
@@ -376,10 +404,32 @@ Examples:
                   "The heads attention.npy holds, e.g. 0-3 [default: all]")
       ->group("Output");
   cmd->add_flag("--quiet,-q", f->quiet, "No progress bar on stderr")->group("Output");
+  cmd->add_option("--images", f->images.list,
+                  "Vision models: a list of pictures, one path a line (relative to the list's "
+                  "folder), each run as --image would, the model loaded once")
+      ->type_name("LIST")
+      ->group("Batch");
+  cmd->add_option("--out-dir,-o", f->images.out_dir,
+                  "With --images: the folder for each picture's files (NNNN-name.png etc., "
+                  "NNNN the line number) and index.json")
+      ->type_name("DIR")
+      ->group("Batch");
+  cmd->add_option("--formats", f->formats,
+                  "With --images: what to write per picture, from png, json, svg, npy, html")
+      ->capture_default_str()
+      ->group("Batch");
+  cmd->add_flag("--resume", f->images.resume,
+                "With --images: skip the pictures an earlier run of the same batch finished "
+                "(its journal in --out-dir), so a killed run picks up where it stopped")
+      ->group("Batch");
 
-  return [f] {
+  return [f, cmd] {
     model_job_config job = f->job;
-    if (job.text.empty() && f->ids.empty() && job.image.empty())
+    if (f->images.list.empty()) {
+      for (const char* flag : {"--out-dir", "--formats", "--resume"})
+        if (cmd->count(flag)) throw usage_error(fmt::format("{} needs --images LIST", flag));
+    }
+    if (job.text.empty() && f->ids.empty() && job.image.empty() && f->images.list.empty())
       throw usage_error(
           "give the text (--text), the token ids (--ids) or, for a vision "
           "model, a picture (--image)");
@@ -392,6 +442,7 @@ Examples:
     job.measure = &measure_named(f->measure, "--measure");
     job.max_memory = memory_limit(f->max_memory, "--max-memory");
     if (f->quiet) job.progress = job.choice.progress = progress_style::quiet;
+    if (!f->images.list.empty()) return run_images_command(*cmd, *f, std::move(job));
     // nothing asked for: the most likely next tokens (or [MASK] fillers), and what to ask for
     const bool nothing_asked = !job.out.any() && !f->view.term && job.top_k == 0 &&
                                !job.logit_lens && job.generate == 0 && !job.name_heads &&

@@ -18,23 +18,6 @@ namespace attnviz::cli {
 
 namespace {
 
-// What shapes a batch's files, for its journal: every flag given to the command and to attn-viz
-// itself, with its values, except those that only say where, how loud or how fast.
-std::vector<std::string> batch_settings(const CLI::App& cmd) {
-  static const std::set<std::string> ignored = {"--resume", "--quiet",   "--input", "--out-dir",
-                                                "--strict", "--threads", "--help"};
-  std::vector<std::string> settings;
-  for (const CLI::App* app : {cmd.get_parent(), &cmd})
-    for (const CLI::Option* opt : app->get_options()) {
-      if (opt->count() == 0 || ignored.count(opt->get_name())) continue;
-      std::string s = opt->get_name();
-      for (const auto& v : opt->results()) s += '\0' + v;
-      settings.push_back(std::move(s));
-    }
-  std::sort(settings.begin(), settings.end());
-  return settings;
-}
-
 int run_batch_command(const CLI::App& cmd, const common_flags& flags, batch_config batch,
                       const std::string& formats, bool quiet) {
   if (batch.input.empty()) throw usage_error("--out-dir needs --input FILE (one run per line)");

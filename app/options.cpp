@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <iterator>
+#include <set>
 
 #include "attention/registry.h"
 #include "error.h"
@@ -474,6 +475,23 @@ view_options resolve_view(const common_flags& f) {
   v.rows = f.rows;
   v.cols = f.cols;
   return v;
+}
+
+// What shapes a batch's files, for its journal: every flag given to the command and to attn-viz
+// itself, with its values, except those that only say where, how loud or how fast.
+std::vector<std::string> batch_settings(const CLI::App& cmd) {
+  static const std::set<std::string> ignored = {"--resume",  "--quiet",  "--input",   "--images",
+                                                "--out-dir", "--strict", "--threads", "--help"};
+  std::vector<std::string> settings;
+  for (const CLI::App* app : {cmd.get_parent(), &cmd})
+    for (const CLI::Option* opt : app->get_options()) {
+      if (opt->count() == 0 || ignored.count(opt->get_name())) continue;
+      std::string s = opt->get_name();
+      for (const auto& v : opt->results()) s += '\0' + v;
+      settings.push_back(std::move(s));
+    }
+  std::sort(settings.begin(), settings.end());
+  return settings;
 }
 
 }  // namespace attnviz::cli

@@ -90,6 +90,9 @@ struct output_help {
 void add_output_flags(CLI::App& cmd, job_outputs& out, std::initializer_list<output_help> kinds);
 // Every output flag's name ("--json", …), for commands that refuse them in some mode.
 std::vector<std::string> output_flag_names();
+// What shapes a batch's files, for its journal: every flag given to the command and to attn-viz
+// itself, with its values, except those that only say where, how loud or how fast.
+std::vector<std::string> batch_settings(const CLI::App& cmd);
 
 // usage_error "<flag> <why>" for the first of `options` that was given (flags that belong to
 // another mode of the command).

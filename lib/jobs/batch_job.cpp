@@ -41,24 +41,12 @@ std::string read_lines_source(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
 }
 
-// The lines to run (not blank, not a '#' comment), numbered as in the file (a leading UTF-8 BOM and
-// a trailing '\r' are dropped).
 std::vector<batch_line> split_lines(std::string bytes) {
-  if (bytes.rfind("\xEF\xBB\xBF", 0) == 0) bytes.erase(0, 3);
   std::vector<batch_line> lines;
-  std::size_t number = 0, pos = 0;
-  while (pos < bytes.size()) {
-    std::size_t end = bytes.find('\n', pos);
-    if (end == std::string::npos) end = bytes.size();
-    std::string text = bytes.substr(pos, end - pos);
-    pos = end + 1;
-    ++number;
-    if (!text.empty() && text.back() == '\r') text.pop_back();
-    const std::size_t first = text.find_first_not_of(" \t\f\v");
-    if (first == std::string::npos || text[first] == '#') continue;  // blank, or a comment
+  for (numbered_line& l : batch_input_lines(std::move(bytes))) {
     batch_line line;
-    line.number = number;
-    line.text = std::move(text);
+    line.number = l.number;
+    line.text = std::move(l.text);
     lines.push_back(std::move(line));
   }
   return lines;
@@ -92,8 +80,26 @@ tokenized tokenize_line(const batch_line& line, const input_config& base,
   }
 }
 
-// The message of e without a leading "where: " (input_error's what() names the source first),
-// with its param() marks (rendered by whoever shows it: plain names in index.json).
+}  // namespace
+
+std::vector<numbered_line> batch_input_lines(std::string bytes) {
+  if (bytes.rfind("\xEF\xBB\xBF", 0) == 0) bytes.erase(0, 3);
+  std::vector<numbered_line> lines;
+  std::size_t number = 0, pos = 0;
+  while (pos < bytes.size()) {
+    std::size_t end = bytes.find('\n', pos);
+    if (end == std::string::npos) end = bytes.size();
+    std::string text = bytes.substr(pos, end - pos);
+    pos = end + 1;
+    ++number;
+    if (!text.empty() && text.back() == '\r') text.pop_back();
+    const std::size_t first = text.find_first_not_of(" \t\f\v");
+    if (first == std::string::npos || text[first] == '#') continue;  // blank, or a comment
+    lines.push_back({number, std::move(text)});
+  }
+  return lines;
+}
+
 std::string message_at(const std::string& where, const std::exception& e) {
   std::string what = e.what();
   if (const auto* u = dynamic_cast<const usage_error*>(&e)) what = u->marked();
@@ -102,6 +108,8 @@ std::string message_at(const std::string& where, const std::exception& e) {
   return fmt::format("{}: {}", where, what);
 }
 
+namespace {
+
 // Each format's name, which is also its files' extension.
 constexpr std::pair<std::string_view, batch_format> format_names[] = {{"png", batch_format::png},
                                                                       {"json", batch_format::json},
@@ -109,11 +117,15 @@ constexpr std::pair<std::string_view, batch_format> format_names[] = {{"png", ba
                                                                       {"npy", batch_format::npy},
                                                                       {"html", batch_format::html}};
 
+}  // namespace
+
 std::string_view format_extension(batch_format f) {
   for (const auto& [name, format] : format_names)
     if (format == f) return name;
   return "?";
 }
+
+namespace {
 
 // The line's run_config: the shared one with this line's output paths.
 run_config line_config(const batch_config& c, const std::string& stem) {

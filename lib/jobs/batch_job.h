@@ -63,6 +63,19 @@ struct batch_report {
 
 batch_report run_batch(const batch_config& config);
 
+// The lines of a batch's input file to run (not blank, not a '#' comment), numbered as in the
+// file (a leading UTF-8 BOM and a trailing '\r' dropped).
+struct numbered_line {
+  std::size_t number = 0;
+  std::string text;
+};
+std::vector<numbered_line> batch_input_lines(std::string bytes);
+// The message of e prefixed with "where: " unless it starts so already (input_error's what()
+// names the source first), with its param() marks (plain names in index.json).
+std::string message_at(const std::string& where, const std::exception& e);
+// A format's name, which is also its files' extension ("png").
+std::string_view format_extension(batch_format f);
+
 // "png,json" -> formats; unknown names are a usage_error listing the known ones.
 std::vector<batch_format> parse_batch_formats(std::string_view list);
 

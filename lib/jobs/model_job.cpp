@@ -461,6 +461,11 @@ model_input read_model_input(const std::string& model_dir, const std::string& te
 model_report run_model_job(const model_job_config& c) {
   check_job(c.out, c.choice.look);
   const hf_model m = load_model(c.model_dir);
+  return run_model_job_on(m, c);
+}
+
+model_report run_model_job_on(const hf_model& m, const model_job_config& c) {
+  check_job(c.out, c.choice.look);
   model_report r;
   r.config = m.config;
   check_image_flags(c, m.config);

@@ -136,6 +136,8 @@ struct model_report {
 };
 
 model_report run_model_job(const model_job_config& config);
+// The same on a model already loaded from config.model_dir (a batch of pictures: one load).
+model_report run_model_job_on(const hf_model& model, const model_job_config& config);
 
 // The token ids a model run reads and their strings: `text` through the folder's own tokenizer
 // (its special tokens added), or `ids` as given, named by the folder's vocabulary (or shown as

@@ -614,6 +614,21 @@ def test_model_heads_and_draw(env):
     other = os.path.join(env.data, "vision", "deit_f16_teacher", "picture.png")
     table["--image"] = lambda w, b: swap("--image", ["--image", other])(w, vision)
     table["--alpha"] = lambda w, b: differs([], ["--alpha", "0.2"])(w, vision)
+    # a list of pictures (--images): one folder of files per picture
+    one, two = env.path("flags-one.txt"), env.path("flags-two.txt")
+    open(one, "w").write(os.path.join(vit, "picture.png") + "\n")
+    open(two, "w").write(other + "\n")
+    batch = ["model", "--model", vit, "--out-dir", "{d}/b", "-q"]
+    table["--images"] = lambda w, b: pair(["--images", one], ["--images", two])(w, batch)
+    table["--out-dir"] = given("--images")
+    table["--formats"] = lambda w, b: differs([], ["--formats", "png,npy"])(w, batch + ["--images", one])
+
+    def resume(w, b):
+        _, _, _, d = w.run(batch + ["--images", one])
+        argv = [a.replace("{d}", d) for a in batch + ["--images", one, "--resume"]]
+        proc = subprocess.run([env.exe, *argv], capture_output=True, text=True)
+        assert proc.returncode == 0 and "already done (--resume)" in proc.stdout, proc.stdout
+    table["--resume"] = resume
     walk(env, "model", base, table)
 
     heads_base = ["heads", "--model", folder, "--json", "{d}/o.json"]

@@ -274,5 +274,47 @@ def test_the_page_shows_each_head_over_the_picture_in_a_real_browser(env):
         browser.close()
 
 
+def test_a_list_of_pictures_runs_once_each_and_resumes(env):
+    folder = os.path.join(env.data, "vision", "vit_f32_classifier")
+    pics = env.path("pics")
+    os.makedirs(pics)
+    for k, name in enumerate(("a.png", "b.png", "c.png")):
+        shutil.copy(os.path.join(env.data, "vision", sorted(os.listdir(os.path.join(env.data, "vision")))[k],
+                                 "picture.png"), os.path.join(pics, name))
+    listing = os.path.join(pics, "list.txt")
+    open(listing, "w").write("a.png\n# skipped\n\nnot-there.png\nb.png\nc.png\n")
+    out = env.path("batch")
+    stdout, err = env.run("model", "--model", folder, "--images", listing, "--out-dir", out,
+                          "--formats", "png,npy", "--view", "overlay", "--quiet")
+    assert "ran 3 of 4 picture(s), 1 skipped" in stdout, stdout
+    assert "list.txt:4" in err and "not-there.png" in err, err
+    index = json.load(open(os.path.join(out, "index.json")))
+    assert [p["line"] for p in index["pictures"]] == [1, 4, 5, 6]
+    assert "error" in index["pictures"][1]
+    # each picture's files are what `model --image` writes for it alone
+    single = env.path("single")
+    env.run("model", "--model", folder, "--image", os.path.join(pics, "b.png"), "--npy", single,
+            "--quiet")
+    for name in ("attention.npy", "cls_map.npy", "pixels.npy"):
+        assert open(os.path.join(out, "0005-b", name), "rb").read() == \
+            open(os.path.join(single, name), "rb").read(), name
+    # a resumed run redoes nothing and leaves the same bytes
+    before = {f: open(os.path.join(out, f), "rb").read() for f in ("0001-a.png", "index.json")}
+    stdout, _ = env.run("model", "--model", folder, "--images", listing, "--out-dir", out,
+                        "--formats", "png,npy", "--view", "overlay", "--quiet", "--resume")
+    assert "ran 0 of 4 picture(s), 3 already done (--resume)" in stdout, stdout
+    for f, b in before.items():
+        assert open(os.path.join(out, f), "rb").read() == b, f
+    _, err = env.run("model", "--model", folder, "--images", listing, "--out-dir", out,
+                     "--formats", "png", "--quiet", "--resume", expect=2)
+    assert "other settings" in err, err
+    _, err = env.run("model", "--model", folder, "--images", listing, "--out-dir", out,
+                     "--png", env.path("x.png"), expect=2)
+    assert "--png does not go with --images" in err, err
+    _, err = env.run("model", "--model", folder, "--image", os.path.join(pics, "a.png"),
+                     "--out-dir", out, expect=2)
+    assert "--out-dir needs --images" in err, err
+
+
 if __name__ == "__main__":
     sys.exit(main(globals()))
