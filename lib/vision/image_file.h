@@ -19,9 +19,9 @@ struct rgb_image {
   }
 };
 
-// The largest picture decoded, in pixels (a 16,384 × 16,384 image): a header that declares more
+// The largest picture decoded, in pixels (8,192 × 8,192): a header that declares more
 // is refused before any pixel is decoded.
-inline constexpr std::uint64_t max_image_pixels = std::uint64_t{1} << 28;
+inline constexpr std::uint64_t max_image_pixels = std::uint64_t{1} << 26;
 
 // Decodes `bytes` (named `source` in errors). Throws input_error naming the source and what is
 // wrong: not a picture format (its first bytes shown), a damaged one (the decoder's reason),
