@@ -141,6 +141,19 @@ layer_weights bind_vision_layer(const binder& b, const model_config& c, const st
   return w;
 }
 
+void bind_vit_stack(hf_model& m, const std::string& prefix) {
+  bind_vision_embeddings(m, prefix, "layernorm");
+  const binder b(m.weights, prefix);
+  for (std::size_t l = 0; l < m.config.layers; ++l)
+    m.layers.push_back(bind_vision_layer(b, m.config, fmt::format("encoder.layer.{}.", l),
+                                         "layernorm_before", "layernorm_after"));
+}
+
+void bind_cls_classifier(hf_model& m) {
+  m.classifier_w = bind_classifier(m, "classifier", m.config.d_model, &m.classifier_b);
+  if (m.classifier_w) m.config.vision.head = vision_head::cls;
+}
+
 matrix refuse_token_ids(const hf_model& m, const std::vector<std::int64_t>&, std::size_t) {
   throw usage_error(
       fmt::format("{} is a vision model ({}): it reads a picture, given with {}, "

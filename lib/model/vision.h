@@ -45,6 +45,12 @@ void read_vision_config(const config_reader& r, model_config& c, std::size_t def
 layer_weights bind_vision_layer(const binder& b, const model_config& c, const std::string& at,
                                 const std::string& norm1, const std::string& norm2);
 
+// ViT's whole stack under `prefix` (ViT, DeiT): bind_vision_embeddings with the final
+// `layernorm`, and every layer of bind_vision_layer with layernorm_before / layernorm_after.
+void bind_vit_stack(hf_model& m, const std::string& prefix);
+// The top-level `classifier` on h_CLS when the checkpoint has one (vision_head::cls).
+void bind_cls_classifier(hf_model& m);
+
 // A vision family's `embed`: token ids are refused (the input is a picture: --image).
 matrix refuse_token_ids(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_t first);
 

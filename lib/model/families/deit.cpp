@@ -30,12 +30,9 @@ void read_config(const config_reader& r, model_config& c) {
 void bind(hf_model& m) {
   const model_config& c = m.config;
   const std::string prefix = m.weights.has_prefix("deit.embeddings.") ? "deit." : "";
-  bind_vision_embeddings(m, prefix, "layernorm");
-  const binder b(m.weights, prefix);
-  m.distill_token = b.need("embeddings.distillation_token", {1, 1, dim(c.d_model)});
-  for (std::size_t l = 0; l < c.layers; ++l)
-    m.layers.push_back(bind_vision_layer(b, c, fmt::format("encoder.layer.{}.", l),
-                                         "layernorm_before", "layernorm_after"));
+  bind_vit_stack(m, prefix);
+  m.distill_token =
+      binder(m.weights, prefix).need("embeddings.distillation_token", {1, 1, dim(c.d_model)});
   m.classifier_w = bind_classifier(m, "cls_classifier", c.d_model, &m.classifier_b);
   if (m.classifier_w) {
     m.classifier2_w = bind_classifier(m, "distillation_classifier", c.d_model, &m.classifier2_b);
@@ -46,8 +43,7 @@ void bind(hf_model& m) {
     m.config.vision.head = vision_head::cls_distilled;
     return;
   }
-  m.classifier_w = bind_classifier(m, "classifier", c.d_model, &m.classifier_b);
-  if (m.classifier_w) m.config.vision.head = vision_head::cls;
+  bind_cls_classifier(m);
 }
 
 }  // namespace

@@ -31,15 +31,8 @@ void read_config(const config_reader& r, model_config& c) {
 }
 
 void bind(hf_model& m) {
-  const model_config& c = m.config;
-  const std::string prefix = m.weights.has_prefix("vit.embeddings.") ? "vit." : "";
-  bind_vision_embeddings(m, prefix, "layernorm");
-  const binder b(m.weights, prefix);
-  for (std::size_t l = 0; l < c.layers; ++l)
-    m.layers.push_back(bind_vision_layer(b, c, fmt::format("encoder.layer.{}.", l),
-                                         "layernorm_before", "layernorm_after"));
-  m.classifier_w = bind_classifier(m, "classifier", c.d_model, &m.classifier_b);
-  if (m.classifier_w) m.config.vision.head = vision_head::cls;
+  bind_vit_stack(m, m.weights.has_prefix("vit.embeddings.") ? "vit." : "");
+  bind_cls_classifier(m);
 }
 
 }  // namespace
