@@ -70,6 +70,63 @@ int default_side(const picture_view_spec& s) {
   return std::clamp(static_cast<int>(1600 / most), 64, 224);
 }
 
+// Where everything of the figure goes, and the shared colour range.
+struct picture_layout {
+  int w = 0, h = 0;  // a panel
+  bool per_panel = false;
+  double vmin = 0.0, vmax = 1.0;
+  int grid_x = 0, grid_y = 0, cell_w = 0, cell_h = 0, grid_h = 0, bar_x = 0;
+  int width = 0, height = 0;
+};
+
+picture_layout layout_of(const picture_view_spec& spec) {
+  const bitmap_font& font = bitmap_font::unifont();
+  const int glyph_h = bitmap_font::height;
+  picture_layout g;
+  panel_size(spec, default_side(spec), g.w, g.h);
+  g.per_panel = spec.scale == scale_mode::panel;
+  double most = 0.0, least = 0.0;
+  for (const auto& v : spec.panels) {
+    most = std::max(most, largest(v));
+    const double s = smallest_positive(v);
+    if (s > 0.0 && (least == 0.0 || s < least)) least = s;
+  }
+  std::tie(g.vmin, g.vmax) = resolve_range(spec.colours, {0.0, nice_at_or_above(most)}, least);
+  int label_w = 0;
+  for (const auto& l : spec.row_labels)
+    label_w = std::max(label_w, font.text_width(decode_utf8_lossy(l)));
+  const int top_labels = spec.col_labels.empty() ? 0 : glyph_h + 6;
+  g.grid_x = figure_margin + (label_w ? label_w + 8 : 0);
+  g.grid_y = figure_margin + title_block_height(spec.title, spec.subtitle, 1) + top_labels;
+  g.cell_w = g.w + overlay_gap;
+  g.cell_h = g.h + (g.per_panel ? glyph_h + 2 : 0) + overlay_gap;
+  const int grid_w = static_cast<int>(spec.panel_cols) * g.cell_w - overlay_gap;
+  g.grid_h = static_cast<int>(spec.panel_rows) * g.cell_h - overlay_gap;
+  g.bar_x = g.grid_x + grid_w + figure_bar_gap;
+  const int bar_w =
+      g.per_panel ? 0 : colorbar_width(g.vmin, g.vmax, 1, spec.colours) + figure_bar_gap;
+  g.width = std::max(g.bar_x + bar_w + figure_margin - (g.per_panel ? figure_bar_gap : 0),
+                     2 * figure_margin + title_block_width(spec.title, spec.subtitle, 1, 900));
+  g.height = g.grid_y + g.grid_h + figure_margin;
+  return g;
+}
+
+// The columns' labels above the grid and the rows' left of it.
+void draw_labels(figure& fig, const picture_view_spec& spec, const picture_layout& g) {
+  const bitmap_font& font = bitmap_font::unifont();
+  const int glyph_h = bitmap_font::height;
+  for (std::size_t c = 0; c < spec.col_labels.size() && c < spec.panel_cols; ++c) {
+    const std::u32string label = fit_text(decode_utf8_lossy(spec.col_labels[c]), g.w, font);
+    fig.text(g.grid_x + static_cast<int>(c) * g.cell_w + (g.w - font.text_width(label)) / 2,
+             g.grid_y - glyph_h - 4, label, figure_muted);
+  }
+  for (std::size_t r = 0; r < spec.row_labels.size() && r < spec.panel_rows; ++r) {
+    const std::u32string label = decode_utf8_lossy(spec.row_labels[r]);
+    fig.text(g.grid_x - 8 - font.text_width(label),
+             g.grid_y + static_cast<int>(r) * g.cell_h + (g.h - glyph_h) / 2, label, figure_muted);
+  }
+}
+
 }  // namespace
 }  // namespace picture_view_parts
 
@@ -103,64 +160,29 @@ figure picture_view_figure(const picture_view_spec& spec) {
   using namespace picture_view_parts;
   if (!spec.picture || spec.panels.size() != spec.panel_rows * spec.panel_cols)
     throw std::logic_error("picture_view: panels do not fill the grid");
+  picture_layout g = layout_of(spec);
+  figure fig(g.width, g.height);
+  draw_title_block(fig, spec.title, spec.subtitle, 1, g.width - 2 * figure_margin);
+  draw_labels(fig, spec, g);
   const bitmap_font& font = bitmap_font::unifont();
-  const int glyph_h = bitmap_font::height;
-  int w = 0, h = 0;
-  panel_size(spec, default_side(spec), w, h);
-  const bool per_panel = spec.scale == scale_mode::panel;
-  double most = 0.0, least = 0.0;
-  for (const auto& v : spec.panels) {
-    most = std::max(most, largest(v));
-    const double s = smallest_positive(v);
-    if (s > 0.0 && (least == 0.0 || s < least)) least = s;
-  }
-  const auto [vmin, vmax] = resolve_range(spec.colours, {0.0, nice_at_or_above(most)}, least);
-  int label_w = 0;
-  for (const auto& l : spec.row_labels)
-    label_w = std::max(label_w, font.text_width(decode_utf8_lossy(l)));
-  const int title_h = title_block_height(spec.title, spec.subtitle, 1);
-  const int top_labels = spec.col_labels.empty() ? 0 : glyph_h + 6;
-  const int under = per_panel ? glyph_h + 2 : 0;
-  const int grid_x = figure_margin + (label_w ? label_w + 8 : 0);
-  const int grid_y = figure_margin + title_h + top_labels;
-  const int cell_w = w + overlay_gap, cell_h = h + under + overlay_gap;
-  const int grid_w = static_cast<int>(spec.panel_cols) * cell_w - overlay_gap;
-  const int grid_h = static_cast<int>(spec.panel_rows) * cell_h - overlay_gap;
-  const int bar_x = grid_x + grid_w + figure_bar_gap;
-  const int bar_w = per_panel ? 0 : colorbar_width(vmin, vmax, 1, spec.colours) + figure_bar_gap;
-  const int width =
-      std::max(bar_x + bar_w + figure_margin - (per_panel ? figure_bar_gap : 0),
-               2 * figure_margin + title_block_width(spec.title, spec.subtitle, 1, 900));
-  figure fig(width, grid_y + grid_h + figure_margin);
-  draw_title_block(fig, spec.title, spec.subtitle, 1, width - 2 * figure_margin);
-  for (std::size_t c = 0; c < spec.col_labels.size() && c < spec.panel_cols; ++c) {
-    const std::u32string label = fit_text(decode_utf8_lossy(spec.col_labels[c]), w, font);
-    fig.text(grid_x + static_cast<int>(c) * cell_w + (w - font.text_width(label)) / 2,
-             grid_y - glyph_h - 4, label, figure_muted);
-  }
-  for (std::size_t r = 0; r < spec.panel_rows; ++r) {
-    const int y = grid_y + static_cast<int>(r) * cell_h;
-    if (r < spec.row_labels.size()) {
-      const std::u32string label = decode_utf8_lossy(spec.row_labels[r]);
-      fig.text(grid_x - 8 - font.text_width(label), y + (h - glyph_h) / 2, label, figure_muted);
-    }
+  for (std::size_t r = 0; r < spec.panel_rows; ++r)
     for (std::size_t c = 0; c < spec.panel_cols; ++c) {
-      const int x = grid_x + static_cast<int>(c) * cell_w;
+      const int x = g.grid_x + static_cast<int>(c) * g.cell_w;
+      const int y = g.grid_y + static_cast<int>(r) * g.cell_h;
       const std::vector<double>& v = spec.panels[r * spec.panel_cols + c];
-      double lo = vmin, hi = vmax;
-      if (per_panel)
+      double lo = g.vmin, hi = g.vmax;
+      if (g.per_panel)
         std::tie(lo, hi) =
             resolve_range(spec.colours, {0.0, nice_at_or_above(largest(v))}, smallest_positive(v));
-      fig.image(x, y, w, h, picture_panel(spec, v, w, h, lo, hi));
-      if (per_panel)
-        fig.text(x, y + h + 2,
-                 fit_text(decode_utf8_lossy(fmt::format("{:g}-{:g}", lo, hi)), w, font),
+      fig.image(x, y, g.w, g.h, picture_panel(spec, v, g.w, g.h, lo, hi));
+      if (g.per_panel)
+        fig.text(x, y + g.h + 2,
+                 fit_text(decode_utf8_lossy(fmt::format("{:g}-{:g}", lo, hi)), g.w, font),
                  figure_muted);
     }
-  }
-  if (!per_panel)
-    draw_colorbar(fig, bar_x, grid_y, std::min(grid_h, std::max(160, h)),
-                  spec.cmap ? *spec.cmap : colormap::named_or_default("inferno"), vmin, vmax, 1,
+  if (!g.per_panel)
+    draw_colorbar(fig, g.bar_x, g.grid_y, std::min(g.grid_h, std::max(160, g.h)),
+                  spec.cmap ? *spec.cmap : colormap::named_or_default("inferno"), g.vmin, g.vmax, 1,
                   spec.colours);
   return fig;
 }
