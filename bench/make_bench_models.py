@@ -8,6 +8,8 @@ shapes, with random weights (numpy only; speed does not depend on the values):
               rope_theta 500000, tied embeddings, BF16 (the shape of Llama 3.2 1B), ~2.3 GiB
   pythia-410m 24 layers, d 1024, 16 heads, MLP 4096, vocab 50304, 2048 positions, a quarter of
               each head rotated, parallel residual, untied embed_out, F16 (Pythia-410M), ~0.8 GiB
+  vit-b16     ViT-B/16 at 224 x 224: 12 layers, d 768, 12 heads, MLP 3072, 16 x 16 patches
+              (197 tokens), 1000 classes, F32, ~330 MiB (bench/bench_vit_anchor.py's shape)
 
 These are the shapes of ../shared/bench/bench_model.py. Weights are N(0, 1/fan_in), norms 1,
 biases 0; BF16 keeps the high 16 bits of each float32, as bench_model.py's BF16 weights do.
@@ -28,6 +30,9 @@ SHAPES = {
                      dtype="BF16"),
     "pythia-410m": dict(model_type="gpt_neox", L=24, d=1024, H=16, KV=16, I=4096, V=50304, P=2048,
                         dtype="F16"),
+    # ViT-B/16 at 224 x 224 (ViTForImageClassification, 1000 classes): 197 tokens
+    "vit-b16": dict(model_type="vit", L=12, d=768, H=12, KV=12, I=3072, V=1000, P=16, image=224,
+                    dtype="F32"),
 }
 
 
@@ -59,6 +64,8 @@ def tensors_of(shape, rng):
             yield p + "mlp.c_proj.bias", np.zeros(d, np.float32)
         yield "ln_f.weight", np.ones(d, np.float32)
         yield "ln_f.bias", np.zeros(d, np.float32)
+    elif s["model_type"] == "vit":
+        yield from vit_tensors(s, w)
     elif s["model_type"] == "gpt_neox":
         g = "gpt_neox."
         yield g + "embed_in.weight", w(V, d, fan_in=d)
@@ -94,6 +101,30 @@ def tensors_of(shape, rng):
         yield "model.norm.weight", np.ones(d, np.float32)
 
 
+def vit_tensors(s, w):
+    L, d, I, P = s["L"], s["d"], s["I"], s["P"]
+    g = s["image"] // P
+    e = "vit.embeddings."
+    yield e + "cls_token", w(1, 1, d, fan_in=d)
+    yield e + "position_embeddings", w(1, 1 + g * g, d, fan_in=d)
+    yield e + "patch_embeddings.projection.weight", w(d, 3, P, P, fan_in=3 * P * P)
+    yield e + "patch_embeddings.projection.bias", np.zeros(d, np.float32)
+    for l in range(L):
+        p = f"vit.encoder.layer.{l}."
+        for part, rows, cols in (("attention.attention.query", d, d), ("attention.attention.key", d, d),
+                                 ("attention.attention.value", d, d), ("attention.output.dense", d, d),
+                                 ("intermediate.dense", I, d), ("output.dense", d, I)):
+            yield p + part + ".weight", w(rows, cols, fan_in=cols)
+            yield p + part + ".bias", np.zeros(rows, np.float32)
+        for norm in ("layernorm_before", "layernorm_after"):
+            yield p + norm + ".weight", np.ones(d, np.float32)
+            yield p + norm + ".bias", np.zeros(d, np.float32)
+    yield "vit.layernorm.weight", np.ones(d, np.float32)
+    yield "vit.layernorm.bias", np.zeros(d, np.float32)
+    yield "classifier.weight", w(s["V"], d, fan_in=d)
+    yield "classifier.bias", np.zeros(s["V"], np.float32)
+
+
 def stored(a, dtype):
     if dtype == "F32":
         return a.astype("<f4").tobytes()
@@ -127,6 +158,12 @@ def write_model(out, name, seed):
         config = dict(model_type="gpt2", n_layer=s["L"], n_embd=s["d"], n_head=s["H"], n_inner=s["I"],
                       vocab_size=s["V"], n_positions=s["P"], activation_function="gelu_new",
                       layer_norm_epsilon=1e-5, torch_dtype="float32")
+    elif s["model_type"] == "vit":
+        config = dict(model_type="vit", num_hidden_layers=s["L"], hidden_size=s["d"],
+                      num_attention_heads=s["H"], intermediate_size=s["I"], image_size=s["image"],
+                      patch_size=s["P"], num_channels=3, hidden_act="gelu", layer_norm_eps=1e-12,
+                      qkv_bias=True, id2label={str(i): f"class {i}" for i in range(s["V"])},
+                      torch_dtype="float32")
     elif s["model_type"] == "gpt_neox":
         config = dict(model_type="gpt_neox", num_hidden_layers=s["L"], hidden_size=s["d"],
                       num_attention_heads=s["H"], intermediate_size=s["I"], vocab_size=s["V"],

@@ -11,6 +11,7 @@
 #include "model/forward.h"
 #include "model/hf_model.h"
 #include "params/rng.h"
+#include "vision/preprocess.h"
 
 namespace attnviz {
 namespace {
@@ -22,6 +23,18 @@ std::vector<std::int64_t> random_ids(std::size_t n, std::size_t vocab, std::uint
   return ids;
 }
 
+// A vision model's input: uniform pixels in [−1, 1) at its own image size (n = 1 + extra
+// tokens + patches, whatever --n says).
+pixel_tensor random_pixels(const model_config& c, std::uint64_t seed) {
+  splitmix64 rng(seed, "bench.pixels");
+  pixel_tensor p;
+  p.height = p.width = c.vision.image_size;
+  p.chw.resize(3 * p.height * p.width);
+  for (float& v : p.chw)
+    v = static_cast<float>(static_cast<double>(rng.next() >> 11) * 0x1p-52 - 1.0);
+  return p;
+}
+
 void count_flops(const model_config& c, std::size_t n, model_bench_report& r) {
   const double L = static_cast<double>(c.layers), d = static_cast<double>(c.d_model),
                H = static_cast<double>(c.heads), KV = static_cast<double>(c.kv_heads),
@@ -30,6 +43,10 @@ void count_flops(const model_config& c, std::size_t n, model_bench_report& r) {
   const double mlp = c.gated_mlp ? 3.0 : 2.0;
   r.gflop_products = L * 2.0 * nn * (d * H * dh + 2.0 * d * KV * dh + H * dh * d + mlp * d * I) / 1e9;
   r.gflop_attention = L * H * 2.0 * 2.0 * nn * nn * dh / 1e9;
+  if (c.vision.on) {  // the patch projection: every patch's C·P² pixels through d outputs
+    const double P = static_cast<double>(c.vision.patch_size), g = c.vision.image_size / P;
+    r.gflop_products += 2.0 * g * g * 3.0 * P * P * d / 1e9;
+  }
 }
 
 // The views `model` and `heads` compute from a forward's maps, each timed once.
@@ -67,12 +84,16 @@ model_bench_report model_bench_job(const model_bench_config& config) {
   report.threads = kernels::threads();
   report.isa = std::string(kernels::active_isa());
   report.weights_dtype = std::string(dtype_name(m.layers.front().down->dtype));
-  const std::vector<std::int64_t> ids = random_ids(config.n, m.config.vocab, config.seed);
+  const bool vision = m.config.vision.on;
+  const std::vector<std::int64_t> ids =
+      vision ? std::vector<std::int64_t>{} : random_ids(config.n, m.config.vocab, config.seed);
+  const pixel_tensor pixels = vision ? random_pixels(m.config, config.seed) : pixel_tensor{};
 
   std::vector<stage_list> stages;
   for (std::size_t rep = 0; rep < config.warmup + config.reps; ++rep) {
     clock.lap();
-    const model_forward f = run_model(m, ids);
+    const model_forward f = vision ? run_model_on_image(m, pixels) : run_model(m, ids);
+    report.n = f.n;
     const double seconds = clock.lap();
     if (rep < config.warmup) continue;
     report.total_seconds.push_back(seconds);
@@ -81,9 +102,9 @@ model_bench_report model_bench_job(const model_bench_config& config) {
   }
   report.median_total = median_of(report.total_seconds);
   report.median_stage = median_stages(stages);
-  count_flops(m.config, config.n, report);
+  count_flops(m.config, report.n, report);
   report.mapped_mib = static_cast<double>(m.weights.mapped_bytes()) / (1 << 20);
-  report.maps_mib = static_cast<double>(m.config.layers * m.config.heads * config.n * config.n) *
+  report.maps_mib = static_cast<double>(m.config.layers * m.config.heads * report.n * report.n) *
                     sizeof(float) / (1 << 20);
   report.peak_rss_mib = peak_rss_mib();
   return report;

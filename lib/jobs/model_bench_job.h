@@ -2,6 +2,8 @@
 // head's weights kept, as `attn-viz model` computes them) on reproducible token ids.
 //
 // The ids are uniform over the vocabulary from splitmix64(seed); speed does not depend on them.
+// A vision model reads uniform pixels at its config's image size instead (n is then its tokens:
+// CLS, extra tokens and patches; --n is not read), and its patch projection is counted.
 // The model is loaded (memory-mapped) once; after `warmup` untimed forwards, `reps` timed ones,
 // each a whole run_model call that allocates its own [L, H, n, n] maps, as one `attn-viz model`
 // run does. The report gives the median per stage and in total.
