@@ -506,7 +506,8 @@ Examples:
                    display_token(r.tokens[p.position], byte_level));
       for (std::size_t i = 0; i < p.top.size(); ++i)
         fmt::print(out, "  {:>2}. {:<20} {:>8}  p = {:.4f}\n", i + 1,
-                   display_token(p.top_tokens[i], byte_level), p.top[i].first, p.top[i].second);
+                   r.image ? p.top_tokens[i] : display_token(p.top_tokens[i], byte_level),
+                   p.top[i].first, p.top[i].second);
     }
     if (r.lens) print_logit_lens(out, r, byte_level);
     if (f->view.term) print_view_term(model_maps_source(r, job), job.choice);

@@ -47,12 +47,17 @@ def scores(maps, fractions):
     return float(hit.mean()), float(mass.mean())
 
 
-def run_measure(exe, model, listing, out, measure):
+def run_measure(exe, model, listing, out, measure, rollout=()):
     argv = [exe, "model", "--model", model, "--images", listing, "--out-dir", out, "--formats",
-            "npy", "--view", "rollout", "--quiet", "--top-k", "1"]
+            "npy", "--view", "rollout", "--quiet", *rollout]
     if measure != "weights":
         argv += ["--measure", measure]
     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+
+
+def rollout_of(folders, first, S, R, C):
+    return np.stack([np.load(os.path.join(os.path.dirname(f), "view.npy"))[0, first:]
+                     for f in folders]).reshape(S, R, C)
 
 
 def main():
@@ -89,9 +94,13 @@ def main():
         if fractions is None:
             fractions = np.stack([patch_fractions(m, R, C) for m in masks])
         first = 1  # ViT: CLS, then the patches
-        roll = np.stack([np.load(os.path.join(os.path.dirname(f), "view.npy"))[0, first:]
-                         for f in folders]).reshape(S, R, C)
-        readings = [("rollout", roll)]
+        readings = [("rollout", rollout_of(folders, first, S, R, C))]
+        if measure == "weights":  # vit-explain's: the heads' max, 90 % of each layer discarded
+            out2 = out + "-max"
+            run_measure(a.exe, a.model, listing, out2, measure,
+                        ("--head-fusion", "max", "--discard-ratio", "0.9"))
+            readings.append(("rollout max, discard 0.9",
+                             rollout_of([f.replace(out, out2, 1) for f in folders], first, S, R, C)))
         for l in range(L):
             readings.append((f"layer {l} mean", cls[:, l].mean(1)))
             if measure in ("weights", "norms"):  # contrib and alti: one map a layer
@@ -111,7 +120,7 @@ def main():
     print(f"{a.count} held-out scenes; baselines: centre {table['baselines']['centre']}, "
           f"random {table['baselines']['random']}")
     for r in best[:8]:
-        print(f"  {r['measure']:8} {r['reading']:18} pointing {r['pointing']:.3f}  mass {r['mass']:.3f}")
+        print(f"  {r['measure']:8} {r['reading']:26} pointing {r['pointing']:.3f}  mass {r['mass']:.3f}")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(table, f, indent=1)
