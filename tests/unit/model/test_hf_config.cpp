@@ -53,7 +53,8 @@ TEST_CASE("a bad config names the file and the key") {
                                          "bert, roberta, xlm-roberta, llama, mistral, qwen2, "
                                          "bart, mbart, marian, t5, mt5, gpt_neox, opt, phi, "
                                          "phi3, gemma, gemma2, gemma3_text, gptj, falcon, "
-                                         "distilbert (the families attn-viz runs), got "
+                                         "distilbert, vit, deit, dinov2, dinov2_with_registers "
+                                         "(the families attn-viz runs), got "
                                          "'xlnet'"),
                        input_error);
   CHECK_THROWS_WITH_AS(
