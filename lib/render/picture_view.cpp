@@ -15,6 +15,7 @@ namespace picture_view_parts {
 namespace {
 
 constexpr int overlay_gap = 8;
+constexpr int title_wrap = 720;  // a subtitle wider than this breaks into lines
 
 // Bilinear sample of a rows × cols grid at (y, x) in grid units (cell centres at k + ½),
 // clamped at the border.
@@ -97,7 +98,8 @@ picture_layout layout_of(const picture_view_spec& spec) {
     label_w = std::max(label_w, font.text_width(decode_utf8_lossy(l)));
   const int top_labels = spec.col_labels.empty() ? 0 : glyph_h + 6;
   g.grid_x = figure_margin + (label_w ? label_w + 8 : 0);
-  g.grid_y = figure_margin + title_block_height(spec.title, spec.subtitle, 1) + top_labels;
+  g.grid_y =
+      figure_margin + title_block_height(spec.title, spec.subtitle, 1, title_wrap) + top_labels;
   g.cell_w = g.w + overlay_gap;
   g.cell_h = g.h + (g.per_panel ? glyph_h + 2 : 0) + overlay_gap;
   const int grid_w = static_cast<int>(spec.panel_cols) * g.cell_w - overlay_gap;
@@ -105,8 +107,9 @@ picture_layout layout_of(const picture_view_spec& spec) {
   g.bar_x = g.grid_x + grid_w + figure_bar_gap;
   const int bar_w =
       g.per_panel ? 0 : colorbar_width(g.vmin, g.vmax, 1, spec.colours) + figure_bar_gap;
-  g.width = std::max(g.bar_x + bar_w + figure_margin - (g.per_panel ? figure_bar_gap : 0),
-                     2 * figure_margin + title_block_width(spec.title, spec.subtitle, 1, 900));
+  g.width =
+      std::max(g.bar_x + bar_w + figure_margin - (g.per_panel ? figure_bar_gap : 0),
+               2 * figure_margin + title_block_width(spec.title, spec.subtitle, 1, title_wrap));
   g.height = g.grid_y + g.grid_h + figure_margin;
   return g;
 }
@@ -162,7 +165,7 @@ figure picture_view_figure(const picture_view_spec& spec) {
     throw std::logic_error("picture_view: panels do not fill the grid");
   picture_layout g = layout_of(spec);
   figure fig(g.width, g.height);
-  draw_title_block(fig, spec.title, spec.subtitle, 1, g.width - 2 * figure_margin);
+  draw_title_block(fig, spec.title, spec.subtitle, 1, title_wrap);
   draw_labels(fig, spec, g);
   const bitmap_font& font = bitmap_font::unifont();
   for (std::size_t r = 0; r < spec.panel_rows; ++r)
