@@ -512,7 +512,13 @@ Examples:
     if (r.lens) print_logit_lens(out, r, byte_level);
     if (f->view.term) print_view_term(model_maps_source(r, job), job.choice);
     print_written(r.written);
-    if (nothing_asked) print_model_outputs_hint(out, job.model_dir);
+    if (nothing_asked && r.image)
+      fmt::print(out,
+                 "nothing written. To see the attention over the picture: --png FILE "
+                 "(--view overlay, model, rollout, received …), --html FILE (every head "
+                 "over it), --npy DIR (cls_map.npy and the maps)\n");
+    else if (nothing_asked)
+      print_model_outputs_hint(out, job.model_dir);
     return 0;
   };
 }

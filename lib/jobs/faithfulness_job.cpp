@@ -201,6 +201,7 @@ faithfulness_report run_faithfulness_job(const faithfulness_job_config& c) {
   if (c.k == 0) throw usage_error(fmt::format("{} 0: erase at least one token", param("k")));
   const hf_model m = load_model(c.model_dir);
   refuse_encoder_decoder(m.config, c.model_dir, "attn-viz faithfulness");
+  refuse_vision(m.config, c.model_dir, "attn-viz faithfulness");
   std::optional<vocabulary> parsed;
   const auto tokenizer = load_model_tokenizer(c.model_dir, tokenizer_side::source, &parsed);
   if (!tokenizer)

@@ -239,6 +239,7 @@ heads_report run_heads_job(const heads_job_config& c) {
     throw usage_error(fmt::format("{} must lie in [0, 1], got {}", param("threshold"), c.threshold));
   check_job(c.out, view_options{});
   const hf_model m = load_model(c.model_dir);
+  refuse_vision(m.config, c.model_dir, "attn-viz heads");
   heads_report r;
   r.config = m.config;
   r.stack = searched_stack(m.config, c.stack);

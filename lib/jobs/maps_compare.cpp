@@ -232,6 +232,7 @@ maps_compare_report run_maps_compare_job(const maps_compare_config& c) {
     m.target_ids = c.target_ids;
     m.progress = c.progress;
     m.keep_every_map = true;
+    m.text_only_command = "attn-viz compare --model";
     const model_report run = run_model_job(m);
     r.warnings = run.warnings;
     if (!run.encoder_decoder) {

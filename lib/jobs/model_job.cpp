@@ -279,6 +279,7 @@ void run_forward(const hf_model& m, const model_job_config& c, keep_request plan
 
 // A picture for a vision model and nothing a text reads; a text model refuses a picture.
 void check_image_flags(const model_job_config& c, const model_config& m) {
+  if (!c.text_only_command.empty()) refuse_vision(m, c.model_dir, c.text_only_command);
   if (!m.vision.on) {
     if (!c.image.empty())
       throw usage_error(
@@ -392,6 +393,15 @@ maps_source model_maps_source(const model_report& r, const model_job_config& c) 
     s.first_patch = r.config.vision.prefix + r.config.vision.registers;
   }
   return s;
+}
+
+void refuse_vision(const model_config& m, const std::string& dir, std::string_view what) {
+  if (!m.vision.on) return;
+  throw usage_error(
+      fmt::format("{} reads text models; {} is a vision model ({}): attn-viz "
+                  "model --model {} --image FILE shows its attention (every view "
+                  "and measure, --html, --images for many pictures)",
+                  what, dir, m.model_type, dir));
 }
 
 void refuse_encoder_decoder(const model_config& m, const std::string& dir, std::string_view what) {

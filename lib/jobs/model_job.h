@@ -84,6 +84,8 @@ struct model_job_config {
   // A caller that reads the report's maps itself (compare --model): keep every map, whatever
   // the outputs read (jobs/model_keep.h)
   bool keep_every_map = false;
+  // A command that runs the job on texts only (compare --model): vision models refused naming it
+  std::string text_only_command;
 };
 
 // --logit-lens, or --view logit-lens, which draws it.
@@ -164,6 +166,10 @@ maps_source model_maps_source(const model_report& report, const model_job_config
 // usage_error for an encoder–decoder model in a command that reads one stack of self-attention
 // (`what`: "attn-viz heads" …), pointing at what shows its attentions.
 void refuse_encoder_decoder(const model_config& m, const std::string& dir, std::string_view what);
+
+// usage_error for a vision model in a command that reads texts (`what`: "attn-viz heads" …),
+// pointing at what shows its attention.
+void refuse_vision(const model_config& m, const std::string& dir, std::string_view what);
 
 // The model folder's own name ("gpt2" for "models/gpt2/"), as figures and JSON name it.
 std::string folder_name(const std::string& dir);

@@ -51,6 +51,7 @@ neuron_report run_neuron_job(const neuron_job_config& c) {
   c.out.check();
   const hf_model m = load_model(c.model_dir);
   refuse_encoder_decoder(m.config, c.model_dir, "explain --model");
+  refuse_vision(m.config, c.model_dir, "explain --model");
   const model_config& mc = m.config;
   if (c.layer >= mc.layers)
     throw usage_error(fmt::format("{} {}: the model has {} layers (0 to {})", param("layer"),

@@ -148,6 +148,10 @@ def test_bad_pictures_and_wrong_inputs_are_refused_with_one_message(env):
     nothing = os.path.join(env.data, "vision", "vit_bf16_interpolated")
     _, err = env.run("model", "--model", nothing, "--image", picture, "--top-k", "3", expect=2)
     assert "no classifier" in err and "--top-k" in err, err
+    for command in (["heads"], ["faithfulness", "--text", "a b"], ["explain", "--text", "a b"],
+                    ["compare", "--text", "a b"]):
+        _, err = env.run(*command, "--model", vit, expect=2)
+        assert "reads text models" in err and "--image FILE" in err, (command, err)
     tiny_folder = env.path("tiny")
     shutil.copytree(vit, tiny_folder)
     json.dump({"do_resize": False}, open(os.path.join(tiny_folder, "preprocessor_config.json"), "w"))
