@@ -3,17 +3,19 @@
 #        fuzz/run.sh --long [TARGET ...]        the deep run: 10 M executions a target
 #
 # Builds the libFuzzer targets (clang, AddressSanitizer + UndefinedBehaviorSanitizer) into
-# build-fuzz/ and runs each TARGET (default: all eight) on a scratch copy of its seed corpus
+# build-fuzz/ and runs each TARGET (default: all nine) on a scratch copy of its seed corpus
 # fuzz/corpus/TARGET/, with one worker per core (ATTNVIZ_FUZZ_WORKERS to choose): each worker a
 # libFuzzer process with its own seed on the same corpus folder, which each reloads as the
 # others add to it. Prints the executions the workers ran clean for together and the time they
 # took; stops with a non-zero exit and the crashing input (build-fuzz/crash-*) at the first
 # failure.
 #   targets: embeddings safetensors tokenizer binding model_files attention_file sentencepiece gguf
+#            image
 #
 # Each target's -max_len lets it build the structures its format can hold: the JSON readers
 # (model_files: tokenizer.json and config.json; attention_file; safetensors' header) 128 KiB, so
-# nesting 60,000 levels deep can be built and mutated (each has such a seed), the others 16 KiB.
+# nesting 60,000 levels deep can be built and mutated (each has such a seed), pictures 64 KiB, the
+# others 16 KiB.
 #
 # --long: an execution budget rather than a time: each target runs until its workers have
 # executed ATTNVIZ_FUZZ_RUNS inputs together (default 10,000,000, shared equally among them),
@@ -33,7 +35,7 @@ else
   secs=${1:-60}
   [ $# -gt 0 ] && shift
 fi
-targets=${*:-embeddings safetensors tokenizer binding model_files attention_file sentencepiece gguf}
+targets=${*:-embeddings safetensors tokenizer binding model_files attention_file sentencepiece gguf image}
 build=${ATTNVIZ_FUZZ_BUILD:-build-fuzz}
 
 cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
@@ -44,6 +46,7 @@ cmake --build "$build" -j"$(nproc)" > "$build.build.log" 2>&1 || { tail -50 "$bu
 max_len() {
   case "$1" in
     model_files|attention_file|safetensors|gguf) echo 131072 ;;
+    image) echo 65536 ;;
     *) echo 16384 ;;
   esac
 }

@@ -44,7 +44,8 @@ void count_flops(const model_config& c, std::size_t n, model_bench_report& r) {
   r.gflop_products = L * 2.0 * nn * (d * H * dh + 2.0 * d * KV * dh + H * dh * d + mlp * d * I) / 1e9;
   r.gflop_attention = L * H * 2.0 * 2.0 * nn * nn * dh / 1e9;
   if (c.vision.on) {  // the patch projection: every patch's C·P² pixels through d outputs
-    const double P = static_cast<double>(c.vision.patch_size), g = c.vision.image_size / P;
+    const double P = static_cast<double>(c.vision.patch_size);
+    const double g = static_cast<double>(c.vision.image_size) / P;
     r.gflop_products += 2.0 * g * g * 3.0 * P * P * d / 1e9;
   }
 }

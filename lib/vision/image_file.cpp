@@ -32,6 +32,50 @@ std::string first_bytes(const std::string& bytes) {
   return shown;
 }
 
+std::size_t be16(const std::string& b, std::size_t at) {
+  return (static_cast<std::size_t>(static_cast<unsigned char>(b[at])) << 8) |
+         static_cast<unsigned char>(b[at + 1]);
+}
+
+// A JPEG's Huffman tables (DHT segments) checked before stb_image reads them: this version
+// (Debian's 2022-09 snapshot) never checks that a table's 16 counts add up to at most 256 codes,
+// and writes past the table for one that does not. The markers are walked as a decoder walks
+// them: segments by their lengths, and after a scan header the entropy-coded bytes up to the
+// next marker that is not a stuffed 0xFF 0x00, a restart marker or fill.
+void check_jpeg_tables(const std::string& b, const std::string& source) {
+  std::size_t at = 2;  // after SOI
+  while (at + 4 <= b.size()) {
+    if (static_cast<unsigned char>(b[at]) != 0xFF) return;  // stb reports what is wrong
+    const auto marker = static_cast<unsigned char>(b[at + 1]);
+    if (marker == 0xFF) {
+      ++at;
+      continue;
+    }                            // fill
+    if (marker == 0xD9) return;  // EOI
+    const std::size_t length = be16(b, at + 2), end = at + 2 + length;
+    if (length < 2 || end > b.size()) return;
+    for (std::size_t t = at + 4; marker == 0xC4 && t + 17 <= end;) {
+      std::size_t codes = 0;
+      for (std::size_t i = 0; i < 16; ++i) codes += static_cast<unsigned char>(b[t + 1 + i]);
+      if (codes > 256)
+        throw input_error::at_offset(source, t,
+                                     fmt::format("is a damaged JPEG: a Huffman table "
+                                                 "declares {} codes (at most 256)",
+                                                 codes));
+      t += 17 + codes;
+    }
+    at = end;
+    if (marker != 0xDA) continue;
+    while (at + 1 < b.size()) {  // the entropy-coded data after a scan header
+      const auto next = static_cast<unsigned char>(b[at + 1]);
+      if (static_cast<unsigned char>(b[at]) == 0xFF && next != 0x00 && next != 0xFF &&
+          (next < 0xD0 || next > 0xD7))
+        break;
+      ++at;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace image_file_parts
 
@@ -42,6 +86,7 @@ rgb_image decode_image(const std::string& bytes, const std::string& source) {
     throw input_error(source, "is larger than 2 GiB (expected a PNG, JPEG or BMP picture)");
   const auto* data = reinterpret_cast<const stbi_uc*>(bytes.data());
   const int length = static_cast<int>(bytes.size());
+  if (bytes.size() >= 2 && bytes.compare(0, 2, "\xFF\xD8") == 0) check_jpeg_tables(bytes, source);
   int w = 0, h = 0, channels = 0;
   if (!stbi_info_from_memory(data, length, &w, &h, &channels))
     throw input_error(source, fmt::format("is not a picture attn-viz reads: its first bytes are "
