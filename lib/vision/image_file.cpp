@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <memory>
@@ -10,8 +11,12 @@
 #include "io/file_io.h"
 
 // Debian's libstb-dev header, its implementation compiled here alone (no unity batch: its
-// internal names stay in this file), reading from memory only.
+// internal names stay in this file), reading from memory only, PNG, JPEG and BMP only (the
+// fewer decoders, the less of stb's code a hostile file reaches).
 #define STBI_NO_STDIO
+#define STBI_ONLY_PNG
+#define STBI_ONLY_JPEG
+#define STBI_ONLY_BMP
 #define STBI_FAILURE_USERMSG
 #define STB_IMAGE_STATIC
 #define STB_IMAGE_IMPLEMENTATION
@@ -39,34 +44,44 @@ std::size_t be16(const std::string& b, std::size_t at) {
 
 // A JPEG's Huffman tables (DHT segments) checked before stb_image reads them: this version
 // (Debian's 2022-09 snapshot) never checks that a table's 16 counts add up to at most 256 codes,
-// and writes past the table for one that does not. The markers are walked as a decoder walks
-// them: segments by their lengths, and after a scan header the entropy-coded bytes up to the
-// next marker that is not a stuffed 0xFF 0x00, a restart marker or fill.
+// and writes past the table for one that does not. The markers are walked as stb walks them:
+// bytes before a 0xFF skipped, fill bytes skipped, segments by their lengths (a table begun
+// inside a DHT segment read whole, past the segment's end if need be, and 0 past the file's),
+// and after a scan header the
+// entropy-coded bytes up to the next marker that is not a stuffed 0xFF 0x00 or a restart.
+void check_huffman_tables(const std::string& b, std::size_t t, std::size_t end,
+                          const std::string& source) {
+  while (t < end) {  // as stb: a table starts while the segment has bytes left, and is read whole
+    std::size_t codes = 0;  // from the file, past the segment's end if need be
+    for (std::size_t i = 0; i < 16 && t + 1 + i < b.size(); ++i)
+      codes += static_cast<unsigned char>(b[t + 1 + i]);
+    if (codes > 256)
+      throw input_error::at_offset(
+          source, t,
+          fmt::format("is a damaged JPEG: a Huffman table declares {} codes (at most 256)", codes));
+    t += 17 + codes;
+  }
+}
+
 void check_jpeg_tables(const std::string& b, const std::string& source) {
-  std::size_t at = 2;  // after SOI
-  while (at + 4 <= b.size()) {
-    if (static_cast<unsigned char>(b[at]) != 0xFF) return;  // stb reports what is wrong
+  const std::size_t n = b.size();
+  std::size_t at = 0;  // SOI, after any fill, is a marker without a length
+  while (at + 1 < n) {
     const auto marker = static_cast<unsigned char>(b[at + 1]);
-    if (marker == 0xFF) {
+    if (static_cast<unsigned char>(b[at]) != 0xFF || marker == 0xFF) {
       ++at;
       continue;
-    }                            // fill
-    if (marker == 0xD9) return;  // EOI
-    const std::size_t length = be16(b, at + 2), end = at + 2 + length;
-    if (length < 2 || end > b.size()) return;
-    for (std::size_t t = at + 4; marker == 0xC4 && t + 17 <= end;) {
-      std::size_t codes = 0;
-      for (std::size_t i = 0; i < 16; ++i) codes += static_cast<unsigned char>(b[t + 1 + i]);
-      if (codes > 256)
-        throw input_error::at_offset(source, t,
-                                     fmt::format("is a damaged JPEG: a Huffman table "
-                                                 "declares {} codes (at most 256)",
-                                                 codes));
-      t += 17 + codes;
     }
-    at = end;
+    if (marker == 0x00 || marker == 0x01 || (marker >= 0xD0 && marker <= 0xD9)) {
+      at += 2;  // no length
+      continue;
+    }
+    if (at + 4 > n) return;
+    const std::size_t end = at + 2 + be16(b, at + 2);
+    if (marker == 0xC4) check_huffman_tables(b, at + 4, end, source);
+    at = std::max(end, at + 4);
     if (marker != 0xDA) continue;
-    while (at + 1 < b.size()) {  // the entropy-coded data after a scan header
+    while (at + 1 < n) {  // the entropy-coded data after a scan header
       const auto next = static_cast<unsigned char>(b[at + 1]);
       if (static_cast<unsigned char>(b[at]) == 0xFF && next != 0x00 && next != 0xFF &&
           (next < 0xD0 || next > 0xD7))
@@ -86,11 +101,13 @@ rgb_image decode_image(const std::string& bytes, const std::string& source) {
     throw input_error(source, "is larger than 2 GiB (expected a PNG, JPEG or BMP picture)");
   const auto* data = reinterpret_cast<const stbi_uc*>(bytes.data());
   const int length = static_cast<int>(bytes.size());
-  if (bytes.size() >= 2 && bytes.compare(0, 2, "\xFF\xD8") == 0) check_jpeg_tables(bytes, source);
+  // stb takes any run of 0xFF before the SOI marker: every file starting 0xFF is walked
+  if (!bytes.empty() && static_cast<unsigned char>(bytes[0]) == 0xFF)
+    check_jpeg_tables(bytes, source);
   int w = 0, h = 0, channels = 0;
   if (!stbi_info_from_memory(data, length, &w, &h, &channels))
     throw input_error(source, fmt::format("is not a picture attn-viz reads: its first bytes are "
-                                          "\"{}\" (expected PNG, JPEG, BMP, GIF, TGA, PSD or PNM)",
+                                          "\"{}\" (expected PNG, JPEG or BMP)",
                                           first_bytes(bytes)));
   const auto pixels = static_cast<std::uint64_t>(w) * static_cast<std::uint64_t>(h);
   if (w <= 0 || h <= 0 || pixels > max_image_pixels)

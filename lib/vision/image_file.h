@@ -1,5 +1,5 @@
-// Pictures read for the vision models: PNG, JPEG, BMP (and the other formats stb_image decodes:
-// GIF's first frame, TGA, PSD's composite, PNM), decoded to 8-bit RGB as Hugging Face's image
+// Pictures read for the vision models: PNG, JPEG and BMP (through stb_image), decoded to 8-bit
+// RGB as Hugging Face's image
 // processors see them after PIL's convert("RGB"): a grey picture's value copied to R, G and B,
 // an alpha channel dropped (not blended), 16-bit channels taken at their high byte.
 #pragma once

@@ -138,6 +138,15 @@ def test_bad_pictures_and_wrong_inputs_are_refused_with_one_message(env):
     open(damaged, "wb").write(open(picture, "rb").read()[:200])
     _, err = env.run("model", "--model", vit, "--image", damaged, expect=2)
     assert "damaged.png" in err and "damaged" in err, err
+    # a JPEG whose Huffman table declares more than 256 codes (stb_image would write past it)
+    jpeg = env.path("tables.jpg")
+    Image.new("RGB", (16, 16), (200, 30, 30)).save(jpeg, quality=90)
+    data = bytearray(open(jpeg, "rb").read())
+    dht = data.index(b"\xff\xc4")
+    data[dht + 5:dht + 21] = bytes([255] * 16)  # the first table's 16 counts: 4,080 codes
+    open(jpeg, "wb").write(bytes(data))
+    _, err = env.run("model", "--model", vit, "--image", jpeg, expect=2)
+    assert "tables.jpg" in err and "Huffman table declares 4080 codes" in err, err
     _, err = env.run("model", "--model", vit, "--text", "a cat", expect=2)
     assert "vision model" in err and "--image" in err, err
     _, err = env.run("model", "--model", vit, "--image", picture, "--generate", "3", expect=2)
