@@ -76,6 +76,28 @@ matrix run_layers(const hf_model& m, matrix x, std::size_t past, std::vector<kv_
   return h;
 }
 
+// run_model's and run_model_on_image's shared part: the layers over the embedded rows x (the
+// whole input at position 0), every map kept in the result unless taps take them.
+model_forward forward_rows(const hf_model& m, matrix x, stage_list times, progress_style style,
+                           layer_probe* probe, map_taps* taps) {
+  const model_config& c = m.config;
+  if (probe && probe->layer >= c.layers)
+    throw std::logic_error("run_model: the probe's layer is not in the model");
+  model_forward f;
+  f.stage_seconds = std::move(times);
+  f.layers = c.layers;
+  f.heads = c.heads;
+  f.n = x.rows();
+  if (!taps) f.attention = matrix::uninitialized(c.layers * c.heads * f.n, f.n);
+  layer_context lc(m, f.n, &f.stage_seconds);
+  prepare_context(lc, c, 0, f.n, taps);
+  progress bar("running", "layers", c.layers, style);
+  f.hidden = run_layers(m, std::move(x), 0, nullptr, taps ? nullptr : f.attention.data(), lc, &bar,
+                        probe, taps);
+  bar.finish();
+  return f;
+}
+
 }  // namespace
 
 matrix run_stack(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_t past,
@@ -98,23 +120,11 @@ model_forward run_model_on_image(const hf_model& m, const pixel_tensor& pixels,
   if (!c.family->embed_image)
     throw usage_error(fmt::format("{} is a text model ({}): give it {} or {}, not {}", m.dir,
                                   c.model_type, param("text"), param("ids"), param("image")));
-  if (probe && probe->layer >= c.layers)
-    throw std::logic_error("run_model: the probe's layer is not in the model");
-  model_forward f;
+  stage_list times;
   stage_clock clock;
   matrix x = c.family->embed_image(m, pixels);
-  add_stage_time(f.stage_seconds, "embed", clock.lap());
-  f.layers = c.layers;
-  f.heads = c.heads;
-  f.n = x.rows();
-  if (!taps) f.attention = matrix::uninitialized(c.layers * c.heads * f.n, f.n);
-  layer_context lc(m, f.n, &f.stage_seconds);
-  prepare_context(lc, c, 0, f.n, taps);
-  progress bar("running", "layers", c.layers, style);
-  f.hidden = run_layers(m, std::move(x), 0, nullptr, taps ? nullptr : f.attention.data(), lc, &bar,
-                        probe, taps);
-  bar.finish();
-  return f;
+  add_stage_time(times, "embed", clock.lap());
+  return forward_rows(m, std::move(x), std::move(times), style, probe, taps);
 }
 
 void rerun_layer(const hf_model& m, std::size_t layer, matrix x, map_taps& taps,
@@ -141,19 +151,11 @@ matrix layer_output(const hf_model& m, std::size_t layer, matrix x, std::size_t 
 model_forward run_model(const hf_model& m, const std::vector<std::int64_t>& ids,
                         progress_style style, layer_probe* probe, map_taps* taps) {
   check_ids(m, ids);
-  if (probe && probe->layer >= m.config.layers)
-    throw std::logic_error("run_model: the probe's layer is not in the model");
-  const model_config& c = m.config;
-  model_forward f;
-  f.layers = c.layers;
-  f.heads = c.heads;
-  f.n = ids.size();
-  if (!taps) f.attention = matrix::uninitialized(c.layers * c.heads * f.n, f.n);
-  progress bar("running", "layers", c.layers, style);
-  f.hidden = run_stack(m, ids, 0, nullptr, taps ? nullptr : f.attention.data(), f.stage_seconds,
-                       &bar, probe, taps);
-  bar.finish();
-  return f;
+  stage_list times;
+  stage_clock clock;
+  matrix x = m.config.family->embed(m, ids, 0);
+  add_stage_time(times, "embed", clock.lap());
+  return forward_rows(m, std::move(x), std::move(times), style, probe, taps);
 }
 
 matrix output_logits_rows(const hf_model& m, matrix h) {

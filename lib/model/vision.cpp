@@ -209,6 +209,20 @@ void bind_vision_embeddings(hf_model& m, const std::string& prefix, const std::s
   m.final_norm_b = b.need_ln(final_norm, "bias", {d});
 }
 
+namespace vision_parts {
+namespace {
+
+// Whether every name is LABEL_i at its own index i (what transformers writes for a config
+// without id2label).
+bool default_label_names(const std::vector<std::string>& labels) {
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    if (labels[i] != fmt::format("LABEL_{}", i)) return false;
+  return true;
+}
+
+}  // namespace
+}  // namespace vision_parts
+
 const weight_view* bind_classifier(hf_model& m, const std::string& name, std::size_t width,
                                    const weight_view** bias) {
   const weight_view* w = m.weights.find(name + ".weight");
@@ -223,7 +237,9 @@ const weight_view* bind_classifier(hf_model& m, const std::string& name, std::si
   *bias = top.need(name + ".bias", {rows});
   std::vector<std::string>& labels = m.config.vision.labels;
   const auto count = static_cast<std::size_t>(rows);
-  if (labels.size() != count && labels.size() > 2)  // (2: PretrainedConfig's default)
+  // (A config written without id2label gets PretrainedConfig's default LABEL_0, LABEL_1: names
+  // that say nothing are resized to the classifier, named ones must match it.)
+  if (labels.size() != count && !vision_parts::default_label_names(labels))
     throw input_error(m.dir + "/config.json",
                       fmt::format("id2label names {} classes but the classifier {} has {}",
                                   labels.size(), name, count));

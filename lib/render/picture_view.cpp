@@ -130,17 +130,26 @@ void draw_labels(figure& fig, const picture_view_spec& spec, const picture_layou
   }
 }
 
-}  // namespace
-}  // namespace picture_view_parts
+// The picture resized to w × h (bilinear, centres at k + ½), once for every panel: h × w × 3.
+std::vector<double> resized_picture(const rgb_image& p, int w, int h) {
+  std::vector<double> base(static_cast<std::size_t>(w) * h * 3);
+  const double sy = static_cast<double>(p.height) / h, sx = static_cast<double>(p.width) / w;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (std::size_t k = 0; k < 3; ++k)
+        base[(static_cast<std::size_t>(y) * w + x) * 3 + k] =
+            picture_at(p, (y + 0.5) * sy, (x + 0.5) * sx, k);
+  return base;
+}
 
+// One panel's pixels (w × h RGB) over [lo, hi]: the values upsampled, coloured and blended
+// over `base` (the resized picture) at the spec's alpha.
 std::shared_ptr<std::vector<std::uint8_t>> picture_panel(const picture_view_spec& spec,
+                                                         const std::vector<double>& base,
                                                          const std::vector<double>& values, int w,
                                                          int h, double lo, double hi) {
-  using namespace picture_view_parts;
-  const rgb_image& p = *spec.picture;
   const colormap& cmap = spec.cmap ? *spec.cmap : colormap::named_or_default("inferno");
   auto px = std::make_shared<std::vector<std::uint8_t>>(static_cast<std::size_t>(w) * h * 3);
-  const double sy = static_cast<double>(p.height) / h, sx = static_cast<double>(p.width) / w;
   const double gy = static_cast<double>(spec.grid_rows) / h,
                gx = static_cast<double>(spec.grid_cols) / w;
   for (int y = 0; y < h; ++y)
@@ -149,15 +158,16 @@ std::shared_ptr<std::vector<std::uint8_t>> picture_panel(const picture_view_spec
           sample(values, spec.grid_rows, spec.grid_cols, (y + 0.5) * gy, (x + 0.5) * gx);
       const rgb c = cmap.at(scale_position(spec.colours, v, lo, hi));
       const std::uint8_t heat[3] = {c.r, c.g, c.b};
-      std::uint8_t* out = px->data() + (static_cast<std::size_t>(y) * w + x) * 3;
-      for (std::size_t k = 0; k < 3; ++k) {
-        const double base = picture_at(p, (y + 0.5) * sy, (x + 0.5) * sx, k);
-        out[k] = static_cast<std::uint8_t>(
-            std::lround(std::clamp((1 - spec.alpha) * base + spec.alpha * heat[k], 0.0, 255.0)));
-      }
+      const std::size_t at = (static_cast<std::size_t>(y) * w + x) * 3;
+      for (std::size_t k = 0; k < 3; ++k)
+        (*px)[at + k] = static_cast<std::uint8_t>(std::lround(
+            std::clamp((1 - spec.alpha) * base[at + k] + spec.alpha * heat[k], 0.0, 255.0)));
     }
   return px;
 }
+
+}  // namespace
+}  // namespace picture_view_parts
 
 figure picture_view_figure(const picture_view_spec& spec) {
   using namespace picture_view_parts;
@@ -168,6 +178,7 @@ figure picture_view_figure(const picture_view_spec& spec) {
   draw_title_block(fig, spec.title, spec.subtitle, 1, title_wrap);
   draw_labels(fig, spec, g);
   const bitmap_font& font = bitmap_font::unifont();
+  const std::vector<double> base = resized_picture(*spec.picture, g.w, g.h);
   for (std::size_t r = 0; r < spec.panel_rows; ++r)
     for (std::size_t c = 0; c < spec.panel_cols; ++c) {
       const int x = g.grid_x + static_cast<int>(c) * g.cell_w;
@@ -177,7 +188,7 @@ figure picture_view_figure(const picture_view_spec& spec) {
       if (g.per_panel)
         std::tie(lo, hi) =
             resolve_range(spec.colours, {0.0, nice_at_or_above(largest(v))}, smallest_positive(v));
-      fig.image(x, y, g.w, g.h, picture_panel(spec, v, g.w, g.h, lo, hi));
+      fig.image(x, y, g.w, g.h, picture_panel(spec, base, v, g.w, g.h, lo, hi));
       if (g.per_panel)
         fig.text(x, y + g.h + 2,
                  fit_text(decode_utf8_lossy(fmt::format("{:g}-{:g}", lo, hi)), g.w, font),

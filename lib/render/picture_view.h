@@ -46,11 +46,6 @@ struct picture_view_spec {
   int size = 0;  // a panel's longer side in pixels (0: 448 for one panel, else by the grid)
 };
 
-// One panel's pixels (w × h RGB) over [lo, hi] (header).
-std::shared_ptr<std::vector<std::uint8_t>> picture_panel(const picture_view_spec& spec,
-                                                         const std::vector<double>& values, int w,
-                                                         int h, double lo, double hi);
-
 figure picture_view_figure(const picture_view_spec& spec);
 
 }  // namespace attnviz

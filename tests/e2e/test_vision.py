@@ -171,6 +171,25 @@ def test_bad_pictures_and_wrong_inputs_are_refused_with_one_message(env):
     json.dump({"size": {"height": 32}}, open(os.path.join(tiny_folder, "preprocessor_config.json"), "w"))
     _, err = env.run("model", "--model", tiny_folder, "--image", picture, expect=2)
     assert "preprocessor_config.json" in err and "size" in err, err
+    # id2label must name the classifier's classes; transformers' default names (LABEL_0,
+    # LABEL_1 …, written for a config without labels) follow the classifier instead
+    labels_folder = env.path("labels")
+    shutil.copytree(vit, labels_folder)
+    config_path = os.path.join(labels_folder, "config.json")
+    config = json.load(open(config_path))
+    classes = len(config["id2label"])
+    for named in (classes + 1, 2):
+        config["id2label"] = {str(i): f"class {i}" for i in range(named)}
+        json.dump(config, open(config_path, "w"))
+        _, err = env.run("model", "--model", labels_folder, "--image", picture, expect=2)
+        assert "config.json" in err and f"id2label names {named} classes" in err, err
+    config["id2label"] = {str(i): f"LABEL_{i}" for i in range(classes + 2)}
+    json.dump(config, open(config_path, "w"))
+    js = env.path("labels.json")
+    env.run("model", "--model", labels_folder, "--image", picture, "--top-k", str(classes),
+            "--json", js, "--quiet")
+    top = json.load(open(js))["predictions"][0]["top"]
+    assert sorted(t["token"] for t in top) == [f"LABEL_{i}" for i in range(classes)], top
     for e in (err,):
         assert "Traceback" not in e and "terminate" not in e
 
