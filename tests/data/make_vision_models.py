@@ -18,6 +18,11 @@ model.safetensors), picture.png and reference.npz with:
   logits     float64 [labels]        the classifier's (absent without a classifier)
   norms      float64 [L, H, n, n]    Kobayashi et al. 2020's a^h_ij |f_h(x_j)|, f_h through
                                      W_O^h and the layer scale
+  contrib    float64 [L, n, n]       Kobayashi et al. 2021's |T_ij| through the residual, each
+                                     row summing to 1: T_ij = sum_h a^h_ij f_h(x_j) + [i = j] x_i
+  alti       float64 [L, n, n]       Ferrando et al. 2022's max(0, |y_i|_1 - |y_i - T_ij|_1),
+                                     y_i = x_i + o_i the sublayer's result (o_i with W_O's bias,
+                                     times the layer scale), each row summing to 1
 
 The checked-in set (tests/data/vision/, seed 0) is what tests/e2e/test_vision.py checks always;
 where torch can be imported the test also makes a fresh set with another seed and checks that.
@@ -227,6 +232,19 @@ def make(c, g, folder, picture):
     return forward(c, W, torch.from_numpy(pixels).to(torch.float64), k, R, G, heads, cfg), pixels
 
 
+def residual_terms(att, f, x, y):
+    """One pre-norm layer's contrib and ALTI rows from their definitions, as full vectors:
+    att [H, n, n] weights, f [H, n, d] each head's f_h(x_j) (layer scale included), x the
+    stream entering the block, y = x + o its attention sublayer's result. T_ij = sum_h
+    a^h_ij f_h(x_j) + [i = j] x_i; contrib |T_ij|, ALTI max(0, |y_i|_1 - |y_i - T_ij|_1), rows
+    scaled to sum to 1."""
+    n = x.shape[0]
+    t = torch.einsum("hij,hjd->ijd", att, f) + torch.eye(n, dtype=x.dtype)[:, :, None] * x[:, None, :]
+    c = t.norm(dim=-1)
+    alti = torch.clamp(y.abs().sum(-1)[:, None] - (y[:, None, :] - t).abs().sum(-1), min=0)
+    return c / c.sum(-1, keepdim=True), alti / alti.sum(-1, keepdim=True)
+
+
 def forward(c, W, px, k, R, G, heads, cfg):
     d, H, L, P = c["d"], c["H"], c["L"], c["patch"]
     dino = c["family"] == "dinov2"
@@ -250,7 +268,7 @@ def forward(c, W, px, k, R, G, heads, cfg):
     if R:
         x = torch.cat([x[:1], W[e + "register_tokens"][0], x[1:]])
     n, dh = x.shape[0], d // H
-    maps, norms = [], []
+    maps, norms, contrib = [], [], []
     n1, n2 = ("norm1", "norm2") if dino else ("layernorm_before", "layernorm_after")
     for l in range(L):
         a = f"{p}encoder.layer.{l}."
@@ -270,6 +288,7 @@ def forward(c, W, px, k, R, G, heads, cfg):
         f = torch.stack([v[hh] @ wo[:, hh * dh:(hh + 1) * dh].T * scale1 for hh in range(H)])
         norms.append(att * f.norm(dim=-1)[:, None, :])
         o = (ctx @ wo.T + W[a + "attention.output.dense.bias"]) * scale1
+        contrib.append(residual_terms(att, f, x, x + o))
         x = x + o
         h = layer_norm(x, W[a + n2 + ".weight"], W[a + n2 + ".bias"], eps)
         if dino and c["swiglu"]:
@@ -285,7 +304,9 @@ def forward(c, W, px, k, R, G, heads, cfg):
         x = x + m
     hidden = layer_norm(x, W[p + "layernorm.weight"], W[p + "layernorm.bias"], eps)
     out = dict(attention=torch.stack(maps).numpy(), hidden=hidden.numpy(),
-               norms=torch.stack(norms).numpy())
+               norms=torch.stack(norms).numpy(),
+               contrib=torch.stack([t for t, _ in contrib]).numpy(),
+               alti=torch.stack([t for _, t in contrib]).numpy())
     first_patch = k + R
     out["cls_map"] = out["attention"][:, :, 0, first_patch:].reshape(L, H, gh, gw)
     if heads:

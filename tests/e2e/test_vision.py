@@ -2,7 +2,7 @@
 """Vision transformers (ViT, DeiT, DINOv2 with and without registers) against independent
 references: the preprocessed pixels against PIL and numpy as Hugging Face's image processors
 compute them, every attention map, the last hidden state, the CLS maps, the classifier's
-probabilities and the norms measure against a float64 PyTorch forward written from the model
+probabilities and the norms, contrib and ALTI measures against a float64 PyTorch forward written from the model
 definitions (tests/data/make_vision_models.py), within 1e-5.
 
 Always checks the checked-in tiny checkpoints (tests/data/vision/); where torch can be imported
@@ -65,6 +65,14 @@ def check_folder(env, folder):
     got = np.load(os.path.join(nout, "norms.npy"))
     diffs["norms"] = np.abs(got - ref["norms"]).max()
     assert diffs["norms"] <= TOLERANCE, diffs["norms"]
+    for measure in ("contrib", "alti"):  # through the residual, DINOv2's layer scale included
+        mout = env.path(os.path.join(measure, name))
+        run_case(env, folder, mout, "--measure", measure)
+        got = np.load(os.path.join(mout, measure + ".npy"))
+        assert got.shape == ref[measure].shape, (measure, got.shape, ref[measure].shape)
+        assert np.abs(got.sum(-1) - 1).max() <= 1e-6
+        diffs[measure] = np.abs(got - ref[measure]).max()
+        assert diffs[measure] <= TOLERANCE, (measure, diffs[measure])
     print(f"  {name}: n {a.shape[-1]}, pixels {dp:.0e}, " +
           ", ".join(f"{k} {v:.1e}" for k, v in diffs.items()))
 
