@@ -91,6 +91,30 @@ void check_jpeg_tables(const std::string& b, const std::string& source) {
   }
 }
 
+std::size_t be32(const std::string& b, std::size_t at) {
+  return (be16(b, at) << 16) | be16(b, at + 2);
+}
+
+// A PNG's chunks checked before stb_image reads them: each declared length must fit in the
+// file. stb grows its buffer for the compressed data to a chunk's declared length (up to 1 GiB,
+// doubled) before it finds the bytes missing, so a few hundred bytes could claim gigabytes.
+void check_png_chunks(const std::string& b, const std::string& source) {
+  const std::size_t n = b.size();
+  std::size_t at = 8;  // after the signature
+  while (at + 8 <= n) {
+    const std::size_t length = be32(b, at);
+    const std::string type = b.substr(at + 4, 4);
+    if (length > n - at - 8 || n - at - 8 - length < 4)
+      throw input_error::at_offset(
+          source, at,
+          fmt::format("is a damaged PNG: its chunk \"{}\" declares {} bytes of data and a "
+                      "checksum, but the file has {} bytes after the chunk's header",
+                      first_bytes(type), length, n - at - 8));
+    if (type == "IEND") return;
+    at += 12 + length;
+  }
+}
+
 }  // namespace
 }  // namespace image_file_parts
 
@@ -104,6 +128,8 @@ rgb_image decode_image(const std::string& bytes, const std::string& source) {
   // stb takes any run of 0xFF before the SOI marker: every file starting 0xFF is walked
   if (!bytes.empty() && static_cast<unsigned char>(bytes[0]) == 0xFF)
     check_jpeg_tables(bytes, source);
+  static const std::string png_signature("\x89PNG\r\n\x1a\n", 8);
+  if (bytes.compare(0, 8, png_signature) == 0) check_png_chunks(bytes, source);
   int w = 0, h = 0, channels = 0;
   if (!stbi_info_from_memory(data, length, &w, &h, &channels))
     throw input_error(source, fmt::format("is not a picture attn-viz reads: its first bytes are "

@@ -155,6 +155,15 @@ def test_bad_pictures_and_wrong_inputs_are_refused_with_one_message(env):
     open(jpeg, "wb").write(bytes(data))
     _, err = env.run("model", "--model", vit, "--image", jpeg, expect=2)
     assert "tables.jpg" in err and "Huffman table declares 4080 codes" in err, err
+    # a PNG whose data chunk claims a gigabyte (stb_image would reserve it before finding the
+    # bytes missing): refused, naming the chunk's offset
+    claims = env.path("claims.png")
+    data = bytearray(open(picture, "rb").read())
+    idat = data.index(b"IDAT") - 4
+    data[idat:idat + 4] = (1 << 30).to_bytes(4, "big")
+    open(claims, "wb").write(bytes(data))
+    _, err = env.run("model", "--model", vit, "--image", claims, expect=2)
+    assert f"claims.png (byte {idat})" in err and 'chunk "IDAT" declares 1073741824 bytes' in err, err
     _, err = env.run("model", "--model", vit, "--text", "a cat", expect=2)
     assert "vision model" in err and "--image" in err, err
     _, err = env.run("model", "--model", vit, "--image", picture, "--generate", "3", expect=2)
