@@ -115,10 +115,39 @@ void check_png_chunks(const std::string& b, const std::string& source) {
   }
 }
 
+std::uint64_t le(const std::string& b, std::size_t at, std::size_t bytes) {
+  std::uint64_t v = 0;
+  for (std::size_t k = bytes; k-- > 0;) v = (v << 8) | static_cast<unsigned char>(b[at + k]);
+  return v;
+}
+
+// A BMP's pixel rows checked against the file's length before stb_image reads them: stb reads
+// past the end as zeros, so a truncated file (or a header declaring millions of pixels in a few
+// bytes) would decode to black rows instead of being refused. Rows are padded to 4 bytes; they
+// start at the header's data offset. Only the uncompressed and bit-field layouts stb reads.
+void check_bmp_length(const std::string& b, const std::string& source) {
+  if (b.size() < 30) return;  // stb refuses it
+  const std::uint64_t offset = le(b, 10, 4), header = le(b, 14, 4);
+  const bool core = header == 12;  // OS/2's: 16-bit sizes
+  const std::uint64_t width = core ? le(b, 18, 2) : le(b, 18, 4);
+  auto height = static_cast<std::int64_t>(core ? le(b, 20, 2) : le(b, 22, 4));
+  if (!core && height >= (std::int64_t{1} << 31)) height = (std::int64_t{1} << 32) - height;
+  const std::uint64_t bits = le(b, core ? 24 : 28, 2);
+  if (width == 0 || height <= 0 || bits == 0 || width > (1u << 26) || height > (1 << 26)) return;
+  const std::uint64_t row = (width * bits + 31) / 32 * 4;
+  const std::uint64_t needed = offset + row * static_cast<std::uint64_t>(height);
+  if (needed > b.size())
+    throw input_error(source, fmt::format("is a damaged BMP: its header declares {} × {} pixels "
+                                          "of {} bits ({} bytes from byte {}), but the file "
+                                          "has {} bytes",
+                                          width, height, bits, needed - offset, offset, b.size()));
+}
+
 }  // namespace
 }  // namespace image_file_parts
 
-rgb_image decode_image(const std::string& bytes, const std::string& source) {
+rgb_image decode_image(const std::string& bytes, const std::string& source,
+                       std::uint64_t max_pixels) {
   using namespace image_file_parts;
   if (bytes.empty()) throw input_error(source, "is empty (expected a PNG, JPEG or BMP picture)");
   if (bytes.size() > static_cast<std::size_t>(INT_MAX))
@@ -136,9 +165,10 @@ rgb_image decode_image(const std::string& bytes, const std::string& source) {
                                           "\"{}\" (expected PNG, JPEG or BMP)",
                                           first_bytes(bytes)));
   const auto pixels = static_cast<std::uint64_t>(w) * static_cast<std::uint64_t>(h);
-  if (w <= 0 || h <= 0 || pixels > max_image_pixels)
+  if (w <= 0 || h <= 0 || pixels > max_pixels)
     throw input_error(source, fmt::format("declares {} × {} pixels (at most {} pixels are read)", w,
-                                          h, max_image_pixels));
+                                          h, max_pixels));
+  if (bytes.compare(0, 2, "BM") == 0) check_bmp_length(bytes, source);
   std::unique_ptr<stbi_uc, void (*)(void*)> decoded(
       stbi_load_from_memory(data, length, &w, &h, &channels, 3), stbi_image_free);
   if (!decoded)

@@ -25,8 +25,9 @@ inline constexpr std::uint64_t max_image_pixels = std::uint64_t{1} << 26;
 
 // Decodes `bytes` (named `source` in errors). Throws input_error naming the source and what is
 // wrong: not a picture format (its first bytes shown), a damaged one (the decoder's reason),
-// a size over max_image_pixels.
-rgb_image decode_image(const std::string& bytes, const std::string& source);
+// a size over `max_pixels` (max_image_pixels unless a caller reads only smaller ones).
+rgb_image decode_image(const std::string& bytes, const std::string& source,
+                       std::uint64_t max_pixels = max_image_pixels);
 // The file at `path` decoded (input_error for a missing or unreadable file too).
 rgb_image read_image(const std::string& path);
 

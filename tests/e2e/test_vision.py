@@ -192,6 +192,13 @@ def test_bad_pictures_and_wrong_inputs_are_refused_with_one_message(env):
     open(claims, "wb").write(bytes(data))
     _, err = env.run("model", "--model", vit, "--image", claims, expect=2)
     assert f"claims.png (byte {idat})" in err and 'chunk "IDAT" declares 1073741824 bytes' in err, err
+    # a BMP cut short (stb_image would read the missing rows as zeros): refused
+    bmp = env.path("cut.bmp")
+    Image.open(picture).convert("RGB").save(bmp)
+    whole = open(bmp, "rb").read()
+    open(bmp, "wb").write(whole[:-64])
+    _, err = env.run("model", "--model", vit, "--image", bmp, expect=2)
+    assert "cut.bmp" in err and "is a damaged BMP" in err and f"has {len(whole) - 64} bytes" in err, err
     _, err = env.run("model", "--model", vit, "--text", "a cat", expect=2)
     assert "vision model" in err and "--image" in err, err
     _, err = env.run("model", "--model", vit, "--image", picture, "--generate", "3", expect=2)
