@@ -42,6 +42,13 @@ std::size_t be16(const std::string& b, std::size_t at) {
          static_cast<unsigned char>(b[at + 1]);
 }
 
+// What the JPEG walk has seen so far: which Huffman tables are defined (class 0 DC, 1 AC; ids
+// 0-3) and whether the frame is progressive.
+struct jpeg_walk {
+  bool defined[2][4] = {};
+  bool progressive = false;
+};
+
 // A JPEG's Huffman tables (DHT segments) checked before stb_image reads them: this version
 // (Debian's 2022-09 snapshot) never checks that a table's 16 counts add up to at most 256 codes,
 // and writes past the table for one that does not. The markers are walked as stb walks them:
@@ -50,7 +57,7 @@ std::size_t be16(const std::string& b, std::size_t at) {
 // and after a scan header the
 // entropy-coded bytes up to the next marker that is not a stuffed 0xFF 0x00 or a restart.
 void check_huffman_tables(const std::string& b, std::size_t t, std::size_t end,
-                          const std::string& source) {
+                          const std::string& source, jpeg_walk& walk) {
   while (t < end) {  // as stb: a table starts while the segment has bytes left, and is read whole
     std::size_t codes = 0;  // from the file, past the segment's end if need be
     for (std::size_t i = 0; i < 16 && t + 1 + i < b.size(); ++i)
@@ -59,12 +66,45 @@ void check_huffman_tables(const std::string& b, std::size_t t, std::size_t end,
       throw input_error::at_offset(
           source, t,
           fmt::format("is a damaged JPEG: a Huffman table declares {} codes (at most 256)", codes));
+    const auto kind = static_cast<unsigned char>(b[t]);
+    if (kind >> 4 <= 1 && (kind & 15) <= 3) walk.defined[kind >> 4][kind & 15] = true;
     t += 17 + codes;
+  }
+}
+
+// A scan (SOS segment from `at`) may only use Huffman tables defined before it: stb_image
+// leaves its tables uninitialised (its decoder state is malloc'd, not cleared) and would decode
+// with whatever the memory held, reading far outside its arrays. Which tables a scan decodes
+// with: both for a sequential frame; in a progressive one the DC table for a first DC scan, the
+// AC table for any AC scan, none for a DC refinement.
+void check_scan_tables(const std::string& b, std::size_t at, const std::string& source,
+                       const jpeg_walk& walk) {
+  const std::size_t n = b.size();
+  if (at + 5 > n) return;
+  const std::size_t count = static_cast<unsigned char>(b[at + 4]);
+  const std::size_t tail = at + 5 + 2 * count;
+  if (tail + 3 > n) return;  // stb refuses it
+  const std::size_t ss = static_cast<unsigned char>(b[tail]);
+  const std::size_t ah = static_cast<unsigned char>(b[tail + 2]) >> 4;
+  const bool dc = !walk.progressive || (ss == 0 && ah == 0);
+  const bool ac = !walk.progressive || ss > 0;
+  for (std::size_t c = 0; c < count; ++c) {
+    const auto tables = static_cast<unsigned char>(b[at + 6 + 2 * c]);
+    const std::size_t td = tables >> 4, ta = tables & 15;
+    if (td > 3 || ta > 3) return;  // stb refuses it
+    const bool missing_dc = dc && !walk.defined[0][td], missing_ac = ac && !walk.defined[1][ta];
+    if (missing_dc || missing_ac)
+      throw input_error::at_offset(
+          source, at,
+          fmt::format("is a damaged JPEG: a scan decodes with Huffman table {} {} before any "
+                      "table defines it",
+                      missing_dc ? "DC" : "AC", missing_dc ? td : ta));
   }
 }
 
 void check_jpeg_tables(const std::string& b, const std::string& source) {
   const std::size_t n = b.size();
+  jpeg_walk walk;
   std::size_t at = 0;  // SOI, after any fill, is a marker without a length
   while (at + 1 < n) {
     const auto marker = static_cast<unsigned char>(b[at + 1]);
@@ -78,7 +118,9 @@ void check_jpeg_tables(const std::string& b, const std::string& source) {
     }
     if (at + 4 > n) return;
     const std::size_t end = at + 2 + be16(b, at + 2);
-    if (marker == 0xC4) check_huffman_tables(b, at + 4, end, source);
+    if (marker == 0xC4) check_huffman_tables(b, at + 4, end, source, walk);
+    if (marker == 0xC2) walk.progressive = true;
+    if (marker == 0xDA) check_scan_tables(b, at, source, walk);
     at = std::max(end, at + 4);
     if (marker != 0xDA) continue;
     while (at + 1 < n) {  // the entropy-coded data after a scan header

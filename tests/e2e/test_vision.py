@@ -192,6 +192,20 @@ def test_bad_pictures_and_wrong_inputs_are_refused_with_one_message(env):
     open(claims, "wb").write(bytes(data))
     _, err = env.run("model", "--model", vit, "--image", claims, expect=2)
     assert f"claims.png (byte {idat})" in err and 'chunk "IDAT" declares 1073741824 bytes' in err, err
+    # a JPEG without its Huffman tables (as some video frames are stored): stb_image would decode
+    # with uninitialised tables; refused, naming the table. A progressive JPEG still reads.
+    bare = env.path("bare.jpg")
+    Image.open(picture).convert("RGB").save(bare, quality=90)
+    data = open(bare, "rb").read()
+    while b"\xff\xc4" in data:
+        at = data.index(b"\xff\xc4")
+        data = data[:at] + data[at + 2 + int.from_bytes(data[at + 2:at + 4], "big"):]
+    open(bare, "wb").write(data)
+    _, err = env.run("model", "--model", vit, "--image", bare, expect=2)
+    assert "bare.jpg" in err and "decodes with Huffman table DC 0 before any table defines it" in err, err
+    progressive = env.path("progressive.jpg")
+    Image.open(picture).convert("RGB").save(progressive, quality=90, progressive=True)
+    env.run("model", "--model", vit, "--image", progressive, "--quiet")
     # a BMP cut short (stb_image would read the missing rows as zeros): refused
     bmp = env.path("cut.bmp")
     Image.open(picture).convert("RGB").save(bmp)
