@@ -66,7 +66,7 @@ void check_huffman_tables(const std::string& b, std::size_t t, std::size_t end,
       throw input_error::at_offset(
           source, t,
           fmt::format("is a damaged JPEG: a Huffman table declares {} codes (at most 256)", codes));
-    const auto kind = static_cast<unsigned char>(b[t]);
+    const auto kind = t < b.size() ? static_cast<unsigned char>(b[t]) : 0;  // 0 past the end
     if (kind >> 4 <= 1 && (kind & 15) <= 3) walk.defined[kind >> 4][kind & 15] = true;
     t += 17 + codes;
   }
