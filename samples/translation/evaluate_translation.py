@@ -5,7 +5,10 @@ own alignment (Strong's numbers, bible_corpus.py), beside three baselines measur
 the diagonal (target word j to source word round(j·m/n)), a checkpoint of the same shape with
 random weights, and IBM Model 2 with fast_align's diagonal (ibm_model2.py, both directions,
 trained on the whole Bible; skipped without diatheke); and `attn-viz align`'s readings, one
-direction and, with samples/kjv-rv-marian (English -> Spanish), both.
+direction and, with samples/kjv-rv-marian (English -> Spanish), both. The two readings that take
+a threshold on the two directions' product (IBM Model 2's posteriors, the models' maps) take it
+from a grid at the value that scores best on dev verses — every hundredth verse of the training
+books, gold from the same Strong's numbers — never from the held-out verses.
 
     /usr/bin/python3 samples/translation/evaluate_translation.py [--exe build/attn-viz]
 
@@ -173,30 +176,62 @@ def attnviz_aer(exe, model, es, en, gold, work, layers=None, heads=None):
     return c
 
 
-def ibm2_baseline(keys, gold):
-    """IBM Model 2 with fast_align's diagonal (ibm_model2.py), both directions trained on every
-    verse pair of the Bible (the held-out ones included: an unsupervised aligner sees the text it
-    aligns, as fast_align is run), scored on the held-out verses. None without diatheke and the
-    SWORD modules (bible_corpus.py)."""
+THRESHOLDS = (0.1, 0.25, 0.5, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99)  # the grid the dev verses choose from
+
+
+def bible():
+    """(every verse pair of the Bible, the dev verses) or (None, None) without diatheke and the
+    SWORD modules (bible_corpus.py). The dev verses are every hundredth verse of the training
+    books, (key, Spanish words, English words, gold sets): the thresholds of the posterior
+    readings are chosen on them, never on the held-out verses."""
     import bible_corpus
-    import ibm_model2
     try:
         corpus = bible_corpus.corpus()
     except (OSError, subprocess.CalledProcessError):
-        return None
+        return None, None
+    held = set(bible_corpus.HELD_OUT)
+    dev = []
+    for key, es_markup, en_markup in [v for v in corpus if v[0][0] not in held][::100]:
+        sure, possible = bible_corpus.gold(es_markup, en_markup)
+        dev.append((f"{key[0]} {key[1]}:{key[2]}", bible_corpus.plain(es_markup),
+                    bible_corpus.plain(en_markup), (set(sure), set(sure) | set(possible))))
+    return corpus, dev
+
+
+def scored(links, golds):
+    c = Counts()
+    for l, (sure, possible) in zip(links, golds):
+        c.add(l, sure, possible)
+    return c
+
+
+def ibm2_baseline(corpus, dev, keys, gold):
+    """IBM Model 2 with fast_align's diagonal (ibm_model2.py), both directions trained on every
+    verse pair of the Bible (the held-out ones included: an unsupervised aligner sees the text it
+    aligns, as fast_align is run), scored on the held-out verses; posterior decoding at the
+    threshold the dev verses choose. {} without the corpus."""
+    import bible_corpus
+    import ibm_model2
+    if corpus is None:
+        return {}, None
     index = {f"{k[0]} {k[1]}:{k[2]}": n for n, (k, _, _) in enumerate(corpus)}
     pairs = [(bible_corpus.plain(e).split(), bible_corpus.plain(g).split()) for _, e, g in corpus]
-    forward, reverse, joined, _ = ibm_model2.align(pairs)
+    al = ibm_model2.align(pairs)
+    golds = [gold_sets(g) for g in gold]
+    held = [index[k] for k in keys]
+    pick = lambda links: [links[n] for n in held]  # noqa: E731
     out = {}
-    both = [f & r for f, r in zip(forward, reverse)]
-    for name, links in (("forward", forward), ("reverse", reverse), ("intersect", both),
-                        ("grow-diag-final-and", joined)):
-        c = Counts()
-        for k, g in zip(keys, gold):
-            sure, possible = gold_sets(g)
-            c.add(links[index[k]], sure, possible)
-        out[f"IBM Model 2 (fast_align's diagonal), {name}"] = c
-    return out
+    for name, links in (("forward", al.forward), ("reverse", al.reverse), ("intersect", al.intersect()),
+                        ("grow-diag-final-and", al.joined)):
+        out[f"IBM Model 2 (fast_align's diagonal), {name}"] = scored(pick(links), golds)
+    dev_rows = [index[k] for k, _, _, _ in dev]
+    dev_aer = {t: scored([ibm_model2.posterior_links([al.products[n]], t)[0] for n in dev_rows],
+                         [g for _, _, _, g in dev]).aer() for t in THRESHOLDS}
+    best = min(THRESHOLDS, key=lambda t: (dev_aer[t], t))
+    links = ibm_model2.posterior_links([al.products[n] for n in held], best)
+    out[f"IBM Model 2 (fast_align's diagonal), both directions' posteriors multiplied > {best} "
+        f"(chosen on the dev verses)"] = scored(links, golds)
+    return out, {"IBM Model 2 posterior threshold": {str(t): round(v, 4) for t, v in dev_aer.items()}}
 
 
 def align_readings(reverse):
@@ -219,22 +254,34 @@ def align_readings(reverse):
     return rows
 
 
-def align_rows(exe, model, reverse, es, en, gold, work):
-    """attn-viz align's readings on the held-out verses, scored here."""
+def align_links(exe, model, extra, es, en, work):
+    """attn-viz align's links for each pair of (es, en) lines, as sets of (source, target)."""
     src, tgt = os.path.join(work, "a.es"), os.path.join(work, "a.en")
     with open(src, "w", encoding="utf-8") as f:
         f.write("".join(l + "\n" for l in es))
     with open(tgt, "w", encoding="utf-8") as f:
         f.write("".join(l + "\n" for l in en))
-    rows = {}
-    for name, extra in align_readings(reverse):
-        out = run(exe, "align", "--model", model, "--source", src, "--target", tgt, "-q", *extra)
-        c = Counts()
-        for line, g in zip(out.splitlines(), gold):
-            sure, possible = gold_sets(g)
-            c.add({tuple(map(int, p.split("-"))) for p in line.split()}, sure, possible)
-        rows[name] = c
-    return rows
+    out = run(exe, "align", "--model", model, "--source", src, "--target", tgt, "-q", *extra)
+    return [{tuple(map(int, p.split("-"))) for p in line.split()} for line in out.splitlines()]
+
+
+def align_rows(exe, model, reverse, es, en, gold, dev, work):
+    """attn-viz align's readings on the held-out verses, scored here; with the reverse model and
+    the dev verses, also the threshold on the two maps' product at the value the dev verses
+    choose (as IBM Model 2's posterior decoding is chosen)."""
+    golds = [gold_sets(g) for g in gold]
+    rows = {name: scored(align_links(exe, model, extra, es, en, work), golds)
+            for name, extra in align_readings(reverse)}
+    if not (reverse and dev):
+        return rows, None
+    both = ["--reverse-model", reverse, "--extract", "threshold", "--threshold"]
+    dev_es, dev_en, dev_gold = [d[1] for d in dev], [d[2] for d in dev], [d[3] for d in dev]
+    dev_aer = {t: scored(align_links(exe, model, both + [str(t)], dev_es, dev_en, work), dev_gold).aer()
+               for t in THRESHOLDS}
+    best = min(THRESHOLDS, key=lambda t: (dev_aer[t], t))
+    rows[f"align, both directions, --extract threshold --threshold {best} (on the product; chosen "
+         f"on the dev verses)"] = scored(align_links(exe, model, both + [str(best)], es, en, work), golds)
+    return rows, {"align threshold on the product": {str(t): round(v, 4) for t, v in dev_aer.items()}}
 
 
 def translations(exe, model, sources):
@@ -271,12 +318,13 @@ def main():
         for k, c in checks.items():
             assert abs(c.aer() - trained[k].aer()) < 1e-9, (k, c.aer(), trained[k].aer())
         reverse = a.reverse_model if os.path.isdir(a.reverse_model) else None
-        aligned = align_rows(a.exe, a.model, reverse, es, en, gold, work)
+        corpus, dev = bible()
+        aligned, align_dev = align_rows(a.exe, a.model, reverse, es, en, gold, dev, work)
         hyps = translations(a.exe, a.model, es)
         back = translations(a.exe, reverse, en) if reverse else None
     finally:
         shutil.rmtree(work)
-    baseline = ibm2_baseline(keys, gold) or {}
+    baseline, baseline_dev = ibm2_baseline(corpus, dev, keys, gold)
     result = {
         "held_out_verses": len(es), "verses_scored": len(es) - skipped,
         "chrF": round(chrf(hyps, en), 2),
@@ -287,6 +335,9 @@ def main():
                 "random checkpoint, best head": min((rand[k] for k in heads), key=Counts.aer).row(),
                 **{k: c.row() for k, c in aligned.items()}, **{k: c.row() for k, c in baseline.items()}},
         "every layer and head": {k: trained[k].row() for k in layers + heads},
+        **({"dev verses": {"verses": len(dev), "AER at each threshold": {**(align_dev or {}),
+                                                                     **(baseline_dev or {})}}}
+           if dev else {}),
         "best_layer": int(best_layer.split()[1]), "best_head": [int(best_head.split()[1]), int(best_head.split()[3])],
         "examples": [{"verse": keys[i], "source": es[i], "reference": en[i], "attn-viz": hyps[i]}
                      for i in (0, 100, 200) if i < len(es)],

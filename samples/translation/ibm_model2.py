@@ -20,8 +20,9 @@ to the value that maximizes the expected log-probability of the non-NULL links,
 Σ post·(λ h − log Z_λ), by golden-section search on [0.1, 100] (the paper updates λ by gradient
 steps; the maximum is the same). p0 stays at 0.08, fast_align's default. The alignment is the
 Viterbi one, argmax_j p(a_i = j)·θ(f_i|e_j), NULL meaning unaligned; both directions joined by
-grow-diag-final-and (Koehn et al. 2003). Words are whitespace tokens. Everything is NumPy over
-one flat array of every (sentence, i, j) link, so the 31,084 verse pairs of the Bible train in
+grow-diag-final-and (Koehn et al. 2003) or intersected; or, posterior decoding (Liang, Taskar &
+Klein 2006), the links whose two directions' posteriors multiplied pass a threshold. Words are
+whitespace tokens. Everything is NumPy over one flat array of every (sentence, i, j) link, so the 31,084 verse pairs of the Bible train in
 about a minute.
 """
 import math
@@ -119,11 +120,16 @@ def digamma(x):
     return shift + np.log(x) - 0.5 / x - r * (1.0 / 12 - r * (1.0 / 120 - r / 252))
 
 
-def em_step(c, theta, lam, alpha=0.01):
-    """One EM iteration: (θ, λ) after it, and the posterior of every link."""
+def link_posteriors(c, theta, lam):
+    """The posterior p(a_i = j | f, e) of every link: p(a_i = j)·θ(f_i|e_j) normalized over j."""
     score = prior(c, lam) * theta[c.pair_of]
     total = np.add.reduceat(score, c.starts)
-    post = score / np.maximum(total, 1e-300)[c.group]
+    return score / np.maximum(total, 1e-300)[c.group]
+
+
+def em_step(c, theta, lam, alpha=0.01):
+    """One EM iteration: (θ, λ) after it, and the posterior of every link."""
+    post = link_posteriors(c, theta, lam)
     counts = np.bincount(c.pair_of, weights=post, minlength=len(c.pairs))
     if alpha is None:
         per_e = np.bincount(c.e_of_pair, weights=counts)
@@ -191,13 +197,51 @@ def grow_diag_final_and(forward, reverse):
     return a
 
 
+def posterior_matrices(c, post):
+    """Per sentence, the [m, n] posteriors of its non-NULL links (target word i, source word j,
+    from 0)."""
+    out, k = [], 0
+    for m, n in c.shapes:
+        out.append(post[k:k + m * (n + 1)].reshape(m, n + 1)[:, 1:].astype(np.float32))
+        k += m * (n + 1)
+    return out
+
+
+def posterior_links(products, threshold):
+    """Per sentence, the (source, target) pairs whose two directions' posteriors multiplied pass
+    `threshold` (posterior decoding; a word may stay unaligned or take several links)."""
+    out = []
+    for p in products:
+        targets, sources = np.nonzero(p > threshold)
+        out.append({(int(j), int(i)) for i, j in zip(targets, sources)})
+    return out
+
+
+class Alignment:
+    """Both directions of IBM Model 2 over one corpus, read four ways, every one as (source word,
+    target word) pairs per sentence: `forward` and `reverse` (each direction's Viterbi links),
+    `joined` (their grow-diag-final-and); `products` per sentence the [target, source] product
+    p_fwd(a_i = j | f, e) · p_rev(b_j = i | e, f) of the two directions' link posteriors, which
+    posterior_links(products, t) reads (Liang et al. 2006's posterior decoding of two
+    directions); `lambdas` each direction's λ."""
+
+    def __init__(self, forward, reverse, joined, products, lambdas):
+        self.forward, self.reverse, self.joined = forward, reverse, joined
+        self.products, self.lambdas = products, lambdas
+
+    def intersect(self):
+        return [f & r for f, r in zip(self.forward, self.reverse)]
+
+
 def align(pairs, iterations=5, alpha=0.01):
-    """Both directions trained on `pairs` ((source words, target words)); returns, per pair, the
-    forward links, the reverse links (turned round) and their grow-diag-final-and, all as
-    (source word, target word), and each direction's λ."""
+    """Both directions trained on `pairs` ((source words, target words)), as an Alignment."""
     c, theta, lam = train(pairs, iterations, alpha=alpha)
     forward = viterbi(c, theta, lam)
+    fwd_post = posterior_matrices(c, link_posteriors(c, theta, lam))
+    del c
     rc, rtheta, rlam = train([(t, s) for s, t in pairs], iterations, alpha=alpha)
     reverse = [{(s, t) for t, s in links} for links in viterbi(rc, rtheta, rlam)]
+    rev_post = posterior_matrices(rc, link_posteriors(rc, rtheta, rlam))
+    products = [f * r.T for f, r in zip(fwd_post, rev_post)]
     joined = [grow_diag_final_and(f, r) for f, r in zip(forward, reverse)]
-    return forward, reverse, joined, (lam, rlam)
+    return Alignment(forward, reverse, joined, products, (lam, rlam))

@@ -236,10 +236,12 @@ def ibm2_links(train, which):
     """Per training pair, IBM Model 2's links (spanish word, english word) joined by `which`."""
     import ibm_model2
     pairs = [(bible_corpus.plain(es).split(), bible_corpus.plain(en).split()) for _, es, en in train]
-    forward, reverse, joined, _ = ibm_model2.align(pairs)
+    al = ibm_model2.align(pairs)
+    if which.startswith("posterior"):
+        return ibm_model2.posterior_links(al.products, float(which.split(":")[1]))
     join = {"grow-diag-final-and": lambda f, r, g: g, "intersect": lambda f, r, g: f & r,
             "union": lambda f, r, g: f | r, "forward": lambda f, r, g: f, "reverse": lambda f, r, g: r}[which]
-    return [join(f, r, g) for f, r, g in zip(forward, reverse, joined)]
+    return [join(f, r, g) for f, r, g in zip(al.forward, al.reverse, al.joined)]
 
 
 def piece_words(pieces, words):
@@ -415,6 +417,19 @@ def finish(a, model, opt, sched, state, record, out, vocab):
     print(f"saved after {state['step']} steps (epoch {state['epoch'] + 1}, batch {state['in_epoch']})", flush=True)
 
 
+def guide_links(text):
+    if text in ("grow-diag-final-and", "intersect", "union", "forward", "reverse"):
+        return text
+    name, _, value = text.partition(":")
+    try:
+        if name == "posterior" and 0.0 <= float(value) < 1.0:
+            return text
+    except ValueError:
+        pass
+    raise argparse.ArgumentTypeError(f"{text!r}: expected grow-diag-final-and, intersect, union, "
+                                     "forward, reverse or posterior:T (0 <= T < 1)")
+
+
 def arguments():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--direction", choices=sorted(DIRECTIONS), default="es-en")
@@ -425,8 +440,9 @@ def arguments():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--max-tokens", type=int, default=3000)
     ap.add_argument("--guide", default="1:0", help="LAYER:HEAD of the guided cross-attention head, or none")
-    ap.add_argument("--guide-links", default="intersect",
-                    choices=["grow-diag-final-and", "intersect", "union", "forward", "reverse"])
+    ap.add_argument("--guide-links", default="intersect", type=guide_links,
+                    help="grow-diag-final-and, intersect, union, forward, reverse, or posterior:T "
+                         "(the links whose two directions' posteriors multiplied pass T)")
     ap.add_argument("--guide-weight", type=float, default=1.0)
     ap.add_argument("--guide-null", choices=["eos", "none"], default="eos",
                     help="eos: words without a link (and </s>) guided to the source's </s>")
@@ -462,6 +478,12 @@ def main():
         sched.load_state_dict(saved.pop("sched"))
         torch.set_rng_state(saved.pop("torch_rng"))
         state = saved
+    # which guide links taught which steps: a run resumed with other --guide-links opens a phase
+    # (a state saved before phases were kept was taught by the default, intersect)
+    phases = state.setdefault("phases", [{"from_step": 0, "guide_links": "intersect"}]
+                              if state["step"] else [])
+    if not phases or phases[-1]["guide_links"] != a.guide_links:
+        phases.append({"from_step": state["step"], "guide_links": a.guide_links})
     guided = sum(1 for p in pairs if p["guide"])
     print(f"{a.direction}: {len(pairs)} training pairs ({guided} with guide links), {held} held out, "
           f"vocabulary {len(vocab)}, {params} parameters; from step {state['step']}", flush=True)
@@ -471,6 +493,7 @@ def main():
               "held_out_verses": held, "sizes": SIZES, "parameters": params, "seed": a.seed,
               "threads": a.threads, "max_tokens": a.max_tokens, "guide": a.guide, "guide_links": a.guide_links,
               "guide_weight": a.guide_weight, "guide_null": a.guide_null, "pairs_with_guide_links": guided,
+              "guide_phases": state["phases"],
               "torch": torch.__version__, "sentencepiece": spm.__version__,
               "precision": "float32 weights, bfloat16 products (torch.autocast)"}
     train_steps(a, model, opt, sched, pairs, pad, state, record, a.out, vocab)

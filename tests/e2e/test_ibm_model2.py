@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The IBM Model 2 baseline (samples/translation/ibm_model2.py) against a tiny corpus worked by
 hand: the prior p(a_i = j) of fast_align's diagonal, one EM step's posteriors and θ, λ's update
-maximizing its objective, the Viterbi links, and grow-diag-final-and on a hand-worked case."""
+maximizing its objective, the Viterbi links, posterior decoding (the two directions' link
+posteriors multiplied, recomputed here from each trained direction), and grow-diag-final-and on
+a hand-worked case."""
 import math
 import os
 import sys
@@ -82,10 +84,31 @@ def test_alignment_and_symmetrization(env):
     # translation probabilities learnt from the others win it back in both directions
     pairs = [(["a", "b"], ["x", "y"]), (["a"], ["x"]), (["b"], ["y"]), (["a", "c"], ["x", "z"])] * 3 + \
             [(["a", "b"], ["y", "x"])]
-    forward, reverse, joined, lams = ibm.align(pairs, iterations=5)
+    al = ibm.align(pairs, iterations=5)
+    forward, reverse, joined = al.forward, al.reverse, al.joined
     assert forward[0] == reverse[0] == joined[0] == {(0, 0), (1, 1)}
     assert forward[-1] == reverse[-1] == joined[-1] == {(0, 1), (1, 0)}
-    assert all(0.1 <= l <= 100 for l in lams)
+    assert al.intersect()[-1] == {(0, 1), (1, 0)}
+    assert all(0.1 <= l <= 100 for l in al.lambdas)
+    # posterior decoding: the product of the two directions' link posteriors, each computed here
+    # from the trained model's own prior and θ (one direction's row sums to 1 with NULL)
+    c, theta, lam = ibm.train(pairs, iterations=5)
+    rc, rtheta, rlam = ibm.train([(t, s) for s, t in pairs], iterations=5)
+    def posterior(corpus, th, l, sentence, i, j):  # target word i, source word j, from 0
+        m, n = corpus.shapes[sentence]
+        start = sum(mm * (nn + 1) for mm, nn in corpus.shapes[:sentence]) + i * (n + 1)
+        links = [ibm.prior(corpus, l)[start + k] * th[corpus.pair_of[start + k]] for k in range(n + 1)]
+        return links[j + 1] / sum(links)
+    last = len(pairs) - 1
+    for i in range(2):
+        for j in range(2):
+            want = posterior(c, theta, lam, last, i, j) * posterior(rc, rtheta, rlam, last, j, i)
+            assert abs(al.products[last][i, j] - want) < 1e-6, (i, j, al.products[last][i, j], want)
+    p = al.products[last]
+    cut = (min(p[0, 1], p[1, 0]) + max(p[0, 0], p[1, 1])) / 2  # between the crossing and the rest
+    assert p[0, 0] < cut < p[1, 0] < p[0, 1], p
+    assert ibm.posterior_links(al.products, cut)[last] == {(1, 0), (0, 1)}
+    assert ibm.posterior_links(al.products, 1.0)[last] == set()
     # grow-diag-final-and by hand (the same case as the C++ unit test)
     f, r = {(0, 0), (1, 1), (2, 3)}, {(0, 0), (1, 2), (3, 3)}
     assert ibm.grow_diag_final_and(f, r) == {(0, 0), (1, 1), (1, 2), (2, 3), (3, 3)}
