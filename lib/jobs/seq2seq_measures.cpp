@@ -75,11 +75,11 @@ seq2seq_measured measure_every_stack(const hf_model& m, std::string_view measure
   if (spec.check)
     for (const measure_shape* s : {&enc, &self, &cross}) spec.check(*s);
   matrix enc_maps(Le * He * ns, ns), self_maps(Ld * Hd * nt, nt), cross_maps(Ld * Hd * nt, ns);
-  array_taps enc_views(enc_maps.data(), He, ns, ns), none(nullptr, He, ns, ns);
+  array_taps enc_views(enc_maps.data(), He, ns, ns), no_maps(nullptr, He, ns, ns);
   array_taps self_views(self_maps.data(), Hd, nt, nt), cross_views(cross_maps.data(), Hd, nt, ns),
       none_d(nullptr, Hd, nt, nt);
   {
-    const auto taps = spec.make(enc, enc_views, none);
+    const auto taps = spec.make(enc, enc_views, no_maps);
     run_model(m, source, progress_style::quiet, nullptr, taps.get());
   }
   const auto self_taps = spec.make(self, self_views, none_d);
@@ -123,8 +123,8 @@ std::unique_ptr<measure_taps> measure_cross_only(const hf_model& m, const measur
     shape.prefix = "cross_";
   }
   array_taps views(f.cross_attention.data(), f.decoder_heads, f.nt, f.ns);
-  array_taps none(nullptr, f.decoder_heads, f.nt, f.ns);
-  std::unique_ptr<measure_taps> taps = spec.make(shape, views, none);
+  array_taps no_maps(nullptr, f.decoder_heads, f.nt, f.ns);
+  std::unique_ptr<measure_taps> taps = spec.make(shape, views, no_maps);
   replay_cross_attention(m, f, *taps);
   return taps;
 }
