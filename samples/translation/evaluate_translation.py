@@ -176,7 +176,7 @@ def attnviz_aer(exe, model, es, en, gold, work, layers=None, heads=None):
     return c
 
 
-THRESHOLDS = (0.1, 0.25, 0.5, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99)  # the grid the dev verses choose from
+THRESHOLDS = (0.02, 0.05, 0.1, 0.25, 0.5, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99)  # the grid the dev verses choose from
 
 
 def bible():
