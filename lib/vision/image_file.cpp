@@ -49,13 +49,10 @@ struct jpeg_walk {
   bool progressive = false;
 };
 
-// A JPEG's Huffman tables (DHT segments) checked before stb_image reads them: this version
-// (Debian's 2022-09 snapshot) never checks that a table's 16 counts add up to at most 256 codes,
-// and writes past the table for one that does not. The markers are walked as stb walks them:
-// bytes before a 0xFF skipped, fill bytes skipped, segments by their lengths (a table begun
-// inside a DHT segment read whole, past the segment's end if need be, and 0 past the file's),
-// and after a scan header the
-// entropy-coded bytes up to the next marker that is not a stuffed 0xFF 0x00 or a restart.
+// A JPEG's Huffman tables (one DHT segment's, from t to end) checked before stb_image reads
+// them: this version (Debian's 2022-09 snapshot) never checks that a table's 16 counts add up to
+// at most 256 codes, and writes past the table for one that does not. Each table defined is
+// noted in `walk`.
 void check_huffman_tables(const std::string& b, std::size_t t, std::size_t end,
                           const std::string& source, jpeg_walk& walk) {
   while (t < end) {  // as stb: a table starts while the segment has bytes left, and is read whole
@@ -102,6 +99,10 @@ void check_scan_tables(const std::string& b, std::size_t at, const std::string& 
   }
 }
 
+// A JPEG's markers walked as stb walks them: bytes before a 0xFF skipped, fill bytes skipped,
+// segments by their lengths (a table begun inside a DHT segment read whole, past the segment's
+// end if need be, and 0 past the file's), and after a scan header the entropy-coded bytes up to
+// the next marker that is not a stuffed 0xFF 0x00 or a restart; the tables and scans checked.
 void check_jpeg_tables(const std::string& b, const std::string& source) {
   const std::size_t n = b.size();
   jpeg_walk walk;
