@@ -22,8 +22,9 @@ steps; the maximum is the same). p0 stays at 0.08, fast_align's default. The ali
 Viterbi one, argmax_j p(a_i = j)·θ(f_i|e_j), NULL meaning unaligned; both directions joined by
 grow-diag-final-and (Koehn et al. 2003) or intersected; or, posterior decoding (Liang, Taskar &
 Klein 2006), the links whose two directions' posteriors multiplied pass a threshold. Words are
-whitespace tokens. Everything is NumPy over one flat array of every (sentence, i, j) link, so the 31,084 verse pairs of the Bible train in
-about a minute.
+whitespace tokens. Everything is NumPy over one flat array of every (sentence, i, j) link, so
+both directions of the 31,084 verse pairs of the Bible train, with their posteriors, in about
+four minutes (2-vCPU AMD EPYC).
 """
 import math
 
@@ -218,9 +219,9 @@ def posterior_links(products, threshold):
 
 
 class Alignment:
-    """Both directions of IBM Model 2 over one corpus, read four ways, every one as (source word,
+    """Both directions of IBM Model 2 over one corpus, read five ways, every one as (source word,
     target word) pairs per sentence: `forward` and `reverse` (each direction's Viterbi links),
-    `joined` (their grow-diag-final-and); `products` per sentence the [target, source] product
+    `joined` (their grow-diag-final-and), `intersect()` (the links both agree on); `products` per sentence the [target, source] product
     p_fwd(a_i = j | f, e) · p_rev(b_j = i | e, f) of the two directions' link posteriors, which
     posterior_links(products, t) reads (Liang et al. 2006's posterior decoding of two
     directions); `lambdas` each direction's λ."""
