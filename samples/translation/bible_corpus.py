@@ -20,6 +20,15 @@ import subprocess
 SPANISH, ENGLISH = "spaRV1909eb", "engKJV2006eb"
 # the books held out of training: their verses are the test set
 HELD_OUT = ["Ruth", "Jonah", "Philemon", "II John", "III John", "Jude"]
+# the dev verses: every hundredth verse of the training books (thresholds, sizes and recipes are
+# chosen on them, never on the held-out books)
+DEV_EVERY = 100
+
+
+def dev_split(training_verses):
+    """(the verses left to train on, the dev verses) of the training books' verses in order."""
+    return ([v for k, v in enumerate(training_verses) if k % DEV_EVERY],
+            training_verses[::DEV_EVERY])
 
 # "Genesis 1:1: …", "II John 1:3: …", "Song of Solomon 2:1: …"; diatheke may put a psalm title's
 # markup before the reference (and repeats the last one before later books' first verses):

@@ -191,7 +191,8 @@ def bible():
         return None, None
     held = set(bible_corpus.HELD_OUT)
     dev = []
-    for key, es_markup, en_markup in [v for v in corpus if v[0][0] not in held][::100]:
+    _, dev_verses = bible_corpus.dev_split([v for v in corpus if v[0][0] not in held])
+    for key, es_markup, en_markup in dev_verses:
         sure, possible = bible_corpus.gold(es_markup, en_markup)
         dev.append((f"{key[0]} {key[1]}:{key[2]}", bible_corpus.plain(es_markup),
                     bible_corpus.plain(en_markup), (set(sure), set(sure) | set(possible))))
@@ -289,6 +290,27 @@ def translations(exe, model, sources):
             for s in sources]
 
 
+def dev_scores(exe, model, reverse, dev):
+    """A candidate model scored on the dev verses alone (the held-out ones left for the shipped
+    models): chrF of its greedy translations and AER of its guided head read by argmax-null and,
+    with a reverse model, by the threshold on the two maps' product at each grid value — how
+    sizes and recipes are chosen (--dev)."""
+    es, en, gold = [d[1] for d in dev], [d[2] for d in dev], [d[3] for d in dev]
+    work = tempfile.mkdtemp()
+    try:
+        out = {"verses": len(dev), "chrF": round(chrf(translations(exe, model, es), en), 2),
+               "argmax-null": scored(align_links(exe, model, ["--extract", "argmax-null"], es, en, work),
+                                     gold).row()}
+        if reverse:
+            both = ["--reverse-model", reverse, "--extract", "threshold", "--threshold"]
+            out["threshold on the product"] = {
+                str(t): scored(align_links(exe, model, both + [str(t)], es, en, work), gold).row()
+                for t in THRESHOLDS}
+    finally:
+        shutil.rmtree(work)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--exe", default=os.path.join(ROOT, "build", "attn-viz"))
@@ -297,7 +319,16 @@ def main():
                     help="the English -> Spanish model (skipped if absent)")
     ap.add_argument("--limit", type=int, default=0, help="only the first N verses (a quick look; "
                     "evaluation.json is then not written)")
+    ap.add_argument("--dev", action="store_true", help="score --model (and --reverse-model) on the "
+                    "dev verses only, print JSON (choosing a size or a recipe; evaluation.json untouched)")
     a = ap.parse_args()
+    if a.dev:
+        _, dev = bible()
+        if dev is None:
+            sys.exit("--dev needs the Bible: apt-get install diatheke sword-text-sparv sword-text-kjv")
+        reverse = a.reverse_model if os.path.isdir(a.reverse_model) else None
+        print(json.dumps(dev_scores(a.exe, a.model, reverse, dev), indent=1))
+        return
     es, en, gold, keys = lines("heldout.es"), lines("heldout.en"), lines("heldout.gold"), lines("heldout.keys")
     if a.limit:
         es, en, gold, keys = es[:a.limit], en[:a.limit], gold[:a.limit], keys[:a.limit]

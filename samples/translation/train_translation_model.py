@@ -329,6 +329,8 @@ def prepare(a, out):
     src_side, tgt_side, _ = DIRECTIONS[a.direction]
     train, held = split_corpus()
     write_heldout(held)
+    if a.hold_dev:
+        train, _ = bible_corpus.dev_split(train)
     src_texts = [bible_corpus.plain(v[src_side]) for v in train]
     tgt_texts = [bible_corpus.plain(v[tgt_side]) for v in train]
     src_model, tgt_model = train_spm(src_texts, SIZES["vocab_each"]), train_spm(tgt_texts, SIZES["vocab_each"])
@@ -430,6 +432,20 @@ def guide_links(text):
                                      "forward, reverse or posterior:T (0 <= T < 1)")
 
 
+def model_size(text):
+    """--size's "d=256,encoder_layers=4,…": the model's shape keys changed from SIZES."""
+    keys = ("d", "heads", "encoder_layers", "decoder_layers", "ffn")
+    out = {}
+    for item in text.split(","):
+        key, _, value = item.partition("=")
+        if key.strip() not in keys or not value.strip().isdigit() or int(value) < 1:
+            raise argparse.ArgumentTypeError(f"{item!r}: expected KEY=N with KEY one of {', '.join(keys)}")
+        out[key.strip()] = int(value)
+    if out.get("d", SIZES["d"]) % out.get("heads", SIZES["heads"]):
+        raise argparse.ArgumentTypeError(f"{text!r}: d must be a multiple of heads")
+    return out
+
+
 def arguments():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--direction", choices=sorted(DIRECTIONS), default="es-en")
@@ -439,6 +455,10 @@ def arguments():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--max-tokens", type=int, default=3000)
+    ap.add_argument("--size", type=model_size, default={},
+                    help="the model's shape where it differs from the shipped one, e.g. "
+                         "d=256,encoder_layers=4,decoder_layers=4,ffn=1024 (keys: d, heads, "
+                         "encoder_layers, decoder_layers, ffn)")
     ap.add_argument("--guide", default="1:0", help="LAYER:HEAD of the guided cross-attention head, or none")
     ap.add_argument("--guide-links", default="intersect", type=guide_links,
                     help="grow-diag-final-and, intersect, union, forward, reverse, or posterior:T "
@@ -446,6 +466,9 @@ def arguments():
     ap.add_argument("--guide-weight", type=float, default=1.0)
     ap.add_argument("--guide-null", choices=["eos", "none"], default="eos",
                     help="eos: words without a link (and </s>) guided to the source's </s>")
+    ap.add_argument("--hold-dev", action="store_true",
+                    help="leave the dev verses (every hundredth of the training books: "
+                         "evaluate_translation.py --dev) out of training, for choosing a size or a recipe")
     ap.add_argument("--checkpoint", help="the training state [default: /tmp/attn-viz-train-DIRECTION.pt]")
     ap.add_argument("--resume", action="store_true", help="go on from --checkpoint")
     a = ap.parse_args()
@@ -458,6 +481,7 @@ def main():
     a = arguments()
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
+    SIZES.update(a.size)  # one shape for the whole run: the model, its config.json and record
     os.makedirs(a.out, exist_ok=True)
     pairs, vocab, held = prepare(a, a.out)
     pad = len(vocab) - 1
@@ -490,6 +514,7 @@ def main():
     record = {"data": "Reina-Valera 1909 (spaRV1909eb) and King James Version (engKJV2006eb), Debian's "
                       "sword-text-sparv and sword-text-kjv through diatheke",
               "direction": a.direction, "held_out_books": bible_corpus.HELD_OUT, "training_pairs": len(pairs),
+              "dev_verses_held": a.hold_dev,
               "held_out_verses": held, "sizes": SIZES, "parameters": params, "seed": a.seed,
               "threads": a.threads, "max_tokens": a.max_tokens, "guide": a.guide, "guide_links": a.guide_links,
               "guide_weight": a.guide_weight, "guide_null": a.guide_null, "pairs_with_guide_links": guided,

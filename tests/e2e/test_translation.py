@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import import_numpy, main, sanitized  # noqa: E402
+from harness import Skipped, import_numpy, main, sanitized  # noqa: E402
 
 np = import_numpy()
 # of the 209 held out: enough for stable counts, quick enough for a test (fewer under the
@@ -140,6 +140,32 @@ def test_it_translates_and_its_tokenizers_are_marians(env):
     sp = spm.SentencePieceProcessor(model_file=os.path.join(folder(env), "source.spm"))
     want = [vocab.get(p, vocab["<unk>"]) for p in sp.encode(es, out_type=str)] + [vocab["</s>"]]
     assert np.load(os.path.join(out, "source_ids.npy")).tolist() == want
+
+
+def test_training_sizes_and_dev_verses(env):
+    """train_translation_model.py's --size takes only the model's shape keys (d a multiple of
+    the heads); --hold-dev leaves out exactly the verses evaluate_translation.py --dev scores
+    (every hundredth of the training books, bible_corpus.dev_split), so a size is chosen on verses
+    it never trained on."""
+    sys.path.insert(0, os.path.join(env.samples, "translation"))
+    try:
+        import train_translation_model as train
+    except ImportError as e:  # torch or sentencepiece missing
+        raise Skipped(f"train_translation_model.py needs {e.name}")
+    import argparse
+    from bible_corpus import dev_split
+    assert train.model_size("d=256,encoder_layers=4,ffn=1024") == {"d": 256, "encoder_layers": 4,
+                                                                    "ffn": 1024}
+    for bad in ("d=250", "vocab_each=100", "d=0", "heads=x", "d"):
+        try:
+            train.model_size(bad)
+        except argparse.ArgumentTypeError:
+            continue
+        raise AssertionError(f"--size {bad} accepted")
+    verses = [(("Genesis", 1, k), f"es {k}", f"en {k}") for k in range(1, 351)]
+    rest, dev = dev_split(verses)
+    assert [v[0][2] for v in dev] == [1, 101, 201, 301]
+    assert len(rest) == 346 and not set(rest) & set(dev) and sorted(rest + dev) == sorted(verses)
 
 
 if __name__ == "__main__":
