@@ -319,9 +319,12 @@ Examples:
       ->type_name("FILE")
       ->group("Output");
   cmd->add_option("--align-method", f->align_method,
-                  "argmax: each target word to its most attended source word; intersect: only "
-                  "the pairs where the source word's most attended target word agrees")
-      ->check(one_of({"argmax", "intersect"}))
+                  "argmax: each target word to its most attended source word; argmax-null: the "
+                  "same unless the row's weight on the special tokens (</s>) is larger, the word "
+                  "then unaligned (the bundled models' guided head gives such NULL links); "
+                  "intersect: only the pairs where the source word's most attended target word "
+                  "agrees")
+      ->check(one_of({"argmax", "argmax-null", "intersect"}))
       ->capture_default_str()
       ->group("Output");
   cmd->add_option("--gold", c.gold_path,
@@ -437,7 +440,9 @@ Examples:
     if (!f->target_ids.empty()) job.target_ids = parse_ids(f->target_ids, "target-ids");
     job.stack = value_of(seq2seq_stack_names, f->stack, "--stack");
     job.term = f->view.term;
-    job.method = f->align_method == "intersect" ? align_method::intersect : align_method::argmax;
+    job.method = f->align_method == "intersect"     ? align_method::intersect
+                 : f->align_method == "argmax-null" ? align_method::argmax_null
+                                                    : align_method::argmax;
     resolve_maps_view(f->view, job.choice);
     job.measure = &measure_named(f->measure, "--measure");
     job.max_memory = memory_limit(f->max_memory, "--max-memory");

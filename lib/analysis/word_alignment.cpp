@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
 
 #include "analysis/subwords.h"
 #include "error.h"
@@ -70,22 +71,31 @@ word_map cross_words(const float* map, const std::vector<std::string>& target_pi
   return out;
 }
 
-std::vector<word_pair> align_words(const matrix& m, align_method method) {
-  const std::size_t rows = m.rows(), cols = m.cols();
+std::vector<word_pair> best_links(const matrix& m, bool by_rows, bool null) {
   std::vector<word_pair> out;
-  if (rows == 0 || cols == 0) return out;
-  std::vector<std::size_t> row_best(rows, 0), col_best(cols, 0);
-  for (std::size_t j = 0; j < rows; ++j)
-    for (std::size_t i = 1; i < cols; ++i)
-      if (m(j, i) > m(j, row_best[j])) row_best[j] = i;
-  for (std::size_t i = 0; i < cols; ++i)
-    for (std::size_t j = 1; j < rows; ++j)
-      if (m(j, i) > m(col_best[i], i)) col_best[i] = j;
-  for (std::size_t j = 0; j < rows; ++j) {
-    const std::size_t i = row_best[j];
-    if (method == align_method::argmax || col_best[i] == j) out.emplace_back(i, j);
+  const std::size_t lines = by_rows ? m.rows() : m.cols(), length = by_rows ? m.cols() : m.rows();
+  for (std::size_t a = 0; a < lines && length > 0; ++a) {
+    const auto at = [&](std::size_t b) { return by_rows ? m(a, b) : m(b, a); };
+    std::size_t best = 0;
+    double sum = 0.0;
+    for (std::size_t b = 0; b < length; ++b) {
+      sum += at(b);
+      if (at(b) > at(best)) best = b;
+    }
+    if (null && at(best) < 1.0 - sum) continue;
+    out.push_back(by_rows ? word_pair(best, a) : word_pair(a, best));
   }
   std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<word_pair> align_words(const matrix& m, align_method method) {
+  std::vector<word_pair> rows = best_links(m, true, method == align_method::argmax_null);
+  if (method != align_method::intersect) return rows;
+  const std::vector<word_pair> cols = best_links(m, false, false);
+  std::vector<word_pair> out;
+  std::set_intersection(rows.begin(), rows.end(), cols.begin(), cols.end(),
+                        std::back_inserter(out));
   return out;
 }
 

@@ -5,6 +5,9 @@
 //              sum of its pieces' columns (pieces grouped by analysis/subwords.h: ▁, Ġ, ##);
 //              special tokens (</s>, <pad>, [CLS], …) are left out on both sides
 //   argmax     each target word j aligns to the source word i of its row's largest weight
+//   argmax-null  the same, unless the row's weight off the words (1 − its sum: the special
+//              tokens', </s>) is larger than that word's: j then stays unaligned (a NULL link,
+//              the way a head taught to align says a word has no counterpart)
 //   intersect  the pairs that are both: i the argmax of row j, and j the argmax of column i
 //   Pharaoh    "i-j" pairs, i the source word, j the target word, counted from 0, space
 //              separated (fast_align, awesome-align); in a gold standard "i-j" (or "i-j-S") is
@@ -37,8 +40,13 @@ struct word_map {
 word_map cross_words(const float* map, const std::vector<std::string>& target_pieces,
                      const std::vector<std::string>& source_pieces);
 
-enum class align_method { argmax, intersect };
+enum class align_method { argmax, argmax_null, intersect };
 std::vector<word_pair> align_words(const matrix& target_by_source, align_method method);
+
+// Per row (by_rows: each target word's best source word) or per column (each source word's best
+// target word), the pair of the line's largest value (the first of equals); with `null`, left out
+// where the line's weight off the words, 1 − its sum, is larger. Sorted.
+std::vector<word_pair> best_links(const matrix& target_by_source, bool by_rows, bool null);
 
 struct gold_alignment {
   std::set<word_pair> sure, possible;  // possible holds the sure pairs too

@@ -174,28 +174,6 @@ struct aligner {
   align_reading there, back;
 };
 
-// Per row of m (by_rows: target words × source words, row j's best source word i) or per
-// column (row i's… of the reverse map turned round: column i's best target word j), the largest
-// value's pair — dropped, with `null`, where the line's weight off the words (1 − its sum: the
-// special tokens', </s>) is larger: the model's way of saying the word has no counterpart.
-std::vector<word_pair> best_links(const matrix& m, bool by_rows, bool null) {
-  std::vector<word_pair> out;
-  const std::size_t lines = by_rows ? m.rows() : m.cols(), length = by_rows ? m.cols() : m.rows();
-  for (std::size_t a = 0; a < lines && length > 0; ++a) {
-    const auto at = [&](std::size_t b) { return by_rows ? m(a, b) : m(b, a); };
-    std::size_t best = 0;
-    double sum = 0.0;
-    for (std::size_t b = 0; b < length; ++b) {
-      sum += at(b);
-      if (at(b) > at(best)) best = b;
-    }
-    if (null && at(best) < 1.0 - sum) continue;
-    out.push_back(by_rows ? word_pair(best, a) : word_pair(a, best));
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 std::vector<word_pair> align_pair(const aligner& a, const align_job_config& c,
                                   const encoded_pair& forward, const encoded_pair* backward,
                                   const sentence_pair& p) {

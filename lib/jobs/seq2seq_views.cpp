@@ -192,10 +192,12 @@ figure draw_seq2seq_view(const seq2seq_maps& s, seq2seq_stack stack, const view_
     spec.title = fmt::format("alignment · cross attention over {} × {} · {}",
                              list_label("layer", c.layers, f.decoder_layers),
                              list_label("head", c.heads, f.decoder_heads), s.name);
-    spec.subtitle = fmt::format("{} · outlined: {}{}", s.subtitle,
-                                method == align_method::argmax
-                                    ? "each target word's most attended source word"
-                                    : "pairs each side's argmax agrees on",
+    const char* outlined =
+        method == align_method::argmax        ? "each target word's most attended source word"
+        : method == align_method::argmax_null ? "each target word's most attended source word, "
+                                                "unless </s> holds more"
+                                              : "pairs each side's argmax agrees on";
+    spec.subtitle = fmt::format("{} · outlined: {}{}", s.subtitle, outlined,
                                 gold_note.empty() ? "" : " · " + gold_note);
   } else {
     values = c.view == maps_view::head

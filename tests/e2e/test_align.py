@@ -90,7 +90,8 @@ def test_threshold_takes_every_pair_at_or_above_it(env):
 def test_argmax_null_leaves_words_whose_row_is_on_the_specials(env):
     """--extract argmax-null on the bundled model (its tokenizer ends the source with </s>):
     each target word's best source word unless 1 − the row's sum over the words (the weight on
-    </s>) is larger, recomputed here from `model --npy`'s cross map and tokens."""
+    </s>) is larger, recomputed here from `model --npy`'s cross map and tokens; `model --align
+    --align-method argmax-null` writes the same line."""
     sys.path.insert(0, os.path.join(env.samples, "translation"))
     from evaluate_translation import word_matrix, word_spans
     model = os.path.join(env.samples, "rv-kjv-marian")
@@ -104,7 +105,10 @@ def test_argmax_null_leaves_words_whose_row_is_on_the_specials(env):
     dropped = 0
     for k, (s, t) in enumerate(zip(es, en)):
         out = env.path(f"null-{k}")
-        env.run("model", "--model", model, "--text", s, "--target", t, "--npy", out, "-q")
+        one = env.path(f"null-{k}.txt")
+        env.run("model", "--model", model, "--text", s, "--target", t, "--npy", out, "-q",
+                "--align", one, "--align-method", "argmax-null", *reading)
+        assert open(one).read().strip() == lines[k], k
         cross = np.load(os.path.join(out, "cross_attention.npy")).astype(np.float64)[1, 0]
         tokens = lambda side: json.load(open(os.path.join(out, f"{side}_tokens.json"), encoding="utf-8"))
         assert tokens("source")[-1] == "</s>"

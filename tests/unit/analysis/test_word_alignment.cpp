@@ -1,5 +1,5 @@
-// analysis/word_alignment.h: sub-words into words, argmax and intersect alignments, Pharaoh
-// lines and the alignment error rate, worked by hand.
+// analysis/word_alignment.h: sub-words into words, argmax, argmax-null and intersect
+// alignments, Pharaoh lines and the alignment error rate, worked by hand.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -39,6 +39,20 @@ TEST_CASE("argmax per target word; intersect keeps the pairs both directions cho
   CHECK(align_words(m, align_method::argmax) == std::vector<word_pair>{{0, 0}, {1, 1}, {1, 2}});
   CHECK(align_words(m, align_method::intersect) == std::vector<word_pair>{{0, 0}, {1, 1}});
   CHECK(format_pharaoh({{0, 0}, {1, 2}}) == "0-0 1-2");
+}
+
+TEST_CASE("argmax-null leaves a word whose row rests more on </s> than on its best word") {
+  // rows over the words only: row 0 sums to 0.9 (0.1 on </s> < 0.6), row 1 to 0.3 (0.7 on </s>
+  // > 0.2), row 2 to 0.5 (0.5 on </s> = 0.5 kept: the word must hold less to be left)
+  const matrix m = testing::mat(3, 2,
+                                {0.6f, 0.3f,  //
+                                 0.2f, 0.1f,  //
+                                 0.0f, 0.5f});
+  CHECK(align_words(m, align_method::argmax) == std::vector<word_pair>{{0, 0}, {0, 1}, {1, 2}});
+  CHECK(align_words(m, align_method::argmax_null) == std::vector<word_pair>{{0, 0}, {1, 2}});
+  // by columns (each source word's best target word): column 0 sums to 0.8, column 1 to 0.9
+  CHECK(best_links(m, false, true) == std::vector<word_pair>{{0, 0}, {1, 2}});
+  CHECK(best_links(m, false, false) == best_links(m, false, true));
 }
 
 TEST_CASE("Pharaoh gold lines: sure, possible, and AER by Och & Ney") {
