@@ -221,10 +221,10 @@ def posterior_links(products, threshold):
 class Alignment:
     """Both directions of IBM Model 2 over one corpus, read five ways, every one as (source word,
     target word) pairs per sentence: `forward` and `reverse` (each direction's Viterbi links),
-    `joined` (their grow-diag-final-and), `intersect()` (the links both agree on); `products` per sentence the [target, source] product
-    p_fwd(a_i = j | f, e) · p_rev(b_j = i | e, f) of the two directions' link posteriors, which
-    posterior_links(products, t) reads (Liang et al. 2006's posterior decoding of two
-    directions); `lambdas` each direction's λ."""
+    `joined` (their grow-diag-final-and), `intersect()` (the links both agree on); `products`
+    per sentence the [target, source] product p_fwd(a_i = j | f, e) · p_rev(b_j = i | e, f) of
+    the two directions' link posteriors, which posterior_links(products, t) reads (Liang et al.
+    2006's posterior decoding of two directions); `lambdas` each direction's λ."""
 
     def __init__(self, forward, reverse, joined, products, lambdas):
         self.forward, self.reverse, self.joined = forward, reverse, joined

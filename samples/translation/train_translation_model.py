@@ -474,6 +474,12 @@ def arguments():
     a = ap.parse_args()
     a.out = a.out or os.path.join(os.path.dirname(HERE), DIRECTIONS[a.direction][2])
     a.checkpoint = a.checkpoint or f"/tmp/attn-viz-train-{a.direction}.pt"
+    if a.guide != "none":
+        layer, head = (int(x) for x in a.guide.split(":"))
+        shape = {**SIZES, **a.size}
+        if layer >= shape["decoder_layers"] or head >= shape["heads"]:
+            ap.error(f"--guide {a.guide}: the model has {shape['decoder_layers']} decoder layers "
+                     f"of {shape['heads']} heads")
     return a
 
 
