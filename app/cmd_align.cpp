@@ -18,6 +18,7 @@ struct align_flags {
   align_job_config job;
   std::string method = "weights", extract = "argmax", symmetrize;
   bool quiet = false;
+  std::vector<CLI::Option*> reading;  // --extract, --threshold, --symmetrize
 };
 
 }  // namespace
@@ -34,7 +35,10 @@ Each pair runs through the model teacher-forced (the target given); its cross at
 words (words: whitespace tokens, their pieces summed over the source and averaged over the
 target; special tokens left out), and --extract reads the pairs off it. Without --layers and
 --heads, a model folder's alignment.json names the ones to read (the bundled models': the head
-their training taught to align, Garg et al. 2019); the summary says which were read.
+their training taught to align, Garg et al. 2019) and, without --extract, --threshold and
+--symmetrize, may name how to read them, alone and with a reverse model (the bundled models':
+argmax-null alone, threshold 0.05 on the two maps' product, each the best on dev verses); the
+summary says which were read.
   argmax        each target word to the source word of its row's largest value
   argmax-null   the same, unless the row's weight on the source's special tokens (</s>) is
                 larger than that word's: then unaligned (a NULL link; the bundled models'
@@ -89,22 +93,22 @@ Examples:
                 "Read target token t at the decoder step that takes it as input (row t + 1: "
                 "Chen et al. 2020's Shift-Att) instead of the step that predicts it")
       ->group("Alignment");
-  cmd->add_option("--extract", f->extract, "argmax, argmax-null or threshold (above)")
-      ->check(one_of({"argmax", "argmax-null", "threshold"}))
-      ->capture_default_str()
-      ->group("Alignment");
-  cmd->add_option("--threshold", c.threshold,
-                  "With --extract threshold: the value a pair must reach (with a reverse model, "
-                  "the two maps' product)")
-      ->check(CLI::Range(0.0, 1.0))
-      ->capture_default_str()
-      ->group("Alignment");
-  cmd->add_option("--symmetrize", f->symmetrize,
-                  "With --reverse-model and argmax(-null): intersect, union or "
-                  "grow-diag-final-and "
-                  "[default: grow-diag-final-and]")
-      ->check(one_of({"intersect", "union", "grow-diag-final-and"}))
-      ->group("Alignment");
+  f->reading.push_back(cmd->add_option("--extract", f->extract,
+                                       "argmax, argmax-null or threshold (above) [default: the "
+                                       "reading alignment.json names, else argmax]")
+                           ->check(one_of({"argmax", "argmax-null", "threshold"}))
+                           ->group("Alignment"));
+  f->reading.push_back(cmd->add_option("--threshold", c.threshold,
+                                       "With --extract threshold: the value a pair must reach "
+                                       "(with a reverse model, the two maps' product)")
+                           ->check(CLI::Range(0.0, 1.0))
+                           ->capture_default_str()
+                           ->group("Alignment"));
+  f->reading.push_back(cmd->add_option("--symmetrize", f->symmetrize,
+                                       "With --reverse-model and argmax(-null): intersect, union "
+                                       "or grow-diag-final-and [default: grow-diag-final-and]")
+                           ->check(one_of({"intersect", "union", "grow-diag-final-and"}))
+                           ->group("Alignment"));
   cmd->add_option("--out,-o", c.out, "Write the alignments to FILE [default: print them]")
       ->type_name("FILE")
       ->group("Output");
@@ -122,6 +126,8 @@ Examples:
                       "target lines)",
                       param("source"), param("target"), param("input")));
     job.method = &measure_named(f->method, "method");
+    job.extract_given = false;
+    for (const CLI::Option* o : f->reading) job.extract_given |= o->count() > 0;
     job.extract = f->extract == "threshold"     ? align_extract::threshold
                   : f->extract == "argmax-null" ? align_extract::argmax_null
                                                 : align_extract::argmax;

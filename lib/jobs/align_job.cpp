@@ -203,6 +203,24 @@ std::vector<word_pair> align_pair(const aligner& a, const align_job_config& c,
 
 constexpr const char* extract_names[] = {"argmax", "argmax-null", "threshold"};
 
+// The reading alignment.json names for this run (the model's with_reverse one with a reverse
+// model, else its own) in place of the defaults; the summary says which and whence.
+void take_saved_extract(const align_reading& there, bool with_reverse, align_job_config& c,
+                        align_report& r) {
+  const std::optional<saved_extract>& e = with_reverse ? there.with_reverse : there.alone;
+  if (c.extract_given || !e) return;
+  for (int k = 0; k < 3; ++k)
+    if (e->extract == extract_names[k]) c.extract = static_cast<align_extract>(k);
+  if (c.extract == align_extract::threshold) c.threshold = e->threshold;
+  if (!e->symmetrize.empty()) c.symmetrize = symmetrize_named(e->symmetrize, "symmetrize");
+  r.readings.push_back(fmt::format(
+      "extract {}{}{} ({})", e->extract,
+      c.extract == align_extract::threshold
+          ? fmt::format(" {}{}", e->threshold, with_reverse ? " on the two maps' product" : "")
+          : std::string(),
+      e->symmetrize.empty() ? std::string() : ", symmetrize " + e->symmetrize, there.extract_from));
+}
+
 // What shapes the lines: the flags and the models' files (their sizes and times).
 std::uint64_t settings_of(const align_job_config& c) {
   std::vector<std::string> files;
@@ -271,8 +289,9 @@ void align_all(const aligner& a, const align_job_config& c, const std::vector<se
 
 }  // namespace align_job_parts
 
-align_report run_align_job(const align_job_config& c) {
+align_report run_align_job(const align_job_config& config) {
   using namespace align_job_parts;
+  align_job_config c = config;
   const auto start = std::chrono::steady_clock::now();
   hf_model m = load_model(c.model_dir);
   if (!m.config.encoder_decoder)
@@ -306,6 +325,7 @@ align_report run_align_job(const align_job_config& c) {
   r.pairs = pairs.size();
   r.readings.push_back(fmt::format("{}: {}", c.model_dir, describe(a.there)));
   if (reverse) r.readings.push_back(fmt::format("{}: {}", c.reverse_model_dir, describe(a.back)));
+  take_saved_extract(a.there, reverse.has_value(), c, r);
   std::optional<align_journal> journal;
   if (!c.out.empty()) journal.emplace(c.out, settings_of(c), c.resume);
   align_all(a, c, pairs, forward, backward, journal ? &*journal : nullptr, r);

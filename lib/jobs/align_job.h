@@ -50,6 +50,9 @@ struct align_job_config {
   align_extract extract = align_extract::argmax;
   double threshold = 0.1;
   std::optional<symmetrize_method> symmetrize;  // with a reverse model (default: gdfa)
+  // false: the three above are defaults, and the model's alignment.json, where it stands for the
+  // layers and heads and names a reading (jobs/align_reading.h), replaces them
+  bool extract_given = true;
   progress_style progress = progress_style::automatic;
 };
 

@@ -1,6 +1,7 @@
 #include "jobs/align_reading.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
@@ -37,23 +38,60 @@ void check_indices(const std::string& text, std::size_t limit, const char* what,
   }
 }
 
+// "extract", "threshold" and "symmetrize" of one object of alignment.json; none: nullopt.
+std::optional<saved_extract> extract_of(const nlohmann::json& j, const std::string& path,
+                                        const char* where) {
+  if (!j.contains("extract")) return std::nullopt;
+  const auto text = [&](const char* key, std::initializer_list<const char*> allowed) {
+    const nlohmann::json& v = j.at(key);
+    if (v.is_string())
+      for (const char* name : allowed)
+        if (v.get<std::string>() == name) return v.get<std::string>();
+    throw input_error(
+        path, fmt::format("{}\"{}\": expected one of {}", where, key, fmt::join(allowed, ", ")));
+  };
+  saved_extract e;
+  e.extract = text("extract", {"argmax", "argmax-null", "threshold"});
+  if (e.extract == "threshold") {
+    const auto t = j.find("threshold");
+    if (t == j.end() || !t->is_number() || t->get<double>() < 0.0 || t->get<double>() > 1.0)
+      throw input_error(path, fmt::format("{}\"threshold\": expected a number from 0 to 1 with "
+                                          "\"extract\": \"threshold\"",
+                                          where));
+    e.threshold = t->get<double>();
+  } else if (j.contains("symmetrize")) {
+    e.symmetrize = text("symmetrize", {"intersect", "union", "grow-diag-final-and"});
+  }
+  return e;
+}
+
 }  // namespace align_reading_parts
 
 align_reading saved_align_reading(const std::string& model_dir) {
   using namespace align_reading_parts;
   const std::string path = model_dir + "/alignment.json";
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return {"", "", "all"};
+  if (::stat(path.c_str(), &st) != 0) return {"", "", "all", {}, {}, {}};
   const auto j = nlohmann::json::parse(read_whole_file(path), nullptr, false);
   if (j.is_discarded() || !j.is_object())
     throw input_error(path, "expected a JSON object like {\"layers\": \"1\", \"heads\": \"0\"}");
-  return {key_text(j, "layers", path), key_text(j, "heads", path), path};
+  align_reading r{key_text(j, "layers", path), key_text(j, "heads", path), path, {}, {}, {}};
+  r.alone = extract_of(j, path, "");
+  if (j.contains("with_reverse")) {
+    if (!j.at("with_reverse").is_object())
+      throw input_error(path,
+                        "\"with_reverse\": expected an object like {\"extract\": "
+                        "\"threshold\", \"threshold\": 0.05}");
+    r.with_reverse = extract_of(j.at("with_reverse"), path, "\"with_reverse\": ");
+  }
+  if (r.alone || r.with_reverse) r.extract_from = path;
+  return r;
 }
 
 align_reading align_reading_of(const hf_model& m, const std::string& model_dir,
                                const std::string& layers, const std::string& heads) {
   using namespace align_reading_parts;
-  if (!layers.empty() || !heads.empty()) return {layers, heads, "--layers/--heads"};
+  if (!layers.empty() || !heads.empty()) return {layers, heads, "--layers/--heads", {}, {}, {}};
   align_reading r = saved_align_reading(model_dir);
   if (r.from == "all") return r;
   check_indices(r.layers, m.config.decoder_layers, "layers", r.from);

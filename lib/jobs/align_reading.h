@@ -6,19 +6,35 @@
 //      it trained towards word links, Garg et al. 2019); either key may be left out (= all);
 //   3. else every layer and head.
 //
+// When it stands for the layers and heads, the same file may name how the map is read if align
+// is given none of --extract, --threshold and --symmetrize: "extract" (argmax, argmax-null or
+// threshold, with "threshold") for the model alone, and "with_reverse": {"extract": …, "threshold":
+// …, "symmetrize": …} for the model read with --reverse-model (evaluate_translation.py writes the
+// bundled models' readings, each the one that scored best on the dev verses).
+//
 // A present but malformed alignment.json, or one naming a layer or head the model lacks, is an
 // input_error naming the file.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "model/hf_model.h"
 
 namespace attnviz {
 
+// How a map is read into links: align's --extract, --threshold and --symmetrize, as text.
+struct saved_extract {
+  std::string extract;     // argmax, argmax-null or threshold
+  double threshold = 0.0;  // with threshold
+  std::string symmetrize;  // with a reverse model and argmax(-null); empty: align's default
+};
+
 struct align_reading {
   std::string layers, heads;  // parse_index_list text; empty: all
   std::string from;           // "--layers/--heads", the alignment.json path, or "all"
+  std::optional<saved_extract> alone, with_reverse;  // alignment.json's readings, if it names any
+  std::string extract_from;                          // the alignment.json path when it does
 };
 
 align_reading align_reading_of(const hf_model& m, const std::string& model_dir,

@@ -18,7 +18,8 @@ word, the rule attn-viz's --align uses); the all-heads, best-layer and best-head
 measured again by attn-viz itself (--align, --gold) and must agree. Translations are attn-viz's
 greedy ones (--max-new 160), scored with chrF (Popović 2015: character 1- to 6-grams, β = 2,
 spaces left out, statistics summed over the corpus). Writes samples/translation/evaluation.json
-and prints a table.
+and prints a table; into each model's alignment.json it writes the readings the dev verses chose
+(the model alone; both with the product's threshold), which attn-viz align then takes by default.
 """
 import argparse
 import json
@@ -240,9 +241,9 @@ def align_readings(reverse):
     alignment.json's layer and head; with the reverse model, both directions. The thresholds
     are fixed in advance, not tuned on the held-out verses: a word aligned where it holds at
     least half the row's weight (0.5), with two directions half of each (0.25 on the product)."""
-    rows = [("align (argmax)", []),
+    rows = [("align (argmax)", ["--extract", "argmax"]),
             ("align --extract argmax-null", ["--extract", "argmax-null"]),
-            ("align --method alti", ["--method", "alti"]),
+            ("align --method alti", ["--method", "alti", "--extract", "argmax"]),
             ("align --extract threshold --threshold 0.5", ["--extract", "threshold", "--threshold", "0.5"])]
     if reverse:
         both = ["--reverse-model", reverse]
@@ -283,6 +284,45 @@ def align_rows(exe, model, reverse, es, en, gold, dev, work):
     rows[f"align, both directions, --extract threshold --threshold {best} (on the product; chosen "
          f"on the dev verses)"] = scored(align_links(exe, model, both + [str(best)], es, en, work), golds)
     return rows, {"align threshold on the product": {str(t): round(v, 4) for t, v in dev_aer.items()}}
+
+
+def one_direction_reading(exe, model, dev, reverse_side, work):
+    """The reading of one model alone that scores best on the dev verses: argmax, argmax-null or a
+    threshold from the grid (the English -> Spanish model on the same verses turned round)."""
+    es, en, gold = [d[1] for d in dev], [d[2] for d in dev], [d[3] for d in dev]
+    if reverse_side:
+        es, en = en, es
+        gold = [({(j, i) for i, j in s}, {(j, i) for i, j in p}) for s, p in gold]
+    flags = {"argmax": ["--extract", "argmax"], "argmax-null": ["--extract", "argmax-null"],
+             **{f"threshold {t}": ["--extract", "threshold", "--threshold", str(t)] for t in THRESHOLDS}}
+    dev_aer = {name: scored(align_links(exe, model, f, es, en, work), gold).aer() for name, f in flags.items()}
+    best = min(flags, key=lambda name: (dev_aer[name], name))
+    reading = ({"extract": "threshold", "threshold": float(best.split()[1])} if best.startswith("threshold")
+               else {"extract": best})
+    return reading, {k: round(v, 4) for k, v in dev_aer.items()}
+
+
+def save_readings(exe, model, reverse, dev, product_threshold):
+    """Each model folder's alignment.json gains the readings the dev verses chose, which
+    attn-viz align takes when given no --extract, --threshold or --symmetrize: the model alone,
+    and with the other direction (the threshold on the two maps' product: the same pairs whichever
+    model is read first). Returns the dev figures."""
+    work = tempfile.mkdtemp()
+    figures = {}
+    try:
+        for folder, turned in ((model, False), (reverse, True)):
+            reading, figures[os.path.basename(folder)] = one_direction_reading(exe, folder, dev, turned, work)
+            path = os.path.join(folder, "alignment.json")
+            saved = json.load(open(path)) if os.path.exists(path) else {}
+            saved.update(reading)
+            saved["with_reverse"] = {"extract": "threshold", "threshold": product_threshold}
+            saved["reading_why"] = (f"the readings that scored best on {len(dev)} dev verses "
+                                    "(samples/translation/evaluate_translation.py)")
+            with open(path, "w") as f:
+                json.dump(saved, f, indent=2)
+    finally:
+        shutil.rmtree(work)
+    return figures
 
 
 def translations(exe, model, sources):
@@ -355,6 +395,11 @@ def main():
         back = translations(a.exe, reverse, en) if reverse else None
     finally:
         shutil.rmtree(work)
+    readings_dev = None
+    if align_dev and not a.limit:  # both models and the dev verses: their readings saved
+        product = align_dev["align threshold on the product"]
+        best = min(product, key=lambda t: (product[t], float(t)))
+        readings_dev = save_readings(a.exe, a.model, reverse, dev, float(best))
     baseline, baseline_dev = ibm2_baseline(corpus, dev, keys, gold)
     result = {
         "held_out_verses": len(es), "verses_scored": len(es) - skipped,
@@ -367,7 +412,9 @@ def main():
                 **{k: c.row() for k, c in aligned.items()}, **{k: c.row() for k, c in baseline.items()}},
         "every layer and head": {k: trained[k].row() for k in layers + heads},
         **({"dev verses": {"verses": len(dev), "AER at each threshold": {**(align_dev or {}),
-                                                                     **(baseline_dev or {})}}}
+                                                                     **(baseline_dev or {})},
+                           **({"each model alone (saved in alignment.json)": readings_dev}
+                              if readings_dev else {})}}
            if dev else {}),
         "best_layer": int(best_layer.split()[1]), "best_head": [int(best_head.split()[1]), int(best_head.split()[3])],
         "examples": [{"verse": keys[i], "source": es[i], "reference": en[i], "attn-viz": hyps[i]}

@@ -266,5 +266,43 @@ def test_alignment_json_names_the_default_layer_and_head(env):
         assert err.startswith(f"attn-viz: error: {model}/alignment.json") and says in err, err
 
 
+def test_alignment_json_names_the_default_reading(env):
+    """With the layers and heads it names, alignment.json may name how they are read: "extract"
+    (and "threshold") alone, "with_reverse" with a reverse model; the same lines as those flags,
+    the summary saying whence; any of --extract, --threshold, --symmetrize, or --layers/--heads,
+    puts align's own defaults back; a bad reading is an error naming the file."""
+    import shutil
+    model, back = env.path("reads"), env.path("reads-back")
+    shutil.copytree(seq2seq(env, "bart_f32"), model)
+    shutil.copytree(seq2seq(env, "marian_f16"), back)
+    with open(os.path.join(back, "alignment.json"), "w") as f:  # its head; no reading of its own
+        json.dump({"layers": "1", "heads": "0"}, f)
+    src, tgt, _ = write_pairs(env, PAIRS, "d")
+    head = ["--layers", "1", "--heads", "0"]
+    saved = {"layers": "1", "heads": "0", "extract": "threshold", "threshold": 0.2,
+             "with_reverse": {"extract": "argmax", "symmetrize": "intersect"}}
+    with open(os.path.join(model, "alignment.json"), "w") as f:
+        json.dump(saved, f)
+    alone = align(env, model, src, tgt, *head, "--extract", "threshold", "--threshold", "0.2")
+    assert alone != align(env, model, src, tgt, *head)  # the flags' own default: argmax
+    assert align(env, model, src, tgt) == alone
+    both = align(env, model, src, tgt, *head, "--reverse-model", back, "--symmetrize", "intersect")
+    assert both != align(env, model, src, tgt, *head, "--reverse-model", back)
+    assert align(env, model, src, tgt, "--reverse-model", back) == both
+    _, err = env.run("align", "--model", model, "--source", src, "--target", tgt, "-q")
+    assert f"extract threshold 0.2 ({model}/alignment.json)" in err, err
+    for flags in (["--extract", "argmax"], ["--threshold", "0.1"], ["--layers", "1", "--heads", "0"]):
+        assert align(env, model, src, tgt, *flags) == align(env, model, src, tgt, *head), flags
+    for bad, says in (({"extract": "max"}, '"extract": expected one of argmax, argmax-null'),
+                      ({"extract": "threshold"}, '"threshold": expected a number from 0 to 1'),
+                      ({"with_reverse": 3}, '"with_reverse": expected an object'),
+                      ({"with_reverse": {"extract": "argmax", "symmetrize": "all"}},
+                       '"with_reverse": "symmetrize": expected one of intersect')):
+        with open(os.path.join(model, "alignment.json"), "w") as f:
+            json.dump({"layers": "1", **bad}, f)
+        _, err = env.run("align", "--model", model, "--source", src, "--target", tgt, "-q", expect=2)
+        assert err.startswith(f"attn-viz: error: {model}/alignment.json") and says in err, err
+
+
 if __name__ == "__main__":
     sys.exit(main(globals()))
