@@ -355,18 +355,18 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--exe", default=os.path.join(ROOT, "build", "attn-viz"))
     ap.add_argument("--model", default=os.path.join(ROOT, "samples", "rv-kjv-marian"))
-    ap.add_argument("--reverse-model", default=os.path.join(ROOT, "samples", "kjv-rv-marian"),
-                    help="the English -> Spanish model (skipped if absent)")
+    ap.add_argument("--reverse-model", help="the English -> Spanish model, skipped if absent "
+                    "[default: samples/kjv-rv-marian; with --dev, none]")
     ap.add_argument("--limit", type=int, default=0, help="only the first N verses (a quick look; "
                     "evaluation.json is then not written)")
     ap.add_argument("--dev", action="store_true", help="score --model (and --reverse-model) on the "
                     "dev verses only, print JSON (choosing a size or a recipe; evaluation.json untouched)")
     a = ap.parse_args()
-    if a.dev:
+    if a.dev:  # a candidate alone unless a reverse model is named
         _, dev = bible()
         if dev is None:
             sys.exit("--dev needs the Bible: apt-get install diatheke sword-text-sparv sword-text-kjv")
-        reverse = a.reverse_model if os.path.isdir(a.reverse_model) else None
+        reverse = a.reverse_model if a.reverse_model and os.path.isdir(a.reverse_model) else None
         print(json.dumps(dev_scores(a.exe, a.model, reverse, dev), indent=1))
         return
     es, en, gold, keys = lines("heldout.es"), lines("heldout.en"), lines("heldout.gold"), lines("heldout.keys")
@@ -388,6 +388,7 @@ def main():
                                          best_head.split()[3])}
         for k, c in checks.items():
             assert abs(c.aer() - trained[k].aer()) < 1e-9, (k, c.aer(), trained[k].aer())
+        a.reverse_model = a.reverse_model or os.path.join(ROOT, "samples", "kjv-rv-marian")
         reverse = a.reverse_model if os.path.isdir(a.reverse_model) else None
         corpus, dev = bible()
         aligned, align_dev = align_rows(a.exe, a.model, reverse, es, en, gold, dev, work)
