@@ -68,8 +68,9 @@ bool has_translation_model(const fs::path& samples) {
 }
 
 // The translation model's cross attention on the held-out verse as a word alignment (at the
-// layer and head its alignment.json names, as align reads it, read by argmax-null: that head
-// was taught to rest on </s> for a word without a counterpart; else, by argmax, the layer
+// layer and head its alignment.json names, as align reads it — by argmax-null when the file
+// names that reading for the model alone, as the bundled model's does: its head was taught to
+// rest on </s> for a word without a counterpart; else by argmax at the layer
 // samples/translation/evaluation.json found best, when it is there), scored against the
 // translators' own alignment, which is written beside it (.gold.txt), with the model's
 // (.align.txt).
@@ -91,7 +92,7 @@ std::vector<std::string> translation_demo(const fs::path& samples, const fs::pat
   if (saved.from != "all") {
     m.choice.layers = saved.layers;
     m.choice.heads = saved.heads;
-    m.method = align_method::argmax_null;
+    if (saved.alone && saved.alone->extract == "argmax-null") m.method = align_method::argmax_null;
   } else if (fs::is_regular_file(held / "evaluation.json", ec)) {
     const auto e = nlohmann::json::parse(read_whole_file((held / "evaluation.json").string()));
     m.choice.layers = std::to_string(e.at("best_layer").get<int>());
