@@ -96,7 +96,7 @@ Examples:
   f->reading.push_back(cmd->add_option("--extract", f->extract,
                                        "argmax, argmax-null or threshold (above) [default: the "
                                        "reading alignment.json names, else argmax]")
-                           ->check(one_of({"argmax", "argmax-null", "threshold"}))
+                           ->check(one_of({align_extract_names.begin(), align_extract_names.end()}))
                            ->group("Alignment"));
   f->reading.push_back(cmd->add_option("--threshold", c.threshold,
                                        "With --extract threshold: the value a pair must reach "
@@ -128,9 +128,7 @@ Examples:
     job.method = &measure_named(f->method, "method");
     job.extract_given = false;
     for (const CLI::Option* o : f->reading) job.extract_given |= o->count() > 0;
-    job.extract = f->extract == "threshold"     ? align_extract::threshold
-                  : f->extract == "argmax-null" ? align_extract::argmax_null
-                                                : align_extract::argmax;
+    job.extract = align_extract_named(f->extract).value();  // checked by the option
     if (!f->symmetrize.empty()) {
       if (job.reverse_model_dir.empty() || job.extract == align_extract::threshold)
         throw usage_error(

@@ -201,24 +201,21 @@ std::vector<word_pair> align_pair(const aligner& a, const align_job_config& c,
                     c.symmetrize.value_or(symmetrize_method::grow_diag_final_and));
 }
 
-constexpr const char* extract_names[] = {"argmax", "argmax-null", "threshold"};
-
 // The reading alignment.json names for this run (the model's with_reverse one with a reverse
 // model, else its own) in place of the defaults; the summary says which and whence.
 void take_saved_extract(const align_reading& there, bool with_reverse, align_job_config& c,
                         align_report& r) {
   const std::optional<saved_extract>& e = with_reverse ? there.with_reverse : there.alone;
   if (c.extract_given || !e) return;
-  for (int k = 0; k < 3; ++k)
-    if (e->extract == extract_names[k]) c.extract = static_cast<align_extract>(k);
+  c.extract = e->extract;
   if (c.extract == align_extract::threshold) c.threshold = e->threshold;
   if (!e->symmetrize.empty()) c.symmetrize = symmetrize_named(e->symmetrize, "symmetrize");
   r.readings.push_back(fmt::format(
-      "extract {}{}{} ({})", e->extract,
+      "extract {}{}{} ({})", name_of(e->extract),
       c.extract == align_extract::threshold
           ? fmt::format(" {}{}", e->threshold, with_reverse ? " on the two maps' product" : "")
           : std::string(),
-      e->symmetrize.empty() ? std::string() : ", symmetrize " + e->symmetrize, there.extract_from));
+      e->symmetrize.empty() ? std::string() : ", symmetrize " + e->symmetrize, there.from));
 }
 
 // What shapes the lines: the flags and the models' files (their sizes and times).
@@ -230,7 +227,7 @@ std::uint64_t settings_of(const align_job_config& c) {
         files.push_back(dir + "/" + name);
   return batch_settings_hash(
       {c.model_dir, c.reverse_model_dir, std::string(c.method ? c.method->name : "weights"),
-       c.layers, c.heads, c.shift ? "shift" : "", extract_names[static_cast<int>(c.extract)],
+       c.layers, c.heads, c.shift ? "shift" : "", name_of(c.extract),
        fmt::format("{}", c.threshold),
        c.symmetrize ? fmt::format("{}", static_cast<int>(*c.symmetrize)) : ""},
       files);

@@ -29,11 +29,10 @@
 
 #include "analysis/symmetrize.h"
 #include "io/progress.h"
+#include "jobs/align_reading.h"
 #include "measures/measure.h"
 
 namespace attnviz {
-
-enum class align_extract { argmax, argmax_null, threshold };
 
 struct align_job_config {
   std::string model_dir, reverse_model_dir;

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "error.h"
 #include "index_list.h"
@@ -42,7 +43,7 @@ void check_indices(const std::string& text, std::size_t limit, const char* what,
 std::optional<saved_extract> extract_of(const nlohmann::json& j, const std::string& path,
                                         const char* where) {
   if (!j.contains("extract")) return std::nullopt;
-  const auto text = [&](const char* key, std::initializer_list<const char*> allowed) {
+  const auto text = [&](const char* key, const std::vector<const char*>& allowed) {
     const nlohmann::json& v = j.at(key);
     if (v.is_string())
       for (const char* name : allowed)
@@ -51,8 +52,9 @@ std::optional<saved_extract> extract_of(const nlohmann::json& j, const std::stri
         path, fmt::format("{}\"{}\": expected one of {}", where, key, fmt::join(allowed, ", ")));
   };
   saved_extract e;
-  e.extract = text("extract", {"argmax", "argmax-null", "threshold"});
-  if (e.extract == "threshold") {
+  e.extract = *align_extract_named(
+      text("extract", {align_extract_names.begin(), align_extract_names.end()}));
+  if (e.extract == align_extract::threshold) {
     const auto t = j.find("threshold");
     if (t == j.end() || !t->is_number() || t->get<double>() < 0.0 || t->get<double>() > 1.0)
       throw input_error(path, fmt::format("{}\"threshold\": expected a number from 0 to 1 with "
@@ -67,15 +69,21 @@ std::optional<saved_extract> extract_of(const nlohmann::json& j, const std::stri
 
 }  // namespace align_reading_parts
 
+std::optional<align_extract> align_extract_named(std::string_view name) {
+  for (std::size_t k = 0; k < align_extract_names.size(); ++k)
+    if (name == align_extract_names[k]) return static_cast<align_extract>(k);
+  return std::nullopt;
+}
+
 align_reading saved_align_reading(const std::string& model_dir) {
   using namespace align_reading_parts;
   const std::string path = model_dir + "/alignment.json";
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return {"", "", "all", {}, {}, {}};
+  if (::stat(path.c_str(), &st) != 0) return {"", "", "all", {}, {}};
   const auto j = nlohmann::json::parse(read_whole_file(path), nullptr, false);
   if (j.is_discarded() || !j.is_object())
     throw input_error(path, "expected a JSON object like {\"layers\": \"1\", \"heads\": \"0\"}");
-  align_reading r{key_text(j, "layers", path), key_text(j, "heads", path), path, {}, {}, {}};
+  align_reading r{key_text(j, "layers", path), key_text(j, "heads", path), path, {}, {}};
   r.alone = extract_of(j, path, "");
   if (j.contains("with_reverse")) {
     if (!j.at("with_reverse").is_object())
@@ -84,14 +92,13 @@ align_reading saved_align_reading(const std::string& model_dir) {
                         "\"threshold\", \"threshold\": 0.05}");
     r.with_reverse = extract_of(j.at("with_reverse"), path, "\"with_reverse\": ");
   }
-  if (r.alone || r.with_reverse) r.extract_from = path;
   return r;
 }
 
 align_reading align_reading_of(const hf_model& m, const std::string& model_dir,
                                const std::string& layers, const std::string& heads) {
   using namespace align_reading_parts;
-  if (!layers.empty() || !heads.empty()) return {layers, heads, "--layers/--heads", {}, {}, {}};
+  if (!layers.empty() || !heads.empty()) return {layers, heads, "--layers/--heads", {}, {}};
   align_reading r = saved_align_reading(model_dir);
   if (r.from == "all") return r;
   check_indices(r.layers, m.config.decoder_layers, "layers", r.from);

@@ -16,16 +16,28 @@
 // input_error naming the file.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "model/hf_model.h"
 
 namespace attnviz {
 
-// How a map is read into links: align's --extract, --threshold and --symmetrize, as text.
+// How a map is read into links (align's --extract): each row's best, each row's best with rows
+// whose best is the end token left out, or every pair above a threshold.
+enum class align_extract { argmax, argmax_null, threshold };
+inline constexpr std::array<const char*, 3> align_extract_names{"argmax", "argmax-null",
+                                                                "threshold"};
+inline const char* name_of(align_extract e) {
+  return align_extract_names[static_cast<int>(e)];
+}
+std::optional<align_extract> align_extract_named(std::string_view name);
+
+// How a map is read into links: align's --extract, --threshold and --symmetrize.
 struct saved_extract {
-  std::string extract;     // argmax, argmax-null or threshold
+  align_extract extract = align_extract::argmax;
   double threshold = 0.0;  // with threshold
   std::string symmetrize;  // with a reverse model and argmax(-null); empty: align's default
 };
@@ -34,7 +46,6 @@ struct align_reading {
   std::string layers, heads;  // parse_index_list text; empty: all
   std::string from;           // "--layers/--heads", the alignment.json path, or "all"
   std::optional<saved_extract> alone, with_reverse;  // alignment.json's readings, if it names any
-  std::string extract_from;                          // the alignment.json path when it does
 };
 
 align_reading align_reading_of(const hf_model& m, const std::string& model_dir,

@@ -92,7 +92,8 @@ std::vector<std::string> translation_demo(const fs::path& samples, const fs::pat
   if (saved.from != "all") {
     m.choice.layers = saved.layers;
     m.choice.heads = saved.heads;
-    if (saved.alone && saved.alone->extract == "argmax-null") m.method = align_method::argmax_null;
+    if (saved.alone && saved.alone->extract == align_extract::argmax_null)
+      m.method = align_method::argmax_null;
   } else if (fs::is_regular_file(held / "evaluation.json", ec)) {
     const auto e = nlohmann::json::parse(read_whole_file((held / "evaluation.json").string()));
     m.choice.layers = std::to_string(e.at("best_layer").get<int>());

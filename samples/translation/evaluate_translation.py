@@ -109,6 +109,13 @@ def chrf(hypotheses, references, n_max=6, beta=2.0):
     return 100 * (1 + beta ** 2) * p * rec / (beta ** 2 * p + rec) if p + rec else 0.0
 
 
+def write_json(path, value, **dump):
+    """The file written whole or not at all: a temporary beside it, renamed on success."""
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        json.dump(value, f, **dump)
+    os.replace(path + ".tmp", path)
+
+
 def run(exe, *args):
     return subprocess.run([exe, *args], capture_output=True, text=True, check=True).stdout
 
@@ -318,8 +325,7 @@ def save_readings(exe, model, reverse, dev, product_threshold):
             saved["with_reverse"] = {"extract": "threshold", "threshold": product_threshold}
             saved["reading_why"] = (f"the readings that scored best on {len(dev)} dev verses "
                                     "(samples/translation/evaluate_translation.py)")
-            with open(path, "w") as f:
-                json.dump(saved, f, indent=2)
+            write_json(path, saved, indent=2)
     finally:
         shutil.rmtree(work)
     return figures
@@ -422,8 +428,7 @@ def main():
                      for i in (0, 100, 200) if i < len(es)],
     }
     if not a.limit:
-        with open(os.path.join(HERE, "evaluation.json"), "w") as f:
-            json.dump(result, f, indent=1, ensure_ascii=False)
+        write_json(os.path.join(HERE, "evaluation.json"), result, indent=1, ensure_ascii=False)
     print(f"held-out verses {len(es)} (scored {len(es) - skipped}); chrF {result['chrF']}"
           + (f", English -> Spanish {result['chrF English -> Spanish']}" if back else ""))
     for k, v in result["aer"].items():
