@@ -24,7 +24,9 @@ Rounds: attn-viz and oneDNN alternate --rounds times (default 3); the table show
 the ratio anchor / attn-viz (> 1: attn-viz faster) per round, median (lowest–highest).
 
 --isa avx2 runs attn-viz's forward on its AVX2 kernels, against the 256-bit FMA peak (fma_peak's
-avx2_ymm) instead of the best of both: the AVX2 figure on a host that also has AVX-512.
+avx2_ymm) instead of the best of both: the AVX2 figure on a host that also has AVX-512. The
+anchors then run with ONEDNN_MAX_CPU_ISA=AVX2, oneDNN's own AVX2 kernels, so the ratio compares
+256-bit code with 256-bit code (without it oneDNN picks AVX-512 there).
 
 Long texts (--long SHAPE:N,...; default gpt2-small:1024 — GPT-2's own limit — and
 llama-1b:16384; --only-long skips the table above): whole `attn-viz` processes, wall time and
@@ -181,9 +183,12 @@ def pages(a, record):
               f"{size:.0f} | {statistics.median(loads):.0f} | {statistics.median(other):.0f} |")
 
 
-def anchor(shared, shape, n, impl, threads):
+def anchor(shared, shape, n, impl, threads, isa=None):
+    """bench_model.py's forward; with isa avx2, oneDNN held to its AVX2 kernels too
+    (ONEDNN_MAX_CPU_ISA), so both sides of the ratio use 256-bit vectors."""
+    env = dict(os.environ, ONEDNN_MAX_CPU_ISA="AVX2") if isa == "avx2" else None
     return run_json(["/usr/bin/python3", os.path.join(shared, "bench_model.py"), "--shape", shape,
-                     "--n", str(n), "--impl", impl, "--threads", str(threads)])
+                     "--n", str(n), "--impl", impl, "--threads", str(threads)], env=env)
 
 
 def main():
@@ -237,7 +242,7 @@ def main():
             s0 = steal_seconds()
             x = attnviz_bench(a.exe, folder, n, T, a.reps, a.isa)
             av.append(x)
-            d = anchor(a.shared, shape, n, "dnnl", T) if shape in ANCHORED else None
+            d = anchor(a.shared, shape, n, "dnnl", T, a.isa) if shape in ANCHORED else None
             if d:
                 dn.append(d)
                 ratios.append(d["median_s"] / x["total_s"])
@@ -247,7 +252,7 @@ def main():
         record(kind="process", shape=shape, n=n, wall_s=wall, peak_rss_mib=rss)
         torch = None
         if not a.skip_torch and shape in ANCHORED:
-            torch = anchor(a.shared, shape, n, "torch", T)
+            torch = anchor(a.shared, shape, n, "torch", T, a.isa)
             record(kind="torch", shape=shape, n=n, result=torch)
         rows.append((shape, n, av, dn, ratios, wall, rss, torch))
 

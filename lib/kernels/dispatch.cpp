@@ -124,6 +124,20 @@ void gemm(std::size_t m, std::size_t n, std::size_t k, float alpha, const float*
   table().gemm_decoded(m, n, k, alpha, a, lda, b, beta, c, ldc);
 }
 
+void gemm_swiglu(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda,
+                 const b_operand& gate, const b_operand& up, float* c, std::size_t ldc) {
+  const bool same_kind = gate.rows ? up.rows != nullptr : !up.rows && up.type == gate.type;
+  if (same_kind) return table().gemm_swiglu(m, n, k, a, lda, gate, up, c, ldc);
+  std::vector<float> u(m * n);
+  const auto product = [&](const b_operand& b, float* out, std::size_t ld) {
+    if (b.rows) return gemm(m, n, k, 1.0f, a, lda, *b.rows, 0.0f, out, ld);
+    gemm(m, n, k, 1.0f, a, lda, b.data, b.type, b.ldb, b.trans, 0.0f, out, ld);
+  };
+  product(gate, c, ldc);
+  product(up, u.data(), n);
+  for (std::size_t i = 0; i < m; ++i) silu_mul(c + i * ldc, u.data() + i * n, n);
+}
+
 namespace {
 
 // C = A Bᵀ (b_trans) or A B through gemm.

@@ -53,6 +53,9 @@ struct isa_table {
                   const std::uint16_t*, int, std::size_t, bool, float, float*, std::size_t);
   void (*gemm_decoded)(std::size_t, std::size_t, std::size_t, float, const float*, std::size_t,
                        const row_decoder&, float, float*, std::size_t);
+  // gated.inc; gate and up of the same kind
+  void (*gemm_swiglu)(std::size_t, std::size_t, std::size_t, const float*, std::size_t,
+                      const b_operand&, const b_operand&, float*, std::size_t);
   bool (*softmax_rows)(float*, std::size_t, std::size_t, std::size_t, float);
   void (*exp2_nonpositive)(const float*, float*, std::size_t);
   bool (*attention_softmax)(const attention_args&);

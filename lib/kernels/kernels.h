@@ -3,6 +3,7 @@
 // Each has a plain serial reference (a _ref name: no OpenMP, no SIMD) that the tests compare it
 // with:
 //   gemm, matmul_nt/nn  matmul_nt_ref / matmul_nn_ref (tensor.h)      tolerance 1e-5 relative
+//   gemm_swiglu         gemm, gemm, silu_mul                         the same bytes
 //   softmax_rows        align_softmax_ref (align.h)                   1e-6 absolute
 //   exp2_nonpositive    std::exp2 in double                           2 ulp
 //   attention_softmax   matmul_nt_ref -> masks -> align_softmax_ref -> matmul_nn_ref  1e-5
@@ -14,9 +15,9 @@
 //
 // The SIMD kernels are compiled once per instruction set (kernels_generic.cpp, and on x86-64
 // kernels_avx2.cpp and kernels_avx512.cpp, each with its own -m flags) from the same sources
-// (simd.inc, gemm.inc, softmax.inc, attention.inc, additive.inc, elementwise.inc). At first use
-// the best set the CPU supports is chosen; ATTNVIZ_ISA=generic|avx2|avx512 or use_isa() picks
-// one.
+// (simd.inc, gemm.inc, softmax.inc, attention.inc, additive.inc, elementwise.inc, gated.inc). At
+// first use the best set the CPU supports is chosen; ATTNVIZ_ISA=generic|avx2|avx512 or use_isa()
+// picks one.
 #pragma once
 
 #include <cstddef>
@@ -96,6 +97,20 @@ struct row_decoder {
 };
 void gemm(std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a, std::size_t lda,
           const row_decoder& b, float beta, float* c, std::size_t ldc);
+// One B operand, for products that take several: its elements as stored (ldb counts them; trans:
+// Bᵀ for B n×k, as gemm's b_trans), or Bᵀ given by the rows a row_decoder turns into floats.
+struct b_operand {
+  const void* data = nullptr;
+  element_type type = element_type::f32;
+  std::size_t ldb = 0;
+  bool trans = true;
+  const row_decoder* rows = nullptr;  // when set, data, type and trans are not read
+};
+// SwiGLU's middle in one pass over A (gated.inc): C (m×n, stride ldc) = silu(A op(G)) ⊙ (A op(U)),
+// silu(g) = g σ(g), with G the gate projection and U the up one. The bytes of gemm(A, G) → C,
+// gemm(A, U) → T, silu_mul(C, T), neither product written out whole.
+void gemm_swiglu(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda,
+                 const b_operand& gate, const b_operand& up, float* c, std::size_t ldc);
 // The matrix forms: A Bᵀ and A B.
 matrix matmul_nt(const matrix& a, const matrix& b);
 matrix matmul_nn(const matrix& a, const matrix& b);

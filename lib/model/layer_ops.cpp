@@ -295,8 +295,30 @@ void split_gate_up(const matrix& fused, matrix& gate, matrix& up) {
 
 namespace {
 
+// SwiGLU's middle in one pass over `in` (linear.h) where the sub-layer has one: SiLU, [out, in]
+// weights, no biases.
+std::optional<matrix> fused_swiglu(const layer_context& lc, const layer_weights& w,
+                                   const matrix& in) {
+  if (lc.m.config.activation != mlp_activation::silu || lc.layout != linear_layout::out_in)
+    return std::nullopt;
+  if (w.gate && w.up && !w.up_b)
+    return swiglu_linear(in, *w.gate, 0, *w.up, 0, static_cast<std::size_t>(w.gate->shape[0]));
+  if (w.gate_up && !w.gate_up_b) {
+    const auto half = static_cast<std::size_t>(w.gate_up->shape[0]) / 2;
+    return swiglu_linear(in, *w.gate_up, 0, *w.gate_up, half, half);
+  }
+  return std::nullopt;
+}
+
 // The feed-forward sub-layer on every row of `in` at once.
 matrix mlp_rows(layer_context& lc, const layer_weights& w, const matrix& in) {
+  if (std::optional<matrix> middle = fused_swiglu(lc, w, in)) {
+    lc.lap("mlp_up");  // the activation with it
+    matrix down = linear(*middle, *w.down, lc.layout, w.down_b, lc.conv);
+    if (w.scale2) scale_columns(down, *w.scale2);
+    lc.lap("mlp_down");
+    return down;
+  }
   matrix up, gate;
   if (w.gate_up) {
     split_gate_up(linear(in, *w.gate_up, lc.layout, w.gate_up_b, lc.conv), gate, up);

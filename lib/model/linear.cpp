@@ -41,7 +41,66 @@ bool stored_as_floats(weight_dtype t) {
   return t == weight_dtype::f32 || t == weight_dtype::f16 || t == weight_dtype::bf16;
 }
 
+// y (a product over w) holds a NaN or infinity: when the weights hold one, the first is named;
+// finite weights leave it to the overflow checks later. One pass over y, far cheaper than the
+// product.
+void refuse_non_finite_weights(const matrix& y, const weight_view& w) {
+  for (std::size_t i = 0; i < y.size(); ++i)
+    if (!std::isfinite(y.data()[i])) {
+      if (const std::size_t at = w.first_non_finite(); at < w.count()) {
+        float v;
+        w.to_float(at, 1, &v);
+        w.refuse_non_finite(at, v);
+      }
+      return;
+    }
+}
+
+// Rows [row, row + rows) of an [out, in] matrix as one operand of a product, read in place;
+// nullopt when they cannot be (see swiglu_linear). decoder keeps a quantized matrix's decoder.
+std::optional<kernels::b_operand> operand_of(const weight_view& w, std::size_t row,
+                                             kernels::row_decoder& decoder) {
+  const auto cols = static_cast<std::size_t>(w.shape[1]);
+  kernels::b_operand b;
+  b.ldb = cols;
+  b.trans = true;
+  if (!stored_as_floats(w.dtype)) {
+    if (row != 0) return std::nullopt;
+    decoder = decoder_of(w);
+    b.rows = &decoder;
+    return b;
+  }
+  const std::size_t bytes = w.dtype == weight_dtype::f32 ? 4 : 2;
+  b.data = w.data + row * cols * bytes;
+  if (w.dtype == weight_dtype::f32 &&
+      reinterpret_cast<std::uintptr_t>(b.data) % alignof(float) != 0)
+    return std::nullopt;
+  b.type = w.dtype == weight_dtype::f32   ? kernels::element_type::f32
+           : w.dtype == weight_dtype::f16 ? kernels::element_type::f16
+                                          : kernels::element_type::bf16;
+  return b;
+}
+
 }  // namespace
+
+std::optional<matrix> swiglu_linear(const matrix& x, const weight_view& gate, std::size_t gate_row,
+                                    const weight_view& up, std::size_t up_row, std::size_t out) {
+  for (const weight_view* w : {&gate, &up})
+    if (w->shape.size() != 2 || static_cast<std::size_t>(w->shape[1]) != x.cols())
+      throw std::logic_error("swiglu_linear: input size differs from the weights'");
+  if (static_cast<std::size_t>(gate.shape[0]) < gate_row + out ||
+      static_cast<std::size_t>(up.shape[0]) < up_row + out)
+    throw std::logic_error("swiglu_linear: fewer weight rows than asked for");
+  kernels::row_decoder gate_rows, up_rows;
+  const std::optional<kernels::b_operand> g = operand_of(gate, gate_row, gate_rows),
+                                          u = operand_of(up, up_row, up_rows);
+  if (!g || !u) return std::nullopt;
+  matrix y = matrix::uninitialized(x.rows(), out);
+  kernels::gemm_swiglu(x.rows(), out, x.cols(), x.data(), x.cols(), *g, *u, y.data(), out);
+  refuse_non_finite_weights(y, gate);
+  refuse_non_finite_weights(y, up);
+  return y;
+}
 
 matrix linear(const matrix& x, const weight_view& w, linear_layout layout, const weight_view* bias,
               weight_converter& conv) {
@@ -68,17 +127,7 @@ matrix linear(const matrix& x, const weight_view& w, linear_layout layout, const
     if (b.size() != out) throw std::logic_error("linear: bias size differs from the output");
     kernels::add_bias_rows(y.data(), y.rows(), out, out, b.data());
   }
-  // A NaN or infinity in the product (one pass over y, far cheaper than the product): when the
-  // weights hold one, the first is named; finite weights leave it to the overflow checks later.
-  for (std::size_t i = 0; i < y.size(); ++i)
-    if (!std::isfinite(y.data()[i])) {
-      if (const std::size_t at = w.first_non_finite(); at < w.count()) {
-        float v;
-        w.to_float(at, 1, &v);
-        w.refuse_non_finite(at, v);
-      }
-      break;
-    }
+  refuse_non_finite_weights(y, w);
   return y;
 }
 

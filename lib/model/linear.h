@@ -8,6 +8,7 @@
 // multiple of 4 are copied first, into a buffer that is reused.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "model/checkpoint.h"
@@ -29,6 +30,14 @@ class weight_converter {
 
 matrix linear(const matrix& x, const weight_view& w, linear_layout layout, const weight_view* bias,
               weight_converter& conv);
+
+// silu(x Gᵀ) ⊙ (x Uᵀ), a gated MLP's middle (SwiGLU), in one pass over x (kernels::gemm_swiglu):
+// G and U [out, in], no biases, rows [gate_row, gate_row + out) and [up_row, up_row + out) of
+// their matrices (0 and 0 for Llama's gate_proj and up_proj; 0 and out of Phi-3's fused
+// gate_up_proj). nullopt where the weights cannot be read in place that way (F32 at an address
+// not a multiple of 4, a quantized half of a fused matrix): two linear() calls and silu_mul then.
+std::optional<matrix> swiglu_linear(const matrix& x, const weight_view& gate, std::size_t gate_row,
+                                    const weight_view& up, std::size_t up_row, std::size_t out);
 
 // The d_h × d block of W_O that head h's context goes through (x W_O's rows [h·d_h, (h+1)·d_h)),
 // into out, from W_O as floats in its stored layout (out_in: [d, heads_width]; in_out:

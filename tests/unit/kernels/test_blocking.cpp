@@ -1,7 +1,8 @@
 // The cache blocking (kernels.h, struct blocking): sizes derived from the caches by the rules of
 // gemm.inc's blocking_of, forced sizes and caches, clear errors for a bad ATTNVIZ_BLOCKING
 // entry, and the promise that matters most: every blocking gives the same bytes, for products
-// on both of gemm's paths, over float, F16 and BF16 weights, and for the fused attention kernel.
+// on both of gemm's paths, over float, F16 and BF16 weights, for SwiGLU's fused product and for
+// the fused attention kernel.
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -62,6 +63,19 @@ std::vector<float> outputs() {
       }
       kernels::gemm(m, n, k, 1.0f, a.data(), k, half.data(), kernels::element_type::bf16, b.cols(),
                     trans, 0.0f, c.data(), n);
+      out.insert(out.end(), c.begin(), c.end());
+      if (!trans) continue;
+      // SwiGLU's fused product (gated.inc): B as the gate, its BF16 copy as the up projection
+      kernels::b_operand gate, up;
+      gate.data = b.data();
+      up.data = half.data();
+      up.type = kernels::element_type::bf16;
+      gate.ldb = up.ldb = k;
+      kernels::gemm_swiglu(m, n, k, a.data(), k, gate, up, c.data(), n);
+      out.insert(out.end(), c.begin(), c.end());
+      up.data = b.data();
+      up.type = kernels::element_type::f32;
+      kernels::gemm_swiglu(m, n, k, a.data(), k, gate, up, c.data(), n);
       out.insert(out.end(), c.begin(), c.end());
     }
   const std::size_t heads = 2, n_q = 300, n_k = 300, d = 24;
