@@ -209,6 +209,10 @@ void add_to(float* x, const float* y, std::size_t n) {
   table().add_to(x, y, n);
 }
 
+bool all_finite(const float* x, std::size_t n) {
+  return table().all_finite(x, n);
+}
+
 void mixed_l1_distances(const l1_query* q, std::size_t count, const float* f, std::size_t heads,
                         std::size_t d, float* out) {
   table().mixed_l1_distances(q, count, f, heads, d, out);

@@ -71,6 +71,7 @@ struct isa_table {
   void (*silu_mul)(float*, const float*, std::size_t);
   void (*add_bias_rows)(float*, std::size_t, std::size_t, std::size_t, const float*);
   void (*add_to)(float*, const float*, std::size_t);
+  bool (*all_finite)(const float*, std::size_t);
   void (*mixed_l1_distances)(const l1_query*, std::size_t, const float*, std::size_t, std::size_t,
                              float*);
 };

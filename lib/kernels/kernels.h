@@ -204,6 +204,8 @@ void silu_mul(float* g, const float* u, std::size_t n);
 void add_bias_rows(float* y, std::size_t rows, std::size_t cols, std::size_t ldy, const float* b);
 // x += y on n floats.
 void add_to(float* x, const float* y, std::size_t n);
+// Whether none of n floats is ±inf or NaN.
+bool all_finite(const float* x, std::size_t n);
 // One query of mixed_l1_distances: its result y (d floats), its own term w (d floats, or null)
 // and its weights a (one a head).
 struct l1_query {

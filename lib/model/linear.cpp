@@ -42,18 +42,15 @@ bool stored_as_floats(weight_dtype t) {
 }
 
 // y (a product over w) holds a NaN or infinity: when the weights hold one, the first is named;
-// finite weights leave it to the overflow checks later. One pass over y, far cheaper than the
-// product.
+// finite weights leave it to the overflow checks later. One vector pass over y, far cheaper than
+// the product (a scalar loop here was 2 % of GPT-2's forward).
 void refuse_non_finite_weights(const matrix& y, const weight_view& w) {
-  for (std::size_t i = 0; i < y.size(); ++i)
-    if (!std::isfinite(y.data()[i])) {
-      if (const std::size_t at = w.first_non_finite(); at < w.count()) {
-        float v;
-        w.to_float(at, 1, &v);
-        w.refuse_non_finite(at, v);
-      }
-      return;
-    }
+  if (kernels::all_finite(y.data(), y.size())) return;
+  if (const std::size_t at = w.first_non_finite(); at < w.count()) {
+    float v;
+    w.to_float(at, 1, &v);
+    w.refuse_non_finite(at, v);
+  }
 }
 
 // Rows [row, row + rows) of an [out, in] matrix as one operand of a product, read in place;

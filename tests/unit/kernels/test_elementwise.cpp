@@ -3,6 +3,7 @@
 // that cross every vector width, with values from tiny to ±40 (where GELU and SiLU saturate).
 // Tolerance: 1e-6 · max(1, |reference|) (the vector exponential has 1.7 ulp, erfc 1.2e-7).
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "helpers.h"
@@ -135,6 +136,29 @@ TEST_CASE("bias rows and the residual add, with a row stride wider than the rows
       add_in_place(sum, c);
       for (std::size_t i = 0; i < a.size(); ++i) CHECK(sum.data()[i] == a.data()[i] + c.data()[i]);
     }
+  });
+}
+
+TEST_CASE(
+    "all_finite finds one infinity or NaN anywhere: a vector's lanes, the tail, a far chunk") {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float odd[] = {inf, -inf, std::numeric_limits<float>::quiet_NaN(), -std::nanf("")};
+  for_each_isa([&] {
+    for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{37}, std::size_t{70001}}) {
+      matrix x = sample(1, n, 40.0f, 7);
+      x.data()[0] = std::numeric_limits<float>::max();
+      x.data()[n / 2] = std::numeric_limits<float>::denorm_min();
+      INFO("n " << n);
+      CHECK(kernels::all_finite(x.data(), n));
+      for (std::size_t at : {std::size_t{0}, n / 3, n - 1})
+        for (float v : odd) {
+          const float kept = x.data()[at];
+          x.data()[at] = v;
+          CHECK_FALSE(kernels::all_finite(x.data(), n));
+          x.data()[at] = kept;
+        }
+    }
+    CHECK(kernels::all_finite(nullptr, 0));
   });
 }
 
