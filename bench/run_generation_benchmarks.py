@@ -17,6 +17,15 @@ Face's names; their configs have no end token, so every run makes all the tokens
 Ratios are anchor time / attn-viz time. attn-viz alternates with nothing else; --rounds repeats
 its timing (the PyTorch loop runs once: it is slow).
 
+A step's weight reads against the memory (issue 47's goal: >= 80 % of the two-thread read
+bandwidth): each round also runs the prompt with an eighth of the new tokens, and a step's time
+is the difference of the two processes over the difference of their tokens (the prompt pass,
+loading and exit cancel). A step reads every weight once — the safetensors file's tensors but an
+untied input embedding (one row a token) — so bytes / step time is its read rate, shown against
+../shared/bench/membw.cpp's two-thread `read` (one stream a thread) and bench/read_streams.cpp's
+best over 1-16 streams a thread, both compiled and run in the same run, before and after the
+rounds (the memory of a shared guest varies: both are shown).
+
 usage: /usr/bin/python3 bench/run_generation_benchmarks.py --models DIR [--exe build/attn-viz]
        [--shared ../shared/bench] [--threads 2] [--rounds 3] [--skip-torch] [--out FILE]
 """
@@ -25,9 +34,12 @@ import datetime
 import json
 import os
 import platform
+import shutil
 import statistics
+import struct
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -47,6 +59,38 @@ def timed(argv):
     proc = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], check=True, capture_output=True, text=True)
     wall = time.perf_counter() - start
     return wall, int(proc.stderr.strip().splitlines()[-1]) / 1024, proc.stdout
+
+
+def weight_bytes_a_step(folder):
+    """Bytes of the weights one generated token reads: every tensor of model.safetensors but the
+    input embedding table when the LM head is its own matrix."""
+    with open(os.path.join(folder, "model.safetensors"), "rb") as f:
+        header = json.loads(f.read(struct.unpack("<Q", f.read(8))[0]))
+    cfg = json.load(open(os.path.join(folder, "config.json")))
+    tied = cfg.get("tie_word_embeddings", True)
+    skip = ("wte.weight", "embed_tokens.weight", "embed_in.weight")
+    return sum(v["data_offsets"][1] - v["data_offsets"][0] for k, v in header.items()
+               if k != "__metadata__" and (tied or not k.endswith(skip)))
+
+
+def read_bandwidths(shared, threads):
+    """GB/s: membw.cpp's `read` at `threads` threads and read_streams.cpp's best stream count."""
+    work = tempfile.mkdtemp(prefix="attnviz-bench-")
+    out = {}
+    for name, src in (("membw", os.path.join(shared, "membw.cpp")),
+                      ("read_streams", os.path.join(HERE, "read_streams.cpp"))):
+        exe = os.path.join(work, name)
+        subprocess.run(["g++", "-O2", "-march=native", "-fopenmp", src, "-o", exe], check=True)
+        text = subprocess.run([exe], check=True, capture_output=True, text=True,
+                              env=dict(os.environ, OMP_NUM_THREADS=str(threads))).stdout
+        for line in text.splitlines():
+            f = line.split()
+            if name == "membw" and len(f) >= 5 and f[0] == "read" and f[1] == str(threads):
+                out["membw_read"] = float(f[4])
+            if name == "read_streams" and len(f) == 4:
+                out["read_streams"] = max(out.get("read_streams", 0.0), float(f[3]))
+    shutil.rmtree(work)
+    return out
 
 
 def no_cache_estimate(exe, folder, prompt, new, vocab, threads):
@@ -84,12 +128,19 @@ def main():
     with open(a.out, "a") as out:
         for shape, prompt, new, vocab in CASES:
             folder = os.path.join(a.models, shape)
-            runs = []
+            runs, steps = [], []
+            few = max(8, new // 8)
+            before = read_bandwidths(a.shared, T)
             for _ in range(a.rounds):
                 wall, rss, stdout = timed([a.exe, "--threads", str(T), "model", "--model", folder,
                                            "--ids", ids(prompt, vocab), "--generate", str(new), "-q"])
                 assert f"{prompt} prompt tokens + {new} generated" in stdout, stdout
                 runs.append((wall, rss))
+                short = timed([a.exe, "--threads", str(T), "model", "--model", folder,
+                               "--ids", ids(prompt, vocab), "--generate", str(few), "-q"])[0]
+                steps.append((wall - short) / (new - few))
+            after = read_bandwidths(a.shared, T)
+            step_bytes = weight_bytes_a_step(folder)
             rerun, measured = no_cache_estimate(a.exe, folder, prompt, new, vocab, T)
             torch = None
             if not a.skip_torch:
@@ -100,6 +151,8 @@ def main():
                        threads=T, attnviz=f"{version} (commit {commit})", shape=shape, prompt=prompt, new=new,
                        attnviz_s=[round(w, 3) for w, _ in runs], attnviz_peak_rss_mib=round(max(r for _, r in runs), 1),
                        no_cache_estimate_s=round(rerun, 2),
+                       step_s=[round(x, 5) for x in steps], weight_bytes_a_step=step_bytes,
+                       bandwidth_gbs={"before": before, "after": after},
                        no_cache_measured_s={str(k): round(v, 3) for k, v in measured.items()},
                        torch=torch)
             out.write(json.dumps(rec) + "\n")
@@ -117,6 +170,19 @@ def main():
         else:
             line += " | |"
         print(line)
+    print("\n| shape | weights a step | step (median of rounds) | read rate | membw read (before / after) | "
+          "read_streams best (before / after) | % of membw | % of read_streams |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        step = statistics.median(r["step_s"])
+        rate = r["weight_bytes_a_step"] / step / 1e9
+        bw = r["bandwidth_gbs"]
+        membw = [bw[k].get("membw_read", 0.0) for k in ("before", "after")]
+        streams = [bw[k].get("read_streams", 0.0) for k in ("before", "after")]
+        print(f"| {r['shape']} | {r['weight_bytes_a_step'] / 1e9:.2f} GB | {step * 1e3:.1f} ms "
+              f"({min(r['step_s']) * 1e3:.1f}–{max(r['step_s']) * 1e3:.1f}) | {rate:.1f} GB/s | "
+              f"{membw[0]:.1f} / {membw[1]:.1f} GB/s | {streams[0]:.1f} / {streams[1]:.1f} GB/s | "
+              f"{100 * rate / max(membw):.0f} % | {100 * rate / max(streams):.0f} % |")
 
 
 if __name__ == "__main__":
