@@ -115,6 +115,26 @@ print(json.dumps({{"median_s": statistics.median(ts), "times_s": ts,
     return json.loads(out.strip().splitlines()[-1])
 
 
+def host_description(exe):
+    """One line naming the host kind a table came from: the CPU's model name, family and model,
+    its widest vector instructions, its caches (as attn-viz's blocking found them) and CPUs."""
+    info = {}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                info.setdefault(key.strip(), value.strip())
+    except OSError:
+        pass
+    flags = info.get("flags", "").split()
+    isa = "AVX-512" if "avx512f" in flags else "AVX2 + FMA, no AVX-512" if "avx2" in flags else "no AVX2"
+    blocking = next((l.split(":", 1)[1].split(";")[0].strip() for l in subprocess.run(
+        [exe, "--version"], capture_output=True, text=True).stdout.splitlines()
+        if l.startswith("blocking:")), "caches unknown")
+    return (f"{info.get('model name', 'unknown CPU')} (family {info.get('cpu family', '?')} model "
+            f"{info.get('model', '?')}), {isa}; {blocking}; {os.cpu_count()} CPUs")
+
+
 def steal_seconds():
     """CPU seconds stolen from this guest so far, all CPUs (/proc/stat; 0 where not reported)."""
     try:

@@ -44,7 +44,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from run_benchmarks import run_json  # noqa: E402
+from run_benchmarks import host_description, run_json  # noqa: E402
 
 CASES = [("gpt2-small", 128, 256, 50257), ("llama-1b", 128, 64, 128256)]
 
@@ -148,7 +148,8 @@ def main():
                                   "--shape", shape, "--prompt", str(prompt), "--new", str(new),
                                   "--threads", str(T), "--shared", a.shared])
             rec = dict(date=datetime.date.today().isoformat(), machine=platform.processor() or platform.machine(),
-                       threads=T, attnviz=f"{version} (commit {commit})", shape=shape, prompt=prompt, new=new,
+                       threads=T, attnviz=f"{version} (commit {commit})", host=host_description(a.exe),
+                       shape=shape, prompt=prompt, new=new,
                        attnviz_s=[round(w, 3) for w, _ in runs], attnviz_peak_rss_mib=round(max(r for _, r in runs), 1),
                        no_cache_estimate_s=round(rerun, 2),
                        step_s=[round(x, 5) for x in steps], weight_bytes_a_step=step_bytes,
@@ -157,6 +158,7 @@ def main():
                        torch=torch)
             out.write(json.dumps(rec) + "\n")
             rows.append(rec)
+    print(f"Host: {host_description(a.exe)}; {T} threads\n")
     print("| shape | prompt + new | attn-viz --generate | tokens/s | peak RSS | no cache (estimate) | PyTorch KV-cache loop | PyTorch / attn-viz |")
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:

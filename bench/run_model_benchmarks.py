@@ -24,7 +24,8 @@ Rounds: attn-viz and oneDNN alternate --rounds times (default 3); the table show
 the ratio anchor / attn-viz (> 1: attn-viz faster) per round, median (lowest–highest).
 
 --isa avx2 runs attn-viz's forward on its AVX2 kernels, against the 256-bit FMA peak (fma_peak's
-avx2_ymm) instead of the best of both: the AVX2 figure on a host that also has AVX-512. The
+avx2_ymm) instead of the best of both: the AVX2 figure on a host that also has AVX-512 (the
+whole process too; the long-text runs keep the default). The
 anchors then run with ONEDNN_MAX_CPU_ISA=AVX2, oneDNN's own AVX2 kernels, so the ratio compares
 256-bit code with 256-bit code (without it oneDNN picks AVX-512 there).
 
@@ -60,7 +61,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from run_benchmarks import fma_peak, run_json, steal_seconds  # noqa: E402
+from run_benchmarks import fma_peak, host_description, run_json, steal_seconds  # noqa: E402
 
 SHAPES = [("gpt2-small", 1024), ("llama-1b", 512), ("pythia-410m", 1024)]
 ANCHORED = {"gpt2-small", "llama-1b"}  # the shapes ../shared/bench/bench_model.py has
@@ -71,11 +72,12 @@ def attnviz_bench(exe, folder, n, threads, reps, isa=None):
                      "--reps", str(reps), "--warmup", "1"])
 
 
-def attnviz_process(exe, folder, n, threads, runs=3):
+def attnviz_process(exe, folder, n, threads, isa=None, runs=3):
     """Wall seconds (median of `runs`) and peak RSS of `attn-viz model` over n ids (no files
     written: since the maps are kept only for what an output reads, none is kept)."""
     ids = ",".join(str((i * 7919) % 50000) for i in range(n))
-    argv = [exe, "--threads", str(threads), "model", "--model", folder, "--ids", ids, "--quiet"]
+    argv = [exe, "--threads", str(threads), *(["--isa", isa] if isa else []), "model", "--model",
+            folder, "--ids", ids, "--quiet"]
     measured = [timed(argv) for _ in range(runs)]
     return statistics.median(w for w, _ in measured), max(r for _, r in measured)
 
@@ -207,9 +209,9 @@ def main():
     p.add_argument("--pages", default="gpt2-small:1024,llama-1b:512", help="'' for none")
     p.add_argument("--only-pages", action="store_true")
     p.add_argument("--only-table", action="store_true", help="issue 34's table of whole processes")
-    p.add_argument("--isa", help="the kernels' instruction set for attn-viz's forward (avx2: "
-                   "measured against the 256-bit FMA peak; the process and long runs keep the "
-                   "default)")
+    p.add_argument("--isa", help="the kernels' instruction set for attn-viz's forward and process "
+                   "(avx2: measured against the 256-bit FMA peak, oneDNN held to AVX2; the long "
+                   "runs keep the default)")
     a = p.parse_args()
     T = a.threads
     for shape, _ in SHAPES:
@@ -229,7 +231,7 @@ def main():
         out.write(json.dumps(kw) + "\n")
         out.flush()
 
-    record(kind="fma_peak", gflops=peak, attnviz=version, isa=a.isa)
+    record(kind="fma_peak", gflops=peak, attnviz=version, isa=a.isa, host=host_description(a.exe))
     if a.only_long or a.only_pages or a.only_table:
         print(f"attn-viz {version}, {T} threads\n")
         (long_texts if a.only_long else pages if a.only_pages else issue_table)(a, record)
@@ -248,7 +250,7 @@ def main():
                 ratios.append(d["median_s"] / x["total_s"])
             record(kind="round", shape=shape, n=n, round=r, attnviz=x, dnnl=d,
                    stolen_s=steal_seconds() - s0)
-        wall, rss = attnviz_process(a.exe, folder, n, T)
+        wall, rss = attnviz_process(a.exe, folder, n, T, a.isa)
         record(kind="process", shape=shape, n=n, wall_s=wall, peak_rss_mib=rss)
         torch = None
         if not a.skip_torch and shape in ANCHORED:
@@ -256,6 +258,7 @@ def main():
             record(kind="torch", shape=shape, n=n, result=torch)
         rows.append((shape, n, av, dn, ratios, wall, rss, torch))
 
+    print(f"Host: {host_description(a.exe)}")
     print(f"FMA peak ({T} threads{', 256-bit' if a.isa == 'avx2' else ''}): {peak:.0f} GFLOP/s; "
           f"attn-viz {version}{' --isa ' + a.isa if a.isa else ''}\n")
     print("| shape | n | GFLOP | impl | median s | GFLOP/s | % FMA peak | tokens/s | peak RSS MiB | ratio (anchor / attn-viz) |")
