@@ -24,8 +24,10 @@ sys.path.insert(0, HERE)
 from run_benchmarks import host_description  # noqa: E402
 
 # The innermost frame naming one of these decides a sample's stage (model/layer_ops.cpp's).
-STAGES = [("attend_projected", "attend"), ("swiglu_linear", "mlp_up"), ("mlp_rows", "mlp_down (+ mlp_up unless fused)"),
-          ("attend_and_output", "output"), ("attention_block", "project"), ("cross_attention_block", "cross"),
+# cross_attention_block before attention_block, whose name it ends with.
+STAGES = [("attend_projected", "attend"), ("swiglu_linear", "mlp_up"),
+          ("mlp_rows", "mlp_down (+ mlp_up unless fused)"), ("attend_and_output", "output"),
+          ("cross_attention_block", "cross"), ("attention_block", "project"),
           ("top_predictions", "head")]
 
 
@@ -42,7 +44,7 @@ def stacks(perf_data):
 def stage_of(frames):
     for frame in frames:
         for key, name in STAGES:
-            if key + "+" in frame or frame.startswith(key) or ("::" + key) in frame:
+            if frame.startswith(key) or ("::" + key) in frame:
                 return name
     return None
 
