@@ -464,14 +464,22 @@ def plant(folder, tensor, index, value):
 def test_nan_or_inf_in_the_weights_is_named_with_its_tensor_and_element(env):
     """A damaged checkpoint is named where it is damaged — tensor, element, value, file — not
     reported as overflowing scores. Checked when the tensor is first converted or first used: a
-    projection's NaN through its output (one pass over that), a bias, norm or embedding row as it
-    is read."""
+    projection's NaN through its output (one pass over that, SwiGLU's fused gate-and-up product
+    too), a bias, norm or embedding row as it is read."""
     cases = [("gpt2_f32", "h.0.attn.c_attn.weight", (3, 5), float("nan"), "NaN at [3, 5]"),
              ("gpt2_f32", "h.1.mlp.c_proj.bias", (7,), float("-inf"), "-inf at [7]"),
              ("gpt2_f32", "h.0.ln_1.weight", (0,), float("inf"), "+inf at [0]"),
              ("llama_bf16_gqa", "model.layers.1.self_attn.q_proj.weight", (2, 1), float("inf"),
               "+inf at [2, 1]"),
-             ("llama_bf16_gqa", "model.embed_tokens.weight", None, float("nan"), "NaN at ")]
+             ("llama_bf16_gqa", "model.embed_tokens.weight", None, float("nan"), "NaN at "),
+             # SwiGLU's gate and up through one fused product: either matrix named
+             ("llama_bf16_gqa", "model.layers.0.mlp.gate_proj.weight", (1, 2), float("nan"),
+              "NaN at [1, 2]"),
+             ("llama_bf16_gqa", "model.layers.1.mlp.up_proj.weight", (4, 3), float("-inf"),
+              "-inf at [4, 3]"),
+             # Phi-3's fused [gate | up]: a row of the up half
+             ("phi3_bf16_window", "model.layers.0.mlp.gate_up_proj.weight", (85, 3), float("inf"),
+              "+inf at [85, 3]")]
     for k, (source, tensor, index, value, words) in enumerate(cases):
         folder = broken_copy(env, f"nan-{k}", source)
         ids = ids_of(folder)
