@@ -106,6 +106,23 @@ def no_cache_estimate(exe, folder, prompt, new, vocab, threads):
     return total, measured
 
 
+def print_read_rates(rows):
+    """The table of a step's weight reads against the memory's read bandwidth."""
+    print("\n| shape | weights a step | step (median of rounds) | read rate | membw read (before / after) | "
+          "read_streams best (before / after) | % of membw | % of read_streams |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        step = statistics.median(r["step_s"])
+        rate = r["weight_bytes_a_step"] / step / 1e9
+        bw = r["bandwidth_gbs"]
+        membw = [bw[k].get("membw_read", 0.0) for k in ("before", "after")]
+        streams = [bw[k].get("read_streams", 0.0) for k in ("before", "after")]
+        print(f"| {r['shape']} | {r['weight_bytes_a_step'] / 1e9:.2f} GB | {step * 1e3:.1f} ms "
+              f"({min(r['step_s']) * 1e3:.1f}–{max(r['step_s']) * 1e3:.1f}) | {rate:.1f} GB/s | "
+              f"{membw[0]:.1f} / {membw[1]:.1f} GB/s | {streams[0]:.1f} / {streams[1]:.1f} GB/s | "
+              f"{100 * rate / max(membw):.0f} % | {100 * rate / max(streams):.0f} % |")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--models", required=True)
@@ -172,19 +189,7 @@ def main():
         else:
             line += " | |"
         print(line)
-    print("\n| shape | weights a step | step (median of rounds) | read rate | membw read (before / after) | "
-          "read_streams best (before / after) | % of membw | % of read_streams |")
-    print("|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        step = statistics.median(r["step_s"])
-        rate = r["weight_bytes_a_step"] / step / 1e9
-        bw = r["bandwidth_gbs"]
-        membw = [bw[k].get("membw_read", 0.0) for k in ("before", "after")]
-        streams = [bw[k].get("read_streams", 0.0) for k in ("before", "after")]
-        print(f"| {r['shape']} | {r['weight_bytes_a_step'] / 1e9:.2f} GB | {step * 1e3:.1f} ms "
-              f"({min(r['step_s']) * 1e3:.1f}–{max(r['step_s']) * 1e3:.1f}) | {rate:.1f} GB/s | "
-              f"{membw[0]:.1f} / {membw[1]:.1f} GB/s | {streams[0]:.1f} / {streams[1]:.1f} GB/s | "
-              f"{100 * rate / max(membw):.0f} % | {100 * rate / max(streams):.0f} % |")
+    print_read_rates(rows)
 
 
 if __name__ == "__main__":
