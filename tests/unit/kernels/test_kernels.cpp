@@ -247,11 +247,15 @@ TEST_CASE("the fused multi-head kernel equals scores, masks, softmax and context
     // n_k = 3000: blocks of a few rows, so a window's span starts inside a panel of keys;
     // n_k = 256 and 1024: rows of whole vectors, which the weights' writer drips out inside the
     // A·V product's register tiles, falling behind on narrow vectors, with 45 and 30 rows
-    // leaving a strip too short for a full tile.)
-    for (const shape s : {shape{1, 1, 1, 1, 1}, shape{3, 37, 29, 5, 7}, shape{2, 70, 130, 16, 17},
-                          shape{4, 13, 300, 64, 64}, shape{1, 300, 5, 4, 3},
-                          shape{1, 40, 200, 8, 150}, shape{1, 50, 3000, 4, 3},
-                          shape{2, 45, 256, 16, 20}, shape{1, 30, 1024, 8, 70}})
+    // leaving a strip too short for a full tile. n_q = 1: one query row, K and V read in
+    // place, with d_k and d_v not whole vectors and d_v = 150 past one pass of the context's
+    // registers on every instruction set.)
+    for (const shape s :
+         {shape{1, 1, 1, 1, 1}, shape{3, 37, 29, 5, 7}, shape{2, 70, 130, 16, 17},
+          shape{4, 13, 300, 64, 64}, shape{1, 300, 5, 4, 3}, shape{1, 40, 200, 8, 150},
+          shape{1, 50, 3000, 4, 3}, shape{2, 45, 256, 16, 20}, shape{1, 30, 1024, 8, 70},
+          shape{3, 1, 29, 5, 7}, shape{4, 1, 300, 64, 64}, shape{2, 1, 130, 17, 150},
+          shape{1, 1, 3000, 4, 3}})
       for (int mode = 0; mode < 10; ++mode) {
         // 0: plain with ALiBi (the finiteness check inside the softmax pass); 1: causal mask
         // and scores kept (the check apart, before masking); 2: scores kept, no mask; 3: plain
@@ -344,51 +348,53 @@ TEST_CASE("the fused multi-head kernel equals scores, masks, softmax and context
 // bit for bit, and the stage-by-stage reference to 1e-5.
 TEST_CASE("the fused kernel shares key/value heads between query heads (grouped-query)") {
   for_each_isa([] {
-    const std::size_t H = 6, KV = 2, n_q = 23, n_k = 41, d = 8;
-    const matrix q = random_matrix(n_q, H * d, 21);
-    const matrix k = random_matrix(n_k, KV * d, 22);
-    const matrix v = random_matrix(n_k, KV * d, 23);
-    matrix k_rep(n_k, H * d), v_rep(n_k, H * d);
-    for (std::size_t j = 0; j < n_k; ++j)
-      for (std::size_t h = 0; h < H; ++h)
-        for (std::size_t t = 0; t < d; ++t) {
-          k_rep(j, h * d + t) = k(j, (h / (H / KV)) * d + t);
-          v_rep(j, h * d + t) = v(j, (h / (H / KV)) * d + t);
+    for (const std::size_t n_q : {std::size_t{23}, std::size_t{1}}) {  // blocks; one query row
+      const std::size_t H = 6, KV = 2, n_k = 41, d = 8;
+      const matrix q = random_matrix(n_q, H * d, 21);
+      const matrix k = random_matrix(n_k, KV * d, 22);
+      const matrix v = random_matrix(n_k, KV * d, 23);
+      matrix k_rep(n_k, H * d), v_rep(n_k, H * d);
+      for (std::size_t j = 0; j < n_k; ++j)
+        for (std::size_t h = 0; h < H; ++h)
+          for (std::size_t t = 0; t < d; ++t) {
+            k_rep(j, h * d + t) = k(j, (h / (H / KV)) * d + t);
+            v_rep(j, h * d + t) = v(j, (h / (H / KV)) * d + t);
+          }
+      for (const bool masked : {false, true}) {
+        std::vector<matrix> w1, w2, c1, c2;
+        std::vector<float*> w1p, w2p, c1p, c2p;
+        for (std::size_t h = 0; h < H; ++h) {
+          w1.emplace_back(n_q, n_k), w2.emplace_back(n_q, n_k);
+          c1.emplace_back(n_q, d), c2.emplace_back(n_q, d);
         }
-    for (const bool masked : {false, true}) {
-      std::vector<matrix> w1, w2, c1, c2;
-      std::vector<float*> w1p, w2p, c1p, c2p;
-      for (std::size_t h = 0; h < H; ++h) {
-        w1.emplace_back(n_q, n_k), w2.emplace_back(n_q, n_k);
-        c1.emplace_back(n_q, d), c2.emplace_back(n_q, d);
-      }
-      for (std::size_t h = 0; h < H; ++h) {
-        w1p.push_back(w1[h].data()), w2p.push_back(w2[h].data());
-        c1p.push_back(c1[h].data()), c2p.push_back(c2[h].data());
-      }
-      kernels::attention_args grouped = args_over(q, k, v, H, w1p.data(), c1p.data());
-      grouped.d_k = grouped.d_v = grouped.ldc = d;
-      grouped.kv_heads = KV;
-      kernels::attention_args repeated = args_over(q, k_rep, v_rep, H, w2p.data(), c2p.data());
-      grouped.scale = repeated.scale = 0.35f;
-      if (masked) {
-        grouped.mask_row = repeated.mask_row = causal;
-        grouped.mask_span = repeated.mask_span = causal_span;
-      }
-      REQUIRE(kernels::attention_softmax(grouped));
-      REQUIRE(kernels::attention_softmax(repeated));
-      for (std::size_t h = 0; h < H; ++h) {
-        INFO("head " << h << " masked " << masked);
-        CHECK(std::equal(w1[h].data(), w1[h].data() + w1[h].size(), w2[h].data()));
-        CHECK(std::equal(c1[h].data(), c1[h].data() + c1[h].size(), c2[h].data()));
-        const std::size_t g = h / (H / KV);
-        matrix e = matmul_nt_ref(q.columns(h * d, d), k.columns(g * d, d));
-        for (std::size_t i = 0; i < e.size(); ++i) e.data()[i] *= 0.35f;
-        if (masked)
-          for (std::size_t i = 0; i < n_q; ++i) causal(nullptr, i, e.row(i), n_k);
-        const matrix a = align_softmax_ref(e, align_options{1.0});
-        for (std::size_t i = 0; i < a.size(); ++i)
-          REQUIRE(std::fabs(w1[h].data()[i] - a.data()[i]) <= 1e-5);
+        for (std::size_t h = 0; h < H; ++h) {
+          w1p.push_back(w1[h].data()), w2p.push_back(w2[h].data());
+          c1p.push_back(c1[h].data()), c2p.push_back(c2[h].data());
+        }
+        kernels::attention_args grouped = args_over(q, k, v, H, w1p.data(), c1p.data());
+        grouped.d_k = grouped.d_v = grouped.ldc = d;
+        grouped.kv_heads = KV;
+        kernels::attention_args repeated = args_over(q, k_rep, v_rep, H, w2p.data(), c2p.data());
+        grouped.scale = repeated.scale = 0.35f;
+        if (masked) {
+          grouped.mask_row = repeated.mask_row = causal;
+          grouped.mask_span = repeated.mask_span = causal_span;
+        }
+        REQUIRE(kernels::attention_softmax(grouped));
+        REQUIRE(kernels::attention_softmax(repeated));
+        for (std::size_t h = 0; h < H; ++h) {
+          INFO("head " << h << " masked " << masked);
+          CHECK(std::equal(w1[h].data(), w1[h].data() + w1[h].size(), w2[h].data()));
+          CHECK(std::equal(c1[h].data(), c1[h].data() + c1[h].size(), c2[h].data()));
+          const std::size_t g = h / (H / KV);
+          matrix e = matmul_nt_ref(q.columns(h * d, d), k.columns(g * d, d));
+          for (std::size_t i = 0; i < e.size(); ++i) e.data()[i] *= 0.35f;
+          if (masked)
+            for (std::size_t i = 0; i < n_q; ++i) causal(nullptr, i, e.row(i), n_k);
+          const matrix a = align_softmax_ref(e, align_options{1.0});
+          for (std::size_t i = 0; i < a.size(); ++i)
+            REQUIRE(std::fabs(w1[h].data()[i] - a.data()[i]) <= 1e-5);
+        }
       }
     }
   });
@@ -494,7 +500,88 @@ TEST_CASE("the fused kernel reports scores that overflow float") {
             CHECK_FALSE(kernels::attention_softmax(head.args));
             for (std::size_t j = 0; j < 4; ++j) q(1, j) = 1e-30f;  // now every score is finite
             CHECK(kernels::attention_softmax(head.args));
+            // one query row (K and V read in place), the same way
+            matrix q1(1, 4, 1e30f), w1(1, n_k), c1(1, 4);
+            one_head row(q1, k, v, w1, c1);
+            row.args.mask_row = head.args.mask_row;
+            CHECK_FALSE(kernels::attention_softmax(row.args));
+            for (std::size_t j = 0; j < 4; ++j) q1(0, j) = 1e-30f;
+            CHECK(kernels::attention_softmax(row.args));
           }
+  });
+}
+
+namespace {
+
+// Keys [first, end) visible, from the context: a generation step's sliding window.
+struct key_range {
+  std::size_t first, end;
+};
+void range_mask(const void* c, std::size_t, float* e, std::size_t n_k) {
+  const auto* r = static_cast<const key_range*>(c);
+  for (std::size_t j = 0; j < n_k; ++j)
+    if (j < r->first || j >= r->end) e[j] = neg_inf;
+}
+void range_span(const void* c, std::size_t, std::size_t, std::size_t* first, std::size_t* end) {
+  const auto* r = static_cast<const key_range*>(c);
+  *first = r->first;
+  *end = r->end;
+}
+
+struct sunk_rows {
+  std::vector<std::vector<float>> rows;  // per head, its rows in order
+  static void take(void* c, std::size_t h, std::size_t i0, std::size_t count, const float* w,
+                   std::size_t n_k) {
+    auto& row = static_cast<sunk_rows*>(c)->rows[h];
+    REQUIRE(row.size() == i0 * n_k);  // each head's blocks in order: one task a head here
+    row.insert(row.end(), w, w + count * n_k);
+  }
+};
+
+}  // namespace
+
+// A head whose weights are not kept (streaming) and the rows' sink see the same weights as a
+// head that keeps them, and the context is the same; with one query row under a window inside
+// the keys (the span's first key past 0, as in a generation step past the window) and with a
+// block of rows, against the stage-by-stage reference to 1e-5.
+TEST_CASE("the fused kernel's streamed heads and rows' sink see the kept weights") {
+  for_each_isa([] {
+    for (const std::size_t n_q : {std::size_t{1}, std::size_t{9}}) {
+      INFO("n_q " << n_q);
+      const std::size_t H = 2, n_k = 150, d = 24;
+      const matrix q = random_matrix(n_q, H * d, 41), k = random_matrix(n_k, H * d, 42),
+                   v = random_matrix(n_k, H * d, 43);
+      const key_range window{37, 101};
+      matrix kept(n_q, n_k), c0(n_q, d), c1(n_q, d);
+      float* weights[2] = {nullptr, kept.data()};  // head 0 streams, head 1 keeps
+      float* context[2] = {c0.data(), c1.data()};
+      kernels::attention_args args = args_over(q, k, v, H, weights, context);
+      args.mask_row = range_mask;
+      args.mask_span = range_span;
+      args.mask_is_span = true;
+      args.mask_context = &window;
+      sunk_rows sunk;
+      sunk.rows.resize(H);
+      args.rows_sink = sunk_rows::take;
+      args.sink_context = &sunk;
+      REQUIRE(kernels::attention_softmax(args));
+      for (std::size_t h = 0; h < H; ++h) {
+        INFO("head " << h);
+        REQUIRE(sunk.rows[h].size() == n_q * n_k);
+        matrix e = matmul_nt_ref(q.columns(h * d, d), k.columns(h * d, d));
+        for (std::size_t i = 0; i < n_q; ++i) range_mask(&window, i, e.row(i), n_k);
+        const matrix a = align_softmax_ref(e, align_options{1.0});
+        const matrix c = matmul_nn_ref(a, v.columns(h * d, d));
+        for (std::size_t i = 0; i < a.size(); ++i) {
+          REQUIRE(std::fabs(sunk.rows[h][i] - a.data()[i]) <= 1e-5);
+          if (e.data()[i] == neg_inf) REQUIRE(sunk.rows[h][i] == 0.0f);
+          if (h == 1) REQUIRE(kept.data()[i] == sunk.rows[h][i]);
+        }
+        const matrix& got = h == 0 ? c0 : c1;
+        for (std::size_t i = 0; i < c.size(); ++i)
+          REQUIRE(std::fabs(got.data()[i] - c.data()[i]) <= 1e-5);
+      }
+    }
   });
 }
 
