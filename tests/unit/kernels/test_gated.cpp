@@ -46,7 +46,8 @@ halves f16_of(const matrix& b) {
     e = e < -2 ? -2 : (e > 3 ? 3 : e);
     const auto mant = static_cast<std::uint16_t>(std::ldexp(frac, 11) - 1024.0f) & 0x3ff;
     h.bits[i] = static_cast<std::uint16_t>((x < 0 ? 0x8000 : 0) | ((e + 14) << 10) | mant);
-    h.exact.data()[i] = (x < 0 ? -1.0f : 1.0f) * std::ldexp(1.0f + mant / 1024.0f, e - 1);
+    h.exact.data()[i] =
+        (x < 0 ? -1.0f : 1.0f) * std::ldexp(1.0f + static_cast<float>(mant) / 1024.0f, e - 1);
   }
   return h;
 }

@@ -754,61 +754,66 @@ TEST_CASE("gemm over BF16 weights matches the float product of the converted wei
 // beta, on shapes big enough to run on every thread (n·k > 2^18) and with ragged ends (n not a
 // multiple of the row groups, k not a multiple of any vector width); the bytes must not depend on
 // the number of threads.
+// (B stored k × n: n = 1003, rows short enough to be summed in blocks of whole rows, the last
+// block ragged; n = 1100, each thread a range of columns.)
 TEST_CASE("gemm with one row of A equals the plain sum, whatever the threads") {
   for_each_isa([] {
-    const std::size_t n = 1003, k = 777;
-    const matrix a = random_matrix(1, k, 31), bf = random_matrix(n, k, 32);
-    const matrix c0 = random_matrix(1, n, 33);
-    for (int type = 0; type < 3; ++type)
-      for (bool trans : {false, true}) {
-        INFO("type " << type << " trans " << trans);
-        // B stored n × k (trans) or k × n, each element rounded to the type.
-        std::vector<std::uint16_t> b16(n * k);
-        std::vector<float> b32(n * k), value(n * k);
-        for (std::size_t j = 0; j < n; ++j)
-          for (std::size_t p = 0; p < k; ++p) {
-            const std::size_t at = trans ? j * k + p : p * n + j;
-            float x = bf(j, p);
-            std::uint32_t bits;
-            std::memcpy(&bits, &x, 4);
-            // F16: x's sign and top mantissa bits with an exponent for [0.25, 2)
-            const auto half = static_cast<std::uint16_t>(((bits >> 16) & 0x8000u) |
-                                                         ((13u + (j + p) % 3u) << 10) |
-                                                         ((bits >> 13) & 0x3ffu));
-            b16[at] = type == 1 ? half : static_cast<std::uint16_t>(bits >> 16);
-            b32[at] = x;
-            value[at] = type == 0 ? x : type == 1 ? half_to_float(b16[at]) : bf16_to_float(b16[at]);
+    for (const auto& [n, k] : {std::pair<std::size_t, std::size_t>{1003, 777}, {1100, 130}}) {
+      const matrix a = random_matrix(1, k, 31), bf = random_matrix(n, k, 32);
+      const matrix c0 = random_matrix(1, n, 33);
+      for (int type = 0; type < 3; ++type)
+        for (bool trans : {false, true}) {
+          INFO("n " << n << " type " << type << " trans " << trans);
+          // B stored n × k (trans) or k × n, each element rounded to the type.
+          std::vector<std::uint16_t> b16(n * k);
+          std::vector<float> b32(n * k), value(n * k);
+          for (std::size_t j = 0; j < n; ++j)
+            for (std::size_t p = 0; p < k; ++p) {
+              const std::size_t at = trans ? j * k + p : p * n + j;
+              float x = bf(j, p);
+              std::uint32_t bits;
+              std::memcpy(&bits, &x, 4);
+              // F16: x's sign and top mantissa bits with an exponent for [0.25, 2)
+              const auto half = static_cast<std::uint16_t>(((bits >> 16) & 0x8000u) |
+                                                           ((13u + (j + p) % 3u) << 10) |
+                                                           ((bits >> 13) & 0x3ffu));
+              b16[at] = type == 1 ? half : static_cast<std::uint16_t>(bits >> 16);
+              b32[at] = x;
+              value[at] = type == 0   ? x
+                          : type == 1 ? half_to_float(b16[at])
+                                      : bf16_to_float(b16[at]);
+            }
+          auto run = [&](std::size_t threads) {
+            kernels::set_threads(threads);
+            std::vector<float> c(c0.data(), c0.data() + n);
+            if (type == 0)
+              kernels::gemm(1, n, k, 0.5f, a.data(), k, b32.data(), trans ? k : n, trans, 2.0f,
+                            c.data(), n);
+            else
+              kernels::gemm(1, n, k, 0.5f, a.data(), k, b16.data(),
+                            type == 1 ? kernels::element_type::f16 : kernels::element_type::bf16,
+                            trans ? k : n, trans, 2.0f, c.data(), n);
+            return c;
+          };
+          const std::size_t before = kernels::threads();
+          const std::vector<float> one = run(1), two = run(2);
+          kernels::set_threads(before);
+          CHECK(std::memcmp(one.data(), two.data(), n * sizeof(float)) == 0);
+          std::size_t bad = 0;
+          for (std::size_t j = 0; j < n; ++j) {
+            double sum = 0.0, mag = 0.0;
+            for (std::size_t p = 0; p < k; ++p) {
+              const double t = double(a(0, p)) * value[trans ? j * k + p : p * n + j];
+              sum += t;
+              mag += std::fabs(t);
+            }
+            const double want = 0.5 * sum + 2.0 * c0(0, j);
+            if (!(std::fabs(two[j] - want) <= 1e-6 * (1.0 + mag)) && ++bad <= 3)
+              FAIL_CHECK("column " << j << ": " << two[j] << " != " << want);
           }
-        auto run = [&](std::size_t threads) {
-          kernels::set_threads(threads);
-          std::vector<float> c(c0.data(), c0.data() + n);
-          if (type == 0)
-            kernels::gemm(1, n, k, 0.5f, a.data(), k, b32.data(), trans ? k : n, trans, 2.0f,
-                          c.data(), n);
-          else
-            kernels::gemm(1, n, k, 0.5f, a.data(), k, b16.data(),
-                          type == 1 ? kernels::element_type::f16 : kernels::element_type::bf16,
-                          trans ? k : n, trans, 2.0f, c.data(), n);
-          return c;
-        };
-        const std::size_t before = kernels::threads();
-        const std::vector<float> one = run(1), two = run(2);
-        kernels::set_threads(before);
-        CHECK(std::memcmp(one.data(), two.data(), n * sizeof(float)) == 0);
-        std::size_t bad = 0;
-        for (std::size_t j = 0; j < n; ++j) {
-          double sum = 0.0, mag = 0.0;
-          for (std::size_t p = 0; p < k; ++p) {
-            const double t = double(a(0, p)) * value[trans ? j * k + p : p * n + j];
-            sum += t;
-            mag += std::fabs(t);
-          }
-          const double want = 0.5 * sum + 2.0 * c0(0, j);
-          if (!(std::fabs(two[j] - want) <= 1e-6 * (1.0 + mag)) && ++bad <= 3)
-            FAIL_CHECK("column " << j << ": " << two[j] << " != " << want);
+          CHECK(bad == 0);
         }
-        CHECK(bad == 0);
-      }
+    }
   });
 }
 
