@@ -21,7 +21,9 @@ A step's weight reads against the memory (issue 47's goal: >= 80 % of the two-th
 bandwidth): each round also runs the prompt with an eighth of the new tokens, and a step's time
 is the difference of the two processes over the difference of their tokens (the prompt pass,
 loading and exit cancel). A step reads every weight once — the safetensors file's tensors but an
-untied input embedding (one row a token) — so bytes / step time is its read rate, shown against
+untied input embedding (one row a token) — and the key/value caches once (float32, every layer,
+the rows so far: their average over the timed steps), so bytes / step time is its read rate,
+shown against
 ../shared/bench/membw.cpp's two-thread `read` (one stream a thread) and bench/read_streams.cpp's
 best over 1-16 streams a thread, both compiled and run in the same run, before and after the
 rounds (the memory of a shared guest varies: both are shown).
@@ -73,6 +75,19 @@ def weight_bytes_a_step(folder):
                if k != "__metadata__" and (tied or not k.endswith(skip)))
 
 
+def cache_bytes_a_step(folder, prompt, few, new):
+    """Bytes of the key/value caches one step reads on average over the steps the difference
+    of a `new`-token and a `few`-token run times (float32 keys and values, every layer, the
+    prompt and the tokens so far, this step's row included)."""
+    cfg = json.load(open(os.path.join(folder, "config.json")))
+    layers = cfg.get("num_hidden_layers", cfg.get("n_layer"))
+    heads = cfg.get("num_attention_heads", cfg.get("n_head"))
+    width = cfg.get("head_dim") or cfg.get("hidden_size", cfg.get("n_embd")) // heads
+    kv_cols = cfg.get("num_key_value_heads", heads) * width
+    rows = prompt + (few + new) / 2 + 0.5  # step t (0-based) reads prompt + t + 1 rows
+    return round(layers * 2 * rows * kv_cols * 4)
+
+
 def read_bandwidths(shared, threads):
     """GB/s: membw.cpp's `read` at `threads` threads and read_streams.cpp's best stream count."""
     work = tempfile.mkdtemp(prefix="attnviz-bench-")
@@ -108,16 +123,18 @@ def no_cache_estimate(exe, folder, prompt, new, vocab, threads):
 
 def print_read_rates(rows):
     """The table of a step's weight reads against the memory's read bandwidth."""
-    print("\n| shape | weights a step | step (median of rounds) | read rate | membw read (before / after) | "
+    print("\n| shape | weights + cache a step | step (median of rounds) | read rate | membw read (before / after) | "
           "read_streams best (before / after) | % of membw | % of read_streams |")
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         step = statistics.median(r["step_s"])
-        rate = r["weight_bytes_a_step"] / step / 1e9
+        bytes_a_step = r["weight_bytes_a_step"] + r["cache_bytes_a_step"]
+        rate = bytes_a_step / step / 1e9
         bw = r["bandwidth_gbs"]
         membw = [bw[k].get("membw_read", 0.0) for k in ("before", "after")]
         streams = [bw[k].get("read_streams", 0.0) for k in ("before", "after")]
-        print(f"| {r['shape']} | {r['weight_bytes_a_step'] / 1e9:.2f} GB | {step * 1e3:.1f} ms "
+        print(f"| {r['shape']} | {r['weight_bytes_a_step'] / 1e9:.2f} + {r['cache_bytes_a_step'] / 1e9:.3f} GB "
+              f"| {step * 1e3:.1f} ms "
               f"({min(r['step_s']) * 1e3:.1f}–{max(r['step_s']) * 1e3:.1f}) | {rate:.1f} GB/s | "
               f"{membw[0]:.1f} / {membw[1]:.1f} GB/s | {streams[0]:.1f} / {streams[1]:.1f} GB/s | "
               f"{100 * rate / max(membw):.0f} % | {100 * rate / max(streams):.0f} % |")
@@ -158,6 +175,7 @@ def main():
                 steps.append((wall - short) / (new - few))
             after = read_bandwidths(a.shared, T)
             step_bytes = weight_bytes_a_step(folder)
+            cache_bytes = cache_bytes_a_step(folder, prompt, few, new)
             rerun, measured = no_cache_estimate(a.exe, folder, prompt, new, vocab, T)
             torch = None
             if not a.skip_torch:
@@ -170,6 +188,7 @@ def main():
                        attnviz_s=[round(w, 3) for w, _ in runs], attnviz_peak_rss_mib=round(max(r for _, r in runs), 1),
                        no_cache_estimate_s=round(rerun, 2),
                        step_s=[round(x, 5) for x in steps], weight_bytes_a_step=step_bytes,
+                       cache_bytes_a_step=cache_bytes,
                        bandwidth_gbs={"before": before, "after": after},
                        no_cache_measured_s={str(k): round(v, 3) for k, v in measured.items()},
                        torch=torch)
