@@ -122,7 +122,7 @@ def no_cache_estimate(exe, folder, prompt, new, vocab, threads):
 
 
 def print_read_rates(rows):
-    """The table of a step's weight reads against the memory's read bandwidth."""
+    """The table of a step's weight and cache reads against the memory's read bandwidth."""
     print("\n| shape | weights + cache a step | step (median of rounds) | read rate | membw read (before / after) | "
           "read_streams best (before / after) | % of membw | % of read_streams |")
     print("|---|---|---|---|---|---|---|---|")
@@ -138,6 +138,57 @@ def print_read_rates(rows):
               f"({min(r['step_s']) * 1e3:.1f}–{max(r['step_s']) * 1e3:.1f}) | {rate:.1f} GB/s | "
               f"{membw[0]:.1f} / {membw[1]:.1f} GB/s | {streams[0]:.1f} / {streams[1]:.1f} GB/s | "
               f"{100 * rate / max(membw):.0f} % | {100 * rate / max(streams):.0f} % |")
+
+
+def measure_case(a, shape, prompt, new, vocab, attnviz):
+    """One shape's record: --rounds whole generations and the shorter runs that time a step,
+    the read bandwidths before and after them, the no-cache estimate and the PyTorch loop."""
+    T, folder = a.threads, os.path.join(a.models, shape)
+    runs, steps = [], []
+    few = max(8, new // 8)
+    before = read_bandwidths(a.shared, T)
+    for _ in range(a.rounds):
+        wall, rss, stdout = timed([a.exe, "--threads", str(T), "model", "--model", folder,
+                                   "--ids", ids(prompt, vocab), "--generate", str(new), "-q"])
+        assert f"{prompt} prompt tokens + {new} generated" in stdout, stdout
+        runs.append((wall, rss))
+        short = timed([a.exe, "--threads", str(T), "model", "--model", folder,
+                       "--ids", ids(prompt, vocab), "--generate", str(few), "-q"])[0]
+        steps.append((wall - short) / (new - few))
+    after = read_bandwidths(a.shared, T)
+    rerun, measured = no_cache_estimate(a.exe, folder, prompt, new, vocab, T)
+    torch = None
+    if not a.skip_torch:
+        torch = run_json(["/usr/bin/python3", os.path.join(HERE, "bench_generate_anchor.py"),
+                          "--shape", shape, "--prompt", str(prompt), "--new", str(new),
+                          "--threads", str(T), "--shared", a.shared])
+    return dict(date=datetime.date.today().isoformat(), machine=platform.processor() or platform.machine(),
+                threads=T, attnviz=attnviz, host=host_description(a.exe),
+                shape=shape, prompt=prompt, new=new,
+                attnviz_s=[round(w, 3) for w, _ in runs], attnviz_peak_rss_mib=round(max(r for _, r in runs), 1),
+                no_cache_estimate_s=round(rerun, 2),
+                step_s=[round(x, 5) for x in steps], weight_bytes_a_step=weight_bytes_a_step(folder),
+                cache_bytes_a_step=cache_bytes_a_step(folder, prompt, few, new),
+                bandwidth_gbs={"before": before, "after": after},
+                no_cache_measured_s={str(k): round(v, 3) for k, v in measured.items()},
+                torch=torch)
+
+
+def print_runs(rows):
+    """The whole generations against their anchors."""
+    print("| shape | prompt + new | attn-viz --generate | tokens/s | peak RSS | no cache (estimate) | PyTorch KV-cache loop | PyTorch / attn-viz |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        t = statistics.median(r["attnviz_s"])
+        line = (f"| {r['shape']} | {r['prompt']} + {r['new']} | {t:.2f} s ({min(r['attnviz_s']):.2f}–"
+                f"{max(r['attnviz_s']):.2f}) | {r['new'] / t:.1f} | {r['attnviz_peak_rss_mib']:.0f} MiB | "
+                f"{r['no_cache_estimate_s']:.1f} s ({r['no_cache_estimate_s'] / t:.1f}×) |")
+        if r["torch"]:
+            tt = r["torch"]["median_s"]
+            line += f" {tt:.1f} s, {r['new'] / tt:.2f} tokens/s, {r['torch']['maxrss_mib']:.0f} MiB | **{tt / t:.1f}×** |"
+        else:
+            line += " | |"
+        print(line)
 
 
 def main():
@@ -158,56 +209,14 @@ def main():
     version = subprocess.run([a.exe, "--version"], capture_output=True, text=True).stdout.strip().replace("\n", "; ")
     commit = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
-    rows = []
+    attnviz = f"{version} (commit {commit})"
     with open(a.out, "a") as out:
-        for shape, prompt, new, vocab in CASES:
-            folder = os.path.join(a.models, shape)
-            runs, steps = [], []
-            few = max(8, new // 8)
-            before = read_bandwidths(a.shared, T)
-            for _ in range(a.rounds):
-                wall, rss, stdout = timed([a.exe, "--threads", str(T), "model", "--model", folder,
-                                           "--ids", ids(prompt, vocab), "--generate", str(new), "-q"])
-                assert f"{prompt} prompt tokens + {new} generated" in stdout, stdout
-                runs.append((wall, rss))
-                short = timed([a.exe, "--threads", str(T), "model", "--model", folder,
-                               "--ids", ids(prompt, vocab), "--generate", str(few), "-q"])[0]
-                steps.append((wall - short) / (new - few))
-            after = read_bandwidths(a.shared, T)
-            step_bytes = weight_bytes_a_step(folder)
-            cache_bytes = cache_bytes_a_step(folder, prompt, few, new)
-            rerun, measured = no_cache_estimate(a.exe, folder, prompt, new, vocab, T)
-            torch = None
-            if not a.skip_torch:
-                torch = run_json(["/usr/bin/python3", os.path.join(HERE, "bench_generate_anchor.py"),
-                                  "--shape", shape, "--prompt", str(prompt), "--new", str(new),
-                                  "--threads", str(T), "--shared", a.shared])
-            rec = dict(date=datetime.date.today().isoformat(), machine=platform.processor() or platform.machine(),
-                       threads=T, attnviz=f"{version} (commit {commit})", host=host_description(a.exe),
-                       shape=shape, prompt=prompt, new=new,
-                       attnviz_s=[round(w, 3) for w, _ in runs], attnviz_peak_rss_mib=round(max(r for _, r in runs), 1),
-                       no_cache_estimate_s=round(rerun, 2),
-                       step_s=[round(x, 5) for x in steps], weight_bytes_a_step=step_bytes,
-                       cache_bytes_a_step=cache_bytes,
-                       bandwidth_gbs={"before": before, "after": after},
-                       no_cache_measured_s={str(k): round(v, 3) for k, v in measured.items()},
-                       torch=torch)
-            out.write(json.dumps(rec) + "\n")
-            rows.append(rec)
+        rows = []
+        for case in CASES:
+            rows.append(measure_case(a, *case, attnviz))
+            out.write(json.dumps(rows[-1]) + "\n")
     print(f"Host: {host_description(a.exe)}; {T} threads\n")
-    print("| shape | prompt + new | attn-viz --generate | tokens/s | peak RSS | no cache (estimate) | PyTorch KV-cache loop | PyTorch / attn-viz |")
-    print("|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        t = statistics.median(r["attnviz_s"])
-        line = (f"| {r['shape']} | {r['prompt']} + {r['new']} | {t:.2f} s ({min(r['attnviz_s']):.2f}–"
-                f"{max(r['attnviz_s']):.2f}) | {r['new'] / t:.1f} | {r['attnviz_peak_rss_mib']:.0f} MiB | "
-                f"{r['no_cache_estimate_s']:.1f} s ({r['no_cache_estimate_s'] / t:.1f}×) |")
-        if r["torch"]:
-            tt = r["torch"]["median_s"]
-            line += f" {tt:.1f} s, {r['new'] / tt:.2f} tokens/s, {r['torch']['maxrss_mib']:.0f} MiB | **{tt / t:.1f}×** |"
-        else:
-            line += " | |"
-        print(line)
+    print_runs(rows)
     print_read_rates(rows)
 
 
