@@ -26,6 +26,13 @@ whose stolen CPU time (a guest's steal column in /proc/stat) exceeds --max-steal
 of its wall time x threads is recorded as redone and measured again, at most --redo (2) times,
 as run_benchmarks.py does; the stages line says how much was stolen and how many were redone.
 
+The weights file's cached pages are dropped before each shape's rounds (posix_fadvise
+DONTNEED, no root needed), so the first, untimed forward reads it from disk as after a reboot,
+through attn-viz's own mapping, which has the page cache hold it in 2 MiB folios. A file just
+written by make_bench_models.py is cached in the small pieces its writes made, and mapping those
+costs a process more (GPT-2: 0.95 s against 0.70 s whole on a 2-vCPU KVM guest, bench/RESULTS.md
+2026-11-29 late); --keep-cache measures the file as the page cache holds it.
+
 --isa avx2 runs attn-viz's forward on its AVX2 kernels, against the 256-bit FMA peak (fma_peak's
 avx2_ymm) instead of the best of both: the AVX2 figure on a host that also has AVX-512 (the
 whole process too; the long-text runs keep the default). The
@@ -48,7 +55,7 @@ The explorer page (--pages SHAPE:N,...; default gpt2-small:1024 and llama-1b:512
 to open another head (window.attnviz.select: its map decoded and drawn).
 
 usage: /usr/bin/python3 bench/run_model_benchmarks.py --models DIR [--exe build/attn-viz]
-       [--shared ../shared/bench] [--threads 2] [--rounds 3] [--skip-torch] [--out FILE]
+       [--shared ../shared/bench] [--threads 2] [--rounds 3] [--skip-torch] [--keep-cache] [--out FILE]
        [--long SHAPE:N,...] [--only-long] [--long-runs NAME,...] [--isa avx2] [--only-table] [--pages SHAPE:N,...] [--only-pages]
 (DIR as written by bench/make_bench_models.py; made there first when missing)
 """
@@ -215,9 +222,22 @@ def measure_round(a, shape, n, r, record):
               file=sys.stderr)
 
 
+def drop_cached(folder):
+    """Drops the page cache's copy of the folder's weights (written to disk first), so the next
+    run reads them from disk."""
+    fd = os.open(os.path.join(folder, "model.safetensors"), os.O_RDONLY)
+    try:
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+
+
 def measure_shape(a, shape, n, record):
     """--rounds rounds of one shape, its whole process and (unless --skip-torch) the torch anchor."""
     av, dn, ratios, stolen, redone = [], [], [], [], 0
+    if not a.keep_cache:
+        drop_cached(os.path.join(a.models, shape))
     for r in range(a.rounds):
         x, d, share, attempts = measure_round(a, shape, n, r, record)
         av.append(x)
@@ -228,7 +248,8 @@ def measure_shape(a, shape, n, record):
             ratios.append(d["median_s"] / x["total_s"])
     folder = os.path.join(a.models, shape)
     wall, rss = attnviz_process(a.exe, folder, n, a.threads, a.isa)
-    record(kind="process", shape=shape, n=n, wall_s=wall, peak_rss_mib=rss)
+    record(kind="process", shape=shape, n=n, wall_s=wall, peak_rss_mib=rss,
+           page_cache="as found" if a.keep_cache else "dropped before the rounds")
     torch = None
     if not a.skip_torch and shape in ANCHORED:
         torch = anchor(a.shared, shape, n, "torch", a.threads, a.isa)
@@ -281,6 +302,9 @@ def main():
                    help="redo a round whose stolen CPU time exceeds this share of wall time x threads")
     p.add_argument("--redo", type=int, default=2, help="at most this many redos per round")
     p.add_argument("--skip-torch", action="store_true")
+    p.add_argument("--keep-cache", action="store_true",
+                   help="measure the weights files as the page cache holds them (default: dropped "
+                   "before each shape's rounds, read from disk by the first forward)")
     p.add_argument("--out", default=os.path.join(HERE, "results-models.jsonl"))
     p.add_argument("--long", default="gpt2-small:1024,llama-1b:16384", help="'' for none")
     p.add_argument("--only-long", action="store_true")
