@@ -15,9 +15,10 @@ void* matrix_allocate_bytes(std::size_t bytes);
 void matrix_release_bytes(void* p, std::size_t bytes) noexcept;
 
 // Storage for matrix values: elements are left uninitialised unless a value is given (so a
-// kernel that writes every element does not pay for zeroing first), and blocks of 4 MiB or
-// more are 2 MiB-aligned and offered to the kernel as transparent huge pages (far fewer page
-// faults when an n × n map is first written).
+// kernel that writes every element does not pay for zeroing first), and blocks of 2 MiB or
+// more are 2 MiB-aligned, rounded up to whole 2 MiB, and offered to the kernel as transparent
+// huge pages (far fewer page faults when an n × n map or an n × d activation is first written:
+// GPT-2's 3 MiB activations at n = 1,024 took 768 faults each, and a whole run 4,500 → 1,100).
 template <class T>
 struct matrix_allocator {
   using value_type = T;

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <cstdint>
+
 #include "helpers.h"
 #include "tensor.h"
 
@@ -19,6 +21,18 @@ TEST_CASE("matmul_nn_ref multiplies (hand-worked 2x3 by 3x2)") {
   // [[1,2,3],[4,5,6]] · [[1,0],[0,1],[1,1]] = [[4,5],[10,11]]
   const matrix c = matmul_nn_ref(mat(2, 3, {1, 2, 3, 4, 5, 6}), mat(3, 2, {1, 0, 0, 1, 1, 1}));
   check_close(c, {4, 5, 10, 11});
+}
+
+TEST_CASE("matrices of 2 MiB or more sit on 2 MiB boundaries (offered as huge pages)") {
+  const std::size_t two_mib = std::size_t{2} << 20;
+  for (const std::size_t bytes : {two_mib, 3 * two_mib / 2 + 4, 3 * two_mib}) {
+    void* p = matrix_allocate_bytes(bytes);
+    CHECK(reinterpret_cast<std::uintptr_t>(p) % two_mib == 0);
+    static_cast<char*>(p)[bytes - 1] = 1;  // the whole size is usable
+    matrix_release_bytes(p, bytes);
+  }
+  const matrix activations(1024, 768);  // GPT-2's n × d at n = 1,024: 3 MiB
+  CHECK(reinterpret_cast<std::uintptr_t>(activations.data()) % two_mib == 0);
 }
 
 TEST_CASE("columns, bias, dot and norm") {
