@@ -30,8 +30,9 @@ The weights file's cached pages are dropped before each shape's rounds (posix_fa
 DONTNEED, no root needed), so the first, untimed forward reads it from disk as after a reboot,
 through attn-viz's own mapping, which has the page cache hold it in 2 MiB folios. A file just
 written by make_bench_models.py is cached in the small pieces its writes made, and mapping those
-costs a process more (GPT-2: 0.95 s against 0.70 s whole on a 2-vCPU KVM guest, bench/RESULTS.md
-2026-11-29 late); --keep-cache measures the file as the page cache holds it.
+costs a process more (GPT-2's whole process: 0.74-0.88 s against 0.68-0.79 s on a 2-vCPU KVM
+guest, bench/RESULTS.md 2026-11-29 late); --keep-cache measures the file as the page cache
+holds it.
 
 --isa avx2 runs attn-viz's forward on its AVX2 kernels, against the 256-bit FMA peak (fma_peak's
 avx2_ymm) instead of the best of both: the AVX2 figure on a host that also has AVX-512 (the

@@ -18,7 +18,7 @@ class mapped_file {
   // 791 MB read cold: 750 MB so without the advice, 790 with it). A file already cached in
   // small folios (written by a program in small pieces) keeps them: mapping GPT-2's 475 MiB so
   // cost a process 13 ms and its first reads 133 ms more on a 2-vCPU KVM guest (about 1 us a
-  // 4 KiB page's first read), against 1 ms and 6 ms in 2 MiB folios.
+  // 4 KiB page's first read), against 0.7 ms and 6 ms in 2 MiB folios.
   static std::optional<mapped_file> open(const std::string& path, std::size_t at_least = 0);
   // The same, but a failure is an input_error naming the file and the reason.
   static mapped_file open_or_throw(const std::string& path);

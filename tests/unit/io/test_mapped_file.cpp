@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -20,7 +21,8 @@ namespace {
 // The VmFlags line of the mapping that starts at `start` in /proc/self/smaps ("" if none).
 std::string vm_flags_of(const void* start) {
   char head[32];
-  std::snprintf(head, sizeof head, "%lx-", reinterpret_cast<unsigned long>(start));
+  std::snprintf(head, sizeof head, "%lx-",
+                static_cast<unsigned long>(reinterpret_cast<std::uintptr_t>(start)));
   std::ifstream smaps("/proc/self/smaps");
   bool inside = false;
   for (std::string line; std::getline(smaps, line);) {
