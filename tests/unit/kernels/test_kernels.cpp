@@ -756,9 +756,12 @@ TEST_CASE("gemm over BF16 weights matches the float product of the converted wei
 // the number of threads.
 // (B stored k × n: n = 1003, rows short enough to be summed in blocks of whole rows, the last
 // block ragged; n = 1100, each thread a range of columns.)
+// Shapes: B's rows shorter and longer than the sums kept in L1 (gemm.inc's GEMV_COLS, 8,192),
+// k below, at and past a multiple of the fixed row blocks (GEMV_BLOCKS, 8).
 TEST_CASE("gemm with one row of A equals the plain sum, whatever the threads") {
   for_each_isa([] {
-    for (const auto& [n, k] : {std::pair<std::size_t, std::size_t>{1003, 777}, {1100, 130}}) {
+    for (const auto& [n, k] :
+         {std::pair<std::size_t, std::size_t>{1003, 777}, {1100, 130}, {8300, 41}, {530, 5}}) {
       const matrix a = random_matrix(1, k, 31), bf = random_matrix(n, k, 32);
       const matrix c0 = random_matrix(1, n, 33);
       for (int type = 0; type < 3; ++type)
@@ -796,9 +799,10 @@ TEST_CASE("gemm with one row of A equals the plain sum, whatever the threads") {
             return c;
           };
           const std::size_t before = kernels::threads();
-          const std::vector<float> one = run(1), two = run(2);
+          const std::vector<float> one = run(1), two = run(2), three = run(3);
           kernels::set_threads(before);
           CHECK(std::memcmp(one.data(), two.data(), n * sizeof(float)) == 0);
+          CHECK(std::memcmp(one.data(), three.data(), n * sizeof(float)) == 0);
           std::size_t bad = 0;
           for (std::size_t j = 0; j < n; ++j) {
             double sum = 0.0, mag = 0.0;
