@@ -362,6 +362,8 @@ void attend_projected(const projected_attention& a, const attention_spec& spec,
   args.ldk = a.ldk;
   args.v = a.v;
   args.ldv = a.ldv;
+  args.k_head_stride = a.k_head_stride;
+  args.v_head_stride = a.v_head_stride;
   args.scale = static_cast<float>(a.scale > 0.0 ? a.scale
                                                 : 1.0 / std::sqrt(static_cast<double>(a.d)));
   args.score_bias = a.bias;

@@ -152,6 +152,7 @@ struct projected_attention {
   const float* k = nullptr;
   const float* v = nullptr;
   std::size_t ldq = 0, ldk = 0, ldv = 0;
+  std::size_t k_head_stride = 0, v_head_stride = 0;  // kernels::attention_args's
   float* const* weights = nullptr;  // a null entry: that head's map is not stored
   float* context = nullptr;
   std::size_t ldc = 0;

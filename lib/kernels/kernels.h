@@ -144,6 +144,11 @@ struct attention_args {
   std::size_t ldk = 0;
   const float* v = nullptr;  // n_k × (kv_heads·d_v), stride ldv
   std::size_t ldv = 0;
+  // Optional: floats from one key (value) head's rows to the next head's, when each head's rows
+  // are stored apart ([kv_heads][n_k][d_k] with ldk = d_k: a generation's cache, whose one-row
+  // steps then read each head's keys as one run); 0: the heads side by side in every row, head
+  // g at column g·d_k (g·d_v).
+  std::size_t k_head_stride = 0, v_head_stride = 0;
   float scale = 1.0f;                    // 1/sqrt(d_k) for scaled_dot, 1 for dot
   float inv_temperature = 1.0f;          // 1/τ
   const double* alibi_slopes = nullptr;  // heads entries, or none

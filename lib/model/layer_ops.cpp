@@ -199,22 +199,31 @@ layer_context::layer_context(const hf_model& model, std::size_t rows, stage_list
       times(stage_times) {}
 
 void kv_cache::append(const float* k_rows, std::size_t ldk, const float* v_rows, std::size_t ldv,
-                      std::size_t n, std::size_t cols) {
-  if (rows + n > k.rows()) {
-    const std::size_t capacity = std::max<std::size_t>({rows + n, 2 * k.rows(), 16});
-    matrix k2 = matrix::uninitialized(capacity, cols), v2 = matrix::uninitialized(capacity, cols);
-    std::copy(k.data(), k.data() + rows * cols, k2.data());
-    std::copy(v.data(), v.data() + rows * cols, v2.data());
+                      std::size_t n, std::size_t kv_heads, std::size_t head_dim) {
+  if (rows > 0 && (kv_heads != heads || head_dim != k.cols()))
+    throw std::logic_error("kv_cache::append: rows of another shape");
+  if (rows + n > capacity) {  // each head's rows so far to the start of its new block
+    const std::size_t grown = std::max<std::size_t>({rows + n, 2 * capacity, 16});
+    matrix k2 = matrix::uninitialized(kv_heads * grown, head_dim);
+    matrix v2 = matrix::uninitialized(kv_heads * grown, head_dim);
+    for (std::size_t g = 0; g < heads && rows > 0; ++g) {
+      std::copy(k.row(g * capacity), k.row(g * capacity) + rows * head_dim, k2.row(g * grown));
+      std::copy(v.row(g * capacity), v.row(g * capacity) + rows * head_dim, v2.row(g * grown));
+    }
     k = std::move(k2);
     v = std::move(v2);
+    capacity = grown;
+    heads = kv_heads;
   }
-  for (std::size_t r = 0; r < n; ++r) {
-    std::copy(k_rows + r * ldk, k_rows + r * ldk + cols, k.row(rows + r));
-    std::copy(v_rows + r * ldv, v_rows + r * ldv + cols, v.row(rows + r));
-  }
+  for (std::size_t r = 0; r < n; ++r)
+    for (std::size_t g = 0; g < kv_heads; ++g) {
+      const float* kr = k_rows + r * ldk + g * head_dim;
+      const float* vr = v_rows + r * ldv + g * head_dim;
+      std::copy(kr, kr + head_dim, k.row(g * capacity + rows + r));
+      std::copy(vr, vr + head_dim, v.row(g * capacity + rows + r));
+    }
   rows += n;
 }
-
 
 matrix norm_of(const hf_model& m, const matrix& x, const weight_view* w, const weight_view* b) {
   if (m.config.norm == norm_kind::rms_norm)
@@ -251,17 +260,19 @@ matrix attention_block(layer_context& lc, const attention_weights& w, const matr
     probe->v = columns_of(a.v, a.ldv, n, kv_cols);
   }
   if (cache) {  // attend over every row so far: the cache with this call's rows appended
-    cache->append(a.k, a.ldk, a.v, a.ldv, n, kv_cols);
+    if (lc.taps) throw std::logic_error("attention_block: taps read rows, not a cache's heads");
+    cache->append(a.k, a.ldk, a.v, a.ldv, n, lc.kv_heads, lc.head_dim);
     a.k = cache->k.data();
     a.v = cache->v.data();
-    a.ldk = a.ldv = kv_cols;
+    a.ldk = a.ldv = lc.head_dim;
+    a.k_head_stride = a.v_head_stride = cache->head_stride();
     a.n_k = cache->rows;
   }
   return attend_and_output(lc, w, a, maps, lc.spec, true, lc.taps);
 }
 
-kv_cache project_memory(layer_context& lc, const attention_weights& w, const matrix& encoder_out) {
-  kv_cache memory;
+kv_rows project_memory(layer_context& lc, const attention_weights& w, const matrix& encoder_out) {
+  kv_rows memory;
   memory.k = linear(encoder_out, *w.k, lc.layout, w.k_b, lc.conv);
   memory.v = linear(encoder_out, *w.v, lc.layout, w.v_b, lc.conv);
   memory.rows = encoder_out.rows();
@@ -270,7 +281,7 @@ kv_cache project_memory(layer_context& lc, const attention_weights& w, const mat
 }
 
 matrix cross_attention_block(layer_context& lc, const attention_weights& w, const matrix& in,
-                             const kv_cache& memory, float* maps, map_taps* taps) {
+                             const kv_rows& memory, float* maps, map_taps* taps) {
   projected_attention a = shape_of(lc, memory.rows);
   const matrix q = linear(in, *w.q, lc.layout, w.q_b, lc.conv);
   a.q = q.data();

@@ -41,8 +41,8 @@ layer_context decoder_context(const hf_model& m, std::size_t n, stage_list* time
 
 // The encoder pass (run_model: embed, blocks, final norm) into f; and every decoder layer's
 // cross-attention keys and values over its output.
-std::vector<kv_cache> encode(const hf_model& m, const std::vector<std::int64_t>& source,
-                             progress_style style, seq2seq_forward& f) {
+std::vector<kv_rows> encode(const hf_model& m, const std::vector<std::int64_t>& source,
+                            progress_style style, seq2seq_forward& f) {
   if (!m.config.encoder_decoder)
     throw std::logic_error("run_seq2seq: not an encoder–decoder model");
   model_forward e = run_model(m, source, style);
@@ -55,7 +55,7 @@ std::vector<kv_cache> encode(const hf_model& m, const std::vector<std::int64_t>&
   f.encoder_hidden = std::move(e.hidden);
   f.stage_seconds = std::move(e.stage_seconds);
   layer_context lc = decoder_context(m, 0, &f.stage_seconds);
-  std::vector<kv_cache> memory;
+  std::vector<kv_rows> memory;
   for (const layer_weights& w : m.decoder_layers)
     memory.push_back(project_memory(lc, w.cross, f.encoder_hidden));
   return memory;
@@ -72,7 +72,7 @@ seq2seq_forward run_seq2seq(const hf_model& m, const std::vector<std::int64_t>& 
                             const std::vector<std::int64_t>& target, progress_style style) {
   check_target(m, target);
   seq2seq_forward f;
-  const std::vector<kv_cache> memory = encode(m, source, style, f);
+  const std::vector<kv_rows> memory = encode(m, source, style, f);
   const std::size_t nt = target.size(), ns = f.ns, Hd = f.decoder_heads;
   f.nt = nt;
   f.targets = target;
@@ -110,7 +110,7 @@ struct step_rows {
 // Runs the decoder on one new token at position t over the caches; its rows into `rows`, the
 // final hidden row returned.
 std::vector<float> decode_step(const hf_model& m, std::int64_t input, std::size_t t,
-                               const std::vector<kv_cache>& memory, std::vector<kv_cache>& caches,
+                               const std::vector<kv_rows>& memory, std::vector<kv_cache>& caches,
                                seq2seq_forward& f, step_rows& rows) {
   const std::size_t Hd = f.decoder_heads, ns = f.ns;
   layer_context lc = decoder_context(m, 1, &f.stage_seconds);
@@ -158,7 +158,7 @@ void replay_cross_attention(const hf_model& m, const seq2seq_forward& f, map_tap
       if (float* kept = taps.map_of(l, h)) std::copy(map, map + nt * ns, kept);
       taps.rows(l, h, 0, nt, map, ns);
     }
-    const kv_cache memory = project_memory(lc, w, f.encoder_hidden);
+    const kv_rows memory = project_memory(lc, w, f.encoder_hidden);
     taps.values(
         {l, Hd, lc.kv_heads, lc.head_dim, ns, memory.v.data(), memory.v.cols(), w.o, lc.layout});
     taps.layer_done(l);
@@ -177,7 +177,7 @@ matrix decoder_layer_output(const hf_model& m, const seq2seq_forward& f, std::si
   lc.spec.masks.rules = parse_masks("causal");
   lc.layer = layer;
   lc.zeroed_value = zeroed_target;
-  kv_cache memory = project_memory(lc, m.decoder_layers[layer].cross, f.encoder_hidden);
+  kv_rows memory = project_memory(lc, m.decoder_layers[layer].cross, f.encoder_hidden);
   if (zeroed_source < memory.rows) std::fill_n(memory.v.row(zeroed_source), memory.v.cols(), 0.0f);
   decoder_io io;
   io.memory = &memory;
@@ -199,7 +199,7 @@ void trace_decoder(const hf_model& m, const seq2seq_forward& f, map_taps* self_t
     if (layer_inputs) layer_inputs->push_back(y);
     for (map_taps* taps : {self_taps, cross_taps})
       if (taps) taps->layer_input(l, y.data(), y.rows(), y.cols());
-    const kv_cache memory = project_memory(lc, m.decoder_layers[l].cross, f.encoder_hidden);
+    const kv_rows memory = project_memory(lc, m.decoder_layers[l].cross, f.encoder_hidden);
     decoder_io io;
     io.self_maps = self_maps.data();
     io.cross_maps = cross_maps.data();
@@ -216,7 +216,7 @@ seq2seq_forward generate_seq2seq(const hf_model& m, const std::vector<std::int64
   if (max_new == 0) throw usage_error(fmt::format("{} must be at least 1", param("max-new")));
   max_new = std::min(max_new, m.config.max_positions);
   seq2seq_forward f;
-  const std::vector<kv_cache> memory = encode(m, source, style, f);
+  const std::vector<kv_rows> memory = encode(m, source, style, f);
   std::vector<kv_cache> caches(f.decoder_layers);
   std::vector<step_rows> steps;
   std::vector<std::vector<float>> hidden;

@@ -346,10 +346,12 @@ TEST_CASE("the fused multi-head kernel equals scores, masks, softmax and context
 // Grouped-query attention: H query heads over KV key/value heads (head h reads key/value head
 // h / (H / KV)) equals the same kernel with each key/value head repeated for its query heads,
 // bit for bit, and the stage-by-stage reference to 1e-5.
+// Also with each key/value head's rows stored apart (a generation's cache: [KV][capacity][d],
+// capacity past n_k): the same bytes as the heads side by side.
 TEST_CASE("the fused kernel shares key/value heads between query heads (grouped-query)") {
   for_each_isa([] {
     for (const std::size_t n_q : {std::size_t{23}, std::size_t{1}}) {  // blocks; one query row
-      const std::size_t H = 6, KV = 2, n_k = 41, d = 8;
+      const std::size_t H = 6, KV = 2, n_k = 41, d = 8, capacity = 48;
       const matrix q = random_matrix(n_q, H * d, 21);
       const matrix k = random_matrix(n_k, KV * d, 22);
       const matrix v = random_matrix(n_k, KV * d, 23);
@@ -360,32 +362,49 @@ TEST_CASE("the fused kernel shares key/value heads between query heads (grouped-
             k_rep(j, h * d + t) = k(j, (h / (H / KV)) * d + t);
             v_rep(j, h * d + t) = v(j, (h / (H / KV)) * d + t);
           }
+      std::vector<float> k_apart(KV * capacity * d, NAN), v_apart(KV * capacity * d, NAN);
+      for (std::size_t g = 0; g < KV; ++g)
+        for (std::size_t j = 0; j < n_k; ++j)
+          for (std::size_t t = 0; t < d; ++t) {
+            k_apart[(g * capacity + j) * d + t] = k(j, g * d + t);
+            v_apart[(g * capacity + j) * d + t] = v(j, g * d + t);
+          }
       for (const bool masked : {false, true}) {
-        std::vector<matrix> w1, w2, c1, c2;
-        std::vector<float*> w1p, w2p, c1p, c2p;
+        std::vector<matrix> w1, w2, w3, c1, c2, c3;
+        std::vector<float*> w1p, w2p, w3p, c1p, c2p, c3p;
         for (std::size_t h = 0; h < H; ++h) {
-          w1.emplace_back(n_q, n_k), w2.emplace_back(n_q, n_k);
-          c1.emplace_back(n_q, d), c2.emplace_back(n_q, d);
+          w1.emplace_back(n_q, n_k), w2.emplace_back(n_q, n_k), w3.emplace_back(n_q, n_k);
+          c1.emplace_back(n_q, d), c2.emplace_back(n_q, d), c3.emplace_back(n_q, d);
         }
         for (std::size_t h = 0; h < H; ++h) {
-          w1p.push_back(w1[h].data()), w2p.push_back(w2[h].data());
-          c1p.push_back(c1[h].data()), c2p.push_back(c2[h].data());
+          w1p.push_back(w1[h].data()), w2p.push_back(w2[h].data()), w3p.push_back(w3[h].data());
+          c1p.push_back(c1[h].data()), c2p.push_back(c2[h].data()), c3p.push_back(c3[h].data());
         }
         kernels::attention_args grouped = args_over(q, k, v, H, w1p.data(), c1p.data());
         grouped.d_k = grouped.d_v = grouped.ldc = d;
         grouped.kv_heads = KV;
+        kernels::attention_args apart = grouped;
+        apart.weights = w3p.data();
+        apart.context = c3p.data();
+        apart.k = k_apart.data();
+        apart.v = v_apart.data();
+        apart.ldk = apart.ldv = d;
+        apart.k_head_stride = apart.v_head_stride = capacity * d;
         kernels::attention_args repeated = args_over(q, k_rep, v_rep, H, w2p.data(), c2p.data());
-        grouped.scale = repeated.scale = 0.35f;
+        grouped.scale = repeated.scale = apart.scale = 0.35f;
         if (masked) {
-          grouped.mask_row = repeated.mask_row = causal;
-          grouped.mask_span = repeated.mask_span = causal_span;
+          grouped.mask_row = repeated.mask_row = apart.mask_row = causal;
+          grouped.mask_span = repeated.mask_span = apart.mask_span = causal_span;
         }
         REQUIRE(kernels::attention_softmax(grouped));
         REQUIRE(kernels::attention_softmax(repeated));
+        REQUIRE(kernels::attention_softmax(apart));
         for (std::size_t h = 0; h < H; ++h) {
           INFO("head " << h << " masked " << masked);
           CHECK(std::equal(w1[h].data(), w1[h].data() + w1[h].size(), w2[h].data()));
           CHECK(std::equal(c1[h].data(), c1[h].data() + c1[h].size(), c2[h].data()));
+          CHECK(std::equal(w1[h].data(), w1[h].data() + w1[h].size(), w3[h].data()));
+          CHECK(std::equal(c1[h].data(), c1[h].data() + c1[h].size(), c3[h].data()));
           const std::size_t g = h / (H / KV);
           matrix e = matmul_nt_ref(q.columns(h * d, d), k.columns(g * d, d));
           for (std::size_t i = 0; i < e.size(); ++i) e.data()[i] *= 0.35f;
