@@ -23,10 +23,11 @@ is the difference of the two processes over the difference of their tokens (the 
 loading and exit cancel). A step reads every weight once — the safetensors file's tensors but an
 untied input embedding (one row a token) — and the key/value caches once (float32, every layer,
 the rows so far: their average over the timed steps), so bytes / step time is its read rate,
-shown against
-../shared/bench/membw.cpp's two-thread `read` (one stream a thread) and bench/read_streams.cpp's
-best over 1-16 streams a thread, both compiled and run in the same run, before and after the
-rounds (the memory of a shared guest varies: both are shown).
+shown against ../shared/bench/membw.cpp's two-thread `read` (one stream a thread) and
+bench/read_streams.cpp's best over 1-16 streams a thread, both compiled once and run before
+every round and after the last. A shared guest's memory moves by a third within minutes, so each
+round's rate is set against the mean of the bandwidths measured just before and just after it,
+and the table gives the median of those ratios (with the first and last bandwidths as well).
 
 usage: /usr/bin/python3 bench/run_generation_benchmarks.py --models DIR [--exe build/attn-viz]
        [--shared ../shared/bench] [--threads 2] [--rounds 3] [--skip-torch] [--out FILE]
@@ -88,14 +89,20 @@ def cache_bytes_a_step(folder, prompt, few, new):
     return round(layers * 2 * rows * kv_cols * 4)
 
 
-def read_bandwidths(shared, threads):
-    """GB/s: membw.cpp's `read` at `threads` threads and read_streams.cpp's best stream count."""
-    work = tempfile.mkdtemp(prefix="attnviz-bench-")
-    out = {}
+def bandwidth_tools(shared, work):
+    """membw.cpp and read_streams.cpp compiled into `work`: {name: executable}."""
+    tools = {}
     for name, src in (("membw", os.path.join(shared, "membw.cpp")),
                       ("read_streams", os.path.join(HERE, "read_streams.cpp"))):
-        exe = os.path.join(work, name)
-        subprocess.run(["g++", "-O2", "-march=native", "-fopenmp", src, "-o", exe], check=True)
+        tools[name] = os.path.join(work, name)
+        subprocess.run(["g++", "-O2", "-march=native", "-fopenmp", src, "-o", tools[name]], check=True)
+    return tools
+
+
+def read_bandwidths(tools, threads):
+    """GB/s: membw.cpp's `read` at `threads` threads and read_streams.cpp's best stream count."""
+    out = {}
+    for name, exe in tools.items():
         text = subprocess.run([exe], check=True, capture_output=True, text=True,
                               env=dict(os.environ, OMP_NUM_THREADS=str(threads))).stdout
         for line in text.splitlines():
@@ -104,8 +111,15 @@ def read_bandwidths(shared, threads):
                 out["membw_read"] = float(f[4])
             if name == "read_streams" and len(f) == 4:
                 out["read_streams"] = max(out.get("read_streams", 0.0), float(f[3]))
-    shutil.rmtree(work)
     return out
+
+
+def round_ratios(r, key):
+    """Each round's read rate over the mean of `key` (a bandwidth) just before and after it."""
+    bytes_a_step = r["weight_bytes_a_step"] + r["cache_bytes_a_step"]
+    bw = r["bandwidth_rounds_gbs"]
+    return [bytes_a_step / step / 1e9 / ((bw[i].get(key, 0.0) + bw[i + 1].get(key, 0.0)) / 2)
+            for i, step in enumerate(r["step_s"])]
 
 
 def no_cache_estimate(exe, folder, prompt, new, vocab, threads):
@@ -123,30 +137,34 @@ def no_cache_estimate(exe, folder, prompt, new, vocab, threads):
 
 def print_read_rates(rows):
     """The table of a step's weight and cache reads against the memory's read bandwidth."""
-    print("\n| shape | weights + cache a step | step (median of rounds) | read rate | membw read (before / after) | "
-          "read_streams best (before / after) | % of membw | % of read_streams |")
+    print("\n| shape | weights + cache a step | step (median of rounds) | read rate | membw read (first / last) | "
+          "read_streams best (first / last) | % of membw around each round (median; range) | "
+          "% of read_streams (median) |")
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         step = statistics.median(r["step_s"])
-        bytes_a_step = r["weight_bytes_a_step"] + r["cache_bytes_a_step"]
-        rate = bytes_a_step / step / 1e9
-        bw = r["bandwidth_gbs"]
-        membw = [bw[k].get("membw_read", 0.0) for k in ("before", "after")]
-        streams = [bw[k].get("read_streams", 0.0) for k in ("before", "after")]
+        rate = (r["weight_bytes_a_step"] + r["cache_bytes_a_step"]) / step / 1e9
+        bw = r["bandwidth_rounds_gbs"]
+        membw = [bw[i].get("membw_read", 0.0) for i in (0, -1)]
+        streams = [bw[i].get("read_streams", 0.0) for i in (0, -1)]
+        of_membw = round_ratios(r, "membw_read")
+        of_streams = round_ratios(r, "read_streams")
         print(f"| {r['shape']} | {r['weight_bytes_a_step'] / 1e9:.2f} + {r['cache_bytes_a_step'] / 1e9:.3f} GB "
               f"| {step * 1e3:.1f} ms "
               f"({min(r['step_s']) * 1e3:.1f}–{max(r['step_s']) * 1e3:.1f}) | {rate:.1f} GB/s | "
               f"{membw[0]:.1f} / {membw[1]:.1f} GB/s | {streams[0]:.1f} / {streams[1]:.1f} GB/s | "
-              f"{100 * rate / max(membw):.0f} % | {100 * rate / max(streams):.0f} % |")
+              f"{100 * statistics.median(of_membw):.0f} % ({100 * min(of_membw):.0f}–{100 * max(of_membw):.0f}) | "
+              f"{100 * statistics.median(of_streams):.0f} % |")
 
 
-def measure_case(a, shape, prompt, new, vocab, attnviz):
+def measure_case(a, tools, shape, prompt, new, vocab, attnviz):
     """One shape's record: --rounds whole generations and the shorter runs that time a step,
-    the read bandwidths before and after them, the no-cache estimate and the PyTorch loop."""
+    the read bandwidths before every round and after the last, the no-cache estimate and the
+    PyTorch loop."""
     T, folder = a.threads, os.path.join(a.models, shape)
     runs, steps = [], []
     few = max(8, new // 8)
-    before = read_bandwidths(a.shared, T)
+    bandwidths = [read_bandwidths(tools, T)]
     for _ in range(a.rounds):
         wall, rss, stdout = timed([a.exe, "--threads", str(T), "model", "--model", folder,
                                    "--ids", ids(prompt, vocab), "--generate", str(new), "-q"])
@@ -155,7 +173,7 @@ def measure_case(a, shape, prompt, new, vocab, attnviz):
         short = timed([a.exe, "--threads", str(T), "model", "--model", folder,
                        "--ids", ids(prompt, vocab), "--generate", str(few), "-q"])[0]
         steps.append((wall - short) / (new - few))
-    after = read_bandwidths(a.shared, T)
+        bandwidths.append(read_bandwidths(tools, T))
     rerun, measured = no_cache_estimate(a.exe, folder, prompt, new, vocab, T)
     torch = None
     if not a.skip_torch:
@@ -169,7 +187,8 @@ def measure_case(a, shape, prompt, new, vocab, attnviz):
                 no_cache_estimate_s=round(rerun, 2),
                 step_s=[round(x, 5) for x in steps], weight_bytes_a_step=weight_bytes_a_step(folder),
                 cache_bytes_a_step=cache_bytes_a_step(folder, prompt, few, new),
-                bandwidth_gbs={"before": before, "after": after},
+                bandwidth_gbs={"before": bandwidths[0], "after": bandwidths[-1]},
+                bandwidth_rounds_gbs=bandwidths,
                 no_cache_measured_s={str(k): round(v, 3) for k, v in measured.items()},
                 torch=torch)
 
@@ -210,11 +229,14 @@ def main():
     commit = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     attnviz = f"{version} (commit {commit})"
+    work = tempfile.mkdtemp(prefix="attnviz-bench-")
+    tools = bandwidth_tools(a.shared, work)
     with open(a.out, "a") as out:
         rows = []
         for case in CASES:
-            rows.append(measure_case(a, *case, attnviz))
+            rows.append(measure_case(a, tools, *case, attnviz))
             out.write(json.dumps(rows[-1]) + "\n")
+    shutil.rmtree(work)
     print(f"Host: {host_description(a.exe)}; {T} threads\n")
     print_runs(rows)
     print_read_rates(rows)
