@@ -237,8 +237,9 @@ def drop_cached(folder):
 def measure_shape(a, shape, n, record):
     """--rounds rounds of one shape, its whole process and (unless --skip-torch) the torch anchor."""
     av, dn, ratios, stolen, redone = [], [], [], [], 0
+    folder = os.path.join(a.models, shape)
     if not a.keep_cache:
-        drop_cached(os.path.join(a.models, shape))
+        drop_cached(folder)
     for r in range(a.rounds):
         x, d, share, attempts = measure_round(a, shape, n, r, record)
         av.append(x)
@@ -247,7 +248,6 @@ def measure_shape(a, shape, n, record):
         if d:
             dn.append(d)
             ratios.append(d["median_s"] / x["total_s"])
-    folder = os.path.join(a.models, shape)
     wall, rss = attnviz_process(a.exe, folder, n, a.threads, a.isa)
     record(kind="process", shape=shape, n=n, wall_s=wall, peak_rss_mib=rss,
            page_cache="as found" if a.keep_cache else "dropped before the rounds")
