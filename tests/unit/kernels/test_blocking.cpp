@@ -11,6 +11,7 @@
 
 #include "error.h"
 #include "helpers.h"
+#include "kernels/isa_table.h"
 #include "kernels/kernels.h"
 
 using namespace attnviz;
@@ -188,4 +189,15 @@ TEST_CASE("a bad blocking entry is a usage error naming it; the blocking in use 
   const kernels::blocking b = kernels::active_blocking();
   CHECK(b.l2 == 512 * 1024);
   CHECK(b.l3 == std::size_t{2} << 30);
+}
+
+// sysconf's L3 is glibc's cpuid reading, which some hypervisors fill with every die's L3 summed
+// (508 MiB on a 2-vCPU Zen 5 guest): taken as at most 32 MiB, smaller ones as they are.
+TEST_CASE("an L3 that sysconf reports is taken as at most 32 MiB") {
+  constexpr std::size_t MiB = std::size_t{1} << 20;
+  CHECK(kernels::l3_from_sysconf(508 * MiB) == 32 * MiB);
+  CHECK(kernels::l3_from_sysconf(33 * MiB) == 32 * MiB);
+  CHECK(kernels::l3_from_sysconf(32 * MiB) == 32 * MiB);
+  CHECK(kernels::l3_from_sysconf(16 * MiB) == 16 * MiB);
+  CHECK(kernels::l3_from_sysconf(0) == 0);
 }
