@@ -63,9 +63,9 @@ struct layer_context {
 struct kv_cache {
   matrix k, v;
   std::size_t rows = 0, heads = 0, capacity = 0;
-  // n rows of heads × head_dim floats each: row r's head g at k_rows + r ldk + g head_dim.
+  // n rows of kv_heads × head_dim floats each: row r's head g at k_rows + r ldk + g head_dim.
   void append(const float* k_rows, std::size_t ldk, const float* v_rows, std::size_t ldv,
-              std::size_t n, std::size_t heads, std::size_t head_dim);
+              std::size_t n, std::size_t kv_heads, std::size_t head_dim);
   // Floats from one head's rows to the next's (kernels::attention_args::k_head_stride).
   std::size_t head_stride() const { return capacity * k.cols(); }
 };
