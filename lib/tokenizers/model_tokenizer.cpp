@@ -376,8 +376,10 @@ void read_pre_tokenizer(const json& p, const std::string& path, const std::strin
     if (scheme.empty()) scheme = get_or(p, "add_prefix_space", true) ? "always" : "never";
     if (scheme != "always" && scheme != "first" && scheme != "never")
       unsupported(path, where + ".prepend_scheme", json(scheme), "always, first and never");
-    t.pre.push_back(metaspace_step(string_or(p, "replacement", "\xE2\x96\x81"), scheme,
-                                   get_or(p, "split", true)));
+    std::string replacement = string_or(p, "replacement", "\xE2\x96\x81");
+    if (replacement.empty())  // nothing to put for spaces, nor to split at
+      unsupported(path, where + ".replacement", json(replacement), "a non-empty String");
+    t.pre.push_back(metaspace_step(std::move(replacement), scheme, get_or(p, "split", true)));
   } else if (type == "BertPreTokenizer") {
     t.pre.push_back(bert_step());
   } else if (type == "Whitespace") {

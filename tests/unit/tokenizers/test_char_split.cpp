@@ -75,6 +75,21 @@ TEST_CASE("the character-class pre-tokenizers read from tokenizer.json, alone an
   CHECK_THROWS_AS(encode_with(R"({"type":"Punctuation","behavior":"Removed"})", "x"), input_error);
 }
 
+// An empty replacement once made splitting look for "" at the same place forever (found by
+// fuzz_model_files): now the file's error, naming the key.
+TEST_CASE("a Metaspace whose replacement is empty is the file's error, with its JSON path") {
+  try {
+    encode_with(R"({"type":"Metaspace","replacement":"","split":true})", "hello world");
+    FAIL("no error");
+  } catch (const input_error& e) {
+    const std::string what = e.what();
+    CHECK(what.find("tokenizer.json") != std::string::npos);
+    CHECK(what.find("pre_tokenizer.replacement") != std::string::npos);
+  }
+  CHECK(encode_with(R"({"type":"Metaspace","replacement":"!","split":false})", "hello").ids ==
+        std::vector<std::int64_t>{0});
+}
+
 TEST_CASE("a Split regex that does not compile is the file's error, with its JSON path") {
   try {
     encode_with(R"x({"type":"Sequence","pretokenizers":[{"type":"Split","pattern":{"Regex":"a)"},)x"
