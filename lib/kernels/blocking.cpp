@@ -71,20 +71,6 @@ std::size_t sysconf_size(int name) {
   return v > 0 ? static_cast<std::size_t>(v) : 0;
 }
 
-}  // namespace blocking_parts
-
-// The rules (gemm.inc, blocking_of) were measured on a 32 MiB L3, and a package's sum read as one
-// core's cache sends products whose A is far larger than any L3 down the panel path, which then
-// reads A from memory for every panel: on the 2-vCPU guest whose sysconf says 508 MiB (no cache
-// description in /sys), GPT-2's mlp_down at n = 1,024 took 0.208-0.220 s, 0.181-0.198 s with the
-// L3 forced to 32 MiB (3 alternations). Taking a larger sysconf figure as 32 MiB gives up, on a
-// CPU that really has more L3 and no /sys (a guest of a 96 MiB X3D part), the larger limit.
-std::size_t l3_from_sysconf(std::size_t reported) {
-  return reported < SYSCONF_L3_LIMIT ? reported : SYSCONF_L3_LIMIT;
-}
-
-namespace blocking_parts {
-
 found_caches machine() {
   found_caches f;
   f.in.l1d = sys_cache(1);
@@ -186,6 +172,16 @@ std::string bytes_text(std::size_t b) {
 }
 
 }  // namespace blocking_parts
+
+// The rules (gemm.inc, blocking_of) were measured on a 32 MiB L3, and a package's sum read as one
+// core's cache sends products whose A is far larger than any L3 down the panel path, which then
+// reads A from memory for every panel: on the 2-vCPU guest whose sysconf says 508 MiB (no cache
+// description in /sys), GPT-2's mlp_down at n = 1,024 took 0.208-0.220 s, 0.181-0.198 s with the
+// L3 forced to 32 MiB (3 alternations). Taking a larger sysconf figure as 32 MiB gives up, on a
+// CPU that really has more L3 and no /sys (a guest of a 96 MiB X3D part), the larger limit.
+std::size_t l3_from_sysconf(std::size_t reported) {
+  return reported < SYSCONF_L3_LIMIT ? reported : SYSCONF_L3_LIMIT;
+}
 
 const blocking_inputs& blocking_request() {
   using namespace blocking_parts;
