@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "error.h"
+#include "helpers.h"
 #include "params/ggml_types.h"
 #include "params/gguf.h"
 
@@ -81,6 +82,8 @@ std::string refusal(const std::string& file) {
 
 }  // namespace
 
+// On every instruction set: ggml_to_float uses the AVX2 build of the decoders (params/
+// ggml_blocks.h) while the kernels run on AVX2 or AVX-512.
 TEST_CASE("every block type decodes bit for bit as the specification's NumPy decoder does") {
   const std::string file = read_fixture();
   REQUIRE(file.size() > 1000);
@@ -88,30 +91,32 @@ TEST_CASE("every block type decodes bit for bit as the specification's NumPy dec
   CHECK(h.version == 3);
   CHECK(h.alignment == 64);
   CHECK(h.data_start % 64 == 0);
-  int types = 0;
-  for (const char* name : {"Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q2_K", "Q3_K", "Q4_K", "Q5_K",
-                           "Q6_K", "F16", "BF16"}) {
-    INFO(name);
-    const gguf_tensor_info& b = tensor(h, std::string("blocks.") + name);
-    const gguf_tensor_info& e = tensor(h, std::string("expected.") + name);
-    CHECK(ggml_type_name(static_cast<std::uint32_t>(b.type)) == name);
-    REQUIRE(b.count() == e.count());
-    const unsigned char* data = bytes(file) + h.data_start + b.offset;
-    std::vector<float> got(b.count()), want(e.count());
-    ggml_to_float(b.type, data, 0, got.size(), got.data());
-    std::memcpy(want.data(), bytes(file) + h.data_start + e.offset, want.size() * 4);
-    CHECK(std::memcmp(got.data(), want.data(), got.size() * 4) == 0);
-    // Ranges that start and end inside blocks give the same values.
-    for (std::size_t first : {std::size_t{1}, std::size_t{37}, std::size_t{256}, b.dims[0] - 3})
-      for (std::size_t count : {std::size_t{1}, std::size_t{40}, std::size_t{300}}) {
-        if (first + count > got.size()) continue;
-        std::vector<float> part(count);
-        ggml_to_float(b.type, data, first, count, part.data());
-        CHECK(std::memcmp(part.data(), want.data() + first, count * 4) == 0);
-      }
-    ++types;
-  }
-  CHECK(types == 12);
+  testing::for_each_isa([&] {
+    int types = 0;
+    for (const char* name : {"Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q2_K", "Q3_K", "Q4_K", "Q5_K",
+                             "Q6_K", "F16", "BF16"}) {
+      INFO(name);
+      const gguf_tensor_info& b = tensor(h, std::string("blocks.") + name);
+      const gguf_tensor_info& e = tensor(h, std::string("expected.") + name);
+      CHECK(ggml_type_name(static_cast<std::uint32_t>(b.type)) == name);
+      REQUIRE(b.count() == e.count());
+      const unsigned char* data = bytes(file) + h.data_start + b.offset;
+      std::vector<float> got(b.count()), want(e.count());
+      ggml_to_float(b.type, data, 0, got.size(), got.data());
+      std::memcpy(want.data(), bytes(file) + h.data_start + e.offset, want.size() * 4);
+      CHECK(std::memcmp(got.data(), want.data(), got.size() * 4) == 0);
+      // Ranges that start and end inside blocks give the same values.
+      for (std::size_t first : {std::size_t{1}, std::size_t{37}, std::size_t{256}, b.dims[0] - 3})
+        for (std::size_t count : {std::size_t{1}, std::size_t{40}, std::size_t{300}}) {
+          if (first + count > got.size()) continue;
+          std::vector<float> part(count);
+          ggml_to_float(b.type, data, first, count, part.data());
+          CHECK(std::memcmp(part.data(), want.data() + first, count * 4) == 0);
+        }
+      ++types;
+    }
+    CHECK(types == 12);
+  });
 }
 
 TEST_CASE("metadata of every value type reads back") {
