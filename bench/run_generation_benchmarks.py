@@ -228,7 +228,9 @@ def main():
     version = subprocess.run([a.exe, "--version"], capture_output=True, text=True).stdout.strip().replace("\n", "; ")
     commit = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
-    attnviz = f"{version} (commit {commit})"
+    own_build = os.path.realpath(a.exe) == os.path.realpath(os.path.join(HERE, "..", "build", "attn-viz"))
+    # The commit is the checkout's; another --exe may have been built from another one.
+    attnviz = f"{version} (commit {commit})" if own_build else f"{version} ({a.exe}; checkout at {commit})"
     work = tempfile.mkdtemp(prefix="attnviz-bench-")
     tools = bandwidth_tools(a.shared, work)
     with open(a.out, "a") as out:
