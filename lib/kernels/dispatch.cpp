@@ -31,7 +31,9 @@ std::vector<const isa_table*> supported_tables() {
   std::vector<const isa_table*> out{&table_generic()};
 #if defined(ATTNVIZ_HAVE_X86_KERNELS)
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) out.push_back(&table_avx2());
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+      __builtin_cpu_supports("f16c"))
+    out.push_back(&table_avx2());
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
       __builtin_cpu_supports("avx512dq"))
     out.push_back(&table_avx512());

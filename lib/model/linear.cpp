@@ -34,6 +34,10 @@ kernels::row_decoder decoder_of(const weight_view& w) {
   d.block = info.block;
   d.block_bytes = info.block_bytes;
   d.row_bytes = static_cast<std::size_t>(w.shape[1]) / info.block * info.block_bytes;
+  using in_place = kernels::row_decoder::in_place;
+  d.format = w.dtype == weight_dtype::q8_0   ? in_place::q8_0
+             : w.dtype == weight_dtype::q4_k ? in_place::q4_k
+                                             : in_place::none;
   return d;
 }
 

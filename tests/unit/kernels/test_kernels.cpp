@@ -896,3 +896,109 @@ TEST_CASE("gemm over decoded rows equals the float product on every path") {
     }
   });
 }
+
+// ggml's Q8_0 and Q4_K rows, with row_decoder::format saying so, are read in place by the
+// one-row product, multiplying as it decodes: the same bytes as the rows decoded into floats
+// first, on every instruction set and thread count, and never a decode call. Rows: 150 (runs of
+// four and leftover rows on two threads); k: 9 Q4_K blocks or 72 Q8_0 blocks (2,304). The
+// decoders here are written from the formats' formulas: Q8_0 x = float(q) · d (blocks of an f16
+// d and 32 int8); Q4_K x = (d · scale_g) · v − dmin · min_g (blocks of 256: f16 d, dmin, 12
+// bytes of 6-bit scales and mins, 128 of nibbles; group g's nibbles are the low (g even) or high
+// ones of bytes [32 (g/2), 32 (g/2) + 32)). Scales include a subnormal half, a negative one and
+// zero; the other bytes are random.
+namespace {
+struct block_rows {
+  const unsigned char* bytes;
+  std::size_t row_bytes;
+  bool q4_k;
+  mutable std::size_t asked = 0;
+};
+float half_at(const unsigned char* p) {
+  return half_to_float(static_cast<std::uint16_t>(p[0] | p[1] << 8));
+}
+float q4_k_element(const unsigned char* block, std::size_t e) {
+  const std::size_t g = e / 32, l = e % 32;
+  const unsigned char* s = block + 4;
+  const int sc = g < 4 ? s[g] & 63 : (s[g + 4] & 15) | (s[g - 4] >> 6) << 4;
+  const int mn = g < 4 ? s[g + 4] & 63 : (s[g + 4] >> 4) | (s[g] >> 6) << 4;
+  const int v = (block[16 + g / 2 * 32 + l] >> (g % 2 * 4)) & 15;
+  const float dl = half_at(block) * static_cast<float>(sc);
+  const float ml = half_at(block + 2) * static_cast<float>(mn);
+  volatile float t = dl * static_cast<float>(v);  // rounded before the difference
+  return t - ml;
+}
+void decode_blocks(const void* context, std::size_t row, std::size_t first, std::size_t count,
+                   float* out) {
+  const auto& c = *static_cast<const block_rows*>(context);
+#pragma omp atomic
+  c.asked += count;
+  const unsigned char* r = c.bytes + row * c.row_bytes;
+  for (std::size_t e = first; e < first + count; ++e)
+    out[e - first] =
+        c.q4_k ? q4_k_element(r + e / 256 * 144, e % 256)
+               : static_cast<float>(static_cast<std::int8_t>(r[e / 32 * 34 + 2 + e % 32])) *
+                     half_at(r + e / 32 * 34);
+}
+}  // namespace
+
+TEST_CASE("Q8_0 and Q4_K rows read in place give the bytes of the rows decoded first") {
+  using in_place = kernels::row_decoder::in_place;
+  const std::size_t n = 150, k = 2304;
+  const matrix a = random_matrix(1, k, 48);
+  for (const in_place format : {in_place::q8_0, in_place::q4_k}) {
+    const bool q4_k = format == in_place::q4_k;
+    const std::size_t block = q4_k ? 256 : 32, block_bytes = q4_k ? 144 : 34;
+    const std::size_t row_bytes = k / block * block_bytes;
+    std::vector<unsigned char> bytes(n * row_bytes);
+    std::mt19937 gen(47);
+    std::uniform_int_distribution<int> byte(0, 255);
+    for (unsigned char& b : bytes) b = static_cast<unsigned char>(byte(gen));
+    const std::uint16_t scales[] = {0x2e66, 0xae66, 0x0003, 0x0000, 0x3c00, 0x1800};
+    for (std::size_t at = 0, i = 0; at < bytes.size(); at += block_bytes, ++i)
+      for (std::size_t h = 0; h < (q4_k ? 2u : 1u); ++h) {  // d (and dmin)
+        const std::uint16_t d = scales[(i + h) % 6];
+        bytes[at + 2 * h] = static_cast<unsigned char>(d & 0xff);
+        bytes[at + 2 * h + 1] = static_cast<unsigned char>(d >> 8);
+      }
+    for_each_isa([&] {
+      INFO("format " << (q4_k ? "Q4_K" : "Q8_0"));
+      block_rows rows{bytes.data(), row_bytes, q4_k};
+      kernels::row_decoder d;
+      d.context = &rows;
+      d.decode = decode_blocks;
+      d.bytes = bytes.data();
+      d.row_bytes = row_bytes;
+      d.block = block;
+      d.block_bytes = block_bytes;
+      const std::size_t before = kernels::threads();
+      for (std::size_t threads : {std::size_t{1}, std::size_t{2}}) {
+        INFO("threads " << threads);
+        kernels::set_threads(threads);
+        std::vector<float> decoded(n, 1.0f), read_in_place(n, 1.0f);
+        rows.asked = 0;
+        d.format = in_place::none;
+        kernels::gemm(1, n, k, 0.5f, a.data(), k, d, 0.25f, decoded.data(), n);
+        CHECK(rows.asked == n * k);
+        d.format = format;
+        kernels::gemm(1, n, k, 0.5f, a.data(), k, d, 0.25f, read_in_place.data(), n);
+        CHECK(rows.asked == n * k);  // nothing more decoded
+        CHECK(std::memcmp(decoded.data(), read_in_place.data(), n * sizeof(float)) == 0);
+        std::size_t bad = 0;
+        std::vector<float> x(k);
+        for (std::size_t j = 0; j < n; ++j) {
+          decode_blocks(&rows, j, 0, k, x.data());
+          double sum = 0.0, mag = 0.0;
+          for (std::size_t p = 0; p < k; ++p) {
+            sum += double(a.data()[p]) * x[p];
+            mag += std::fabs(double(a.data()[p]) * x[p]);
+          }
+          const double want = 0.5 * sum + 0.25;
+          if (!(std::fabs(read_in_place[j] - want) <= 1e-6 * (1.0 + mag)) && ++bad <= 3)
+            FAIL_CHECK("row " << j << ": " << read_in_place[j] << " != " << want);
+        }
+        CHECK(bad == 0);
+      }
+      kernels::set_threads(before);
+    });
+  }
+}
