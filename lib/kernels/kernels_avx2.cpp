@@ -1,4 +1,4 @@
-// Kernels for AVX2 + FMA (x86-64, compiled with -mavx2 -mfma).
+// Kernels for AVX2 + FMA (x86-64, compiled with -mavx2 -mfma -mf16c).
 // Register tile: 6 rows × 2 vectors of 8 floats.
 #define ATTNVIZ_ISA avx2
 #define ATTNVIZ_ISA_NAME "avx2"

@@ -1,4 +1,4 @@
-// Kernels for AVX-512F (x86-64, compiled with -mavx512f -mavx512vl -mavx512dq -mfma).
+// Kernels for AVX-512F (x86-64, compiled with -mavx512f -mavx512vl -mavx512dq -mfma -mf16c).
 // Register tile: 6 rows × 4 vectors of 16 floats.
 #define ATTNVIZ_ISA avx512
 #define ATTNVIZ_ISA_NAME "avx512"

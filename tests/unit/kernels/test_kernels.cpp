@@ -15,6 +15,7 @@
 #include "half_float.h"
 #include "helpers.h"
 #include "kernels/kernels.h"
+#include "params/ggml_types.h"
 #include "params/safetensors.h"
 
 using namespace attnviz;
@@ -897,78 +898,120 @@ TEST_CASE("gemm over decoded rows equals the float product on every path") {
   });
 }
 
-// ggml's Q8_0 and Q4_K rows, with row_decoder::format saying so, are read in place by the
-// one-row product, multiplying as it decodes: the same bytes as the rows decoded into floats
-// first, on every instruction set and thread count, and never a decode call. Rows: 150 (runs of
-// four and leftover rows on two threads); k: 9 Q4_K blocks or 72 Q8_0 blocks (2,304). The
-// decoders here are written from the formats' formulas: Q8_0 x = float(q) · d (blocks of an f16
-// d and 32 int8); Q4_K x = (d · scale_g) · v − dmin · min_g (blocks of 256: f16 d, dmin, 12
-// bytes of 6-bit scales and mins, 128 of nibbles; group g's nibbles are the low (g even) or high
-// ones of bytes [32 (g/2), 32 (g/2) + 32)). Scales include a subnormal half, a negative one and
-// zero; the other bytes are random.
+// ggml's Q8_0, Q4_K, Q5_K and Q6_K rows, with row_decoder::format saying so, are read in place
+// by the one-row product, multiplying as it decodes: the same bytes as the rows decoded into
+// floats first, on every instruction set and thread count, and never a decode call. Rows: 150
+// (runs of four and leftover rows on two threads); k = 2,304 (9 blocks of 256, 72 of 32). The
+// decoders here are written from the formats' formulas (element e of a block):
+//   Q8_0 (34 bytes: f16 d, 32 int8 q)  x = float(q_e) · d
+//   Q4_K (144: f16 d, dmin, 12 bytes of 6-bit scales and mins, 128 of nibbles) and Q5_K (176:
+//        the same with 32 bytes qh before the nibbles): group g = e / 32 takes the low (g even)
+//        or high nibbles of bytes [32 (g/2), 32 (g/2) + 32), Q5_K adds bit g of qh[e mod 32] as
+//        bit 4; x = (d · scale_g) · v − dmin · min_g
+//   Q6_K (210: ql 128, qh 64, 16 int8 scales, f16 d): halves of 128; in a half, l + 32 j takes
+//        the low (j < 2) or high nibble of ql[l + 32 (j mod 2)] and bits 2j, 2j + 1 of qh[l] as
+//        bits 4, 5, minus 32, scale 2j + l/16; x = (d · scale) · q
+// Scales include a subnormal half, a negative one and zero; the other bytes are random. These
+// decoders give the library's floats (ggml_to_float), byte for byte.
 namespace {
+enum class block_kind { q8_0, q4_k, q5_k, q6_k };
 struct block_rows {
   const unsigned char* bytes;
   std::size_t row_bytes;
-  bool q4_k;
+  block_kind kind;
   mutable std::size_t asked = 0;
 };
 float half_at(const unsigned char* p) {
   return half_to_float(static_cast<std::uint16_t>(p[0] | p[1] << 8));
 }
-float q4_k_element(const unsigned char* block, std::size_t e) {
+float q45_k_element(const unsigned char* block, std::size_t e, bool five) {
   const std::size_t g = e / 32, l = e % 32;
   const unsigned char* s = block + 4;
   const int sc = g < 4 ? s[g] & 63 : (s[g + 4] & 15) | (s[g - 4] >> 6) << 4;
   const int mn = g < 4 ? s[g + 4] & 63 : (s[g + 4] >> 4) | (s[g] >> 6) << 4;
-  const int v = (block[16 + g / 2 * 32 + l] >> (g % 2 * 4)) & 15;
+  int v = (block[(five ? 48 : 16) + g / 2 * 32 + l] >> (g % 2 * 4)) & 15;
+  if (five) v |= ((block[16 + l] >> g) & 1) << 4;
   const float dl = half_at(block) * static_cast<float>(sc);
   const float ml = half_at(block + 2) * static_cast<float>(mn);
   volatile float t = dl * static_cast<float>(v);  // rounded before the difference
   return t - ml;
+}
+float q6_k_element(const unsigned char* block, std::size_t e) {
+  const std::size_t half = e / 128, j = e % 128 / 32, l = e % 32;
+  const int low = (block[64 * half + l + 32 * (j % 2)] >> (4 * (j / 2))) & 15;
+  const int q = (low | ((block[128 + 32 * half + l] >> (2 * j)) & 3) << 4) - 32;
+  const auto scale = static_cast<std::int8_t>(block[192 + 8 * half + 2 * j + l / 16]);
+  return half_at(block + 208) * static_cast<float>(scale) * static_cast<float>(q);
+}
+float block_element(const unsigned char* row, block_kind kind, std::size_t e) {
+  switch (kind) {
+    case block_kind::q8_0:
+      return static_cast<float>(static_cast<std::int8_t>(row[e / 32 * 34 + 2 + e % 32])) *
+             half_at(row + e / 32 * 34);
+    case block_kind::q4_k:
+      return q45_k_element(row + e / 256 * 144, e % 256, false);
+    case block_kind::q5_k:
+      return q45_k_element(row + e / 256 * 176, e % 256, true);
+    case block_kind::q6_k:
+      return q6_k_element(row + e / 256 * 210, e % 256);
+  }
+  return 0.0f;
 }
 void decode_blocks(const void* context, std::size_t row, std::size_t first, std::size_t count,
                    float* out) {
   const auto& c = *static_cast<const block_rows*>(context);
 #pragma omp atomic
   c.asked += count;
-  const unsigned char* r = c.bytes + row * c.row_bytes;
   for (std::size_t e = first; e < first + count; ++e)
-    out[e - first] =
-        c.q4_k ? q4_k_element(r + e / 256 * 144, e % 256)
-               : static_cast<float>(static_cast<std::int8_t>(r[e / 32 * 34 + 2 + e % 32])) *
-                     half_at(r + e / 32 * 34);
+    out[e - first] = block_element(c.bytes + row * c.row_bytes, c.kind, e);
 }
 }  // namespace
 
-TEST_CASE("Q8_0 and Q4_K rows read in place give the bytes of the rows decoded first") {
+TEST_CASE("Q8_0 and K-quant rows read in place give the bytes of the rows decoded first") {
   using in_place = kernels::row_decoder::in_place;
   const std::size_t n = 150, k = 2304;
   const matrix a = random_matrix(1, k, 48);
-  for (const in_place format : {in_place::q8_0, in_place::q4_k}) {
-    const bool q4_k = format == in_place::q4_k;
-    const std::size_t block = q4_k ? 256 : 32, block_bytes = q4_k ? 144 : 34;
-    const std::size_t row_bytes = k / block * block_bytes;
+  struct format_case {
+    in_place format;
+    block_kind kind;
+    ggml_type type;
+    std::size_t block, block_bytes, scale_at, scales;  // where the f16 scales are, how many
+    const char* name;
+  };
+  for (const format_case& f :
+       {format_case{in_place::q8_0, block_kind::q8_0, ggml_type::q8_0, 32, 34, 0, 1, "Q8_0"},
+        format_case{in_place::q4_k, block_kind::q4_k, ggml_type::q4_k, 256, 144, 0, 2, "Q4_K"},
+        format_case{in_place::q5_k, block_kind::q5_k, ggml_type::q5_k, 256, 176, 0, 2, "Q5_K"},
+        format_case{in_place::q6_k, block_kind::q6_k, ggml_type::q6_k, 256, 210, 208, 1, "Q6_K"}}) {
+    const std::size_t block_bytes = f.block_bytes, row_bytes = k / f.block * block_bytes;
     std::vector<unsigned char> bytes(n * row_bytes);
     std::mt19937 gen(47);
     std::uniform_int_distribution<int> byte(0, 255);
     for (unsigned char& b : bytes) b = static_cast<unsigned char>(byte(gen));
     const std::uint16_t scales[] = {0x2e66, 0xae66, 0x0003, 0x0000, 0x3c00, 0x1800};
     for (std::size_t at = 0, i = 0; at < bytes.size(); at += block_bytes, ++i)
-      for (std::size_t h = 0; h < (q4_k ? 2u : 1u); ++h) {  // d (and dmin)
+      for (std::size_t h = 0; h < f.scales; ++h) {  // d (and dmin)
         const std::uint16_t d = scales[(i + h) % 6];
-        bytes[at + 2 * h] = static_cast<unsigned char>(d & 0xff);
-        bytes[at + 2 * h + 1] = static_cast<unsigned char>(d >> 8);
+        bytes[at + f.scale_at + 2 * h] = static_cast<unsigned char>(d & 0xff);
+        bytes[at + f.scale_at + 2 * h + 1] = static_cast<unsigned char>(d >> 8);
       }
+    {  // the decoder here agrees with the library's (params/ggml_types, checked against NumPy)
+      INFO("format " << std::string(f.name));
+      block_rows rows{bytes.data(), row_bytes, f.kind};
+      std::vector<float> mine(n * k), library(n * k);
+      for (std::size_t j = 0; j < n; ++j) decode_blocks(&rows, j, 0, k, mine.data() + j * k);
+      ggml_to_float(f.type, bytes.data(), 0, n * k, library.data());
+      CHECK(std::memcmp(mine.data(), library.data(), n * k * sizeof(float)) == 0);
+    }
     for_each_isa([&] {
-      INFO("format " << (q4_k ? "Q4_K" : "Q8_0"));
-      block_rows rows{bytes.data(), row_bytes, q4_k};
+      INFO("format " << std::string(f.name));
+      block_rows rows{bytes.data(), row_bytes, f.kind};
       kernels::row_decoder d;
       d.context = &rows;
       d.decode = decode_blocks;
       d.bytes = bytes.data();
       d.row_bytes = row_bytes;
-      d.block = block;
+      d.block = f.block;
       d.block_bytes = block_bytes;
       const std::size_t before = kernels::threads();
       for (std::size_t threads : {std::size_t{1}, std::size_t{2}}) {
@@ -979,7 +1022,7 @@ TEST_CASE("Q8_0 and Q4_K rows read in place give the bytes of the rows decoded f
         d.format = in_place::none;
         kernels::gemm(1, n, k, 0.5f, a.data(), k, d, 0.25f, decoded.data(), n);
         CHECK(rows.asked == n * k);
-        d.format = format;
+        d.format = f.format;
         kernels::gemm(1, n, k, 0.5f, a.data(), k, d, 0.25f, read_in_place.data(), n);
         CHECK(rows.asked == n * k);  // nothing more decoded
         CHECK(std::memcmp(decoded.data(), read_in_place.data(), n * sizeof(float)) == 0);
