@@ -965,54 +965,79 @@ void decode_blocks(const void* context, std::size_t row, std::size_t first, std:
   for (std::size_t e = first; e < first + count; ++e)
     out[e - first] = block_element(c.bytes + row * c.row_bytes, c.kind, e);
 }
+
+struct format_case {
+  kernels::row_decoder::in_place format;
+  block_kind kind;
+  ggml_type type;
+  std::size_t block, block_bytes, scale_at, scales;  // where the f16 scales are, how many
+  const char* name;
+};
+
+// n rows of k elements of random blocks, their f16 scales drawn from a subnormal half, a negative
+// one, zero and three normal ones.
+std::vector<unsigned char> random_blocks(const format_case& f, std::size_t n, std::size_t k) {
+  std::vector<unsigned char> bytes(n * (k / f.block) * f.block_bytes);
+  std::mt19937 gen(47);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (unsigned char& b : bytes) b = static_cast<unsigned char>(byte(gen));
+  const std::uint16_t scales[] = {0x2e66, 0xae66, 0x0003, 0x0000, 0x3c00, 0x1800};
+  for (std::size_t at = 0, i = 0; at < bytes.size(); at += f.block_bytes, ++i)
+    for (std::size_t h = 0; h < f.scales; ++h) {  // d (and dmin)
+      const std::uint16_t d = scales[(i + h) % 6];
+      bytes[at + f.scale_at + 2 * h] = static_cast<unsigned char>(d & 0xff);
+      bytes[at + f.scale_at + 2 * h + 1] = static_cast<unsigned char>(d >> 8);
+    }
+  return bytes;
+}
+
+// y_j = 0.5 Σ_p a_p x_jp + 0.25 (C was all ones) within 1e-6 (1 + Σ|a x|), summed in double.
+void check_against_double_sums(const block_rows& rows, std::size_t n, std::size_t k,
+                               const matrix& a, const std::vector<float>& y) {
+  std::size_t bad = 0;
+  std::vector<float> x(k);
+  for (std::size_t j = 0; j < n; ++j) {
+    decode_blocks(&rows, j, 0, k, x.data());
+    double sum = 0.0, mag = 0.0;
+    for (std::size_t p = 0; p < k; ++p) {
+      sum += double(a.data()[p]) * x[p];
+      mag += std::fabs(double(a.data()[p]) * x[p]);
+    }
+    const double want = 0.5 * sum + 0.25;
+    if (!(std::fabs(y[j] - want) <= 1e-6 * (1.0 + mag)) && ++bad <= 3)
+      FAIL_CHECK("row " << j << ": " << y[j] << " != " << want);
+  }
+  CHECK(bad == 0);
+}
 }  // namespace
 
 TEST_CASE("Q8_0 and K-quant rows read in place give the bytes of the rows decoded first") {
   using in_place = kernels::row_decoder::in_place;
   const std::size_t n = 150, k = 2304;
   const matrix a = random_matrix(1, k, 48);
-  struct format_case {
-    in_place format;
-    block_kind kind;
-    ggml_type type;
-    std::size_t block, block_bytes, scale_at, scales;  // where the f16 scales are, how many
-    const char* name;
-  };
   for (const format_case& f :
        {format_case{in_place::q8_0, block_kind::q8_0, ggml_type::q8_0, 32, 34, 0, 1, "Q8_0"},
         format_case{in_place::q4_k, block_kind::q4_k, ggml_type::q4_k, 256, 144, 0, 2, "Q4_K"},
         format_case{in_place::q5_k, block_kind::q5_k, ggml_type::q5_k, 256, 176, 0, 2, "Q5_K"},
         format_case{in_place::q6_k, block_kind::q6_k, ggml_type::q6_k, 256, 210, 208, 1, "Q6_K"}}) {
-    const std::size_t block_bytes = f.block_bytes, row_bytes = k / f.block * block_bytes;
-    std::vector<unsigned char> bytes(n * row_bytes);
-    std::mt19937 gen(47);
-    std::uniform_int_distribution<int> byte(0, 255);
-    for (unsigned char& b : bytes) b = static_cast<unsigned char>(byte(gen));
-    const std::uint16_t scales[] = {0x2e66, 0xae66, 0x0003, 0x0000, 0x3c00, 0x1800};
-    for (std::size_t at = 0, i = 0; at < bytes.size(); at += block_bytes, ++i)
-      for (std::size_t h = 0; h < f.scales; ++h) {  // d (and dmin)
-        const std::uint16_t d = scales[(i + h) % 6];
-        bytes[at + f.scale_at + 2 * h] = static_cast<unsigned char>(d & 0xff);
-        bytes[at + f.scale_at + 2 * h + 1] = static_cast<unsigned char>(d >> 8);
-      }
+    INFO("format " << std::string(f.name));
+    const std::vector<unsigned char> bytes = random_blocks(f, n, k);
+    const std::size_t row_bytes = k / f.block * f.block_bytes;
+    block_rows rows{bytes.data(), row_bytes, f.kind};
     {  // the decoder here agrees with the library's (params/ggml_types, checked against NumPy)
-      INFO("format " << std::string(f.name));
-      block_rows rows{bytes.data(), row_bytes, f.kind};
       std::vector<float> mine(n * k), library(n * k);
       for (std::size_t j = 0; j < n; ++j) decode_blocks(&rows, j, 0, k, mine.data() + j * k);
       ggml_to_float(f.type, bytes.data(), 0, n * k, library.data());
       CHECK(std::memcmp(mine.data(), library.data(), n * k * sizeof(float)) == 0);
     }
+    kernels::row_decoder d;
+    d.context = &rows;
+    d.decode = decode_blocks;
+    d.bytes = bytes.data();
+    d.row_bytes = row_bytes;
+    d.block = f.block;
+    d.block_bytes = f.block_bytes;
     for_each_isa([&] {
-      INFO("format " << std::string(f.name));
-      block_rows rows{bytes.data(), row_bytes, f.kind};
-      kernels::row_decoder d;
-      d.context = &rows;
-      d.decode = decode_blocks;
-      d.bytes = bytes.data();
-      d.row_bytes = row_bytes;
-      d.block = f.block;
-      d.block_bytes = block_bytes;
       const std::size_t before = kernels::threads();
       for (std::size_t threads : {std::size_t{1}, std::size_t{2}}) {
         INFO("threads " << threads);
@@ -1026,20 +1051,7 @@ TEST_CASE("Q8_0 and K-quant rows read in place give the bytes of the rows decode
         kernels::gemm(1, n, k, 0.5f, a.data(), k, d, 0.25f, read_in_place.data(), n);
         CHECK(rows.asked == n * k);  // nothing more decoded
         CHECK(std::memcmp(decoded.data(), read_in_place.data(), n * sizeof(float)) == 0);
-        std::size_t bad = 0;
-        std::vector<float> x(k);
-        for (std::size_t j = 0; j < n; ++j) {
-          decode_blocks(&rows, j, 0, k, x.data());
-          double sum = 0.0, mag = 0.0;
-          for (std::size_t p = 0; p < k; ++p) {
-            sum += double(a.data()[p]) * x[p];
-            mag += std::fabs(double(a.data()[p]) * x[p]);
-          }
-          const double want = 0.5 * sum + 0.25;
-          if (!(std::fabs(read_in_place[j] - want) <= 1e-6 * (1.0 + mag)) && ++bad <= 3)
-            FAIL_CHECK("row " << j << ": " << read_in_place[j] << " != " << want);
-        }
-        CHECK(bad == 0);
+        check_against_double_sums(rows, n, k, a, read_in_place);
       }
       kernels::set_threads(before);
     });
