@@ -10,6 +10,9 @@
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
+#if defined(ATTNVIZ_HAVE_X86_KERNELS)
+#include <cpuid.h>
+#endif
 
 #include "error.h"
 #include "kernels/isa_table.h"
@@ -27,12 +30,20 @@ float_buffer::~float_buffer() {
 
 namespace {
 
+#if defined(ATTNVIZ_HAVE_X86_KERNELS)
+// F16C (half-float conversion, which the AVX2 and AVX-512 files are built with): CPUID leaf 1,
+// ECX bit 29 (Clang 14's __builtin_cpu_supports does not know "f16c").
+bool has_f16c() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+}
+#endif
+
 std::vector<const isa_table*> supported_tables() {
   std::vector<const isa_table*> out{&table_generic()};
 #if defined(ATTNVIZ_HAVE_X86_KERNELS)
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-      __builtin_cpu_supports("f16c"))
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && has_f16c())
     out.push_back(&table_avx2());
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
       __builtin_cpu_supports("avx512dq"))
