@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/ggml_layout.h"
 #include "kernels/kernels.h"
 #include "params/ggml_blocks.h"
 
@@ -14,13 +15,19 @@ namespace attnviz {
 namespace {
 
 constexpr ggml_type_info kTypes[] = {
-    {ggml_type::f32, "F32", 1, 4},      {ggml_type::f16, "F16", 1, 2},
-    {ggml_type::bf16, "BF16", 1, 2},    {ggml_type::q8_0, "Q8_0", 32, 34},
-    {ggml_type::q4_0, "Q4_0", 32, 18},  {ggml_type::q4_1, "Q4_1", 32, 20},
-    {ggml_type::q5_0, "Q5_0", 32, 22},  {ggml_type::q5_1, "Q5_1", 32, 24},
-    {ggml_type::q2_k, "Q2_K", 256, 84}, {ggml_type::q3_k, "Q3_K", 256, 110},
-    {ggml_type::q4_k, "Q4_K", 256, 144}, {ggml_type::q5_k, "Q5_K", 256, 176},
-    {ggml_type::q6_k, "Q6_K", 256, 210},
+    {ggml_type::f32, "F32", 1, 4},
+    {ggml_type::f16, "F16", 1, 2},
+    {ggml_type::bf16, "BF16", 1, 2},
+    {ggml_type::q8_0, "Q8_0", ggml_layout::q8_0::block, ggml_layout::q8_0::bytes},
+    {ggml_type::q4_0, "Q4_0", 32, 18},
+    {ggml_type::q4_1, "Q4_1", 32, 20},
+    {ggml_type::q5_0, "Q5_0", 32, 22},
+    {ggml_type::q5_1, "Q5_1", 32, 24},
+    {ggml_type::q2_k, "Q2_K", 256, 84},
+    {ggml_type::q3_k, "Q3_K", 256, 110},
+    {ggml_type::q4_k, "Q4_K", ggml_layout::q4_k::block, ggml_layout::q4_k::bytes},
+    {ggml_type::q5_k, "Q5_K", ggml_layout::q5_k::block, ggml_layout::q5_k::bytes},
+    {ggml_type::q6_k, "Q6_K", ggml_layout::q6_k::block, ggml_layout::q6_k::bytes},
 };
 
 // ggml's names for the ids it defines that attn-viz does not read (for refusals).

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/ggml_layout.h"
 #include "params/ggml_blocks.h"
 #include "params/ggml_types.h"
 

@@ -1,0 +1,62 @@
+// The byte layouts of the ggml blocks that the kernels multiply as they decode them (Q8_0, Q4_K,
+// Q5_K, Q6_K) and Q4_K / Q5_K's packing of 6-bit scales and mins. One description read by both
+// readers of these bytes: params/ggml_blocks.inc, which decodes blocks into floats, and
+// kernels/gemm.inc, which forms each weight in a register (they must agree to the bit: a model's
+// numbers may not depend on which of the two ran). Offsets are bytes from a block's start; every
+// f16 is little-endian IEEE half.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace attnviz::ggml_layout {
+
+// Q8_0: d (f16) | qs[32] (int8); element j = qs[j] · d.
+struct q8_0 {
+  static constexpr std::size_t block = 32, bytes = 34, d = 0, qs = 2;
+};
+
+// Q4_K: d, dmin (f16) | scales[12]: a 6-bit scale and min per group of 32 (k_scales_mins) |
+// qs[128]: groups 2c and 2c + 1 are the low and the high nibbles of qs[32c, 32c + 32). Element l of
+// group g = (d · scale_g) · v − dmin · min_g.
+struct q4_k {
+  static constexpr std::size_t block = 256, bytes = 144, group = 32, d = 0, dmin = 2, scales = 4,
+                               qs = 16;
+};
+
+// Q5_K: Q4_K's fields with qh[32] before qs; group g's element l has its fifth bit (bit 4 of v)
+// at bit g of qh[l].
+struct q5_k {
+  static constexpr std::size_t block = 256, bytes = 176, group = 32, d = 0, dmin = 2, scales = 4,
+                               qh = 16, qs = 48;
+};
+
+// Q6_K: two halves of 128 elements, half h from ql[64] at ql + 64h, qh[32] at qh + 32h and 8 int8
+// scales at scales + 8h; d (f16) at the end. In a half, element l + 32j (l < 32, j < 4) is
+// q = (the low (j < 2) or high nibble of ql[l + 32 (j mod 2)]) | (bits 2j, 2j + 1 of qh[l]) << 4,
+// minus 32, with scale 2j + l/16: element = (d · scale) · q.
+struct q6_k {
+  static constexpr std::size_t block = 256, bytes = 210, group = 32, ql = 0, qh = 128, scales = 192,
+                               d = 208;
+};
+
+// The eight groups' 6-bit scales and mins from Q4_K / Q5_K's 12 scale bytes s. Group g < 4: the
+// low six bits of s[g] (scale) and s[g + 4] (min); g ≥ 4: the low (scale) and high (min) nibble
+// of s[g + 4], with the two top bits of s[g − 4] (scale) and of s[g] (min) above them. Unpacked
+// four groups at a time in 32-bit words (little-endian: byte i of a word is group i's), where a
+// byte's shifted-out bits land in its neighbour's masked-off bits; byte g of the results is group
+// g's.
+struct scales_mins {
+  std::uint64_t scale, min;  // byte g: group g's
+};
+inline scales_mins k_scales_mins(const unsigned char* s) {
+  std::uint32_t w[3];
+  std::memcpy(w, s, sizeof w);
+  constexpr std::uint32_t low6 = 0x3f3f3f3fu, low4 = 0x0f0f0f0fu, top2 = 0x03030303u;
+  const std::uint64_t scale_hi = (w[2] & low4) | ((w[0] >> 6) & top2) << 4;
+  const std::uint64_t min_hi = ((w[2] >> 4) & low4) | ((w[1] >> 6) & top2) << 4;
+  return {(w[0] & low6) | scale_hi << 32, (w[1] & low6) | min_hi << 32};
+}
+
+}  // namespace attnviz::ggml_layout
