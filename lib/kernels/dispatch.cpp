@@ -43,9 +43,11 @@ std::vector<const isa_table*> supported_tables() {
   std::vector<const isa_table*> out{&table_generic()};
 #if defined(ATTNVIZ_HAVE_X86_KERNELS)
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && has_f16c())
-    out.push_back(&table_avx2());
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+  // The AVX-512 file is built for AVX2, FMA and F16C as well (lib/CMakeLists.txt), so it asks
+  // for all the AVX2 file's features too.
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && has_f16c();
+  if (avx2) out.push_back(&table_avx2());
+  if (avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
       __builtin_cpu_supports("avx512dq"))
     out.push_back(&table_avx512());
 #endif
