@@ -115,6 +115,7 @@ generation generate_causal(const hf_model& m, const std::vector<std::int64_t>& p
   f.layers = c.layers;
   f.heads = c.heads;
   std::vector<kv_cache> caches(c.layers);
+  for (kv_cache& cache : caches) cache.planned = np + max_new;
   std::vector<float> prefill(LH * np * np);
   const matrix prefill_hidden = run_stack(m, prompt, 0, &caches, prefill.data(), f.stage_seconds);
   std::vector<std::vector<float>> steps, step_hidden;

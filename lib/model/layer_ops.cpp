@@ -203,7 +203,7 @@ void kv_cache::append(const float* k_rows, std::size_t ldk, const float* v_rows,
   if (rows > 0 && (kv_heads != heads || head_dim != k.cols()))
     throw std::logic_error("kv_cache::append: rows of another shape");
   if (rows + n > capacity) {  // each head's rows so far to the start of its new block
-    const std::size_t grown = std::max<std::size_t>({rows + n, 2 * capacity, 16});
+    const std::size_t grown = std::max<std::size_t>({rows + n, 2 * capacity, 16, planned});
     matrix k2 = matrix::uninitialized(kv_heads * grown, head_dim);
     matrix v2 = matrix::uninitialized(kv_heads * grown, head_dim);
     for (std::size_t g = 0; g < heads && rows > 0; ++g) {

@@ -54,7 +54,8 @@ struct layer_context {
 };
 
 // The keys and values of a self-attention sub-layer's rows so far, in generation: each step
-// appends its rows (capacity doubling, so appending is amortised O(1) a row). Each key/value
+// appends its rows (capacity doubling, so appending is amortised O(1) a row; room for `planned`
+// rows from the first append, when the caller knows how many it will append). Each key/value
 // head's rows are kept together, k and v (heads · capacity) × head_dim with head g's rows
 // [0, rows) at rows g · capacity + i, so a one-row step reads every head's keys and values as
 // one run each rather than head_dim floats of every row; with the kernel asking for the rows
@@ -63,6 +64,10 @@ struct layer_context {
 struct kv_cache {
   matrix k, v;
   std::size_t rows = 0, heads = 0, capacity = 0;
+  // The rows the caller means to append in all (0: not known). Generation knows: with room for
+  // them from the start, a cache is never copied into a bigger one (a GPT-2 step after 128 + 128
+  // tokens copied 19 MB into 38 MB of fresh memory, a spike of 60-100 ms on this guest).
+  std::size_t planned = 0;
   // n rows of kv_heads × head_dim floats each: row r's head g at k_rows + r ldk + g head_dim.
   void append(const float* k_rows, std::size_t ldk, const float* v_rows, std::size_t ldv,
               std::size_t n, std::size_t kv_heads, std::size_t head_dim);

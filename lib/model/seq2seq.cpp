@@ -218,6 +218,7 @@ seq2seq_forward generate_seq2seq(const hf_model& m, const std::vector<std::int64
   seq2seq_forward f;
   const std::vector<kv_rows> memory = encode(m, source, style, f);
   std::vector<kv_cache> caches(f.decoder_layers);
+  for (kv_cache& cache : caches) cache.planned = max_new;
   std::vector<step_rows> steps;
   std::vector<std::vector<float>> hidden;
   std::int64_t input = m.config.decoder_start_id;
