@@ -62,11 +62,12 @@ matrix run_layers(const hf_model& m, matrix x, std::size_t past, std::vector<kv_
                   map_taps* taps) {
   const model_config& c = m.config;
   const family_spec& family = *c.family;
-  const std::size_t n = x.rows(), H = c.heads, width = past + n;
+  const std::size_t n = x.rows(), H = c.heads;
+  const std::size_t stride = lc.map_head_stride ? lc.map_head_stride : n * (past + n);
   for (std::size_t l = 0; l < c.layers; ++l) {
     lc.layer = l;
     if (taps) taps->layer_input(l, x.data(), n, x.cols());
-    family.block(lc, m.layers[l], x, maps ? maps + l * H * n * width : nullptr,
+    family.block(lc, m.layers[l], x, maps ? maps + l * H * stride : nullptr,
                  probe && probe->layer == l ? probe : nullptr, caches ? &(*caches)[l] : nullptr);
     if (taps) taps->layer_done(l);
     if (bar) bar->update(l + 1);
@@ -101,17 +102,19 @@ model_forward forward_rows(const hf_model& m, matrix x, stage_list times, progre
 }  // namespace
 
 matrix run_stack(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_t past,
-                 std::vector<kv_cache>* caches, float* maps, stage_list& times, progress* bar,
+                 std::vector<kv_cache>* caches, map_place maps, stage_list& times, progress* bar,
                  layer_probe* probe, map_taps* taps) {
   const model_config& c = m.config;
   const std::size_t n = ids.size();
   if (caches && caches->size() != c.layers) throw std::logic_error("run_stack: a cache a layer");
   layer_context lc(m, n, &times);
-  if (taps && (caches || maps)) throw std::logic_error("run_stack: taps replace maps and caches");
+  if (taps && (caches || maps.at))
+    throw std::logic_error("run_stack: taps replace maps and caches");
   prepare_context(lc, c, past, n, taps);
+  lc.map_head_stride = maps.head_stride;
   matrix x = c.family->embed(m, ids, past);
   lc.lap("embed");
-  return run_layers(m, std::move(x), past, caches, maps, lc, bar, probe, taps);
+  return run_layers(m, std::move(x), past, caches, maps.at, lc, bar, probe, taps);
 }
 
 model_forward run_model_on_image(const hf_model& m, const pixel_tensor& pixels,

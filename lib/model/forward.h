@@ -58,13 +58,22 @@ model_forward run_model_on_image(const hf_model& m, const pixel_tensor& pixels,
                                  progress_style progress = progress_style::quiet,
                                  layer_probe* probe = nullptr, map_taps* taps = nullptr);
 
+// Where run_stack writes its maps: layer l's head h's n rows of past + n floats, one after
+// another, at at + (l · heads + h) · head_stride (head_stride 0: n · (past + n), the maps packed
+// as [layers, heads, n, past + n]). Generation writes a step's row of each map in its place in
+// the whole generation's maps.
+struct map_place {
+  float* at = nullptr;
+  std::size_t head_stride = 0;
+};
+
 // The stack on rows at positions [past, past + n) (run_model is this with past 0 and no caches;
 // generation feeds one row at a time over `caches`, a key/value cache per layer): the family's
 // embedding, every block, the final norm; returns the hidden state (n × d) and writes the maps
-// [layers, heads, n, past + n] at `maps`, or (past 0, no caches, maps null) to `taps`. The ids
-// are not checked (check_model_ids).
+// at `maps`, or (past 0, no caches, maps.at null) to `taps`. The ids are not checked
+// (check_model_ids).
 matrix run_stack(const hf_model& m, const std::vector<std::int64_t>& ids, std::size_t past,
-                 std::vector<kv_cache>* caches, float* maps, stage_list& times,
+                 std::vector<kv_cache>* caches, map_place maps, stage_list& times,
                  progress* bar = nullptr, layer_probe* probe = nullptr, map_taps* taps = nullptr);
 // Layer `layer` once more on its input x (n × d, as the forward's taps were shown it by
 // layer_input, positions from 0): its maps go to `taps` (rows, then layer_done), its output is

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "error.h"
+#include "model/generation_maps.h"
 #include "model/layer_ops.h"
 
 namespace attnviz {
@@ -47,27 +48,14 @@ bool is_end(const model_config& c, std::int64_t id) {
   return std::find(c.end_ids.begin(), c.end_ids.end(), id) != c.end_ids.end();
 }
 
-// The prefill's maps ([L, H, np, np]) and each step's rows ([L, H, np + t + 1]) as full maps
-// [L, H, n, n] (zeros right of each row's last key: the causal mask), and the hidden rows.
-void assemble(const std::vector<float>& prefill, const std::vector<std::vector<float>>& steps,
-              const matrix& prefill_hidden, const std::vector<std::vector<float>>& step_hidden,
-              std::size_t np, model_forward& f) {
-  const std::size_t LH = f.layers * f.heads, n = f.n;
-  f.attention = matrix(LH * n, n);
-  for (std::size_t lh = 0; lh < LH; ++lh) {
-    for (std::size_t i = 0; i < np; ++i) {
-      const float* row = prefill.data() + (lh * np + i) * np;
-      std::copy(row, row + np, f.attention.row(lh * n + i));
-    }
-    for (std::size_t t = 0; t < steps.size(); ++t) {
-      const float* row = steps[t].data() + lh * (np + t + 1);
-      std::copy(row, row + np + t + 1, f.attention.row(lh * n + np + t));
-    }
-  }
-  f.hidden = matrix::uninitialized(n, prefill_hidden.cols());
-  std::copy(prefill_hidden.data(), prefill_hidden.data() + prefill_hidden.size(), f.hidden.data());
-  for (std::size_t t = 0; t < step_hidden.size(); ++t)
-    std::copy(step_hidden[t].begin(), step_hidden[t].end(), f.hidden.row(np + t));
+// The hidden rows: the prefill's, then each step's.
+matrix hidden_rows(const matrix& prefill_hidden, const std::vector<std::vector<float>>& steps) {
+  const std::size_t np = prefill_hidden.rows();
+  matrix hidden = matrix::uninitialized(np + steps.size(), prefill_hidden.cols());
+  std::copy(prefill_hidden.data(), prefill_hidden.data() + prefill_hidden.size(), hidden.data());
+  for (std::size_t t = 0; t < steps.size(); ++t)
+    std::copy(steps[t].begin(), steps[t].end(), hidden.row(np + t));
+  return hidden;
 }
 
 void check_request(const hf_model& m, const std::vector<std::int64_t>& prompt,
@@ -114,11 +102,15 @@ generation generate_causal(const hf_model& m, const std::vector<std::int64_t>& p
   model_forward& f = g.forward;
   f.layers = c.layers;
   f.heads = c.heads;
+  const std::size_t width = np + max_new;
+  generation_maps maps(LH, np, width);
   std::vector<kv_cache> caches(c.layers);
-  for (kv_cache& cache : caches) cache.planned = np + max_new;
+  for (kv_cache& cache : caches) cache.planned = width;
   std::vector<float> prefill(LH * np * np);
-  const matrix prefill_hidden = run_stack(m, prompt, 0, &caches, prefill.data(), f.stage_seconds);
-  std::vector<std::vector<float>> steps, step_hidden;
+  const matrix prefill_hidden = run_stack(m, prompt, 0, &caches, {prefill.data()}, f.stage_seconds);
+  maps.place_prompt(prefill, np);
+  prefill = {};
+  std::vector<std::vector<float>> step_hidden;
   std::vector<float> last(prefill_hidden.row(np - 1), prefill_hidden.row(np - 1) + c.d_model);
   std::mt19937_64 rng(request.how.seed);
   progress bar("generating", "tokens", max_new, style);
@@ -126,9 +118,8 @@ generation generate_causal(const hf_model& m, const std::vector<std::int64_t>& p
     const std::int64_t next = choose_token(output_logits(m, last.data()), c, request.how, rng);
     g.ids.push_back(next);
     const bool stop = request.on_token && request.on_token(next);
-    // fed too, so that every map has its row
-    steps.emplace_back(LH * (np + t + 1));
-    const matrix h = run_stack(m, {next}, np + t, &caches, steps.back().data(), f.stage_seconds);
+    // fed too, so that every map has its row: row np + t of each map
+    const matrix h = run_stack(m, {next}, np + t, &caches, maps.row(np + t), f.stage_seconds);
     last.assign(h.row(0), h.row(0) + c.d_model);
     step_hidden.push_back(last);
     bar.update(t + 1);
@@ -137,7 +128,8 @@ generation generate_causal(const hf_model& m, const std::vector<std::int64_t>& p
   }
   bar.finish();
   f.n = g.ids.size();
-  assemble(prefill, steps, prefill_hidden, step_hidden, np, f);
+  f.attention = maps.take(f.n);
+  f.hidden = hidden_rows(prefill_hidden, step_hidden);
   return g;
 }
 

@@ -139,16 +139,19 @@ struct tap_relay {
   }
 };
 
-// attend_projected for a's queries (set) over its keys (set), into `maps` ([H, n_q, n_k]) or,
-// with `taps`, where they say (and every row to them, then the values), then the output
-// projection; `biased`: the context's score bias added (self-attention).
+// attend_projected for a's queries (set) over its keys (set), into `maps` (head h's n_q × n_k
+// rows at maps + h · head_stride; head_stride 0: n_q · n_k, [H, n_q, n_k]) or, with `taps`, where
+// they say (and every row to them, then the values), then the output projection; `biased`: the
+// context's score bias added (self-attention).
 matrix attend_and_output(layer_context& lc, const attention_weights& w, projected_attention& a,
-                         float* maps, const attention_spec& spec, bool biased, map_taps* taps) {
+                         float* maps, std::size_t head_stride, const attention_spec& spec,
+                         bool biased, map_taps* taps) {
   const std::size_t H = lc.heads, dh = lc.head_dim;
+  const std::size_t stride = head_stride ? head_stride : a.n_q * a.n_k;
   std::vector<float*> weights(H);
   tap_relay relay{taps, lc.layer};
   for (std::size_t h = 0; h < H; ++h)
-    weights[h] = taps ? taps->map_of(lc.layer, h) : maps ? maps + h * a.n_q * a.n_k : nullptr;
+    weights[h] = taps ? taps->map_of(lc.layer, h) : maps ? maps + h * stride : nullptr;
   if (taps) {
     a.rows_sink = tap_relay::relay;
     a.sink_context = &relay;
@@ -268,7 +271,7 @@ matrix attention_block(layer_context& lc, const attention_weights& w, const matr
     a.k_head_stride = a.v_head_stride = cache->head_stride();
     a.n_k = cache->rows;
   }
-  return attend_and_output(lc, w, a, maps, lc.spec, true, lc.taps);
+  return attend_and_output(lc, w, a, maps, lc.map_head_stride, lc.spec, true, lc.taps);
 }
 
 kv_rows project_memory(layer_context& lc, const attention_weights& w, const matrix& encoder_out) {
@@ -290,7 +293,7 @@ matrix cross_attention_block(layer_context& lc, const attention_weights& w, cons
   a.v = memory.v.data();
   a.ldk = memory.k.cols();
   a.ldv = memory.v.cols();
-  return attend_and_output(lc, w, a, maps, attention_spec{}, false, taps);
+  return attend_and_output(lc, w, a, maps, 0, attention_spec{}, false, taps);
 }
 
 // Phi-3's fused product [gate | up] split into its two halves.

@@ -45,6 +45,8 @@ struct layer_context {
   rope_half_table rope;                     // rows for positions [past, past + n)
   std::size_t zeroed_value = no_row;        // self-attention: this key's value vector set to 0
                                             // in every head (value zeroing), no_row: none
+  std::size_t map_head_stride = 0;          // self-attention maps: floats from one head's rows
+                                            // to the next's at `maps` (0: n · (past + n))
   weight_converter conv;
   linear_layout layout;
   stage_list* times;
