@@ -32,13 +32,16 @@ struct q5_k {
                                qh = 16, qs = 48;
 };
 
-// Q6_K: two halves of 128 elements, half h from ql[64] at ql + 64h, qh[32] at qh + 32h and 8 int8
-// scales at scales + 8h; d (f16) at the end. In a half, element l + 32j (l < 32, j < 4) is
-// q = (the low (j < 2) or high nibble of ql[l + 32 (j mod 2)]) | (bits 2j, 2j + 1 of qh[l]) << 4,
-// minus 32, with scale 2j + l/16: element = (d · scale) · q.
+// Q6_K: two halves of `half` = 128 elements, half h from ql[64] at ql + h · half_ql, qh[32] at
+// qh + h · half_qh and 8 int8 scales at scales + h · half_scales; d (f16) at the end. In a half,
+// element l + 32j (l < 32, j < 4) is q = (the low (j < 2) or high nibble of ql[l + 32 (j mod 2)])
+// | (bits 2j, 2j + 1 of qh[l]) << 4, minus 32, with the half's scale scale_of(j, l):
+// element = (d · scale) · q.
 struct q6_k {
   static constexpr std::size_t block = 256, bytes = 210, group = 32, ql = 0, qh = 128, scales = 192,
                                d = 208;
+  static constexpr std::size_t half = 128, half_ql = 64, half_qh = 32, half_scales = 8;
+  static constexpr std::size_t scale_of(std::size_t j, std::size_t l) { return 2 * j + l / 16; }
 };
 
 // The eight groups' 6-bit scales and mins from Q4_K / Q5_K's 12 scale bytes s. Group g < 4: the
@@ -57,6 +60,25 @@ inline scales_mins k_scales_mins(const unsigned char* s) {
   const std::uint64_t scale_hi = (w[2] & low4) | ((w[0] >> 6) & top2) << 4;
   const std::uint64_t min_hi = ((w[2] >> 4) & low4) | ((w[1] >> 6) & top2) << 4;
   return {(w[0] & low6) | scale_hi << 32, (w[1] & low6) | min_hi << 32};
+}
+
+// A Q4_K / Q5_K block's eight d · scale_g (dl) and dmin · min_g (ml) from its 12 scale bytes s,
+// in one 8-lane conversion (GCC vector types: the decoders of params/ggml_blocks.inc and the
+// in-place kernels of kernels/gemm.inc both take them from here, so they agree to the bit; each
+// is one rounded product, whatever the file's contraction setting). Unpacked group by group these
+// took about as many instructions as the kernel's products; written to memory as bytes and read
+// back as a vector they stalled the store forwarding.
+inline void k_group_scales(const unsigned char* s, float d, float dmin, float* dl, float* ml) {
+  using bytes8 = unsigned char __attribute__((vector_size(8)));
+  using floats8 = float __attribute__((vector_size(32)));
+  const scales_mins sm = k_scales_mins(s);
+  bytes8 scale, min;
+  std::memcpy(&scale, &sm.scale, sizeof scale);
+  std::memcpy(&min, &sm.min, sizeof min);
+  const floats8 dv = d * __builtin_convertvector(scale, floats8);
+  const floats8 mv = dmin * __builtin_convertvector(min, floats8);
+  std::memcpy(dl, &dv, sizeof dv);
+  std::memcpy(ml, &mv, sizeof mv);
 }
 
 }  // namespace attnviz::ggml_layout
