@@ -1,6 +1,6 @@
-// The byte layouts of the ggml blocks that the kernels multiply as they decode them (Q8_0, Q4_K,
-// Q5_K, Q6_K) and Q4_K / Q5_K's packing of 6-bit scales and mins. One description read by both
-// readers of these bytes: params/ggml_blocks.inc, which decodes blocks into floats, and
+// The byte layouts of the ggml blocks that the kernels multiply as they decode them (Q8_0, Q2_K,
+// Q3_K, Q4_K, Q5_K, Q6_K) and Q4_K / Q5_K's packing of 6-bit scales and mins. One description read
+// by both readers of these bytes: params/ggml_blocks.inc, which decodes blocks into floats, and
 // kernels/gemm.inc, which forms each weight in a register (they must agree to the bit: a model's
 // numbers may not depend on which of the two ran). Offsets are bytes from a block's start; every
 // f16 is little-endian IEEE half.
@@ -16,6 +16,45 @@ namespace attnviz::ggml_layout {
 struct q8_0 {
   static constexpr std::size_t block = 32, bytes = 34, d = 0, qs = 2;
 };
+
+// Q2_K: scales[16]: group g's scale (low nibble) and min (high nibble) | qs[64] | d, dmin (f16).
+// Two halves of `half` = 128 elements, half h's bits in qs[32) at qs + h · half_qs: its element
+// 32r + i (r < 4, i < 32) is v = bits 2r, 2r + 1 of that qs[i], in group e/16 = 8h + 2r + i/16
+// of 16: element = (d · scale) · v − dmin · min (q2_k_group_scales).
+struct q2_k {
+  static constexpr std::size_t block = 256, bytes = 84, group = 16, scales = 0, qs = 16, d = 80,
+                               dmin = 82, half = 128, half_qs = 32;
+};
+
+// Q3_K: hmask[32] | qs[64] | scales[12]: 16 six-bit scales (q3_k_scale) | d (f16). Element
+// 32r + i of half h: v as Q2_K's, q = v − 4 unless bit 4h + r of hmask[i] is set; element =
+// (d · scale_{e/16}) · q (q3_k_group_scales).
+struct q3_k {
+  static constexpr std::size_t block = 256, bytes = 110, group = 16, hmask = 0, qs = 32,
+                               scales = 96, d = 108, half = 128, half_qs = 32;
+};
+
+// Q3_K's scale of group g < 16 from its 12 scale bytes s: the low 4 bits in nibble g/8 of
+// s[g mod 8], the high 2 at bit 2 (g/4) of s[8 + g mod 4]; stored + 32.
+inline int q3_k_scale(const unsigned char* s, int g) {
+  const int low = (s[g % 8] >> (4 * (g / 8))) & 15;
+  const int high = (s[8 + g % 4] >> (2 * (g / 4))) & 3;
+  return (low | high << 4) - 32;
+}
+
+// A block's sixteen d · scale_g (dl) and, for Q2_K, dmin · min_g (ml): each one rounded product,
+// read by the decoders (params/ggml_blocks.inc) and the in-place kernels (kernels/gemm.inc) alike.
+// d · scale has at most 11 + 6 significant bits, so (d · scale) · v is exact in a float for
+// Q2_K's 2-bit v and Q3_K's 3-bit q.
+inline void q2_k_group_scales(const unsigned char* s, float d, float dmin, float* dl, float* ml) {
+  for (int g = 0; g < 16; ++g) {
+    dl[g] = d * static_cast<float>(s[g] & 15);
+    ml[g] = dmin * static_cast<float>(s[g] >> 4);
+  }
+}
+inline void q3_k_group_scales(const unsigned char* s, float d, float* dl) {
+  for (int g = 0; g < 16; ++g) dl[g] = d * static_cast<float>(q3_k_scale(s, g));
+}
 
 // Q4_K: d, dmin (f16) | scales[12]: a 6-bit scale and min per group of 32 (k_scales_mins) |
 // qs[128]: groups 2c and 2c + 1 are the low and the high nibbles of qs[32c, 32c + 32). Element l of

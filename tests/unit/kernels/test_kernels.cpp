@@ -898,12 +898,18 @@ TEST_CASE("gemm over decoded rows equals the float product on every path") {
   });
 }
 
-// ggml's Q8_0, Q4_K, Q5_K and Q6_K rows, with row_decoder::format saying so, are read in place
-// by the one-row product, multiplying as it decodes: the same bytes as the rows decoded into
-// floats first, on every instruction set and thread count, and never a decode call. Rows: 150
+// ggml's Q8_0, Q2_K, Q3_K, Q4_K, Q5_K and Q6_K rows, with row_decoder::format saying so, are read
+// in place by the one-row product, multiplying as it decodes: the same bytes as the rows decoded
+// into floats first, on every instruction set and thread count, and never a decode call. Rows: 150
 // (runs of four and leftover rows on two threads); k = 2,304 (9 blocks of 256, 72 of 32). The
 // decoders here are written from the formats' formulas (element e of a block):
 //   Q8_0 (34 bytes: f16 d, 32 int8 q)  x = float(q_e) · d
+//   Q2_K (84: 16 bytes of 4-bit scale | 4-bit min, 64 of 2-bit values, f16 d, dmin) and Q3_K
+//        (110: hmask 32, 64 bytes of 2-bit values, 12 bytes of 6-bit scales, f16 d): halves of
+//        128; in a half, l + 32 j takes bits 2j, 2j + 1 of byte l of the half's 32; group e / 16;
+//        Q2_K x = (d · scale) · v − dmin · min; Q3_K q = v − 4 unless bit 4 half + j of
+//        hmask[l] is set, its scale (6 bits, − 32) with the low 4 bits in nibble g / 8 of byte
+//        g mod 8 and the high 2 at bit 2 (g / 4) of byte 8 + g mod 4; x = (d · scale) · q
 //   Q4_K (144: f16 d, dmin, 12 bytes of 6-bit scales and mins, 128 of nibbles) and Q5_K (176:
 //        the same with 32 bytes qh before the nibbles): group g = e / 32 takes the low (g even)
 //        or high nibbles of bytes [32 (g/2), 32 (g/2) + 32), Q5_K adds bit g of qh[e mod 32] as
@@ -914,7 +920,7 @@ TEST_CASE("gemm over decoded rows equals the float product on every path") {
 // Scales include a subnormal half, a negative one and zero; the other bytes are random. These
 // decoders give the library's floats (ggml_to_float), byte for byte.
 namespace {
-enum class block_kind { q8_0, q4_k, q5_k, q6_k };
+enum class block_kind { q8_0, q2_k, q3_k, q4_k, q5_k, q6_k };
 struct block_rows {
   const unsigned char* bytes;
   std::size_t row_bytes;
@@ -936,6 +942,21 @@ float q45_k_element(const unsigned char* block, std::size_t e, bool five) {
   volatile float t = dl * static_cast<float>(v);  // rounded before the difference
   return t - ml;
 }
+float q23_k_element(const unsigned char* block, std::size_t e, bool three) {
+  const std::size_t half = e / 128, j = e % 128 / 32, l = e % 32, g = e / 16;
+  const int v = (block[(three ? 32 : 16) + 32 * half + l] >> (2 * j)) & 3;
+  if (!three) {
+    const float dl = half_at(block + 80) * static_cast<float>(block[g] & 15);
+    const float ml = half_at(block + 82) * static_cast<float>(block[g] >> 4);
+    volatile float t = dl * static_cast<float>(v);  // rounded before the difference
+    return t - ml;
+  }
+  const unsigned char* s = block + 96;
+  const int scale =
+      (((s[g % 8] >> (4 * (g / 8))) & 15) | ((s[8 + g % 4] >> (2 * (g / 4))) & 3) << 4) - 32;
+  const int q = v - ((block[l] >> (4 * half + j)) & 1 ? 0 : 4);
+  return half_at(block + 108) * static_cast<float>(scale) * static_cast<float>(q);
+}
 float q6_k_element(const unsigned char* block, std::size_t e) {
   const std::size_t half = e / 128, j = e % 128 / 32, l = e % 32;
   const int low = (block[64 * half + l + 32 * (j % 2)] >> (4 * (j / 2))) & 15;
@@ -948,6 +969,10 @@ float block_element(const unsigned char* row, block_kind kind, std::size_t e) {
     case block_kind::q8_0:
       return static_cast<float>(static_cast<std::int8_t>(row[e / 32 * 34 + 2 + e % 32])) *
              half_at(row + e / 32 * 34);
+    case block_kind::q2_k:
+      return q23_k_element(row + e / 256 * 84, e % 256, false);
+    case block_kind::q3_k:
+      return q23_k_element(row + e / 256 * 110, e % 256, true);
     case block_kind::q4_k:
       return q45_k_element(row + e / 256 * 144, e % 256, false);
     case block_kind::q5_k:
@@ -1017,6 +1042,8 @@ TEST_CASE("Q8_0 and K-quant rows read in place give the bytes of the rows decode
   const matrix a = random_matrix(1, k, 48);
   for (const format_case& f :
        {format_case{in_place::q8_0, block_kind::q8_0, ggml_type::q8_0, 32, 34, 0, 1, "Q8_0"},
+        format_case{in_place::q2_k, block_kind::q2_k, ggml_type::q2_k, 256, 84, 80, 2, "Q2_K"},
+        format_case{in_place::q3_k, block_kind::q3_k, ggml_type::q3_k, 256, 110, 108, 1, "Q3_K"},
         format_case{in_place::q4_k, block_kind::q4_k, ggml_type::q4_k, 256, 144, 0, 2, "Q4_K"},
         format_case{in_place::q5_k, block_kind::q5_k, ggml_type::q5_k, 256, 176, 0, 2, "Q5_K"},
         format_case{in_place::q6_k, block_kind::q6_k, ggml_type::q6_k, 256, 210, 208, 1, "Q6_K"}}) {
