@@ -1,9 +1,9 @@
-// The byte layouts of the ggml blocks that the kernels multiply as they decode them (Q8_0, Q2_K,
-// Q3_K, Q4_K, Q5_K, Q6_K) and Q4_K / Q5_K's packing of 6-bit scales and mins. One description read
-// by both readers of these bytes: params/ggml_blocks.inc, which decodes blocks into floats, and
-// kernels/gemm.inc, which forms each weight in a register (they must agree to the bit: a model's
-// numbers may not depend on which of the two ran). Offsets are bytes from a block's start; every
-// f16 is little-endian IEEE half.
+// The byte layouts of the ggml blocks that the kernels multiply as they decode them (Q8_0, Q4_0,
+// Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K) and Q4_K / Q5_K's packing of 6-bit scales and
+// mins. One description read by both readers of these bytes: params/ggml_blocks.inc, which decodes
+// blocks into floats, and kernels/gemm.inc, which forms each weight in a register (they must agree
+// to the bit: a model's numbers may not depend on which of the two ran). Offsets are bytes from a
+// block's start; every f16 is little-endian IEEE half.
 #pragma once
 
 #include <cstddef>
@@ -16,6 +16,33 @@ namespace attnviz::ggml_layout {
 struct q8_0 {
   static constexpr std::size_t block = 32, bytes = 34, d = 0, qs = 2;
 };
+
+// Q4_0, Q4_1, Q5_0, Q5_1: blocks of 32, d (f16), then Q4_1 / Q5_1's m (f16), Q5_0 / Q5_1's qh
+// (a little-endian u32: bit j is element j's fifth bit), then qs[16]: element j < 16 is the low
+// nibble of qs[j], element j + 16 its high nibble. Q4_0: (v − 8) · d; Q5_0: (v − 16) · d; Q4_1,
+// Q5_1: v · d + m (v · d exact in a float: 5 + 11 significant bits, so fused or not it rounds
+// once). `five`: qh is there; `with_min`: m is (else the offset is subtracted from v).
+struct q4_0 {
+  static constexpr bool five = false, with_min = false;
+  static constexpr std::size_t block = 32, bytes = 18, d = 0, m = 0, qh = 0, qs = 2;
+};
+struct q4_1 {
+  static constexpr bool five = false, with_min = true;
+  static constexpr std::size_t block = 32, bytes = 20, d = 0, m = 2, qh = 0, qs = 4;
+};
+struct q5_0 {
+  static constexpr bool five = true, with_min = false;
+  static constexpr std::size_t block = 32, bytes = 22, d = 0, m = 0, qh = 2, qs = 6;
+};
+struct q5_1 {
+  static constexpr bool five = true, with_min = true;
+  static constexpr std::size_t block = 32, bytes = 24, d = 0, m = 2, qh = 4, qs = 8;
+};
+// What is subtracted from a Q4_0 / Q5_0 value (none for Q4_1 / Q5_1, which add m).
+template <class L>
+constexpr int legacy_offset() {
+  return L::with_min ? 0 : L::five ? 16 : 8;
+}
 
 // Q2_K: scales[16]: group g's scale (low nibble) and min (high nibble) | qs[64] | d, dmin (f16).
 // Two halves of `half` = 128 elements, half h's bits in qs[32) at qs + h · half_qs: its element

@@ -95,10 +95,10 @@ struct row_decoder {
   const unsigned char* bytes = nullptr;
   std::size_t row_bytes = 0, block = 1, block_bytes = 4;
   // Block formats that one-row products read in place, multiplying as they decode (the floats
-  // decode gives, so the same bytes): ggml's q8_0, q2_k, q3_k, q4_k, q5_k and q6_k
+  // decode gives, so the same bytes): ggml's q8_0, q4_0, q4_1, q5_0, q5_1 and q2_k-q6_k
   // (kernels/ggml_layout.h says how each is laid out). Rows of any other format (none) are
   // decoded first.
-  enum class in_place { none, q8_0, q2_k, q3_k, q4_k, q5_k, q6_k };
+  enum class in_place { none, q8_0, q4_0, q4_1, q5_0, q5_1, q2_k, q3_k, q4_k, q5_k, q6_k };
   in_place format = in_place::none;
 };
 void gemm(std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a, std::size_t lda,

@@ -36,6 +36,10 @@ kernels::row_decoder decoder_of(const weight_view& w) {
   d.row_bytes = static_cast<std::size_t>(w.shape[1]) / info.block * info.block_bytes;
   using in_place = kernels::row_decoder::in_place;
   d.format = w.dtype == weight_dtype::q8_0   ? in_place::q8_0
+             : w.dtype == weight_dtype::q4_0 ? in_place::q4_0
+             : w.dtype == weight_dtype::q4_1 ? in_place::q4_1
+             : w.dtype == weight_dtype::q5_0 ? in_place::q5_0
+             : w.dtype == weight_dtype::q5_1 ? in_place::q5_1
              : w.dtype == weight_dtype::q2_k ? in_place::q2_k
              : w.dtype == weight_dtype::q3_k ? in_place::q3_k
              : w.dtype == weight_dtype::q4_k ? in_place::q4_k

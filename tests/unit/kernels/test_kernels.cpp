@@ -898,12 +898,16 @@ TEST_CASE("gemm over decoded rows equals the float product on every path") {
   });
 }
 
-// ggml's Q8_0, Q2_K, Q3_K, Q4_K, Q5_K and Q6_K rows, with row_decoder::format saying so, are read
-// in place by the one-row product, multiplying as it decodes: the same bytes as the rows decoded
-// into floats first, on every instruction set and thread count, and never a decode call. Rows: 150
-// (runs of four and leftover rows on two threads); k = 2,304 (9 blocks of 256, 72 of 32). The
-// decoders here are written from the formats' formulas (element e of a block):
+// ggml's Q8_0, Q4_0, Q4_1, Q5_0, Q5_1 and Q2_K-Q6_K rows, with row_decoder::format saying so, are
+// read in place by the one-row product, multiplying as it decodes: the same bytes as the rows
+// decoded into floats first, on every instruction set and thread count, and never a decode call.
+// Rows: 150 (runs of four and leftover rows on two threads); k = 2,304 (9 blocks of 256, 72 of 32).
+// The decoders here are written from the formats' formulas (element e of a block):
 //   Q8_0 (34 bytes: f16 d, 32 int8 q)  x = float(q_e) · d
+//   Q4_0 (18: f16 d, 16 bytes of nibbles), Q4_1 (20: d, m, nibbles), Q5_0 (22: d, u32 qh,
+//        nibbles), Q5_1 (24: d, m, qh, nibbles): v_e = the low nibble of byte e (e < 16) or the
+//        high nibble of byte e − 16, Q5 with bit e of qh as bit 4; Q4_0 x = (v − 8) · d, Q5_0
+//        x = (v − 16) · d, Q4_1 and Q5_1 x = v · d + m
 //   Q2_K (84: 16 bytes of 4-bit scale | 4-bit min, 64 of 2-bit values, f16 d, dmin) and Q3_K
 //        (110: hmask 32, 64 bytes of 2-bit values, 12 bytes of 6-bit scales, f16 d): halves of
 //        128; in a half, l + 32 j takes bits 2j, 2j + 1 of byte l of the half's 32; group e / 16;
@@ -920,7 +924,7 @@ TEST_CASE("gemm over decoded rows equals the float product on every path") {
 // Scales include a subnormal half, a negative one and zero; the other bytes are random. These
 // decoders give the library's floats (ggml_to_float), byte for byte.
 namespace {
-enum class block_kind { q8_0, q2_k, q3_k, q4_k, q5_k, q6_k };
+enum class block_kind { q8_0, q4_0, q4_1, q5_0, q5_1, q2_k, q3_k, q4_k, q5_k, q6_k };
 struct block_rows {
   const unsigned char* bytes;
   std::size_t row_bytes;
@@ -941,6 +945,19 @@ float q45_k_element(const unsigned char* block, std::size_t e, bool five) {
   const float ml = half_at(block + 2) * static_cast<float>(mn);
   volatile float t = dl * static_cast<float>(v);  // rounded before the difference
   return t - ml;
+}
+// Q4_0 / Q4_1 / Q5_0 / Q5_1's element e < 32 of a block.
+float legacy_element(const unsigned char* block, std::size_t e, bool five, bool with_min) {
+  const std::size_t qs = 2 + (with_min ? 2 : 0) + (five ? 4 : 0);
+  int v = e < 16 ? block[qs + e] & 15 : block[qs + e - 16] >> 4;
+  if (five) {
+    const unsigned char* qh = block + (with_min ? 4 : 2);
+    v |= ((qh[e / 8] >> (e % 8)) & 1) << 4;
+  }
+  const float d = half_at(block);
+  if (!with_min) return static_cast<float>(v - (five ? 16 : 8)) * d;
+  volatile float t = static_cast<float>(v) * d;  // rounded before the sum
+  return t + half_at(block + 2);
 }
 float q23_k_element(const unsigned char* block, std::size_t e, bool three) {
   const std::size_t half = e / 128, j = e % 128 / 32, l = e % 32, g = e / 16;
@@ -969,6 +986,14 @@ float block_element(const unsigned char* row, block_kind kind, std::size_t e) {
     case block_kind::q8_0:
       return static_cast<float>(static_cast<std::int8_t>(row[e / 32 * 34 + 2 + e % 32])) *
              half_at(row + e / 32 * 34);
+    case block_kind::q4_0:
+      return legacy_element(row + e / 32 * 18, e % 32, false, false);
+    case block_kind::q4_1:
+      return legacy_element(row + e / 32 * 20, e % 32, false, true);
+    case block_kind::q5_0:
+      return legacy_element(row + e / 32 * 22, e % 32, true, false);
+    case block_kind::q5_1:
+      return legacy_element(row + e / 32 * 24, e % 32, true, true);
     case block_kind::q2_k:
       return q23_k_element(row + e / 256 * 84, e % 256, false);
     case block_kind::q3_k:
@@ -1042,6 +1067,10 @@ TEST_CASE("Q8_0 and K-quant rows read in place give the bytes of the rows decode
   const matrix a = random_matrix(1, k, 48);
   for (const format_case& f :
        {format_case{in_place::q8_0, block_kind::q8_0, ggml_type::q8_0, 32, 34, 0, 1, "Q8_0"},
+        format_case{in_place::q4_0, block_kind::q4_0, ggml_type::q4_0, 32, 18, 0, 1, "Q4_0"},
+        format_case{in_place::q4_1, block_kind::q4_1, ggml_type::q4_1, 32, 20, 0, 2, "Q4_1"},
+        format_case{in_place::q5_0, block_kind::q5_0, ggml_type::q5_0, 32, 22, 0, 1, "Q5_0"},
+        format_case{in_place::q5_1, block_kind::q5_1, ggml_type::q5_1, 32, 24, 0, 2, "Q5_1"},
         format_case{in_place::q2_k, block_kind::q2_k, ggml_type::q2_k, 256, 84, 80, 2, "Q2_K"},
         format_case{in_place::q3_k, block_kind::q3_k, ggml_type::q3_k, 256, 110, 108, 1, "Q3_K"},
         format_case{in_place::q4_k, block_kind::q4_k, ggml_type::q4_k, 256, 144, 0, 2, "Q4_K"},
