@@ -21,28 +21,20 @@ struct q8_0 {
 // (a little-endian u32: bit j is element j's fifth bit), then qs[16]: element j < 16 is the low
 // nibble of qs[j], element j + 16 its high nibble. Q4_0: (v − 8) · d; Q5_0: (v − 16) · d; Q4_1,
 // Q5_1: v · d + m (v · d exact in a float: 5 + 11 significant bits, so fused or not it rounds
-// once). `five`: qh is there; `with_min`: m is (else the offset is subtracted from v).
-struct q4_0 {
-  static constexpr bool five = false, with_min = false;
-  static constexpr std::size_t block = 32, bytes = 18, d = 0, m = 0, qh = 0, qs = 2;
+// once). Five: qh is there; Min: m is (else `offset` is subtracted from v).
+template <bool Five, bool Min>
+struct legacy {
+  static constexpr bool five = Five, with_min = Min;
+  static constexpr std::size_t block = 32, d = 0, m = 2, qh = Min ? 4 : 2, qs = qh + (Five ? 4 : 0),
+                               bytes = qs + 16;
+  static constexpr int offset = Min ? 0 : Five ? 16 : 8;
 };
-struct q4_1 {
-  static constexpr bool five = false, with_min = true;
-  static constexpr std::size_t block = 32, bytes = 20, d = 0, m = 2, qh = 0, qs = 4;
-};
-struct q5_0 {
-  static constexpr bool five = true, with_min = false;
-  static constexpr std::size_t block = 32, bytes = 22, d = 0, m = 0, qh = 2, qs = 6;
-};
-struct q5_1 {
-  static constexpr bool five = true, with_min = true;
-  static constexpr std::size_t block = 32, bytes = 24, d = 0, m = 2, qh = 4, qs = 8;
-};
-// What is subtracted from a Q4_0 / Q5_0 value (none for Q4_1 / Q5_1, which add m).
-template <class L>
-constexpr int legacy_offset() {
-  return L::with_min ? 0 : L::five ? 16 : 8;
-}
+using q4_0 = legacy<false, false>;
+using q4_1 = legacy<false, true>;
+using q5_0 = legacy<true, false>;
+using q5_1 = legacy<true, true>;
+static_assert(q4_0::bytes == 18 && q4_1::bytes == 20 && q5_0::bytes == 22 && q5_1::bytes == 24,
+              "ggml's block sizes");
 
 // Q2_K: scales[16]: group g's scale (low nibble) and min (high nibble) | qs[64] | d, dmin (f16).
 // Two halves of `half` = 128 elements, half h's bits in qs[32) at qs + h · half_qs: its element
