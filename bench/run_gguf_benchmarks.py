@@ -1,20 +1,22 @@
 #!/usr/bin/env python3
 """GGUF's quantized weights against the same forward from BF16 safetensors, in one run: the
 Llama-1B shape (bench/make_bench_models.py: 16 layers, d 2048, 32 query / 8 KV heads, MLP 8192,
-vocab 128256) at n = 512, every layer's every head's map kept.
+vocab 128256) at n = 512 (--n; --n 1 is one generated token's products), every layer's every
+head's map kept.
 
-Files: DIR/llama-1b (BF16 safetensors, made when missing) and DIR/llama-1b.Q4_K.gguf,
-DIR/llama-1b.Q8_0.gguf, written here from the same weights with tests/data/gguf_writer.py (every
+Files: DIR/llama-1b (BF16 safetensors, made when missing) and DIR/llama-1b.TYPE.gguf for each
+of --types (default Q4_K,Q8_0; `all`: the ten block types attn-viz reads), written here when
+missing from the same weights with tests/data/gguf_writer.py (every
 matrix in the file's type, norms F32, Q/K rows permuted as llama.cpp's converter does; llama.cpp's
 Q4_K_M would keep a few matrices in Q6_K).
 
-Per file, alternating --rounds times: `attn-viz --threads T bench --model PATH --n 512`
+Per file, alternating --rounds times: `attn-viz --threads T bench --model PATH --n N`
 (loaded once, one untimed forward, then --reps timed; median) and one whole `attn-viz model
 --ids ... --quiet` process under /usr/bin/time: wall seconds and peak RSS against the file's
-size plus the maps kept (16 × 32 × 512² floats = 512 MiB).
+size plus the maps kept (16 × 32 × N² floats: 512 MiB at 512).
 
 usage: /usr/bin/python3 bench/run_gguf_benchmarks.py --models DIR [--exe build/attn-viz]
-       [--threads 2] [--rounds 3] [--reps 3] [--out FILE]
+       [--threads 2] [--rounds 3] [--reps 3] [--n 512] [--types Q4_K,Q8_0 | all] [--out FILE]
 """
 import argparse
 import datetime
@@ -34,8 +36,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests", "data"))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "e2e"))
 from run_benchmarks import fma_peak, run_json, steal_seconds  # noqa: E402
 
-N = 512
 TYPES = ["Q4_K", "Q8_0"]
+ALL_TYPES = ["Q8_0", "Q6_K", "Q5_K", "Q5_1", "Q5_0", "Q4_K", "Q4_1", "Q4_0", "Q3_K", "Q2_K"]
 
 
 def bf16_tensors(path):
@@ -76,8 +78,8 @@ def write_gguf(folder, wtype, path):
     os.replace(path + ".tmp", path)
 
 
-def process(exe, path, threads):
-    ids = ",".join(str((i * 7919) % 50000) for i in range(N))
+def process(exe, path, threads, n):
+    ids = ",".join(str((i * 7919) % 50000) for i in range(n))
     start = time.perf_counter()
     proc = subprocess.run(["/usr/bin/time", "-f", "%M", exe, "--threads", str(threads), "model",
                            "--model", path, "--ids", ids, "--quiet"],
@@ -93,6 +95,8 @@ def main():
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--n", type=int, default=512, help="tokens a forward (1: one generated token)")
+    p.add_argument("--types", default=",".join(TYPES), help="GGUF block types, or `all`")
     p.add_argument("--out", default=os.path.join(HERE, "results-gguf.jsonl"))
     a = p.parse_args()
     folder = os.path.join(a.models, "llama-1b")
@@ -100,7 +104,8 @@ def main():
         subprocess.run(["/usr/bin/python3", os.path.join(HERE, "make_bench_models.py"), a.models,
                         "--only", "llama-1b"], check=True)
     paths = {"BF16 safetensors": folder}
-    for t in TYPES:
+    types = ALL_TYPES if a.types == "all" else [t for t in a.types.split(",") if t]
+    for t in types:
         path = os.path.join(a.models, f"llama-1b.{t}.gguf")
         if not os.path.exists(path):
             print(f"writing {path} ...", file=sys.stderr)
@@ -114,14 +119,14 @@ def main():
     for r in range(a.rounds):
         for label, path in paths.items():
             s0 = steal_seconds()
-            x = run_json([a.exe, "--threads", str(T), "bench", "--model", path, "--n", str(N),
+            x = run_json([a.exe, "--threads", str(T), "bench", "--model", path, "--n", str(a.n),
                           "--reps", str(a.reps), "--warmup", "1"])
             runs[label].append(x)
             out.write(json.dumps(dict(kind="round", file=label, round=r, attnviz=x, threads=T,
                                       stolen_s=steal_seconds() - s0)) + "\n")
     size = {k: sum(os.path.getsize(os.path.join(dp, f)) for dp, _, fs in os.walk(v) for f in fs)
             if os.path.isdir(v) else os.path.getsize(v) for k, v in paths.items()}
-    maps_mib = 16 * 32 * N * N * 4 / 2**20
+    maps_mib = 16 * 32 * a.n * a.n * 4 / 2**20
     print(f"FMA peak ({T} threads): {peak:.0f} GFLOP/s; attn-viz {version}; "
           f"{platform.processor() or platform.machine()}; {datetime.date.today()}\n")
     print("| weights | file MiB | median s (in process) | GFLOP/s | % FMA peak | vs BF16 | whole process s "
@@ -129,7 +134,7 @@ def main():
     print("|---|---|---|---|---|---|---|---|---|")
     base = statistics.median(x["total_s"] for x in runs["BF16 safetensors"])
     for label, path in paths.items():
-        wall, rss = process(a.exe, path, T)
+        wall, rss = process(a.exe, path, T, a.n)
         out.write(json.dumps(dict(kind="process", file=label, wall_s=wall, peak_rss_mib=rss,
                                   file_mib=size[label] / 2**20)) + "\n")
         xs = runs[label]
