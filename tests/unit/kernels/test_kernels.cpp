@@ -1061,7 +1061,7 @@ void check_against_double_sums(const block_rows& rows, std::size_t n, std::size_
 }
 }  // namespace
 
-TEST_CASE("Q8_0 and K-quant rows read in place give the bytes of the rows decoded first") {
+TEST_CASE("every ggml block type read in place gives the bytes of the rows decoded first") {
   using in_place = kernels::row_decoder::in_place;
   const std::size_t n = 150, k = 2304;
   const matrix a = random_matrix(1, k, 48);
