@@ -14,6 +14,7 @@
 #include "error.h"
 #include "half_float.h"
 #include "helpers.h"
+#include "kernels/ggml_layout.h"
 #include "kernels/kernels.h"
 #include "params/ggml_types.h"
 #include "params/safetensors.h"
@@ -1060,6 +1061,23 @@ void check_against_double_sums(const block_rows& rows, std::size_t n, std::size_
   CHECK(bad == 0);
 }
 }  // namespace
+
+TEST_CASE("Q3_K's sixteen scales unpacked in words are its plain formula's, times d") {
+  std::mt19937 gen(3);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::size_t bad = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    unsigned char s[12];
+    for (unsigned char& b : s) b = static_cast<unsigned char>(byte(gen));
+    const float d = trial % 2 ? 0.37f : -1.5e-5f;
+    float dl[16];
+    ggml_layout::q3_k_group_scales(s, d, dl);
+    for (int g = 0; g < 16; ++g)
+      if (dl[g] != d * static_cast<float>(ggml_layout::q3_k_scale(s, g)) && ++bad <= 3)
+        FAIL_CHECK("trial " << trial << ", group " << g << ": " << dl[g]);
+  }
+  CHECK(bad == 0);
+}
 
 TEST_CASE("every ggml block type read in place gives the bytes of the rows decoded first") {
   using in_place = kernels::row_decoder::in_place;
