@@ -61,22 +61,33 @@ inline int q3_k_scale(const unsigned char* s, int g) {
   return (low | high << 4) - 32;
 }
 
-// d · (v_i + offset) for the 16 bytes v, each one rounded product, converted in two 8-lane pieces
-// through 32-bit ints: GCC 12 converts bytes straight to floats one lane at a time, and 16 lanes
-// at once, past the AVX2 registers' width, through scalar stores and a reload that stalled the
-// store forwarding (the AVX2 decoder of Q2_K: 5.3-5.7 -> 4.3-4.6 Gelem/s that way).
+// Bytes 8H .. 8H + 7 of v as eight 32-bit ints (zero-extended) by one constant byte shuffle: GCC
+// 12 converts a byte vector to ints or floats one lane at a time (scalar extractions and
+// inserts), and 16 lanes at once, past the AVX2 registers' width, through scalar stores and a
+// reload that stalls the store forwarding (the AVX2 decoder of Q2_K: 5.3-5.7 -> 4.3-4.6 Gelem/s
+// that way).
 using bytes16 = unsigned char __attribute__((vector_size(16)));
+using ints8 = std::int32_t __attribute__((vector_size(32)));
+using floats8 = float __attribute__((vector_size(32)));
+template <int H>
+inline void widen_bytes(bytes16 v, ints8& out) {
+  using bytes32 = unsigned char __attribute__((vector_size(32)));
+  constexpr int Z = 16, B = 8 * H;  // Z: a byte of the zero vector
+  const bytes32 w =
+      __builtin_shufflevector(v, bytes16{}, B, Z, Z, Z, B + 1, Z, Z, Z, B + 2, Z, Z, Z, B + 3, Z, Z,
+                              Z, B + 4, Z, Z, Z, B + 5, Z, Z, Z, B + 6, Z, Z, Z, B + 7, Z, Z, Z);
+  std::memcpy(&out, &w, sizeof out);
+}
+
+// d · (v_i + offset) for the 16 bytes v, each one rounded product.
 inline void scaled_bytes(bytes16 v, int offset, float d, float* out) {
-  using bytes8 = unsigned char __attribute__((vector_size(8)));
-  using ints8 = std::int32_t __attribute__((vector_size(32)));
-  using floats8 = float __attribute__((vector_size(32)));
-  const bytes8 piece[2] = {__builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7),
-                           __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15)};
-  for (int h = 0; h < 2; ++h) {
-    const floats8 f =
-        d * __builtin_convertvector(__builtin_convertvector(piece[h], ints8) + offset, floats8);
-    std::memcpy(out + 8 * h, &f, sizeof f);
-  }
+  ints8 low_ints, high_ints;
+  widen_bytes<0>(v, low_ints);
+  widen_bytes<1>(v, high_ints);
+  const floats8 low = d * __builtin_convertvector(low_ints + offset, floats8);
+  const floats8 high = d * __builtin_convertvector(high_ints + offset, floats8);
+  std::memcpy(out, &low, sizeof low);
+  std::memcpy(out + 8, &high, sizeof high);
 }
 
 // A block's sixteen d · scale_g (dl) and, for Q2_K, dmin · min_g (ml): each one rounded product,
@@ -99,12 +110,14 @@ inline void q3_k_group_scales(const unsigned char* s, float d, float* dl) {
   std::memcpy(low, s, sizeof low);
   std::memcpy(&high, s + 8, sizeof high);
   constexpr std::uint32_t nibbles = 0x0f0f0f0f, pairs = 0x03030303;
-  const std::uint32_t words[4] = {(low[0] & nibbles) | (high & pairs) << 4,
-                                  (low[1] & nibbles) | (high >> 2 & pairs) << 4,
-                                  (low[0] >> 4 & nibbles) | (high >> 4 & pairs) << 4,
-                                  (low[1] >> 4 & nibbles) | (high >> 6 & pairs) << 4};
+  using words4 = std::uint32_t __attribute__((vector_size(16)));  // built in registers: written to
+  // memory as words and read back as one vector, they stalled the store forwarding
+  const words4 words = {(low[0] & nibbles) | (high & pairs) << 4,
+                        (low[1] & nibbles) | (high >> 2 & pairs) << 4,
+                        (low[0] >> 4 & nibbles) | (high >> 4 & pairs) << 4,
+                        (low[1] >> 4 & nibbles) | (high >> 6 & pairs) << 4};
   bytes16 scale;
-  std::memcpy(&scale, words, sizeof scale);
+  std::memcpy(&scale, &words, sizeof scale);
   scaled_bytes(scale, -32, d, dl);
 }
 
@@ -165,18 +178,16 @@ inline scales_mins k_scales_mins(const unsigned char* s) {
 // in-place kernels of kernels/gemm.inc both take them from here, so they agree to the bit; each
 // is one rounded product, whatever the file's contraction setting). Unpacked group by group these
 // took about as many instructions as the kernel's products; written to memory as bytes and read
-// back as a vector they stalled the store forwarding. (Bytes go to floats through 32-bit ints:
-// GCC 12 turns a byte vector's direct conversion into one scalar conversion a lane.)
+// back as a vector they stalled the store forwarding. (Widened by widen_bytes.)
 inline void k_group_scales(const unsigned char* s, float d, float dmin, float* dl, float* ml) {
-  using bytes8 = unsigned char __attribute__((vector_size(8)));
-  using ints8 = std::int32_t __attribute__((vector_size(32)));
-  using floats8 = float __attribute__((vector_size(32)));
   const scales_mins sm = k_scales_mins(s);
-  bytes8 scale, min;
-  std::memcpy(&scale, &sm.scale, sizeof scale);
-  std::memcpy(&min, &sm.min, sizeof min);
-  const floats8 dv = d * __builtin_convertvector(__builtin_convertvector(scale, ints8), floats8);
-  const floats8 mv = dmin * __builtin_convertvector(__builtin_convertvector(min, ints8), floats8);
+  bytes16 both;  // bytes 0-7 the scales, 8-15 the mins
+  std::memcpy(&both, &sm, sizeof both);
+  ints8 scale, min;
+  widen_bytes<0>(both, scale);
+  widen_bytes<1>(both, min);
+  const floats8 dv = d * __builtin_convertvector(scale, floats8);
+  const floats8 mv = dmin * __builtin_convertvector(min, floats8);
   std::memcpy(dl, &dv, sizeof dv);
   std::memcpy(ml, &mv, sizeof mv);
 }
