@@ -149,10 +149,21 @@ struct q6_k {
 };
 
 // Q6_K's sixteen d · scale from its int8 scales s, each one rounded product, for the decoder and
-// the in-place kernel alike. (Converted in one vector, through 32-bit ints, the in-place kernel
-// was 8 % slower: 37.8 against 34.8 ms a Q6_K token at best of eight, 2026-11-30, sixth session.)
+// the in-place kernel alike: widened as unsigned bytes, the sign restored ((x ^ 128) - 128). (As
+// a scalar loop, or converted through a 16-lane int vector that GCC 12 built lane by lane, the
+// in-place kernel was 3-8 % slower: bench/RESULTS.md, 2026-11-30, sixth session.)
 inline void q6_k_group_scales(const unsigned char* s, float d, float* dl) {
-  for (int g = 0; g < 16; ++g) dl[g] = d * static_cast<float>(static_cast<std::int8_t>(s[g]));
+  bytes16 v;
+  std::memcpy(&v, s, sizeof v);
+  for (int h = 0; h < 2; ++h) {
+    ints8 w;
+    if (h == 0)
+      widen_bytes<0>(v, w);
+    else
+      widen_bytes<1>(v, w);
+    const floats8 f = d * __builtin_convertvector((w ^ 128) - 128, floats8);
+    std::memcpy(dl + 8 * h, &f, sizeof f);
+  }
 }
 
 // The eight groups' 6-bit scales and mins from Q4_K / Q5_K's 12 scale bytes s. Group g < 4: the

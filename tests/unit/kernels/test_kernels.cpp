@@ -1062,7 +1062,7 @@ void check_against_double_sums(const block_rows& rows, std::size_t n, std::size_
 }
 }  // namespace
 
-TEST_CASE("Q2_K's and Q3_K's sixteen scales converted in vectors are their plain formulas'") {
+TEST_CASE("Q2_K's, Q3_K's and Q6_K's sixteen scales converted in vectors are their plain forms'") {
   std::mt19937 gen(3);
   std::uniform_int_distribution<int> byte(0, 255);
   std::size_t bad = 0;
@@ -1071,16 +1071,18 @@ TEST_CASE("Q2_K's and Q3_K's sixteen scales converted in vectors are their plain
     for (unsigned char& b : s) b = static_cast<unsigned char>(byte(gen));
     const float d = trial % 2 ? 0.37f : -1.5e-5f;
     const float dmin = trial % 3 ? 2.5f : -0.011f;
-    float dl3[16], dl2[16], ml2[16];
+    float dl3[16], dl2[16], ml2[16], dl6[16];
     ggml_layout::q3_k_group_scales(s, d, dl3);
     ggml_layout::q2_k_group_scales(s, d, dmin, dl2, ml2);
+    ggml_layout::q6_k_group_scales(s, d, dl6);
     for (int g = 0; g < 16; ++g)
       if ((dl3[g] != d * static_cast<float>(ggml_layout::q3_k_scale(s, g)) ||
            dl2[g] != d * static_cast<float>(s[g] & 15) ||
-           ml2[g] != dmin * static_cast<float>(s[g] >> 4)) &&
+           ml2[g] != dmin * static_cast<float>(s[g] >> 4) ||
+           dl6[g] != d * static_cast<float>(static_cast<signed char>(s[g]))) &&
           ++bad <= 3)
         FAIL_CHECK("trial " << trial << ", group " << g << ": " << dl3[g] << ", " << dl2[g] << ", "
-                            << ml2[g]);
+                            << ml2[g] << ", " << dl6[g]);
   }
   CHECK(bad == 0);
 }
