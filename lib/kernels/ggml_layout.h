@@ -110,8 +110,9 @@ inline void q3_k_group_scales(const unsigned char* s, float d, float* dl) {
   std::memcpy(low, s, sizeof low);
   std::memcpy(&high, s + 8, sizeof high);
   constexpr std::uint32_t nibbles = 0x0f0f0f0f, pairs = 0x03030303;
-  using words4 = std::uint32_t __attribute__((vector_size(16)));  // built in registers: written to
-  // memory as words and read back as one vector, they stalled the store forwarding
+  // The words built as a vector in registers: written to memory one by one and read back as one
+  // vector, they stalled the store forwarding.
+  using words4 = std::uint32_t __attribute__((vector_size(16)));
   const words4 words = {(low[0] & nibbles) | (high & pairs) << 4,
                         (low[1] & nibbles) | (high >> 2 & pairs) << 4,
                         (low[0] >> 4 & nibbles) | (high >> 4 & pairs) << 4,
@@ -149,21 +150,14 @@ struct q6_k {
 };
 
 // Q6_K's sixteen d · scale from its int8 scales s, each one rounded product, for the decoder and
-// the in-place kernel alike: widened as unsigned bytes, the sign restored ((x ^ 128) - 128). (As
-// a scalar loop, or converted through a 16-lane int vector that GCC 12 built lane by lane, the
-// in-place kernel was 3-8 % slower: bench/RESULTS.md, 2026-11-30, sixth session.)
+// the in-place kernel alike: each int8 x taken as the unsigned byte x ^ 128, widened, minus 128
+// (scaled_bytes). (As a scalar loop, or converted through a 16-lane int vector that GCC 12 built
+// lane by lane, the in-place kernel was 3-8 % slower: bench/RESULTS.md, 2026-11-30, sixth
+// session.)
 inline void q6_k_group_scales(const unsigned char* s, float d, float* dl) {
   bytes16 v;
   std::memcpy(&v, s, sizeof v);
-  for (int h = 0; h < 2; ++h) {
-    ints8 w;
-    if (h == 0)
-      widen_bytes<0>(v, w);
-    else
-      widen_bytes<1>(v, w);
-    const floats8 f = d * __builtin_convertvector((w ^ 128) - 128, floats8);
-    std::memcpy(dl + 8 * h, &f, sizeof f);
-  }
+  scaled_bytes(v ^ 128, -128, d, dl);
 }
 
 // The eight groups' 6-bit scales and mins from Q4_K / Q5_K's 12 scale bytes s. Group g < 4: the
@@ -192,6 +186,7 @@ inline scales_mins k_scales_mins(const unsigned char* s) {
 // back as a vector they stalled the store forwarding. (Widened by widen_bytes.)
 inline void k_group_scales(const unsigned char* s, float d, float dmin, float* dl, float* ml) {
   const scales_mins sm = k_scales_mins(s);
+  static_assert(sizeof sm == 16, "two words of eight bytes");
   bytes16 both;  // bytes 0-7 the scales, 8-15 the mins
   std::memcpy(&both, &sm, sizeof both);
   ints8 scale, min;
