@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 namespace attnviz::ggml_layout {
 
@@ -122,6 +123,31 @@ inline void q3_k_group_scales(const unsigned char* s, float d, float* dl) {
   scaled_bytes(scale, -32, d, dl);
 }
 
+// A Q2_K or Q3_K block's eight runs of 32 values v, unsigned: q[4h + r][i] is bits 2r, 2r + 1 of
+// qs[i] of half h, and for Q3_K bit 4h + r of hmask[i] above them (so Q3_K's q = v − 4), formed 32
+// bytes at a time with fixed shifts. The decoders and the in-place kernels both form their values
+// here. (Formed as 16-lane int vectors, the kernel took 11 instructions a vector of Q3_K's values;
+// with this and its scales in vectors a Q3_K token took 36 ms against 48-51: bench/RESULTS.md,
+// 2026-11-30, sixth session.)
+template <bool Three>
+inline void q23_k_run_bytes(const unsigned char* block, unsigned char (&q)[8][32]) {
+  using L = std::conditional_t<Three, q3_k, q2_k>;
+  using bytes = unsigned char __attribute__((vector_size(32)));
+  bytes out[8], hmask{};
+  if constexpr (Three) std::memcpy(&hmask, block + L::hmask, sizeof hmask);
+#pragma GCC unroll 2
+  for (int h = 0; h < 2; ++h) {
+    bytes qs;
+    std::memcpy(&qs, block + L::qs + h * L::half_qs, sizeof qs);
+#pragma GCC unroll 4
+    for (int r = 0; r < 4; ++r) {
+      out[4 * h + r] = qs >> (2 * r) & 3;
+      if constexpr (Three) out[4 * h + r] |= (hmask >> (4 * h + r) & 1) << 2;
+    }
+  }
+  std::memcpy(q, out, sizeof out);
+}
+
 // Q4_K: d, dmin (f16) | scales[12]: a 6-bit scale and min per group of 32 (k_scales_mins) |
 // qs[128]: groups 2c and 2c + 1 are the low and the high nibbles of qs[32c, 32c + 32). Element l of
 // group g = (d · scale_g) · v − dmin · min_g.
@@ -158,6 +184,23 @@ inline void q6_k_group_scales(const unsigned char* s, float d, float* dl) {
   bytes16 v;
   std::memcpy(&v, s, sizeof v);
   scaled_bytes(v ^ 128, -128, d, dl);
+}
+
+// Half `half` of a Q6_K block's 6-bit values, unsigned (q + 32): q[j][l] is element 32j + l's,
+// formed 32 bytes at a time with fixed shifts, for the decoder and the in-place kernel alike.
+// (Formed as 16-lane int vectors, 11 instructions a vector of values, the kernel was bound by
+// them: 45-47 -> 35-38 ms a Q6_K token this way, bench/RESULTS.md, 2026-11-30, sixth session.)
+inline void q6_k_half_bytes(const unsigned char* block, std::size_t half,
+                            unsigned char (&q)[4][q6_k::group]) {
+  using L = q6_k;
+  using bytes = unsigned char __attribute__((vector_size(L::group)));
+  bytes ql0, ql1, qh;
+  std::memcpy(&ql0, block + L::ql + half * L::half_ql, sizeof ql0);
+  std::memcpy(&ql1, block + L::ql + half * L::half_ql + L::group, sizeof ql1);
+  std::memcpy(&qh, block + L::qh + half * L::half_qh, sizeof qh);
+  const bytes out[4] = {(ql0 & 15) | (qh & 3) << 4, (ql1 & 15) | (qh & 12) << 2,
+                        (ql0 >> 4) | (qh & 48), (ql1 >> 4) | (qh >> 6) << 4};
+  std::memcpy(q, out, sizeof out);
 }
 
 // The eight groups' 6-bit scales and mins from Q4_K / Q5_K's 12 scale bytes s. Group g < 4: the
