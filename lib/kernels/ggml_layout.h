@@ -13,6 +13,12 @@
 
 namespace attnviz::ggml_layout {
 
+// GCC vectors the helpers below form values and scales in (byte operations with fixed shifts).
+using bytes16 = unsigned char __attribute__((vector_size(16)));
+using bytes32 = unsigned char __attribute__((vector_size(32)));
+using ints8 = std::int32_t __attribute__((vector_size(32)));
+using floats8 = float __attribute__((vector_size(32)));
+
 // Q8_0: d (f16) | qs[32] (int8); element j = qs[j] · d.
 struct q8_0 {
   static constexpr std::size_t block = 32, bytes = 34, d = 0, qs = 2;
@@ -67,12 +73,8 @@ inline int q3_k_scale(const unsigned char* s, int g) {
 // inserts), and 16 lanes at once, past the AVX2 registers' width, through scalar stores and a
 // reload that stalls the store forwarding (the AVX2 decoder of Q2_K: 5.3-5.7 -> 4.3-4.6 Gelem/s
 // that way).
-using bytes16 = unsigned char __attribute__((vector_size(16)));
-using ints8 = std::int32_t __attribute__((vector_size(32)));
-using floats8 = float __attribute__((vector_size(32)));
 template <int H>
 inline void widen_bytes(bytes16 v, ints8& out) {
-  using bytes32 = unsigned char __attribute__((vector_size(32)));
   constexpr int Z = 16, B = 8 * H;  // Z: a byte of the zero vector
   const bytes32 w =
       __builtin_shufflevector(v, bytes16{}, B, Z, Z, Z, B + 1, Z, Z, Z, B + 2, Z, Z, Z, B + 3, Z, Z,
@@ -132,12 +134,11 @@ inline void q3_k_group_scales(const unsigned char* s, float d, float* dl) {
 template <bool Three>
 inline void q23_k_run_bytes(const unsigned char* block, unsigned char (&q)[8][32]) {
   using L = std::conditional_t<Three, q3_k, q2_k>;
-  using bytes = unsigned char __attribute__((vector_size(32)));
-  bytes out[8], hmask{};
+  bytes32 out[8], hmask{};
   if constexpr (Three) std::memcpy(&hmask, block + L::hmask, sizeof hmask);
 #pragma GCC unroll 2
   for (int h = 0; h < 2; ++h) {
-    bytes qs;
+    bytes32 qs;
     std::memcpy(&qs, block + L::qs + h * L::half_qs, sizeof qs);
 #pragma GCC unroll 4
     for (int r = 0; r < 4; ++r) {
@@ -193,13 +194,13 @@ inline void q6_k_group_scales(const unsigned char* s, float d, float* dl) {
 inline void q6_k_half_bytes(const unsigned char* block, std::size_t half,
                             unsigned char (&q)[4][q6_k::group]) {
   using L = q6_k;
-  using bytes = unsigned char __attribute__((vector_size(L::group)));
-  bytes ql0, ql1, qh;
+  static_assert(L::group == sizeof(bytes32), "a run of values is a 32-byte vector");
+  bytes32 ql0, ql1, qh;
   std::memcpy(&ql0, block + L::ql + half * L::half_ql, sizeof ql0);
   std::memcpy(&ql1, block + L::ql + half * L::half_ql + L::group, sizeof ql1);
   std::memcpy(&qh, block + L::qh + half * L::half_qh, sizeof qh);
-  const bytes out[4] = {(ql0 & 15) | (qh & 3) << 4, (ql1 & 15) | (qh & 12) << 2,
-                        (ql0 >> 4) | (qh & 48), (ql1 >> 4) | (qh >> 6) << 4};
+  const bytes32 out[4] = {(ql0 & 15) | (qh & 3) << 4, (ql1 & 15) | (qh & 12) << 2,
+                          (ql0 >> 4) | (qh & 48), (ql1 >> 4) | (qh >> 6) << 4};
   std::memcpy(q, out, sizeof out);
 }
 
