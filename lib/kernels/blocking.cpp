@@ -2,11 +2,10 @@
 //
 // Found: /sys/devices/system/cpu/cpu0/cache/index*/ (level, type, size: what the kernel read
 // from cpuid, as lscpu shows it); where that is missing, sysconf's _SC_LEVEL{1D,2,3}_CACHE_SIZE
-// (glibc's own cpuid reading, which under some hypervisors reports every die's L3 together: 384
-// MiB for a 32 MiB L3 on one Zen 5 guest, 508 MiB on another), its L3 taken as at most 32 MiB
-// (l3_from_sysconf); where both fail, 32 KiB / 512 KiB / 8 MiB, the smallest of the CPUs this
-// is tuned for (said as "assumed"). Forced: ATTNVIZ_BLOCKING or use_blocking(), "l2=512K,mc=48",
-// read once.
+// (glibc's own cpuid reading); where both fail, 32 KiB / 512 KiB / 8 MiB, the smallest of the
+// CPUs this is tuned for (said as "assumed"). A found L3 above 32 MiB is taken as 32 MiB
+// (l3_for_blocking says why). Forced: ATTNVIZ_BLOCKING or use_blocking(), "l2=512K,mc=48", read
+// once, taken as given.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -80,16 +79,17 @@ found_caches machine() {
   if (f.in.l1d == 0 || f.in.l2 == 0) {
     f.in.l1d = sysconf_size(_SC_LEVEL1_DCACHE_SIZE);
     f.in.l2 = sysconf_size(_SC_LEVEL2_CACHE_SIZE);
-    const std::size_t l3 = sysconf_size(_SC_LEVEL3_CACHE_SIZE);
-    f.in.l3 = l3_from_sysconf(l3);
-    f.from = l3 > f.in.l3
-                 ? fmt::format("sysconf, its L3 of {} MiB taken as {} MiB", l3 >> 20, f.in.l3 >> 20)
-                 : "sysconf";
+    f.in.l3 = sysconf_size(_SC_LEVEL3_CACHE_SIZE);
+    f.from = "sysconf";
   }
   if (f.in.l1d == 0 || f.in.l2 == 0) {
     f.in = blocking_inputs{32 * KiB, 512 * KiB, 8 * MiB, 0, 0, 0, 0, 0};
     f.from = "assumed";
   }
+  const std::size_t l3 = f.in.l3;
+  f.in.l3 = l3_for_blocking(l3);
+  if (l3 > f.in.l3)
+    f.from += fmt::format(", its L3 of {} MiB taken as {} MiB", l3 >> 20, f.in.l3 >> 20);
   if (f.in.l3 == 0) f.in.l3 = 4 * f.in.l2;  // no L3: the panel path's A as if it had one
   return f;
 }
@@ -173,14 +173,19 @@ std::string bytes_text(std::size_t b) {
 
 }  // namespace blocking_parts
 
-// The rules (gemm.inc, blocking_of) were measured on a 32 MiB L3, and a package's sum read as one
-// core's cache sends products whose A is far larger than any L3 down the panel path, which then
-// reads A from memory for every panel: on the 2-vCPU guest whose sysconf says 508 MiB (no cache
-// description in /sys), GPT-2's mlp_down at n = 1,024 took 0.208-0.220 s, 0.181-0.198 s with the
-// L3 forced to 32 MiB (3 alternations). Taking a larger sysconf figure as 32 MiB gives up, on a
-// CPU that really has more L3 and no /sys (a guest of a 96 MiB X3D part), the larger limit.
-std::size_t l3_from_sysconf(std::size_t reported) {
-  return reported < SYSCONF_L3_LIMIT ? reported : SYSCONF_L3_LIMIT;
+// The rules (gemm.inc, blocking_of) were measured on a 32 MiB L3 shared by the cores of one die.
+// A larger figure is taken as 32 MiB whoever reports it, for two reasons measured:
+// - sysconf (glibc's cpuid reading) under some hypervisors sums every die's L3: 384 or 508 MiB
+//   on 2-vCPU Zen 5 guests whose /sys describes no cache. The panel path then took products
+//   whose A is far larger than any L3 and read A from memory for every panel: GPT-2's mlp_down
+//   at n = 1,024 took 0.208-0.220 s, 0.181-0.198 s with the L3 forced to 32 MiB.
+// - /sys reports a whole package's L3 (105 MiB on a 2-vCPU Intel Xeon guest with AVX-512, which
+//   shares it with the package's other cores and guests). GPT-2's mlp_down (A of 12 MiB) took
+//   0.92-1.02 of mlp_up's time down the panel path there, 0.77-0.80 with the L3 taken as 32 MiB
+//   (4 alternations, 2 threads; Llama-1B's within the noise).
+// A CPU whose one core really has more L3 to itself (a 96 MiB X3D part) gives up the larger limit.
+std::size_t l3_for_blocking(std::size_t reported) {
+  return reported < L3_LIMIT ? reported : L3_LIMIT;
 }
 
 const blocking_inputs& blocking_request() {

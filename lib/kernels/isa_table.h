@@ -38,10 +38,10 @@ struct blocking_inputs {
 };
 // The current inputs (the machine's caches unless forced); valid until use_blocking is called.
 const blocking_inputs& blocking_request();
-// The L3 the sizes are derived from when sysconf (glibc's cpuid reading) gives it: at most
-// SYSCONF_L3_LIMIT (blocking.cpp says why).
-constexpr std::size_t SYSCONF_L3_LIMIT = std::size_t{32} << 20;
-std::size_t l3_from_sysconf(std::size_t reported);
+// The L3 the sizes are derived from when /sys or sysconf report it: at most L3_LIMIT
+// (blocking.cpp says why). A forced L3 is taken as given.
+constexpr std::size_t L3_LIMIT = std::size_t{32} << 20;
+std::size_t l3_for_blocking(std::size_t reported);
 
 // An instruction set's sizes (kernels.h, struct blocking, says what each is).
 struct blocking_sizes {
