@@ -182,7 +182,9 @@ std::string bytes_text(std::size_t b) {
 // - /sys reports a whole package's L3 (105 MiB on a 2-vCPU Intel Xeon guest with AVX-512, which
 //   shares it with the package's other cores and guests). GPT-2's mlp_down (A of 12 MiB) took
 //   0.92-1.02 of mlp_up's time down the panel path there, 0.77-0.80 with the L3 taken as 32 MiB
-//   (4 alternations, 2 threads; Llama-1B's within the noise).
+//   (4 alternations, 2 threads; Llama-1B's within the noise). Not every shape agrees: Pythia-410M's
+//   mlp_down (A of 16 MiB) took 1.00-1.03 of mlp_up's time down the panel path, 1.14-1.15 tiled,
+//   on AVX2 (AVX-512: 1.00-1.01 against 1.01-1.14; 2 alternations each).
 // A CPU whose one core really has more L3 to itself (a 96 MiB X3D part) gives up the larger limit.
 std::size_t l3_for_blocking(std::size_t reported) {
   return reported < L3_LIMIT ? reported : L3_LIMIT;
