@@ -52,8 +52,9 @@ void use_isa(std::string_view name);
 // (gemm.inc, blocking_of, has the rules and the sizes they give.)
 struct blocking {
   std::size_t l1d = 0, l2 = 0, l3 = 0;  // bytes: L1d and L2 per core, L3 shared
-  std::string caches_from;  // "/sys", "sysconf" (", its L3 of … taken as 32 MiB"), "assumed" or
-                            // "ATTNVIZ_BLOCKING"
+  // "/sys", "sysconf" or "assumed" (with ", its L3 of N MiB taken as 32 MiB" when capped), or
+  // "ATTNVIZ_BLOCKING"
+  std::string caches_from;
   std::string forced;                   // what ATTNVIZ_BLOCKING or use_blocking() set
   std::size_t kc = 0, panels = 0, panel_depth = 0, mc = 0, panel_a_bytes = 0, attention_floats = 0;
 };
