@@ -133,7 +133,7 @@ TEST_CASE("every blocking gives the same bytes, on every instruction set and pat
   });
 }
 
-TEST_CASE("the sizes follow the caches: the AVX-512 host's measured sizes, smaller with less L2") {
+TEST_CASE("the sizes follow the caches: the rules worked by hand for 1 MiB of L2, less with less") {
   machine_blocking_after restore;
   for_each_isa([] {
     kernels::use_blocking("l1d=48K,l2=1M,l3=32M");
