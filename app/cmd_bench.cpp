@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "jobs/bench_job.h"
 #include "jobs/model_bench_job.h"
+#include "jobs/product_bench_job.h"
 #include "kernels/kernels.h"
 #include "options.h"
 #include "render/canvas.h"
@@ -16,8 +17,7 @@ namespace {
 
 // The cache blocking the kernels ran with (kernels.h): figures from hosts with other caches are
 // not comparable, and a forced blocking is said.
-nlohmann::ordered_json blocking_json() {
-  const kernels::blocking b = kernels::active_blocking();
+nlohmann::ordered_json blocking_json(const kernels::blocking& b = kernels::active_blocking()) {
   return {{"l1d", b.l1d},
           {"l2", b.l2},
           {"l3", b.l3},
@@ -119,6 +119,82 @@ nlohmann::ordered_json to_json(const model_bench_report& r) {
   return j;
 }
 
+nlohmann::ordered_json to_json(const product_bench_report& r, const product_bench_config& c) {
+  nlohmann::ordered_json j;
+  j["product"] = {{"m", c.m},
+                  {"n", c.n},
+                  {"k", c.k},
+                  {"weights", c.weights == kernels::element_type::f32   ? "f32"
+                              : c.weights == kernels::element_type::f16 ? "f16"
+                                                                        : "bf16"}};
+  j["threads"] = r.threads;
+  j["isa"] = r.isa;
+  j["gflop"] = r.gflop;
+  j["b_copies"] = r.b_copies;
+  j["warmup"] = c.warmup;
+  j["rounds"] = c.rounds;
+  auto& list = j["blockings"] = nlohmann::ordered_json::array();
+  for (const product_bench_blocking& b : r.blockings)
+    list.push_back(
+        {{"spec", b.spec.empty() ? "default" : b.spec},
+         {"blocking", blocking_json(b.sizes)},
+         {"median_s", b.median_s},
+         {"gflops", b.gflops},
+         {"times_s", b.seconds},
+         {"speed_vs_first", {{"median", b.speed_median}, {"q1", b.speed_q1}, {"q3", b.speed_q3}}},
+         {"c_fnv1a", b.c_fnv1a}});
+  return j;
+}
+
+// --product and the flags only it reads; every other bench flag is refused beside it.
+struct product_flags {
+  std::string shape, weights = "f32";
+  std::vector<std::string> blockings;
+  std::size_t rounds = 10;
+};
+
+CLI::Option* add_product_flags(CLI::App& cmd, product_flags& p) {
+  CLI::Option* product =
+      cmd.add_option("--product", p.shape,
+                     "Time one product C = A B^T (A MxK, B NxK as a layer's weights) instead, "
+                     "under each --blocking in turn, round after round")
+          ->type_name("MxNxK")
+          ->group("Product");
+  cmd.add_option("--weights", p.weights, "With --product: B's element type")
+      ->check(CLI::IsMember({"f32", "f16", "bf16"}))
+      ->capture_default_str()
+      ->group("Product")
+      ->needs(product);
+  cmd.add_option("--blocking", p.blockings,
+                 "With --product: a blocking to time (ATTNVIZ_BLOCKING's form; 'default': the "
+                 "one in use); repeat it to compare, speeds are against the first")
+      ->type_name("SPEC")
+      ->group("Product")
+      ->needs(product);
+  cmd.add_option("--rounds", p.rounds, "With --product: rounds, each timing every blocking once")
+      ->capture_default_str()
+      ->group("Product")
+      ->needs(product);
+  return product;
+}
+
+int run_product(const product_flags& p, std::size_t warmup, std::uint64_t seed) {
+  product_bench_config config;
+  parse_product_shape(p.shape, config);
+  config.weights = p.weights == "f32"   ? kernels::element_type::f32
+                   : p.weights == "f16" ? kernels::element_type::f16
+                                        : kernels::element_type::bf16;
+  config.blockings.clear();
+  for (const std::string& spec : p.blockings)
+    config.blockings.push_back(spec == "default" ? "" : spec);
+  if (config.blockings.empty()) config.blockings.emplace_back();
+  config.warmup = warmup;
+  config.rounds = p.rounds;
+  config.seed = seed;
+  fmt::print("{}\n", to_json(product_bench_job(config), config).dump(2));
+  return 0;
+}
+
 }  // namespace
 
 action setup_bench(CLI::App& app) {
@@ -142,10 +218,18 @@ action setup_bench(CLI::App& app) {
       "  attn-viz bench --n 1024 --d 128 --heads 0 --score additive --da 128\n"
       "  attn-viz bench --n 65536 --d 64 --heads 1 --stream 2048 --png --warmup 0 --reps 1\n"
       "  attn-viz bench --model models/gpt2 --n 1024\n"
-      "With --model PATH, the whole forward pass of that model, a Hugging Face folder or a GGUF file (as `attn-viz "
+      "  attn-viz bench --product 1024x3072x768 --blocking panels=1 --blocking default\n"
+      "With --model PATH, the whole forward pass of that model, a Hugging Face folder or a GGUF "
+      "file (as `attn-viz "
       "model` runs it, every layer's maps kept) is timed on --n random token ids (--seed): "
       "stages, GFLOP/s, tokens/s, the mapped weights and peak memory; only --n, --seed, "
       "--warmup and --reps apply then.\n"
+      "With --product MxNxK, one product C = A B^T with B fresh from memory each call (as a "
+      "model's weights are) is timed under each --blocking in turn, every round; each "
+      "blocking's speed against the first one's is taken within a round, so a host whose speed "
+      "drifts still compares them. The JSON gives GFLOP/s, the paired speeds' median and "
+      "quartiles, and a hash of C that every blocking shares (the blocking never changes a "
+      "result's bytes).\n"
       "bench/run_benchmarks.py runs the shapes of bench/RESULTS.md against PyTorch and oneDNN; "
       "bench/run_model_benchmarks.py the model shapes against ../shared/bench/bench_model.py.");
   auto& c = *config;
@@ -187,14 +271,22 @@ action setup_bench(CLI::App& app) {
                            ->type_name("PATH")
                            ->check(CLI::ExistingPath)
                            ->group("Model");
-  // With --model only the token count, the seed and the repetitions mean something.
+  auto product_in = std::make_shared<product_flags>();
+  CLI::Option* product = add_product_flags(*cmd, *product_in);
+  // With --model only the token count, the seed and the repetitions mean something; with
+  // --product its own flags, the seed and the warm-up.
   for (CLI::Option* o : cmd->get_options()) {
     const std::string name = o->get_name();
     if (o != model && name != "--n" && name != "--seed" && name != "--warmup" &&
         name != "--reps" && name != "--help")
       model->excludes(o);
+    if (o != product && o->get_group() != "Product" && name != "--seed" && name != "--warmup" &&
+        name != "--help" && o != model)
+      product->excludes(o);
   }
-  return [cmd, flags, config, no_scores, model_dir] {
+  return [cmd, flags, config, no_scores, model_dir, product_in] {
+    if (!product_in->shape.empty())
+      return run_product(*product_in, config->warmup, flags->spec.seed);
     if (!model_dir->empty()) {
       model_bench_config mb;
       mb.model_dir = *model_dir;

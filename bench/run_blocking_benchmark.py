@@ -5,8 +5,9 @@ run on this machine, against the FMA peak of the same run.
 
 Blockings (ATTNVIZ_BLOCKING, see `attn-viz man`), each on AVX2 and, where the CPU has it, AVX-512:
   machine     the sizes derived from the caches found here (`attn-viz --version` prints them)
-  panels=1    the panel path one panel at a time, as before panel groups (A reread per panel)
-  panels=2    two panels a group (AVX-512's rule gives 1: is a second one worth it?)
+  panels=1    the panel path one panel at a time, as before panel groups (A reread per panel;
+              AVX-512's rule until 2026-12-01)
+  panels=4    four panels a group (AVX2's rule until 2026-12-01; AVX-512's now with a 2 MiB L2)
   zen3        the caches of the AVX2-only Zen 3 host of issue 47 (L1d 32 KiB, L2 512 KiB, L3
               32 MiB): its derived sizes, on this machine's caches — the tiles a small-cache host
               gets, not that host's speed
@@ -34,7 +35,7 @@ from run_benchmarks import fma_peak  # noqa: E402
 from run_measure_benchmark import cpu_name  # noqa: E402
 
 SHAPES = [("gpt2-small", 1024), ("llama-1b", 512)]
-BLOCKINGS = [("machine", ""), ("panels=1", "panels=1"), ("panels=2", "panels=2"),
+BLOCKINGS = [("machine", ""), ("panels=1", "panels=1"), ("panels=4", "panels=4"),
              ("zen3", "l1d=32K,l2=512K,l3=32M")]
 
 

@@ -42,7 +42,7 @@ void use_isa(std::string_view name);
 // instruction set; the rest only decides what is kept in which cache.
 //   kc             depth of one register-tile run (the sums' grouping; fixed per instruction set)
 //   panels         panels of B a thread packs and runs together in the panel path, so a read
-//                  of A serves panels × NR columns (64 / NR: more on narrower vectors)
+//                  of A serves panels × NR columns (as many as fill L2/4 one kc block deep)
 //   panel_depth    rows of a packed panel of B prepared at a time (a multiple of kc):
 //                  panels × panel_depth × NR floats take at most a quarter of L2
 //   mc             rows of A per tile when B is packed whole: mc × kc floats, 3/32 of L2

@@ -68,6 +68,42 @@ def test_every_isa_and_thread_count_gives_the_same_attention(env):
                 assert max(abs(x - y) for x, y in zip(ra, rb)) < 1e-5, isa
 
 
+def test_product_times_each_blocking_in_turn_with_the_same_bytes(env):
+    m, n, k = 600, 130, 90  # past 512 rows: panel_a=1 sends it down the packed path
+    hashes = set()
+    for threads in ("1", "2"):
+        j = bench(env, "--threads", threads, "bench", "--product", f"{m}x{n}x{k}", "--weights", "bf16",
+                  "--blocking", "panels=1", "--blocking", "default", "--blocking", "mc=6,panel_depth=1,panel_a=1",
+                  "--rounds", "3", "--warmup", "0")
+        assert j["product"] == {"m": m, "n": n, "k": k, "weights": "bf16"}
+        assert abs(j["gflop"] - 2 * m * n * k / 1e9) < 1e-12
+        assert j["b_copies"] * n * k * 2 >= 256 << 20  # B fresh from memory every call
+        assert [b["spec"] for b in j["blockings"]] == ["panels=1", "default", "mc=6,panel_depth=1,panel_a=1"]
+        first, default, small = j["blockings"]
+        assert first["blocking"]["panels"] == 1 and first["blocking"]["forced"] == "panels=1"
+        assert default["blocking"]["forced"] == ""
+        assert small["blocking"]["mc"] == 6 and small["blocking"]["panel_a_bytes"] == 1
+        for b in j["blockings"]:
+            assert len(b["times_s"]) == 3 and all(t > 0 for t in b["times_s"])
+            assert abs(b["gflops"] - j["gflop"] / b["median_s"]) < 1e-6 * b["gflops"]
+            s = b["speed_vs_first"]
+            assert s["q1"] <= s["median"] <= s["q3"]
+            hashes.add(b["c_fnv1a"])
+        assert first["speed_vs_first"] == {"median": 1.0, "q1": 1.0, "q3": 1.0}
+    # the panel path, the packed path (panel_a=1) and every thread count: one C
+    assert len(hashes) == 1, hashes
+    _, err = env.run("bench", "--product", "10x3", expect=2)
+    assert "--product '10x3' is not MxNxK" in err and "Traceback" not in err
+    _, err = env.run("bench", "--product", "8x0x8", expect=2)
+    assert "is not MxNxK" in err
+    _, err = env.run("bench", "--product", "8x8x8", "--blocking", "l2=lots", expect=2)
+    assert "'l2=lots' is not KEY=SIZE" in err
+    _, err = env.run("bench", "--product", "8x8x8", "--n", "5", expect=2)
+    assert "--n excludes --product" in err
+    _, err = env.run("bench", "--rounds", "3", expect=2)
+    assert "--rounds requires --product" in err
+
+
 def test_bad_threads_and_isa_exit_2(env):
     _, err = env.run("--isa", "sse9", "list", expect=2)
     assert "instruction set 'sse9' is not available here" in err and "generic" in err

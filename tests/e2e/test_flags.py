@@ -702,6 +702,11 @@ def test_demo_bench_and_the_rest(env):
                   "--params": given("bench reads --params like run"),
                   "--params-prefix": given("bench reads --params-prefix like run"),
                   "--seed": differs(["--score", "additive"], ["--seed", "9"])})
+    product = ["bench", "--product", "8x16x8", "--rounds", "1", "--warmup", "0"]
+    bench.update({"--product": lambda w, b: swap("--product", ["--product", "8x16x24"])(w, product),
+                  "--weights": lambda w, b: differs([], ["--weights", "bf16"])(w, product),
+                  "--blocking": lambda w, b: differs([], ["--blocking", "panels=1"])(w, product),
+                  "--rounds": lambda w, b: swap("--rounds", ["--rounds", "2"])(w, product)})
     walk(env, "bench", bench_base, bench)
     for command in ("list", "man", "completion"):
         walk(env, command, [command], {})

@@ -144,17 +144,24 @@ TEST_CASE("the sizes follow the caches: the rules worked by hand for 1 MiB of L2
     CHECK(big.kc == (avx512 ? 512u : 256u));  // AVX-512's 6 × 64 tile runs twice as deep
     CHECK(big.panel_a_bytes == 8u << 20);
     CHECK(big.attention_floats == 24576);  // 3/32 of 1 MiB
+    // panels: as many as fill 256 KiB one kc block deep (at most 8); panel_depth: the group's
+    // rows in 256 KiB, a multiple of kc
     if (avx512) {
-      CHECK(big.panels == 1);
-      CHECK(big.panel_depth == 1024);  // 256 KiB of 64-float rows
+      CHECK(big.panels == 2);          // 2 × 64 floats × 512 rows × 4 bytes = 256 KiB
+      CHECK(big.panel_depth == 512);   // 2 panels × 64 floats × 512 rows = 256 KiB
       CHECK(big.mc == 48);             // 96 KiB of A: 48 rows of 512 floats
     }
     if (std::string(kernels::active_isa()) == "avx2") {
-      CHECK(big.panels == 4);  // 4 × 16 columns for each read of A
-      CHECK(big.panel_depth == 1024);
+      CHECK(big.panels == 8);         // 16 would fill 256 KiB 256 rows deep; at most 8
+      CHECK(big.panel_depth == 512);  // 8 × 16 floats × 512 rows = 256 KiB
+    }
+    if (std::string(kernels::active_isa()) == "generic") {
+      CHECK(big.panels == 8);          // 8-float panels: 32 would fit
+      CHECK(big.panel_depth == 1024);  // 8 × 8 floats × 1024 rows = 256 KiB
     }
     kernels::use_blocking("l1d=32K,l2=256K,l3=16M");
     const kernels::blocking small = kernels::active_blocking();
+    CHECK(small.panels == (avx512 ? 1u : std::string(kernels::active_isa()) == "avx2" ? 4u : 8u));
     CHECK(small.mc < big.mc);
     CHECK(small.mc > 0);
     CHECK(small.panel_depth <= big.panel_depth);

@@ -1,0 +1,136 @@
+// Where the AVX-512 register tile's k loop loses time: the loop of micro<6> (lib/kernels/gemm.inc,
+// 6 rows × 64 columns: per step 4 vector loads of a packed panel of B, 6 broadcasts of A, 24
+// FMAs) written out with intrinsics, run over B panels and A strips of several sizes, each timed
+// against a loop of the same 24 FMAs on registers only, alternating within each round so that a
+// host whose speed drifts still gives the ratios. One thread.
+//
+//   g++ -O3 -march=native -std=c++17 bench/tile_loop.cpp -o /tmp/tile_loop && /tmp/tile_loop 15
+//
+// Prints, for each case, the loop's speed over the register-only loop's (median of the rounds,
+// lowest-highest). A case's A is `strips` strips of 6 rows, `lda` floats apart, one strip a pass
+// over the panel (as the panel path runs every strip of A over a panel of B).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+float sink;
+
+// Keeps the accumulators alive (GCC 12's _mm512_reduce_add_ps warns from its own header).
+void keep(const __m512 (&acc)[24]) {
+  alignas(64) float lanes[16];
+  for (const __m512& x : acc) {
+    _mm512_store_ps(lanes, x);
+    for (float f : lanes) sink += f;
+  }
+}
+
+// 24 accumulators, each step 24 FMAs on registers (the FMA bound of the tile).
+__attribute__((noinline)) void registers_only(long steps) {
+  __m512 acc[24];
+  for (auto& x : acc) x = _mm512_setzero_ps();
+  const __m512 b[4] = {_mm512_set1_ps(1e-7f), _mm512_set1_ps(2e-7f), _mm512_set1_ps(3e-7f),
+                       _mm512_set1_ps(4e-7f)};
+  __m512 a = _mm512_set1_ps(0.5f);
+  for (long s = 0; s < steps; ++s) {
+    for (int r = 0; r < 6; ++r)
+      for (int v = 0; v < 4; ++v) acc[r * 4 + v] = _mm512_fmadd_ps(a, b[v], acc[r * 4 + v]);
+    __asm__ volatile("" : "+v"(a));  // a new a each step, as the tile's broadcasts are
+  }
+  keep(acc);
+}
+
+// The tile's loop: passes over a kc × 64 panel of B, strip after strip of A.
+__attribute__((noinline)) void tile(const float* a0, long lda, long strips, const float* b, long kc,
+                                    long passes) {
+  __m512 acc[24];
+  for (auto& x : acc) x = _mm512_setzero_ps();
+  for (long pass = 0; pass < passes; ++pass) {
+    const float* a = a0 + (pass % strips) * 6 * lda;
+    for (long p = 0; p < kc; ++p) {
+      __m512 bv[4];
+      for (int v = 0; v < 4; ++v) bv[v] = _mm512_load_ps(b + p * 64 + v * 16);
+      for (int r = 0; r < 6; ++r) {
+        const __m512 ar = _mm512_set1_ps(a[r * lda + p]);
+        for (int v = 0; v < 4; ++v) acc[r * 4 + v] = _mm512_fmadd_ps(ar, bv[v], acc[r * 4 + v]);
+      }
+    }
+  }
+  keep(acc);
+}
+
+struct case_shape {
+  const char* what;
+  long kc, lda, strips;
+};
+
+const case_shape CASES[] = {
+    {"B 16 KiB (L1), A one strip", 64, 64, 1},
+    {"B 128 KiB (L2), A one strip", 512, 512, 1},
+    {"B 512 KiB (L2), A one strip", 2048, 2048, 1},
+    {"B 2 MiB, A one strip", 8192, 8192, 1},
+    {"B 16 MiB, A one strip", 65536, 65536, 1},
+    {"B 128 KiB, A 96 rows, lda 768 (in L2)", 512, 768, 16},
+    {"B 128 KiB, A 96 rows, lda 3072 (in L2)", 512, 3072, 16},
+    {"B 128 KiB, A 1020 rows, lda 768 (3 MiB)", 512, 768, 170},
+    {"B 128 KiB, A 1020 rows, lda 3072 (12 MiB)", 512, 3072, 170},
+};
+
+template <class F>
+double seconds_of(F&& f) {
+  const auto t0 = clock_type::now();
+  f();
+  return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int rounds = argc > 1 ? std::atoi(argv[1]) : 15;
+  const long steps = 8'000'000;  // about 0.05 s at 2 GHz, 12 cycles a step
+  const long b_floats = 65536L * 64, a_floats = 6L * 170 * 3072;
+  auto* b = static_cast<float*>(std::aligned_alloc(64, b_floats * sizeof(float)));
+  auto* a = static_cast<float*>(std::aligned_alloc(64, a_floats * sizeof(float)));
+  for (long i = 0; i < b_floats; ++i) b[i] = 1e-6f * static_cast<float>(i % 7);
+  for (long i = 0; i < a_floats; ++i) a[i] = 1e-3f * static_cast<float>(i % 5);
+  const std::size_t count = sizeof CASES / sizeof CASES[0];
+  std::vector<std::vector<double>> ratio(count);
+  std::vector<double> peak;
+  for (int round = 0; round < rounds; ++round) {
+    const double base = seconds_of([&] { registers_only(steps); });
+    peak.push_back(steps * 48.0 * 16 / base / 1e9);
+    for (std::size_t i = 0; i < count; ++i) {
+      const case_shape& c = CASES[i];
+      const long passes = steps / c.kc;
+      tile(a, c.lda, c.strips, b, c.kc, c.strips);  // warm
+      const double t = seconds_of([&] { tile(a, c.lda, c.strips, b, c.kc, passes); });
+      ratio[i].push_back(static_cast<double>(passes * c.kc) / t / (steps / base));
+    }
+  }
+  std::sort(peak.begin(), peak.end());
+  std::printf("register-only loop, 1 thread: %.1f GFLOP/s (median; %.1f-%.1f)\n",
+              peak[peak.size() / 2], peak.front(), peak.back());
+  for (std::size_t i = 0; i < count; ++i) {
+    std::vector<double>& r = ratio[i];
+    std::sort(r.begin(), r.end());
+    std::printf("%-44s %.3f of it (%.3f-%.3f)\n", CASES[i].what, r[r.size() / 2], r.front(),
+                r.back());
+  }
+  std::fprintf(stderr, "(%g)\n", static_cast<double>(sink));
+  std::free(a);
+  std::free(b);
+  return 0;
+}
+#else
+int main() {
+  std::puts("tile_loop: built without AVX-512 (-march=native on an AVX-512 CPU)");
+  return 0;
+}
+#endif
