@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cstdlib>
@@ -219,6 +220,21 @@ blocking active_blocking() {
   b.panel_a_bytes = s.panel_a_bytes;
   b.attention_floats = s.attention_floats;
   return b;
+}
+
+std::size_t panel_group(std::size_t panels, std::size_t most, std::size_t threads) {
+  threads = std::max<std::size_t>(threads, 1);
+  const std::size_t cap = std::max<std::size_t>(1, std::min(most, panels / (4 * threads)));
+  // The busiest thread holds ceil(groups / threads) whole groups (the first threads take the
+  // larger blocks, so the ragged last group is never theirs unless one thread holds them all).
+  const auto busiest = [&](std::size_t g) {
+    const std::size_t groups = (panels + g - 1) / g;
+    return std::min(panels, (groups + threads - 1) / threads * g);
+  };
+  const std::size_t even = busiest(1), allowed = even + even / 16;
+  std::size_t g = cap;
+  while (g > 1 && busiest(g) > allowed) --g;
+  return g;
 }
 
 std::string describe(const blocking& b) {

@@ -67,6 +67,14 @@ blocking active_blocking();
 void use_blocking(std::string_view spec);
 // One line: "L1d 48 KiB, L2 1 MiB, L3 32 MiB (sysconf); kc 256, panel depth 1024, …".
 std::string describe(const blocking& b);
+// The panel path's group: how many of `panels` panels of B one thread packs and runs together
+// when `threads` threads share the groups in consecutive blocks (OpenMP's schedule(static)).
+// At most `most` (blocking.panels), and fewer where there would not be four groups a thread;
+// of those sizes, the largest whose busiest thread runs at most 1/16 more panels than an even
+// share. 36 panels, most 4, 2 threads: 3 (twelve groups, 18 panels a thread), not 4 (nine
+// groups: 20 panels against 16, one thread idle a tenth of the time). A larger group saves
+// rereads of A worth a few percent (bench/RESULTS.md); an idle thread costs more.
+std::size_t panel_group(std::size_t panels, std::size_t most, std::size_t threads);
 
 // Threads the parallel loops use. set_threads(n >= 1) is what OMP_NUM_THREADS=n does; without
 // a call, OMP_NUM_THREADS or else every core. threads() is 1 in a build without OpenMP.

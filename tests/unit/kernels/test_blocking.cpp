@@ -46,8 +46,9 @@ void later_span(const void*, std::size_t i, std::size_t n_k, std::size_t* first,
 // a causal 2-head attention with scores kept and one streamed.
 std::vector<float> outputs() {
   std::vector<float> out;
-  // n = 530: 34 panels of 16 (AVX2) or 67 of 8 (generic), groups of 4 or 8 panels and a
-  // ragged last group on 2 threads; k = 700: chunks of panel_depth and a partial kc block.
+  // n = 530: 34 panels of 16 (AVX2) or 67 of 8 (generic), groups of 3 or 7 panels on 2
+  // threads (panel_group) with a ragged last group; k = 700: chunks of panel_depth and a partial kc
+  // block.
   const std::size_t n = 530, k = 700;
   for (std::size_t m : {std::size_t{37}, std::size_t{600}, std::size_t{1100}})
     for (bool trans : {false, true}) {
@@ -177,6 +178,28 @@ TEST_CASE("the sizes follow the caches: the rules worked by hand for 1 MiB of L2
     CHECK(forced.caches_from != "blocking");
     CHECK(kernels::describe(forced).find("(forced: mc=30,panel_a=3M)") != std::string::npos);
   });
+}
+
+TEST_CASE("panel groups: at most the blocking's panels, four groups a thread, shares even") {
+  using kernels::panel_group;
+  // GPT-2's QKV on AVX-512 (2304 columns, 36 panels of 64), 2 threads: 4 would make nine groups,
+  // 20 panels for one thread against 16; 3 makes twelve, 18 each. 2 panels allowed: 2.
+  CHECK(panel_group(36, 4, 2) == 3);
+  CHECK(panel_group(36, 2, 2) == 2);
+  CHECK(panel_group(48, 4, 2) == 4);   // twelve groups of 4: 24 panels each
+  CHECK(panel_group(12, 4, 2) == 1);   // 12 / (4 × 2) = 1: one panel a group
+  CHECK(panel_group(16, 8, 2) == 2);   // at least four groups a thread: 8 groups of 2
+  CHECK(panel_group(128, 1, 2) == 1);  // the blocking allows one
+  // 67 panels, up to 8, 2 threads: an even share is 34; 8 gives 40 (5 groups), 7 gives 35
+  // (10 groups of 7, the first thread's five are whole), within 1/16 of 34.
+  CHECK(panel_group(67, 8, 2) == 7);
+  CHECK(panel_group(36, 4, 1) == 4);  // one thread: no share to even out
+  CHECK(panel_group(36, 4, 0) == 4);  // 0 threads is taken as 1
+  CHECK(panel_group(20, 4, 3) == 1);  // 20 / 12 = 1
+  // 3 threads, 96 panels, up to 8: an even share is 32 (allowed 34); 8 gives 12 groups, 4
+  // each, 32; 7 gives 14 groups, 5 for the busiest, 35; 8 it is.
+  CHECK(panel_group(96, 8, 3) == 8);
+  CHECK(panel_group(0, 4, 2) == 1);
 }
 
 TEST_CASE("a bad blocking entry is a usage error naming it; the blocking in use is kept") {
