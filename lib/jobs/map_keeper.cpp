@@ -40,8 +40,8 @@ map_keeper::map_keeper(keep_request request)
     : req_(std::move(request)),
       maps_(req_.layers * req_.heads),
       file_slot_(req_.layers * req_.heads, none),
-      sums_(req_.heads, req_.n, req_.causal),
-      received_(req_.layers * req_.heads * req_.n, 0.0f) {
+      sums_(req_.column_sums ? req_.heads : 0, req_.n, req_.causal),
+      received_(req_.column_sums ? req_.layers * req_.heads * req_.n : 0, 0.0f) {
   if (req_.keep.size() != maps_.size()) throw std::logic_error("map_keeper: keep is not L·H");
   any_marked_ = std::find(req_.marked.begin(), req_.marked.end(), true) != req_.marked.end();
   if (req_.first_rows) first_rows_.assign(req_.layers * req_.heads * req_.n, 0.0f);
@@ -91,7 +91,7 @@ void map_keeper::rows(std::size_t layer, std::size_t head, std::size_t i0, std::
   if (i0 == 0 && !first_rows_.empty())  // each (layer, head)'s block from row 0 comes once
     std::copy(weights, weights + n, first_rows_.begin() + (layer * req_.heads + head) * n);
   // a thread the sums have no row for: never with the kernel's one region
-  if (!sums_.add(head, i0, rows, weights, nullptr)) stray_thread_ = true;
+  if (req_.column_sums && !sums_.add(head, i0, rows, weights, nullptr)) stray_thread_ = true;
   if (!req_.measure) return;
   for (std::size_t r = 0; r < rows; ++r) {
     const std::size_t i = i0 + r;
@@ -103,9 +103,11 @@ void map_keeper::rows(std::size_t layer, std::size_t head, std::size_t i0, std::
 void map_keeper::layer_done(std::size_t layer) {
   if (stray_thread_) throw std::logic_error("map_keeper: rows from a thread it has no sums for");
   if (failed_) throw input_error(req_.file_path, file_->error());
-  const std::vector<double> sums = sums_.take();
-  std::transform(sums.begin(), sums.end(), received_.begin() + layer * sums.size(),
-                 [](double v) { return static_cast<float>(v); });
+  if (req_.column_sums) {
+    const std::vector<double> sums = sums_.take();
+    std::transform(sums.begin(), sums.end(), received_.begin() + layer * sums.size(),
+                   [](double v) { return static_cast<float>(v); });
+  }
   if (!req_.measure) return;
   for (std::size_t h = 0; h < req_.heads; ++h) {
     head_stats_sum sum(any_marked_);

@@ -47,6 +47,7 @@ struct keep_request {
   std::vector<std::size_t> input_layers;  // the layers whose inputs are saved (inputs())
   std::size_t input_width = 0;            // their width (d_model)
   bool first_rows = false;  // every map's row 0 (a vision model's CLS query: first_rows())
+  bool column_sums = true;  // received(); false: nothing reads them, none are added
 };
 
 class map_keeper final : public map_taps {
@@ -68,7 +69,8 @@ class map_keeper final : public map_taps {
   matrix take_all() { return std::move(all_); }
   // With first_rows: [layers, heads, n] every map's first row (empty otherwise).
   const std::vector<float>& first_rows() const noexcept { return first_rows_; }
-  // [layers, heads, n] column sums, complete after the last layer_done.
+  // [layers, heads, n] column sums, complete after the last layer_done (empty without
+  // column_sums).
   const std::vector<float>& received() const noexcept { return received_; }
   // [layers · heads] statistics, with `measure`, complete after the last layer_done.
   const std::vector<head_stats>& stats() const noexcept { return stats_; }

@@ -83,6 +83,9 @@ keep_request plan_keeping(const model_config& m, const model_job_config& c, std:
     std::iota(r.input_layers.begin(), r.input_layers.end(), 0);
   }
   r.measure = c.name_heads;  // the captions' statistics, row by row
+  // The column sums: received.npy, --view received, and the page and JSON, which hold them.
+  r.column_sums = keeps_every_map(c) || !c.out.npy_dir.empty() ||
+                  (draws(c) && c.choice.view == maps_view::received);
   if (c.out.npy_dir.empty()) {
     if (!c.npy_layers.empty() || !c.npy_heads.empty())
       throw usage_error(fmt::format("{} and {} choose the maps of attention.npy: add {} DIR",

@@ -7,7 +7,8 @@
 //   a figure, --term or view.npy    what the view reads: head → --layer × --head; model, mean,
 //                                   max → --layers × --heads; rollout, flow → --layers × every
 //                                   head; lines, overlay → --layer × --heads; received → none
-//                                   (it reads the column sums, kept for every map anyway)
+//                                   (it reads the column sums, which are added as the rows come
+//                                   only for it, received.npy, --json and --html)
 //   --npy DIR                       attention.npy of --npy-layers × --npy-heads (default: all),
 //                                   written to its file block by block, never kept
 //

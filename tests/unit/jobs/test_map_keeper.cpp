@@ -123,6 +123,21 @@ TEST_CASE("the kept maps are the kernel's, and the column sums and statistics ma
   CHECK(partial.received() == keeper.received());
 }
 
+TEST_CASE("without column_sums nothing is added; the kept maps and statistics are the same") {
+  layer_run run;
+  keep_request with = request(1), without = request(1);
+  with.keep[2] = without.keep[2] = true;
+  with.measure = without.measure = true;
+  without.column_sums = false;
+  map_keeper a(with), b(without);
+  run.run(a, 0, {a.map_of(0, 0), a.map_of(0, 1), a.map_of(0, 2)});
+  run.run(b, 0, {b.map_of(0, 0), b.map_of(0, 1), b.map_of(0, 2)});
+  CHECK(a.received().size() == H * n);
+  CHECK(b.received().empty());
+  CHECK(std::memcmp(a.kept()[2], b.kept()[2], n * n * sizeof(float)) == 0);
+  for (std::size_t h = 0; h < H; ++h) CHECK(a.stats()[h].entropy_bits == b.stats()[h].entropy_bits);
+}
+
 TEST_CASE("the column sums are the same bytes on one thread and on two") {
   layer_run run;
   std::vector<std::vector<float>> got;
