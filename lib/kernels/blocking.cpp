@@ -225,8 +225,9 @@ blocking active_blocking() {
 std::size_t panel_group(std::size_t panels, std::size_t most, std::size_t threads) {
   threads = std::max<std::size_t>(threads, 1);
   const std::size_t cap = std::max<std::size_t>(1, std::min(most, panels / (4 * threads)));
-  // The busiest thread holds ceil(groups / threads) whole groups (the first threads take the
-  // larger blocks, so the ragged last group is never theirs unless one thread holds them all).
+  // The busiest thread holds ceil(groups / threads) whole groups (libgomp gives the first
+  // threads the larger blocks, so the ragged last group is never theirs unless one thread
+  // holds them all).
   const auto busiest = [&](std::size_t g) {
     const std::size_t groups = (panels + g - 1) / g;
     return std::min(panels, (groups + threads - 1) / threads * g);

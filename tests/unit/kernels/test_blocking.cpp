@@ -46,9 +46,9 @@ void later_span(const void*, std::size_t i, std::size_t n_k, std::size_t* first,
 // a causal 2-head attention with scores kept and one streamed.
 std::vector<float> outputs() {
   std::vector<float> out;
-  // n = 530: 34 panels of 16 (AVX2) or 67 of 8 (generic), groups of 3 or 7 panels on 2
-  // threads (panel_group) with a ragged last group; k = 700: chunks of panel_depth and a partial kc
-  // block.
+  // n = 530: 34 panels of 16 (AVX2) or 67 of 8 (generic): on 2 threads groups of 3 or 7
+  // panels (panel_group) and a ragged last group; k = 700: chunks of panel_depth and a partial
+  // kc block.
   const std::size_t n = 530, k = 700;
   for (std::size_t m : {std::size_t{37}, std::size_t{600}, std::size_t{1100}})
     for (bool trans : {false, true}) {
