@@ -135,7 +135,15 @@ TEST_CASE("without column_sums nothing is added; the kept maps and statistics ar
   CHECK(a.received().size() == H * n);
   CHECK(b.received().empty());
   CHECK(std::memcmp(a.kept()[2], b.kept()[2], n * n * sizeof(float)) == 0);
-  for (std::size_t h = 0; h < H; ++h) CHECK(a.stats()[h].entropy_bits == b.stats()[h].entropy_bits);
+  for (std::size_t h = 0; h < H; ++h) {
+    const head_stats &x = a.stats()[h], &y = b.stats()[h];
+    CHECK(x.entropy_bits == y.entropy_bits);
+    CHECK(x.distance == y.distance);
+    CHECK(x.first == y.first);
+    CHECK(x.previous == y.previous);
+    CHECK(x.self == y.self);
+    CHECK(x.marked == y.marked);
+  }
 }
 
 TEST_CASE("the column sums are the same bytes on one thread and on two") {
