@@ -127,27 +127,49 @@ std::string version_text() {
                      kernels::threads(), kernels::describe(kernels::active_blocking()));
 }
 
+// --threads and --isa, applied before any kernel runs or --version describes them; then
+// ATTNVIZ_BLOCKING, read now: a bad value is an error before any work, never a throw from a
+// kernel called inside a parallel loop (align's pairs).
+void use_kernel_options(std::size_t threads, const std::string& isa) {
+  using namespace attnviz;
+  if (threads > max_threads())
+    throw usage_error(
+        fmt::format("--threads {}: at most {} (4 per core; this machine has {} cores)", threads,
+                    max_threads(), max_threads() / 4));
+  if (threads > 0) kernels::set_threads(threads);
+  if (!isa.empty()) kernels::use_isa(isa);
+  (void)kernels::active_blocking();
+}
+
 int run(int argc, char** argv) {
   using namespace attnviz;
+  std::size_t threads = 0;
+  std::string isa;
   CLI::App app{
       "attn-viz: see what an attention mechanism does to a sentence.\n"
       "Every variant runs through three stages - score e_ij, align a_ij, context c_i - "
       "and is drawn as a heatmap (PNG) and written as data (JSON)."};
-  app.set_version_flag("--version", version_text,
-                       "Print the version, the kernels' instruction set and the cache blocking "
-                       "they use on this machine, and exit");
+  // --threads and --isa are stored as they are parsed (trigger_on_parse), so --version, whose
+  // callback runs after the whole line is read, describes the kernels they choose.
+  app.set_version_flag(
+      "--version",
+      [&] {
+        use_kernel_options(threads, isa);
+        return version_text();
+      },
+      "Print the version, the kernels' instruction set and the cache blocking "
+      "they use on this machine, and exit");
   app.require_subcommand(1);
   app.footer("Start with:  attn-viz demo      then  attn-viz run --help  and  attn-viz list");
   app.fallthrough();  // --threads / --isa may also follow the subcommand
-  std::size_t threads = 0;
-  std::string isa;
   int png_level = default_png_level;
-  app.add_option(
-      "--threads,-j", threads,
-      "CPU threads for the parallel kernels (default: OMP_NUM_THREADS, else every core)");
+  app.add_option("--threads,-j", threads,
+                 "CPU threads for the parallel kernels (default: OMP_NUM_THREADS, else every core)")
+      ->trigger_on_parse();
   app.add_option("--isa", isa,
                  "Kernel instruction set: generic, avx2 or avx512 (default: the best this CPU "
-                 "has; also ATTNVIZ_ISA)");
+                 "has; also ATTNVIZ_ISA)")
+      ->trigger_on_parse();
   app.add_option("--png-level", png_level,
                  "PNG compression: 0 (fastest, largest) to 9 (smallest, slowest)")
       ->check(CLI::Range(0, 9))
@@ -181,19 +203,11 @@ int run(int argc, char** argv) {
     else
       fmt::print(stderr, "attn-viz: error: {} (see 'attn-viz --help')\n", e.what());
     return 2;
-  } catch (...) {  // --version with a bad ATTNVIZ_BLOCKING or ATTNVIZ_ISA
+  } catch (...) {  // --version with a bad --threads, --isa, ATTNVIZ_BLOCKING or ATTNVIZ_ISA
     return report_error();
   }
   try {
-    if (threads > max_threads())
-      throw usage_error(
-          fmt::format("--threads {}: at most {} (4 per core; this machine has {} cores)", threads,
-                      max_threads(), max_threads() / 4));
-    if (threads > 0) kernels::set_threads(threads);
-    if (!isa.empty()) kernels::use_isa(isa);
-    // ATTNVIZ_BLOCKING read now: a bad value is an error before any work, never a throw from a
-    // kernel called inside a parallel loop (align's pairs)
-    (void)kernels::active_blocking();
+    use_kernel_options(threads, isa);
     set_png_level(png_level);
     set_notice_handler([](const std::string& note) {
       fmt::print(stderr, "attn-viz: note: {}\n", note);

@@ -225,7 +225,8 @@ def main():
         if not os.path.exists(os.path.join(a.models, shape, "model.safetensors")):
             subprocess.run(["/usr/bin/python3", os.path.join(HERE, "make_bench_models.py"), a.models,
                             "--only", shape], check=True)
-    version = subprocess.run([a.exe, "--version"], capture_output=True, text=True).stdout.strip().replace("\n", "; ")
+    version = subprocess.run([a.exe, "--threads", str(a.threads), "--version"], capture_output=True,
+                             text=True).stdout.strip().replace("\n", "; ")
     commit = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     own_build = os.path.realpath(a.exe) == os.path.realpath(os.path.join(HERE, "..", "build", "attn-viz"))

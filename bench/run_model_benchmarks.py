@@ -323,7 +323,10 @@ def main():
             subprocess.run(["/usr/bin/python3", os.path.join(HERE, "make_bench_models.py"), a.models,
                             "--only", shape], check=True)
     peak = fma_peak(a.shared, "avx2_ymm" if a.isa == "avx2" else None)[T]
-    version = subprocess.run([a.exe, "--version"], capture_output=True, text=True).stdout.strip().replace("\n", "; ")
+    # the kernels and blocking the runs below use: their --threads and --isa
+    chosen = ["--threads", str(T)] + (["--isa", a.isa] if a.isa else [])
+    version = subprocess.run([a.exe, *chosen, "--version"], capture_output=True,
+                             text=True).stdout.strip().replace("\n", "; ")
     commit = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     version += f" (commit {commit})" if commit else ""
@@ -343,7 +346,7 @@ def main():
     rows = [measure_shape(a, shape, n, record) for shape, n in SHAPES]
     print(f"Host: {host_description(a.exe)}")
     print(f"FMA peak ({T} threads{', 256-bit' if a.isa == 'avx2' else ''}): {peak:.0f} GFLOP/s; "
-          f"attn-viz {version}{' --isa ' + a.isa if a.isa else ''}\n")
+          f"attn-viz {version}\n")
     print_table(rows, peak)
     if a.long:
         print()

@@ -354,6 +354,24 @@ def test_messages_name_the_flag_and_the_value(env):
     assert "--stop" in err and "must not be empty" in err, err
 
 
+def test_version_describes_the_kernels_that_isa_and_threads_choose(env):
+    out, _ = env.run("--version")
+    available = out.splitlines()[1].split("(this CPU: ", 1)[1].split(")", 1)[0].split(", ")
+    for isa in available:
+        _, by_env = env.run("--version", extra_env={"ATTNVIZ_ISA": isa})[0].split("\n", 1)
+        # before or after --version, as a benchmark script or a user may write it
+        for args in (["--isa", isa, "--version"], ["--version", "--isa", isa]):
+            got, _ = env.run(*args)
+            kernels, blocking = got.splitlines()[1:3]
+            assert kernels.startswith(f"kernels: {isa} ("), (args, got)
+            assert "\n".join([kernels, blocking]) == by_env.strip(), (args, got, by_env)
+    out, _ = env.run("--threads", "1", "--version")
+    assert out.splitlines()[1].endswith(", 1 threads"), out
+    _, err = env.run("--isa", "sse9", "--version", expect=2)
+    assert err.startswith("attn-viz: error: instruction set 'sse9' is not available here"), err
+    assert "Traceback" not in err
+
+
 def test_man_page_lists_every_command_and_option(env):
     page, _ = env.run("man")
     assert page.startswith(".TH ATTN-VIZ 1 ")
