@@ -119,6 +119,15 @@ nlohmann::ordered_json to_json(const model_bench_report& r) {
   return j;
 }
 
+// The path the product took (kernels.h, product_plan): with the panel path, how many panels of
+// nr columns a thread's group held, which panel_group may set below the blocking's panels.
+nlohmann::ordered_json plan_json(const kernels::product_plan& p) {
+  nlohmann::ordered_json j = {
+      {"path", kernels::path_name(p.path)}, {"nr", p.nr}, {"panels", p.panels}};
+  if (p.path == kernels::product_path::panel) j["group"] = p.group;
+  return j;
+}
+
 nlohmann::ordered_json to_json(const product_bench_report& r, const product_bench_config& c) {
   nlohmann::ordered_json j;
   j["product"] = {{"m", c.m},
@@ -138,6 +147,7 @@ nlohmann::ordered_json to_json(const product_bench_report& r, const product_benc
     list.push_back(
         {{"spec", b.spec.empty() ? "default" : b.spec},
          {"blocking", blocking_json(b.sizes)},
+         {"plan", plan_json(b.plan)},
          {"median_s", b.median_s},
          {"gflops", b.gflops},
          {"times_s", b.seconds},

@@ -122,6 +122,7 @@ product_bench_report product_bench_job(const product_bench_config& config) {
       if (round + 1 == config.warmup + config.rounds) {
         r.spec = config.blockings[i];
         r.sizes = kernels::active_blocking();
+        r.plan = kernels::plan_product(config.m, config.n, config.k, report.threads);
         r.c_fnv1a = hash_hex(c);
       }
     }

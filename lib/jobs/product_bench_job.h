@@ -34,6 +34,7 @@ struct product_bench_config {
 struct product_bench_blocking {
   std::string spec;  // as given ("" = the one the process started with)
   kernels::blocking sizes;
+  kernels::product_plan plan;   // the path and panel group the product took with it
   std::vector<double> seconds;  // one call a round
   double median_s = 0.0, gflops = 0.0;
   // this blocking's speed over the first blocking's, round by round: median and quartiles

@@ -1,6 +1,7 @@
 // Chooses the instruction set at first use and forwards each kernel to its table.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
@@ -99,6 +100,24 @@ void use_isa(std::string_view name) {
 
 blocking_sizes isa_blocking(const blocking_inputs& in) {
   return table().blocking(in);
+}
+
+product_plan plan_product(std::size_t m, std::size_t n, std::size_t k, std::size_t threads) {
+  return table().plan(m, n, k, std::max<std::size_t>(threads, 1));
+}
+
+std::string_view path_name(product_path path) {
+  switch (path) {
+    case product_path::gemv:
+      return "gemv";
+    case product_path::panel:
+      return "panel";
+    case product_path::tiled:
+      return "tiled";
+    case product_path::none:
+      break;
+  }
+  return "none";
 }
 
 void set_threads(std::size_t n) {

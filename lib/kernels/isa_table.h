@@ -51,6 +51,7 @@ struct blocking_sizes {
 struct isa_table {
   const char* name;
   blocking_sizes (*blocking)(const blocking_inputs&);
+  product_plan (*plan)(std::size_t, std::size_t, std::size_t, std::size_t);
   void (*gemm)(std::size_t, std::size_t, std::size_t, float, const float*, std::size_t,
                const float*, std::size_t, bool, float, float*, std::size_t);
   void (*gemm_16)(std::size_t, std::size_t, std::size_t, float, const float*, std::size_t,

@@ -75,6 +75,22 @@ std::string describe(const blocking& b);
 // groups: 20 panels against 16, one thread idle a tenth of the time). A larger group saves
 // rereads of A worth a few percent (bench/RESULTS.md); an idle thread costs more.
 std::size_t panel_group(std::size_t panels, std::size_t most, std::size_t threads);
+// How gemm runs an m × n × k product (B n × k in panels of nr columns) with the active
+// instruction set and blocking when `threads` threads share it (gemm.inc has the rules):
+//   gemv   one row of A: B read row by row in place, never packed
+//   panel  few rows of A (up to 512) or an A of at most panel_a_bytes: each thread packs
+//          groups of `group` panels (panel_group) and runs every row of A over each group
+//   tiled  B packed whole, then tiles of mc rows of A
+//   none   nothing to compute (m or n is 0)
+// `bench --product` prints it beside each blocking's speed.
+enum class product_path { none, gemv, panel, tiled };
+struct product_plan {
+  product_path path = product_path::none;
+  std::size_t nr = 0, panels = 0, group = 0;  // group: 0 unless the panel path
+};
+product_plan plan_product(std::size_t m, std::size_t n, std::size_t k, std::size_t threads);
+// "none", "gemv", "panel" or "tiled".
+std::string_view path_name(product_path path);
 
 // Threads the parallel loops use. set_threads(n >= 1) is what OMP_NUM_THREADS=n does; without
 // a call, OMP_NUM_THREADS or else every core. threads() is 1 in a build without OpenMP.

@@ -83,6 +83,11 @@ def test_product_times_each_blocking_in_turn_with_the_same_bytes(env):
         assert first["blocking"]["panels"] == 1 and first["blocking"]["forced"] == "panels=1"
         assert default["blocking"]["forced"] == ""
         assert small["blocking"]["mc"] == 6 and small["blocking"]["panel_a_bytes"] == 1
+        # 130 columns: 3 panels of 64, 9 of 16 or 17 of 8, too few for more than one a group
+        for b, path in zip(j["blockings"], ("panel", "panel", "tiled")):
+            plan = b["plan"]
+            assert plan["path"] == path and plan["panels"] == -(-n // plan["nr"]), plan
+            assert plan.get("group") == (1 if path == "panel" else None), plan
         for b in j["blockings"]:
             assert len(b["times_s"]) == 3 and all(t > 0 for t in b["times_s"])
             assert abs(b["gflops"] - j["gflop"] / b["median_s"]) < 1e-6 * b["gflops"]

@@ -202,6 +202,35 @@ TEST_CASE("panel groups: at most the blocking's panels, four groups a thread, sh
   CHECK(panel_group(0, 4, 2) == 1);
 }
 
+TEST_CASE("the plan: one row by gemv, few rows or a small A by panel groups, else tiled") {
+  machine_blocking_after restore;
+  using kernels::product_path;
+  for_each_isa([] {
+    kernels::use_blocking("panels=4,panel_a=8M");
+    const std::string_view isa = kernels::active_isa();
+    const std::size_t nr = isa == "avx512" ? 64 : isa == "avx2" ? 16 : 8;
+    // GPT-2's QKV, 2304 columns: 36 panels of 64 (groups of 3 on 2 threads, panel_group's
+    // first case), 144 of 16 or 288 of 8 (18 or 36 groups of 4 a thread, even).
+    const kernels::product_plan qkv = kernels::plan_product(1024, 2304, 768, 2);
+    CHECK(qkv.path == product_path::panel);
+    CHECK(qkv.nr == nr);
+    CHECK(qkv.panels == 2304 / nr);
+    CHECK(qkv.group == (nr == 64 ? 3 : 4));
+    CHECK(kernels::plan_product(1024, 2304, 768, 1).group == 4);  // one thread: no share
+    CHECK(kernels::plan_product(1, 2304, 768, 2).path == product_path::gemv);
+    CHECK(kernels::plan_product(1, 2304, 0, 2).path == product_path::panel);  // scales C only
+    // A of 1024 × 3072 floats is 12 MiB, over panel_a's 8 MiB: tiled; 512 rows stay (few rows)
+    const kernels::product_plan down = kernels::plan_product(1024, 768, 3072, 2);
+    CHECK(down.path == product_path::tiled);
+    CHECK(down.group == 0);
+    CHECK(kernels::plan_product(512, 768, 3072, 2).path == product_path::panel);
+    CHECK(kernels::plan_product(100, nr, 64, 2).path == product_path::tiled);  // one panel
+    CHECK(kernels::plan_product(0, 8, 8, 2).path == product_path::none);
+    CHECK(kernels::plan_product(8, 0, 8, 2).path == product_path::none);
+    CHECK(kernels::path_name(product_path::tiled) == "tiled");
+  });
+}
+
 TEST_CASE("a bad blocking entry is a usage error naming it; the blocking in use is kept") {
   machine_blocking_after restore;
   kernels::use_blocking("");
