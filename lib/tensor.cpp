@@ -1,5 +1,6 @@
 #include "tensor.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cstdlib>
 #include <mutex>
@@ -17,6 +18,7 @@ namespace attnviz {
 namespace {
 
 constexpr std::size_t huge_page = std::size_t{2} << 20;
+constexpr std::size_t line_bytes = 64;
 constexpr std::size_t cache_limit = std::size_t{2} << 30;
 
 // glibc serves blocks above 128 KiB (a threshold that adapts up to 32 MiB) with fresh mmap'ed
@@ -57,7 +59,12 @@ std::size_t rounded_size(std::size_t bytes) {
 
 void* matrix_allocate_bytes(std::size_t bytes) {
   if (bytes < huge_page) {
-    void* p = std::malloc(bytes ? bytes : 1);
+    // On a cache line: the kernels read packed panels of B (float_buffer, often under 2 MiB)
+    // with 64-byte loads, and malloc's 16-byte alignment had every one of them straddle two
+    // lines. Measured on a Xeon guest (AVX-512, one thread, 1024 x 3072 x 768): 176-178 ->
+    // 202-205 GFLOP/s (bench/RESULTS.md, 2026-12-01, fourth).
+    void* p = std::aligned_alloc(
+        line_bytes, std::max(line_bytes, (bytes + line_bytes - 1) / line_bytes * line_bytes));
     if (!p) throw std::bad_alloc();
     return p;
   }

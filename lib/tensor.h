@@ -11,6 +11,7 @@
 
 namespace attnviz {
 
+// Every block starts on a 64-byte cache line; blocks of 2 MiB or more on a 2 MiB page.
 void* matrix_allocate_bytes(std::size_t bytes);
 void matrix_release_bytes(void* p, std::size_t bytes) noexcept;
 

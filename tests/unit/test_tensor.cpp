@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "helpers.h"
 #include "tensor.h"
@@ -33,6 +34,23 @@ TEST_CASE("matrices of 2 MiB or more sit on 2 MiB boundaries (offered as huge pa
   }
   const matrix activations(1024, 768);  // GPT-2's n × d at n = 1,024: 3 MiB
   CHECK(reinterpret_cast<std::uintptr_t>(activations.data()) % two_mib == 0);
+}
+
+TEST_CASE("smaller blocks start on a 64-byte line (the kernels' packed panels of B)") {
+  // malloc's 16 bytes would have many of them straddle lines, so look at several at once
+  std::vector<void*> blocks;
+  const std::size_t sizes[] = {0, 1, 4, 100, 4096 + 4, 786432, (std::size_t{2} << 20) - 4};
+  for (int round = 0; round < 4; ++round)
+    for (const std::size_t bytes : sizes) {
+      void* p = matrix_allocate_bytes(bytes);
+      CHECK(reinterpret_cast<std::uintptr_t>(p) % 64 == 0);
+      if (bytes > 0) static_cast<char*>(p)[bytes - 1] = 1;  // the whole size is usable
+      blocks.push_back(p);
+    }
+  for (std::size_t i = 0; i < blocks.size(); ++i)
+    matrix_release_bytes(blocks[i], sizes[i % (sizeof sizes / sizeof sizes[0])]);
+  const matrix row(1, 3);
+  CHECK(reinterpret_cast<std::uintptr_t>(row.data()) % 64 == 0);
 }
 
 TEST_CASE("columns, bias, dot and norm") {
