@@ -8,7 +8,9 @@
 //
 // Prints, for each case, the loop's speed over the register-only loop's (median of the rounds,
 // lowest-highest). A case's A is `strips` strips of 6 rows, `lda` floats apart, one strip a pass
-// over the panel (as the panel path runs every strip of A over a panel of B).
+// over the panel (as the panel path runs every strip of A over a panel of B). A second table runs
+// other register tiles (R rows × 16·V columns, R·V accumulators of the 32 registers) over the
+// same A: whether a taller or narrower tile than 6 × 64 loses less to A's broadcasts.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -24,7 +26,8 @@ using clock_type = std::chrono::steady_clock;
 float sink;
 
 // Keeps the accumulators alive (GCC 12's _mm512_reduce_add_ps warns from its own header).
-void keep(const __m512 (&acc)[24]) {
+template <int N>
+void keep(const __m512 (&acc)[N]) {
   alignas(64) float lanes[16];
   for (const __m512& x : acc) {
     _mm512_store_ps(lanes, x);
@@ -47,19 +50,21 @@ __attribute__((noinline)) void registers_only(long steps) {
   keep(acc);
 }
 
-// The tile's loop: passes over a kc × 64 panel of B, strip after strip of A.
+// The tile's loop: passes over a kc × 16V panel of B, strip after strip of R rows of A (per step
+// V loads of B, R broadcasts of A, R·V FMAs). micro<6> is R = 6, V = 4.
+template <int R, int V>
 __attribute__((noinline)) void tile(const float* a0, long lda, long strips, const float* b, long kc,
                                     long passes) {
-  __m512 acc[24];
+  __m512 acc[R * V];
   for (auto& x : acc) x = _mm512_setzero_ps();
   for (long pass = 0; pass < passes; ++pass) {
-    const float* a = a0 + (pass % strips) * 6 * lda;
+    const float* a = a0 + (pass % strips) * R * lda;
     for (long p = 0; p < kc; ++p) {
-      __m512 bv[4];
-      for (int v = 0; v < 4; ++v) bv[v] = _mm512_load_ps(b + p * 64 + v * 16);
-      for (int r = 0; r < 6; ++r) {
+      __m512 bv[V];
+      for (int v = 0; v < V; ++v) bv[v] = _mm512_load_ps(b + p * V * 16 + v * 16);
+      for (int r = 0; r < R; ++r) {
         const __m512 ar = _mm512_set1_ps(a[r * lda + p]);
-        for (int v = 0; v < 4; ++v) acc[r * 4 + v] = _mm512_fmadd_ps(ar, bv[v], acc[r * 4 + v]);
+        for (int v = 0; v < V; ++v) acc[r * V + v] = _mm512_fmadd_ps(ar, bv[v], acc[r * V + v]);
       }
     }
   }
@@ -83,6 +88,14 @@ const case_shape CASES[] = {
     {"B 128 KiB, A 1020 rows, lda 3072 (12 MiB)", 512, 3072, 170},
 };
 
+// The tile of 6 × 64 on A strips the panel path reads: A in L2, then A streamed from memory.
+const case_shape SHAPE_CASES[] = {
+    {"kc 512, A 96 rows, lda 768 (in L2)", 512, 768, 96},
+    {"kc 512, A 1020 rows, lda 768 (3 MiB)", 512, 768, 1020},
+    {"kc 512, A 1020 rows, lda 3072 (12 MiB)", 512, 3072, 1020},
+    {"kc 256, A 1020 rows, lda 768 (3 MiB)", 256, 768, 1020},
+};
+
 template <class F>
 double seconds_of(F&& f) {
   const auto t0 = clock_type::now();
@@ -90,39 +103,73 @@ double seconds_of(F&& f) {
   return std::chrono::duration<double>(clock_type::now() - t0).count();
 }
 
-}  // namespace
+void print_ratio(const char* tile_name, const char* what, std::vector<double>& r) {
+  std::sort(r.begin(), r.end());
+  std::printf("%-7s %-44s %.3f of it (%.3f-%.3f)\n", tile_name, what, r[r.size() / 2], r.front(),
+              r.back());
+}
 
-int main(int argc, char** argv) {
-  const int rounds = argc > 1 ? std::atoi(argv[1]) : 15;
-  const long steps = 8'000'000;  // about 0.05 s at 2 GHz, 12 cycles a step
-  const long b_floats = 65536L * 64, a_floats = 6L * 170 * 3072;
-  auto* b = static_cast<float*>(std::aligned_alloc(64, b_floats * sizeof(float)));
-  auto* a = static_cast<float*>(std::aligned_alloc(64, a_floats * sizeof(float)));
-  for (long i = 0; i < b_floats; ++i) b[i] = 1e-6f * static_cast<float>(i % 7);
-  for (long i = 0; i < a_floats; ++i) a[i] = 1e-3f * static_cast<float>(i % 5);
+constexpr long STEPS = 8'000'000;  // register-only steps: about 0.05 s at 2 GHz, 12 cycles a step
+
+// The 6 × 64 tile over CASES, each round against the register-only loop timed just before.
+void tile_table(int rounds, const float* a, const float* b) {
   const std::size_t count = sizeof CASES / sizeof CASES[0];
   std::vector<std::vector<double>> ratio(count);
   std::vector<double> peak;
   for (int round = 0; round < rounds; ++round) {
-    const double base = seconds_of([&] { registers_only(steps); });
-    peak.push_back(steps * 48.0 * 16 / base / 1e9);
+    const double base = seconds_of([&] { registers_only(STEPS); });
+    peak.push_back(STEPS * 48.0 * 16 / base / 1e9);
     for (std::size_t i = 0; i < count; ++i) {
       const case_shape& c = CASES[i];
-      const long passes = steps / c.kc;
-      tile(a, c.lda, c.strips, b, c.kc, c.strips);  // warm
-      const double t = seconds_of([&] { tile(a, c.lda, c.strips, b, c.kc, passes); });
-      ratio[i].push_back(static_cast<double>(passes * c.kc) / t / (steps / base));
+      const long passes = STEPS / c.kc;
+      tile<6, 4>(a, c.lda, c.strips, b, c.kc, c.strips);  // warm
+      const double t = seconds_of([&] { tile<6, 4>(a, c.lda, c.strips, b, c.kc, passes); });
+      ratio[i].push_back(static_cast<double>(passes * c.kc) / t / (STEPS / base));
     }
   }
   std::sort(peak.begin(), peak.end());
   std::printf("register-only loop, 1 thread: %.1f GFLOP/s (median; %.1f-%.1f)\n",
               peak[peak.size() / 2], peak.front(), peak.back());
-  for (std::size_t i = 0; i < count; ++i) {
-    std::vector<double>& r = ratio[i];
-    std::sort(r.begin(), r.end());
-    std::printf("%-44s %.3f of it (%.3f-%.3f)\n", CASES[i].what, r[r.size() / 2], r.front(),
-                r.back());
+  for (std::size_t i = 0; i < count; ++i) print_ratio("6 x 64", CASES[i].what, ratio[i]);
+}
+
+// An R × 16V tile over SHAPE_CASES (whose `strips` field holds rows here: rows / R strips), the
+// same FMAs a round as the register-only loop timed just before it.
+template <int R, int V>
+void shape_table(int rounds, const float* a, const float* b) {
+  const std::size_t count = sizeof SHAPE_CASES / sizeof SHAPE_CASES[0];
+  const long steps = STEPS * 24 / (R * V);
+  std::vector<std::vector<double>> ratio(count);
+  for (int round = 0; round < rounds; ++round) {
+    const double base = seconds_of([&] { registers_only(STEPS); });
+    for (std::size_t i = 0; i < count; ++i) {
+      const case_shape& c = SHAPE_CASES[i];
+      const long strips = c.strips / R, passes = steps / c.kc;
+      tile<R, V>(a, c.lda, strips, b, c.kc, strips);  // warm
+      const double t = seconds_of([&] { tile<R, V>(a, c.lda, strips, b, c.kc, passes); });
+      ratio[i].push_back(static_cast<double>(passes * c.kc) * R * V / t / (STEPS * 24.0 / base));
+    }
   }
+  char name[16];
+  std::snprintf(name, sizeof name, "%d x %d", R, V * 16);
+  for (std::size_t i = 0; i < count; ++i) print_ratio(name, SHAPE_CASES[i].what, ratio[i]);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int rounds = argc > 1 ? std::atoi(argv[1]) : 15;
+  const long b_floats = 65536L * 64, a_floats = 6L * 170 * 3072;
+  auto* b = static_cast<float*>(std::aligned_alloc(64, b_floats * sizeof(float)));
+  auto* a = static_cast<float*>(std::aligned_alloc(64, a_floats * sizeof(float)));
+  for (long i = 0; i < b_floats; ++i) b[i] = 1e-6f * static_cast<float>(i % 7);
+  for (long i = 0; i < a_floats; ++i) a[i] = 1e-3f * static_cast<float>(i % 5);
+  tile_table(rounds, a, b);
+  std::puts("other register tiles (rows x columns), each against the register-only loop:");
+  shape_table<6, 4>(rounds, a, b);
+  shape_table<12, 2>(rounds, a, b);
+  shape_table<8, 3>(rounds, a, b);
+  shape_table<14, 2>(rounds, a, b);
   std::fprintf(stderr, "(%g)\n", static_cast<double>(sink));
   std::free(a);
   std::free(b);
