@@ -7,10 +7,10 @@
 //   g++ -O3 -march=native -std=c++17 bench/tile_loop.cpp -o /tmp/tile_loop && /tmp/tile_loop 15
 //
 // Prints, for each case, the loop's speed over the register-only loop's (median of the rounds,
-// lowest-highest). A case's A is `strips` strips of 6 rows, `lda` floats apart, one strip a pass
-// over the panel (as the panel path runs every strip of A over a panel of B). A second table runs
-// other register tiles (R rows × 16·V columns, R·V accumulators of the 32 registers) over the
-// same A: whether a taller or narrower tile than 6 × 64 loses less to A's broadcasts.
+// lowest-highest). A case's A is `rows` rows `lda` floats apart, run as strips of 6 rows, one
+// strip a pass over the panel (as the panel path runs every strip of A over a panel of B). A second
+// table runs other register tiles (R rows × 16·V columns, R·V accumulators of the 32 registers)
+// over the same A: whether a taller or narrower tile than 6 × 64 loses less to A's broadcasts.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -71,24 +71,25 @@ __attribute__((noinline)) void tile(const float* a0, long lda, long strips, cons
   keep(acc);
 }
 
+// A case: B a kc × 16V panel; A `rows` rows `lda` floats apart, run as rows / R strips of R rows.
 struct case_shape {
   const char* what;
-  long kc, lda, strips;
+  long kc, lda, rows;
 };
 
 const case_shape CASES[] = {
-    {"B 16 KiB (L1), A one strip", 64, 64, 1},
-    {"B 128 KiB (L2), A one strip", 512, 512, 1},
-    {"B 512 KiB (L2), A one strip", 2048, 2048, 1},
-    {"B 2 MiB, A one strip", 8192, 8192, 1},
-    {"B 16 MiB, A one strip", 65536, 65536, 1},
-    {"B 128 KiB, A 96 rows, lda 768 (in L2)", 512, 768, 16},
-    {"B 128 KiB, A 96 rows, lda 3072 (in L2)", 512, 3072, 16},
-    {"B 128 KiB, A 1020 rows, lda 768 (3 MiB)", 512, 768, 170},
-    {"B 128 KiB, A 1020 rows, lda 3072 (12 MiB)", 512, 3072, 170},
+    {"B 16 KiB (L1), A one strip", 64, 64, 6},
+    {"B 128 KiB (L2), A one strip", 512, 512, 6},
+    {"B 512 KiB (L2), A one strip", 2048, 2048, 6},
+    {"B 2 MiB, A one strip", 8192, 8192, 6},
+    {"B 16 MiB, A one strip", 65536, 65536, 6},
+    {"B 128 KiB, A 96 rows, lda 768 (in L2)", 512, 768, 96},
+    {"B 128 KiB, A 96 rows, lda 3072 (in L2)", 512, 3072, 96},
+    {"B 128 KiB, A 1020 rows, lda 768 (3 MiB)", 512, 768, 1020},
+    {"B 128 KiB, A 1020 rows, lda 3072 (12 MiB)", 512, 3072, 1020},
 };
 
-// The tile of 6 × 64 on A strips the panel path reads: A in L2, then A streamed from memory.
+// What every tile shape runs: the strips of A the panel path reads, in L2 and streamed.
 const case_shape SHAPE_CASES[] = {
     {"kc 512, A 96 rows, lda 768 (in L2)", 512, 768, 96},
     {"kc 512, A 1020 rows, lda 768 (3 MiB)", 512, 768, 1020},
@@ -103,48 +104,22 @@ double seconds_of(F&& f) {
   return std::chrono::duration<double>(clock_type::now() - t0).count();
 }
 
-void print_ratio(const char* tile_name, const char* what, std::vector<double>& r) {
-  std::sort(r.begin(), r.end());
-  std::printf("%-7s %-44s %.3f of it (%.3f-%.3f)\n", tile_name, what, r[r.size() / 2], r.front(),
-              r.back());
-}
-
 constexpr long STEPS = 8'000'000;  // register-only steps: about 0.05 s at 2 GHz, 12 cycles a step
 
-// The 6 × 64 tile over CASES, each round against the register-only loop timed just before.
-void tile_table(int rounds, const float* a, const float* b) {
-  const std::size_t count = sizeof CASES / sizeof CASES[0];
+// The R × 16V tile over `count` cases, each round as many FMAs as the register-only loop timed
+// just before it; prints each case's speed over that loop's and returns the loop's GFLOP/s a round.
+template <int R, int V>
+std::vector<double> table(int rounds, const case_shape* cases, std::size_t count, const float* a,
+                          const float* b) {
+  const long steps = STEPS * 24 / (R * V);
   std::vector<std::vector<double>> ratio(count);
   std::vector<double> peak;
   for (int round = 0; round < rounds; ++round) {
     const double base = seconds_of([&] { registers_only(STEPS); });
     peak.push_back(STEPS * 48.0 * 16 / base / 1e9);
     for (std::size_t i = 0; i < count; ++i) {
-      const case_shape& c = CASES[i];
-      const long passes = STEPS / c.kc;
-      tile<6, 4>(a, c.lda, c.strips, b, c.kc, c.strips);  // warm
-      const double t = seconds_of([&] { tile<6, 4>(a, c.lda, c.strips, b, c.kc, passes); });
-      ratio[i].push_back(static_cast<double>(passes * c.kc) / t / (STEPS / base));
-    }
-  }
-  std::sort(peak.begin(), peak.end());
-  std::printf("register-only loop, 1 thread: %.1f GFLOP/s (median; %.1f-%.1f)\n",
-              peak[peak.size() / 2], peak.front(), peak.back());
-  for (std::size_t i = 0; i < count; ++i) print_ratio("6 x 64", CASES[i].what, ratio[i]);
-}
-
-// An R × 16V tile over SHAPE_CASES (whose `strips` field holds rows here: rows / R strips), the
-// same FMAs a round as the register-only loop timed just before it.
-template <int R, int V>
-void shape_table(int rounds, const float* a, const float* b) {
-  const std::size_t count = sizeof SHAPE_CASES / sizeof SHAPE_CASES[0];
-  const long steps = STEPS * 24 / (R * V);
-  std::vector<std::vector<double>> ratio(count);
-  for (int round = 0; round < rounds; ++round) {
-    const double base = seconds_of([&] { registers_only(STEPS); });
-    for (std::size_t i = 0; i < count; ++i) {
-      const case_shape& c = SHAPE_CASES[i];
-      const long strips = c.strips / R, passes = steps / c.kc;
+      const case_shape& c = cases[i];
+      const long strips = std::max(1L, c.rows / R), passes = steps / c.kc;
       tile<R, V>(a, c.lda, strips, b, c.kc, strips);  // warm
       const double t = seconds_of([&] { tile<R, V>(a, c.lda, strips, b, c.kc, passes); });
       ratio[i].push_back(static_cast<double>(passes * c.kc) * R * V / t / (STEPS * 24.0 / base));
@@ -152,7 +127,18 @@ void shape_table(int rounds, const float* a, const float* b) {
   }
   char name[16];
   std::snprintf(name, sizeof name, "%d x %d", R, V * 16);
-  for (std::size_t i = 0; i < count; ++i) print_ratio(name, SHAPE_CASES[i].what, ratio[i]);
+  for (std::size_t i = 0; i < count; ++i) {
+    std::vector<double>& r = ratio[i];
+    std::sort(r.begin(), r.end());
+    std::printf("%-7s %-44s %.3f of it (%.3f-%.3f)\n", name, cases[i].what, r[r.size() / 2],
+                r.front(), r.back());
+  }
+  return peak;
+}
+
+template <int R, int V>
+void shape_table(int rounds, const float* a, const float* b) {
+  table<R, V>(rounds, SHAPE_CASES, sizeof SHAPE_CASES / sizeof SHAPE_CASES[0], a, b);
 }
 
 }  // namespace
@@ -164,7 +150,10 @@ int main(int argc, char** argv) {
   auto* a = static_cast<float*>(std::aligned_alloc(64, a_floats * sizeof(float)));
   for (long i = 0; i < b_floats; ++i) b[i] = 1e-6f * static_cast<float>(i % 7);
   for (long i = 0; i < a_floats; ++i) a[i] = 1e-3f * static_cast<float>(i % 5);
-  tile_table(rounds, a, b);
+  std::vector<double> peak = table<6, 4>(rounds, CASES, sizeof CASES / sizeof CASES[0], a, b);
+  std::sort(peak.begin(), peak.end());
+  std::printf("register-only loop, 1 thread: %.1f GFLOP/s (median; %.1f-%.1f)\n",
+              peak[peak.size() / 2], peak.front(), peak.back());
   std::puts("other register tiles (rows x columns), each against the register-only loop:");
   shape_table<6, 4>(rounds, a, b);
   shape_table<12, 2>(rounds, a, b);
